@@ -1,0 +1,106 @@
+/**
+ * Shapes of the load engine shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda.
+ */
+
+/** What to send requests to. */
+export type BenchTarget =
+  | {
+      readonly kind: 'http';
+      /** Full URL, http or https. */
+      readonly url: string;
+      /** @default 'POST' when a body is given, else 'GET' */
+      readonly method?: 'GET' | 'POST' | 'PUT';
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly kind: 'sagemaker';
+      readonly endpointName: string;
+      /** @default - the SDK's default region chain */
+      readonly region?: string;
+      /** Send to one production variant. @default - SageMaker routes */
+      readonly targetVariant?: string;
+    };
+
+/** How load is generated. */
+export type LoadMode =
+  /** N requests in flight at all times. */
+  | { readonly kind: 'closed'; readonly concurrency: number }
+  /**
+   * A fixed arrival rate; latency is measured from each request's intended send time, so a stalled server shows up
+   * in the percentiles (no coordinated omission).
+   */
+  | { readonly kind: 'open'; readonly rateRps: number; readonly maxInFlight?: number };
+
+/** When to stop the measured phase. */
+export type StopCondition = { readonly durationMs: number } | { readonly requests: number };
+
+/** What a correct answer looks like. A wrong answer counts as an error of kind `wrong-answer`. */
+export type AnswerCheck =
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'json-path'; readonly path: string; readonly value: unknown }
+  | { readonly kind: 'regex'; readonly pattern: string };
+
+/** Limits the run must meet. Omitted limits are not checked. */
+export interface Thresholds {
+  readonly p50MaxMs?: number;
+  readonly p99MaxMs?: number;
+  readonly minThroughputRps?: number;
+  /** 0..1 */
+  readonly maxErrorRate?: number;
+}
+
+/** Progress callback payload, about once per second. */
+export interface BenchProgress {
+  readonly phase: 'warmup' | 'measure';
+  readonly elapsedMs: number;
+  readonly totalMs?: number;
+  readonly requests: number;
+  readonly errors: number;
+}
+
+export interface BenchOptions {
+  readonly target: BenchTarget;
+  /** Request body (sent as is). */
+  readonly body?: string;
+  /** @default 'application/json' */
+  readonly contentType?: string;
+  readonly mode: LoadMode;
+  readonly stop: StopCondition;
+  /** Warm-up before measuring; its requests are not in the report. @default 0 */
+  readonly warmupMs?: number;
+  /** Per-request timeout in milliseconds. @default 10000 */
+  readonly timeoutMs?: number;
+  /** @default 200 */
+  readonly expectStatus?: number;
+  readonly expect?: AnswerCheck;
+  readonly thresholds?: Thresholds;
+  readonly onProgress?: (progress: BenchProgress) => void;
+  /** Aborts the run; the report covers what was measured. */
+  readonly signal?: AbortSignal;
+}
+
+/** One threshold checked against the run. */
+export interface ThresholdResult {
+  readonly name: 'p50' | 'p99' | 'throughput' | 'errorRate';
+  readonly limit: number;
+  readonly measured: number;
+  readonly passed: boolean;
+}
+
+/** What a run measured. */
+export interface BenchReport {
+  readonly requests: number;
+  readonly errors: number;
+  readonly errorRate: number;
+  /** e.g. `{ 'http-503': 3, timeout: 1, connection: 2, 'model-error': 1, throttled: 4, 'wrong-answer': 1 }` */
+  readonly errorsByKind: Readonly<Record<string, number>>;
+  readonly throughputRps: number;
+  /** Successful requests only. */
+  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  readonly thresholds: readonly ThresholdResult[];
+  readonly passed: boolean;
+  readonly durationMs: number;
+  readonly startedAt: string;
+  /** Latency distribution for charts: upper bound in ms and count per bucket. */
+  readonly histogram: readonly { readonly upToMs: number; readonly count: number }[];
+}

@@ -1,0 +1,152 @@
+/**
+ * Shapes of the sizing planner's input and output.
+ *
+ * A `Plan` is plain JSON-serialisable data: the CLI prints it, constructs consume it, CI stores it next to the
+ * artifact it promotes.
+ */
+import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+import type { Measurement } from '../profiles/types';
+
+/** What the deployment must sustain. */
+export interface PlanTargets {
+  /** Steady requests (inferences) per second to serve. */
+  readonly throughputRps: number;
+  /** Highest acceptable 99th percentile latency in milliseconds. */
+  readonly p99Ms: number;
+  /**
+   * Peak requests per second autoscaling must be able to reach.
+   *
+   * @default - no peak: the maximum instance count equals the planned count
+   */
+  readonly peakThroughputRps?: number;
+}
+
+/** Where and how to host, and the limits the choice must respect. */
+export interface PlanOptions {
+  /** AWS region the prices are for, e.g. `us-east-1`. */
+  readonly region: string;
+  /** EC2 instances or a SageMaker endpoint. */
+  readonly hosting: Hosting;
+  /** Fewest instances, for availability. @default 1 */
+  readonly minInstances?: number;
+  /** Most instances the plan may use (a quota or budget). @default - no limit */
+  readonly maxInstances?: number;
+  /** Spare capacity above the target, as a fraction (0.2 = 20 %). @default 0.2 */
+  readonly headroom?: number;
+  /**
+   * Pin the model processes per instance (Cortex `processes_per_replica`); it must divide the instance's NeuronCores.
+   *
+   * @default - as many processes as the measured core group fits
+   */
+  readonly processesPerInstance?: number;
+  /** Consider only these instance types (EC2 names). @default - every catalog instance */
+  readonly instanceTypes?: readonly string[];
+  /** Which price to optimise. @default 'on-demand' */
+  readonly pricing?: PricingKind;
+}
+
+/** One model process on an instance and the NeuronCores and devices it owns. */
+export interface ProcessLayout {
+  /** 0-based process index on the instance. */
+  readonly index: number;
+  /** Core indexes the process owns. */
+  readonly cores: readonly number[];
+  /** Value of `NEURON_RT_VISIBLE_CORES` for the process: `"0"`, `"2-3"`. */
+  readonly visibleCores: string;
+  /** Device files the process needs (`/dev/neuron0`); every chip its cores touch. */
+  readonly devices: readonly string[];
+}
+
+/** Cost and size of the same load with one model process per instance: what packing NeuronCores saves. */
+export interface NaiveComparison {
+  readonly instanceCount: number;
+  readonly hourlyCostUsd: number;
+  readonly monthlyCostUsd: number;
+  /** `1 - plan hourly / naive hourly`, as a percentage. */
+  readonly savingsPercent: number;
+}
+
+/** A sized, priced deployment of one model on one instance type. */
+export interface Plan {
+  /** Profile the plan was made for. */
+  readonly profileId: string;
+  readonly region: string;
+  readonly hosting: Hosting;
+  readonly targets: PlanTargets;
+  readonly headroom: number;
+  /** Instance type as the hosting names it: `ml.inf2.xlarge` for SageMaker, `inf2.xlarge` for EC2. */
+  readonly instanceType: string;
+  /** Hardware of the instance type (EC2 name in `instance.name`). */
+  readonly instance: InstanceSpec;
+  /** Instances to run at the target throughput (also the autoscaling minimum). */
+  readonly instanceCount: number;
+  /** Instances autoscaling may reach for the peak target. */
+  readonly maxInstanceCount: number;
+  readonly processesPerInstance: number;
+  readonly coresPerProcess: number;
+  /** NeuronCores per instance no process uses. */
+  readonly idleCoresPerInstance: number;
+  readonly batchSize: number;
+  /** Core and device layout, one entry per process on every instance. */
+  readonly processes: readonly ProcessLayout[];
+  /** Expected latencies, from the measurement. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly throughputPerProcessRps: number;
+  readonly capacityPerInstanceRps: number;
+  /** Capacity of all planned instances. */
+  readonly capacityRps: number;
+  /** Target throughput / capacity (0..1). */
+  readonly utilization: number;
+  readonly price: Price;
+  readonly hourlyCostUsd: number;
+  /** Hourly cost x 730 hours. */
+  readonly monthlyCostUsd: number;
+  /** `hourly / (targetRps * 3600) * 1e6`. */
+  readonly costPer1MInferencesUsd: number;
+  readonly naive: NaiveComparison;
+  /** The measured operating point the plan relies on. */
+  readonly measurement: Measurement;
+  /** Per-process requirements the plan checked. */
+  readonly deviceMemoryGiB: number;
+  readonly hostMemoryGiB: number;
+  readonly vcpuPerProcess: number;
+  /** Things a reviewer should know (UNVERIFIED price, idle cores, suspicious measurement). */
+  readonly warnings: readonly string[];
+}
+
+/** Why a candidate (an instance type, possibly with one measurement) lost. */
+export interface Rejection {
+  /** Hosting-qualified instance type. */
+  readonly instanceType: string;
+  /** `g=1 b=8` style summary of the measurement, when the rejection is about one. */
+  readonly measurement?: string;
+  /** Machine-readable reason. */
+  readonly code:
+    | 'no-price'
+    | 'core-version'
+    | 'cores'
+    | 'divisor'
+    | 'device-memory'
+    | 'host-memory'
+    | 'vcpu'
+    | 'latency'
+    | 'max-instances'
+    | 'excluded';
+  /** One sentence a person reads. */
+  readonly reason: string;
+}
+
+/** The planner's full answer: the choice, the runners-up and everything that lost, with reasons. */
+export interface PlanReport {
+  readonly request: {
+    readonly profileId: string;
+    readonly targets: PlanTargets;
+    readonly options: Required<Pick<PlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
+      Pick<PlanOptions, 'maxInstances' | 'processesPerInstance' | 'instanceTypes'>;
+  };
+  readonly chosen: Plan;
+  /** Other feasible plans, cheapest first (best layout per instance type). */
+  readonly alternatives: readonly Plan[];
+  readonly rejected: readonly Rejection[];
+}

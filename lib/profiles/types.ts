@@ -1,0 +1,60 @@
+/**
+ * Shapes of model profiles: what a model needs and how fast it ran on measured NeuronCore layouts.
+ */
+import type { CoreVersion } from '../catalog/types';
+
+/** How the measurement was taken: batched for throughput, or real-time (batch 1 or small) for latency. */
+export type MeasurementMode = 'batch' | 'real-time';
+
+/**
+ * One measured operating point of a model on one NeuronCore group size.
+ *
+ * `throughputRps` is per model process: the table's instance throughput divided by the number of processes it ran
+ * (data parallel over all cores of the measured instance).
+ */
+export interface Measurement {
+  /** NeuronCore generation the model was compiled for. */
+  readonly coreVersion: CoreVersion;
+  /** NeuronCores one model process uses (the compiled core count / TP degree). */
+  readonly coresPerProcess: number;
+  /** Batch size per inference call. */
+  readonly batchSize: number;
+  /** Inferences per second of one model process. */
+  readonly throughputRps: number;
+  /** Median latency of one request in milliseconds. */
+  readonly p50Ms: number;
+  /** 99th percentile latency of one request in milliseconds. */
+  readonly p99Ms: number;
+  /** Where the row comes from (document, row, date). */
+  readonly source: string;
+  /** Instance type the measurement ran on, when the source says. */
+  readonly instanceType?: string;
+  /** Batch or real-time mode, when the source says. */
+  readonly mode?: MeasurementMode;
+}
+
+/** What one model needs per process, and its measurements. */
+export interface ModelProfile {
+  /** Model name as the Neuron tables write it, e.g. `bert-base-uncased`, `google/vit-base-patch16-224`. */
+  readonly id: string;
+  /** One line about the model. */
+  readonly description?: string;
+  /** Accelerator memory one model process needs, in GiB. */
+  readonly deviceMemoryGiB: number;
+  /** Host memory one model process needs, in GiB. */
+  readonly hostMemoryGiB: number;
+  /** vCPUs one model process needs. @default 1 */
+  readonly vcpuPerProcess?: number;
+  /** How the memory figures were obtained (measured, or estimated and how). */
+  readonly memorySource?: string;
+  /** Measured operating points. */
+  readonly measurements: readonly Measurement[];
+}
+
+/** A measurement that contradicts itself; shown as a warning, the planner still uses it. */
+export interface ProfileWarning {
+  readonly profileId: string;
+  /** Index into `measurements`. */
+  readonly measurementIndex: number;
+  readonly message: string;
+}
