@@ -1,0 +1,11 @@
+/**
+ */
+export * from './types';
+export { BUILT_IN_INSTANCES } from './instances';
+export { BUILT_IN_PRICES } from './prices';
+export { AWS_REGIONS, isAwsRegion } from './regions';
+export type { PriceFile } from './catalog';
+export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog';
+export type { PriceFileInput } from './price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile, priceFileSchema } from './price-file';
+export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
