@@ -1,0 +1,87 @@
+/**
+ * Model profiles: the reference profiles from the Neuron performance tables, lookup by id, validation of a user's
+ * own profile, and self-contradiction checks.
+ */
+import { InputError } from '../errors';
+import { BUILT_IN_PROFILES } from './builtin';
+import type { ModelProfile } from './types';
+
+export * from './types';
+export { checkProfile, serialThroughputRps, MIN_THROUGHPUT_RATIO, MAX_THROUGHPUT_RATIO } from './check';
+export { parseProfile, profileSchema } from './schema';
+export { estimateMemory } from './memory';
+export type { MemoryEstimate, MemoryEstimateInput, ActivationKind } from './memory';
+
+const BY_ID: ReadonlyMap<string, ModelProfile> = new Map(BUILT_IN_PROFILES.map((p) => [p.id, p]));
+
+/** Every built-in reference profile, sorted by id. */
+export function builtInProfiles(): readonly ModelProfile[] {
+  return BUILT_IN_PROFILES;
+}
+
+/** The built-in profile with exactly this id (as the Neuron tables write it), if any. */
+export function findProfile(id: string): ModelProfile | undefined {
+  return BY_ID.get(id);
+}
+
+/** Ids of every built-in profile, sorted. */
+export function profileIds(): readonly string[] {
+  return BUILT_IN_PROFILES.map((p) => p.id);
+}
+
+/** Levenshtein distance, case-insensitive. */
+function editDistance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= t.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[t.length];
+}
+
+/** How an id relates to what the user typed: same but for case, starts with it, contains it, or neither. */
+function matchTier(wanted: string, candidate: string): number {
+  if (candidate === wanted) {
+    return 0;
+  }
+  if (candidate.startsWith(wanted)) {
+    return 1;
+  }
+  return candidate.includes(wanted) || wanted.includes(candidate) ? 2 : 3;
+}
+
+/**
+ * Every built-in id, the closest to `id` first: same but for case, then ids starting with it, then ids containing it,
+ * then the rest; within each group by edit distance, then by name.
+ */
+export function closestProfileIds(id: string): string[] {
+  const wanted = id.toLowerCase();
+  return profileIds()
+    .map((candidate) => {
+      const c = candidate.toLowerCase();
+      return { candidate, tier: matchTier(wanted, c), distance: editDistance(wanted, c) };
+    })
+    .sort((a, b) => a.tier - b.tier || a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+    .map((s) => s.candidate);
+}
+
+/**
+ * The built-in profile with this id.
+ *
+ * @throws InputError `unknown model 'bert-base'; known models: ...` listing every id, the closest matches first
+ */
+export function requireProfile(id: string): ModelProfile {
+  const profile = findProfile(id);
+  if (!profile) {
+    throw new InputError(
+      `unknown model '${id}'; known models: ${closestProfileIds(id).join(', ')}. ` +
+        'Pass one of them with --model, or your own measurements with --profile FILE.',
+    );
+  }
+  return profile;
+}

@@ -1,0 +1,137 @@
+/**
+ * Validation of a user's own model profile (the `--profile FILE` JSON).
+ *
+ * Same shape as `ModelProfile`. Every problem is reported at once, one line each, naming the JSON path, the value
+ * received and what is expected: `measurements[1].throughputRps: expected a positive number, got 0`.
+ */
+import { z } from 'zod';
+import { InputError } from '../errors';
+import type { ModelProfile } from './types';
+
+const POSITIVE_NUMBER = 'expected a positive number';
+const POSITIVE_INTEGER = 'expected a positive integer';
+const NON_EMPTY_STRING = 'expected a non-empty string';
+
+const positiveNumber = () => z.number({ error: POSITIVE_NUMBER }).positive({ error: POSITIVE_NUMBER });
+const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
+const nonEmptyString = () =>
+  z.string({ error: NON_EMPTY_STRING }).refine((s) => s.trim().length > 0, { error: NON_EMPTY_STRING });
+
+/** One measurement of a user's profile. `source` may be left out; it then names the file and the entry. */
+const measurementSchema = z.strictObject({
+  coreVersion: z.enum(['v1', 'v2'], { error: "expected 'v1' (Inf1) or 'v2' (Inf2, Trn1)" }),
+  coresPerProcess: positiveInteger(),
+  batchSize: positiveInteger(),
+  throughputRps: positiveNumber(),
+  p50Ms: positiveNumber(),
+  p99Ms: positiveNumber(),
+  source: nonEmptyString().optional(),
+  instanceType: nonEmptyString().optional(),
+  mode: z.enum(['batch', 'real-time'], { error: "expected 'batch' or 'real-time'" }).optional(),
+});
+
+/**
+ * Zod schema of a user's profile JSON.
+ *
+ * `vcpuPerProcess` defaults to 1; at least one measurement; every number positive; `coresPerProcess` and `batchSize`
+ * positive integers. Unknown fields are errors, so a misspelt field never silently falls back to a default.
+ * `parseProfile` adds the cross-field rule p50Ms <= p99Ms.
+ */
+export const profileSchema = z.strictObject({
+  id: nonEmptyString(),
+  description: z.string({ error: 'expected a string' }).optional(),
+  deviceMemoryGiB: positiveNumber(),
+  hostMemoryGiB: positiveNumber(),
+  vcpuPerProcess: positiveNumber().default(1),
+  memorySource: z.string({ error: 'expected a string' }).optional(),
+  measurements: z
+    .array(measurementSchema, { error: 'expected an array of measurements' })
+    .min(1, { error: 'expected at least one measurement' }),
+});
+
+/** `['measurements', 1, 'throughputRps']` -> `measurements[1].throughputRps`. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
+  }
+  return out || '(profile)';
+}
+
+/** A received value, short enough for one line. */
+function formatValue(value: unknown): string {
+  if (value === undefined) {
+    return 'nothing (the field is missing)';
+  }
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+/** Value at a path of the raw JSON, for the "got ..." part of a message. */
+function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = json;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') {
+      return undefined;
+    }
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** One line per zod issue. */
+function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
+    return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename ${issue.keys.length > 1 ? 'them' : 'it'}`;
+  }
+  if (issue.path.length === 0) {
+    return `expected a JSON object with id, deviceMemoryGiB, hostMemoryGiB and measurements, got ${formatValue(json)}`;
+  }
+  return `${formatPath(issue.path)}: ${issue.message}, got ${formatValue(valueAt(json, issue.path))}`;
+}
+
+/** p50Ms <= p99Ms for every measurement whose two latencies are valid numbers. */
+function latencyOrderProblems(json: unknown): string[] {
+  const measurements = valueAt(json, ['measurements']);
+  if (!Array.isArray(measurements)) {
+    return [];
+  }
+  const problems: string[] = [];
+  measurements.forEach((m, i) => {
+    const p50 = valueAt(m, ['p50Ms']);
+    const p99 = valueAt(m, ['p99Ms']);
+    if (typeof p50 === 'number' && typeof p99 === 'number' && p50 > 0 && p99 > 0 && p99 < p50) {
+      problems.push(`measurements[${i}].p99Ms: expected a value >= p50Ms (${p50}), got ${p99}`);
+    }
+  });
+  return problems;
+}
+
+/**
+ * Validates a user's profile JSON and returns it as a `ModelProfile`.
+ *
+ * @param json the parsed JSON
+ * @param origin where it came from (a file name), named in every problem and in defaulted `source` fields
+ * @throws InputError listing every problem, one line each
+ */
+export function parseProfile(json: unknown, origin: string): ModelProfile {
+  const result = profileSchema.safeParse(json);
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => describeIssue(json, issue))),
+    ...latencyOrderProblems(json),
+  ];
+  if (!result.success || problems.length > 0) {
+    throw new InputError(problems.map((p) => `${origin}: ${p}`));
+  }
+  const profile = result.data;
+  return {
+    id: profile.id,
+    ...(profile.description !== undefined ? { description: profile.description } : {}),
+    deviceMemoryGiB: profile.deviceMemoryGiB,
+    hostMemoryGiB: profile.hostMemoryGiB,
+    vcpuPerProcess: profile.vcpuPerProcess,
+    ...(profile.memorySource !== undefined ? { memorySource: profile.memorySource } : {}),
+    measurements: profile.measurements.map((m, i) => ({ ...m, source: m.source ?? `${origin}, measurements[${i}]` })),
+  };
+}
