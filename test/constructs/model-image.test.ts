@@ -1,0 +1,268 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { ModelImage } from '../../constructs/model-image';
+import { ModelImageRepository } from '../../constructs/model-image-repository';
+import { NeuronInstanceType } from '../../lib/catalog';
+import { InputError } from '../../lib/errors';
+
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+const NEURONX_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
+const NEURON_TAG = '1.13.1-neuron-py310-sdk2.20.2-ubuntu20.04';
+const PULL = ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'];
+
+function newStack(region = 'us-east-1', app = new App()): Stack {
+  return new Stack(app, `Stack-${region}`, { env: { account: '111111111111', region } });
+}
+
+function newRole(stack: Stack): iam.Role {
+  return new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('sagemaker.amazonaws.com') });
+}
+
+function policyStatements(stack: Stack): unknown[] {
+  const policies = Template.fromStack(stack).findResources('AWS::IAM::Policy');
+  return Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement);
+}
+
+function dlcRepositoryArn(region: string, account: string, repository: string): unknown {
+  return { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:ecr:${region}:${account}:repository/${repository}`]] };
+}
+
+describe('ModelImage.fromRepository with a ModelImageRepository', () => {
+  // GIVEN
+  const stack = newStack();
+  const images = new ModelImageRepository(stack, 'Images');
+  const role = newRole(stack);
+  // WHEN
+  const config = ModelImage.fromRepository(images, DIGEST).bind(stack, role, NeuronInstanceType.INF2_XLARGE);
+
+  test('returns the repository URI pinned by digest', () => {
+    // THEN
+    expect(stack.resolve(config.imageUri)).toEqual({
+      'Fn::Join': ['', [
+        { 'Fn::Select': [4, { 'Fn::Split': [':', { 'Fn::GetAtt': ['ImagesF8C4E866', 'Arn'] }] }] },
+        '.dkr.ecr.',
+        { 'Fn::Select': [3, { 'Fn::Split': [':', { 'Fn::GetAtt': ['ImagesF8C4E866', 'Arn'] }] }] },
+        '.',
+        { Ref: 'AWS::URLSuffix' },
+        '/',
+        { Ref: 'ImagesF8C4E866' },
+        `@${DIGEST}`,
+      ]],
+    });
+  });
+
+  test('grants pull on that repository and decrypt through ECR on its key', () => {
+    // THEN
+    expect(policyStatements(stack)).toEqual([
+      { Effect: 'Allow', Action: PULL, Resource: { 'Fn::GetAtt': ['ImagesF8C4E866', 'Arn'] } },
+      { Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: { 'Fn::GetAtt': ['ImagesKey72752799', 'Arn'] },
+        Condition: { StringEquals: { 'kms:ViaService': 'ecr.us-east-1.amazonaws.com' } },
+      },
+    ]);
+  });
+});
+
+describe('ModelImage.fromRepository with a plain ECR repository', () => {
+  test('grants the ECR pull actions on that repository and the token, and nothing on KMS', () => {
+    // GIVEN
+    const stack = newStack();
+    const repository = ecr.Repository.fromRepositoryName(stack, 'Imported', 'models/bert');
+    const role = newRole(stack);
+    // WHEN
+    const config = ModelImage.fromRepository(repository, DIGEST).bind(stack, role, NeuronInstanceType.INF2_XLARGE);
+    // THEN
+    expect(JSON.stringify(stack.resolve(config.imageUri))).toContain(`/models/bert@${DIGEST}`);
+    expect(policyStatements(stack)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: PULL,
+        Resource: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ecr:us-east-1:111111111111:repository/models/bert']],
+        },
+      },
+      { Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+    ]);
+  });
+});
+
+describe('ModelImage.fromRepository validation', () => {
+  test.each([
+    ['latest', /ModelImage\.fromRepository\(repository, digest\): digest="latest" looks like a tag, and tags can move/],
+    [':v1', /digest=":v1" looks like a tag/],
+    ['v1', /digest="v1" looks like a tag/],
+    ['sha256:ABC', /digest="sha256:ABC" is not 'sha256:' followed by 64 lowercase hex digits/],
+  ])('rejects %s, naming the prop and how to get the digest', (digest, message) => {
+    // GIVEN
+    const repository = ecr.Repository.fromRepositoryName(newStack(), 'Imported', 'models/bert');
+    // WHEN
+    const reference = () => ModelImage.fromRepository(repository, digest);
+    // THEN
+    expect(reference).toThrow(InputError);
+    expect(reference).toThrow(message);
+    expect(reference).toThrow(/docker inspect --format '\{\{index \.RepoDigests 0\}\}'.*aws ecr describe-images/);
+  });
+});
+
+describe('ModelImage.fromNeuronDlc on Inf2 in two regions', () => {
+  // GIVEN: two stacks with explicit regions whose DLC registry accounts differ.
+  const app = new App();
+  const east = newStack('us-east-1', app);
+  const hyderabad = newStack('ap-south-2', app);
+  const image = ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST });
+  // WHEN
+  const eastConfig = image.bind(east, newRole(east), NeuronInstanceType.INF2_XLARGE);
+  const hyderabadConfig = image.bind(hyderabad, newRole(hyderabad), NeuronInstanceType.INF2_XLARGE);
+
+  test('takes the registry account from the regional fact', () => {
+    // THEN
+    expect(eastConfig.imageUri).toBe(`763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx@${DIGEST}`);
+    expect(hyderabadConfig.imageUri)
+      .toBe(`772153158452.dkr.ecr.ap-south-2.amazonaws.com/pytorch-inference-neuronx@${DIGEST}`);
+  });
+
+  test('grants pull on exactly that repository, plus the token', () => {
+    // THEN
+    expect(policyStatements(east)).toEqual([
+      { Effect: 'Allow', Action: PULL, Resource: dlcRepositoryArn('us-east-1', '763104351884', 'pytorch-inference-neuronx') },
+      { Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+    ]);
+    expect(policyStatements(hyderabad)).toEqual([
+      { Effect: 'Allow', Action: PULL, Resource: dlcRepositoryArn('ap-south-2', '772153158452', 'pytorch-inference-neuronx') },
+      { Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+    ]);
+  });
+
+  test('warns about nothing when the image is pinned by digest', () => {
+    // THEN
+    Annotations.fromStack(east).hasNoWarning('*', Match.anyValue());
+  });
+});
+
+describe('ModelImage.fromNeuronDlc picks the repository from the instance family', () => {
+  test('uses pytorch-inference-neuron on Inf1', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const config = ModelImage.fromNeuronDlc({ tag: NEURON_TAG, digest: DIGEST })
+      .bind(stack, newRole(stack), NeuronInstanceType.INF1_XLARGE);
+    // THEN
+    expect(config.imageUri).toBe(`763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuron@${DIGEST}`);
+    expect(policyStatements(stack)).toContainEqual(
+      { Effect: 'Allow', Action: PULL, Resource: dlcRepositoryArn('us-east-1', '763104351884', 'pytorch-inference-neuron') });
+  });
+
+  test('uses pytorch-inference-neuronx on Trn1', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const config = ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST })
+      .bind(stack, newRole(stack), NeuronInstanceType.TRN1_2XLARGE);
+    // THEN
+    expect(config.imageUri).toBe(`763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx@${DIGEST}`);
+  });
+
+  test('rejects a neuronx tag on Inf1, naming the tag, the instance and a tag that fits', () => {
+    // GIVEN
+    const stack = newStack();
+    const role = newRole(stack);
+    const image = ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST });
+    // WHEN
+    const bind = () => image.bind(stack, role, NeuronInstanceType.INF1_XLARGE);
+    // THEN
+    expect(bind).toThrow(InputError);
+    expect(bind).toThrow(`tag ${NEURONX_TAG} is a neuronx (Inf2/Trn1) image but the instance ml.inf1.xlarge is Inf1; `
+      + `use pytorch-inference-neuron tags such as ${NEURON_TAG}`);
+  });
+
+  test('rejects a neuron tag on Inf2', () => {
+    // GIVEN
+    const stack = newStack();
+    const role = newRole(stack);
+    const image = ModelImage.fromNeuronDlc({ tag: NEURON_TAG });
+    // WHEN
+    const bind = () => image.bind(stack, role, NeuronInstanceType.INF2_8XLARGE);
+    // THEN
+    expect(bind).toThrow(`tag ${NEURON_TAG} is a neuron (Inf1) image but the instance ml.inf2.8xlarge is Inf2/Trn1; `
+      + `use pytorch-inference-neuronx tags such as ${NEURONX_TAG}`);
+  });
+});
+
+describe('ModelImage.fromNeuronDlc without a digest', () => {
+  test('references the tag and warns that the image is not pinned', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const config = ModelImage.fromNeuronDlc({ tag: NEURONX_TAG }).bind(stack, newRole(stack), NeuronInstanceType.INF2_XLARGE);
+    // THEN
+    expect(config.imageUri).toBe(`763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx:${NEURONX_TAG}`);
+    Annotations.fromStack(stack).hasWarning('/Stack-us-east-1', Match.stringLikeRegexp(
+      `Neuron DLC pytorch-inference-neuronx:${NEURONX_TAG} is referenced by tag; pass its digest`));
+  });
+});
+
+describe('ModelImage.fromNeuronDlc with a tag from an SDK that published no such image', () => {
+  test('warns that the tag most likely does not exist', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.32.0-ubuntu24.04', digest: DIGEST })
+      .bind(stack, newRole(stack), NeuronInstanceType.INF2_XLARGE);
+    // THEN
+    Annotations.fromStack(stack).hasWarning('/Stack-us-east-1', Match.stringLikeRegexp(
+      'pytorch-inference-neuronx images are not published after Neuron SDK 2\\.31\\.x'));
+  });
+
+  test('accepts the last Inf1 SDK without a warning about it', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    ModelImage.fromNeuronDlc({ tag: NEURON_TAG, digest: DIGEST }).bind(stack, newRole(stack), NeuronInstanceType.INF1_XLARGE);
+    // THEN
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+  });
+});
+
+describe('ModelImage.fromNeuronDlc validation', () => {
+  test('reports a bad tag and a bad digest together', () => {
+    // WHEN
+    const reference = () => ModelImage.fromNeuronDlc({ tag: 'latest', digest: 'latest' });
+    // THEN
+    expect(reference).toThrow(/2 problems/);
+    expect(reference).toThrow(/tag="latest" is not a Neuron DLC tag \(\{framework version\}-\{neuron\|neuronx\}-py\{XY\}-sdk\{X\.Y\.Z\}-\{os\}\)/);
+    expect(reference).toThrow(/fromNeuronDlc\(\{ digest \}\): digest="latest" looks like a tag/);
+  });
+
+  test('rejects a region without a known DLC registry, with the ways out', () => {
+    // GIVEN
+    const stack = newStack('il-central-1');
+    const role = newRole(stack);
+    const image = ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST });
+    // WHEN
+    const bind = () => image.bind(stack, role, NeuronInstanceType.INF2_XLARGE);
+    // THEN
+    expect(bind).toThrow(/region il-central-1 has no known AWS Deep Learning Containers registry/);
+    expect(bind).toThrow(/use ModelImage\.fromRepository\(repository, digest\), or register the account with Fact\.register/);
+  });
+});
+
+describe('ModelImage.fromNeuronDlc in a region-agnostic stack', () => {
+  test('looks the registry account up at deploy time', () => {
+    // GIVEN
+    const stack = new Stack(new App(), 'Agnostic');
+    // WHEN
+    const config = ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST })
+      .bind(stack, newRole(stack), NeuronInstanceType.INF2_XLARGE);
+    // THEN
+    const template = Template.fromStack(stack).toJSON();
+    const mapping = Object.values(template.Mappings ?? {})[0] as Record<string, Record<string, string>>;
+    expect(mapping['us-east-1']).toEqual({ value: '763104351884' });
+    expect(mapping['ap-south-2']).toEqual({ value: '772153158452' });
+    expect(JSON.stringify(stack.resolve(config.imageUri))).toContain('Fn::FindInMap');
+  });
+});
