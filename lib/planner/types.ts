@@ -135,6 +135,8 @@ export interface Rejection {
     | 'excluded';
   /** One sentence a person reads. */
   readonly reason: string;
+  /** With `max-instances`: how many instances the candidate needs. */
+  readonly instancesNeeded?: number;
 }
 
 /** The planner's full answer: the choice, the runners-up and everything that lost, with reasons. */
@@ -146,7 +148,7 @@ export interface PlanReport {
       Pick<PlanOptions, 'maxInstances' | 'processesPerInstance' | 'instanceTypes'>;
   };
   readonly chosen: Plan;
-  /** Other feasible plans, cheapest first (best layout per instance type). */
+  /** Every other feasible plan (each instance type with each measured layout), best first. */
   readonly alternatives: readonly Plan[];
   readonly rejected: readonly Rejection[];
 }

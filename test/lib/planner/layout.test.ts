@@ -1,0 +1,77 @@
+import { Catalog } from '../../../lib/catalog/catalog';
+import type { InstanceSpec } from '../../../lib/catalog/types';
+import { coreLayout, devicesForCores, divisors, validateLayout, visibleCoresValue } from '../../../lib/planner';
+
+function instance(name: string): InstanceSpec {
+  const spec = Catalog.builtIn().instance(name);
+  if (!spec) throw new Error(`test setup: ${name} missing from the catalog`);
+  return spec;
+}
+
+describe('the NeuronCore layout of processes on one instance', () => {
+  test('the process counts an instance accepts are the divisors of its NeuronCores', () => {
+    expect(divisors(2)).toEqual([1, 2]);
+    expect(divisors(12)).toEqual([1, 2, 3, 4, 6, 12]);
+    expect(divisors(16)).toEqual([1, 2, 4, 8, 16]);
+  });
+
+  test('NEURON_RT_VISIBLE_CORES is one index for one core and an inclusive range for more', () => {
+    expect(visibleCoresValue(0, 1)).toBe('0');
+    expect(visibleCoresValue(2, 2)).toBe('2-3');
+    // The FastAPI sample broke on indexes >= 10; we produce plain decimal ranges.
+    expect(visibleCoresValue(10, 2)).toBe('10-11');
+  });
+
+  test('GIVEN Inf1 with 4 cores per chip THEN core 5 is on /dev/neuron1 and cores 3-4 span two chips', () => {
+    expect(devicesForCores([5], 4)).toEqual(['/dev/neuron1']);
+    expect(devicesForCores([3, 4], 4)).toEqual(['/dev/neuron0', '/dev/neuron1']);
+  });
+
+  test('GIVEN Inf2 with 2 cores per chip THEN core 5 is on /dev/neuron2, not /dev/neuron1 as core/4 would say', () => {
+    expect(devicesForCores([5], 2)).toEqual(['/dev/neuron2']);
+    expect(devicesForCores([22, 23], 2)).toEqual(['/dev/neuron11']);
+  });
+
+  test('WHEN the process count does not divide the NeuronCores THEN the message lists the valid values', () => {
+    expect(validateLayout(instance('inf2.xlarge'), 1, 3)).toEqual([
+      'processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2',
+    ]);
+  });
+
+  test('WHEN processes x cores exceed the instance THEN the message names both and the fitting values', () => {
+    expect(validateLayout(instance('inf2.24xlarge'), 4, 6)).toEqual([
+      'processesPerInstance=6 x coresPerProcess=4 needs 24 NeuronCores but inf2.24xlarge has 12; ' +
+        'valid values for 4-core processes: 1, 2, 3',
+    ]);
+    expect(validateLayout(instance('inf2.xlarge'), 4, 1)[0]).toMatch(/^coresPerProcess=4 exceeds the 2 NeuronCores of inf2.xlarge/);
+    expect(validateLayout(instance('inf2.xlarge'), 0, 1.5)).toHaveLength(2);
+  });
+
+  test('GIVEN inf2.48xlarge with 12 two-core processes THEN process 5 owns cores 10-11 on /dev/neuron5', () => {
+    const layout = coreLayout(instance('inf2.48xlarge'), 2, 12);
+    expect(layout).toHaveLength(12);
+    expect(layout[5]).toEqual({ index: 5, cores: [10, 11], visibleCores: '10-11', devices: ['/dev/neuron5'] });
+    expect(layout[11].visibleCores).toBe('22-23');
+  });
+
+  test('GIVEN inf1.6xlarge with 16 one-core processes THEN process 5 owns core 5 on /dev/neuron1', () => {
+    const layout = coreLayout(instance('inf1.6xlarge'), 1, 16);
+    expect(layout[5]).toEqual({ index: 5, cores: [5], visibleCores: '5', devices: ['/dev/neuron1'] });
+  });
+
+  test('GIVEN one 1-core process pinned on a 2-core instance THEN it gets core 0 and core 1 stays unreserved', () => {
+    expect(coreLayout(instance('inf2.xlarge'), 1, 1)).toEqual([
+      { index: 0, cores: [0], visibleCores: '0', devices: ['/dev/neuron0'] },
+    ]);
+  });
+
+  test('GIVEN 4 processes of 3 cores on 16 cores THEN each starts at its aligned 4-core group', () => {
+    const layout = coreLayout(instance('inf1.6xlarge'), 3, 4);
+    expect(layout.map((p) => p.visibleCores)).toEqual(['0-2', '4-6', '8-10', '12-14']);
+    expect(layout[1].devices).toEqual(['/dev/neuron1']);
+  });
+
+  test('an invalid layout throws rather than producing overlapping cores', () => {
+    expect(() => coreLayout(instance('inf2.xlarge'), 1, 3)).toThrow(/does not divide/);
+  });
+});
