@@ -1,0 +1,172 @@
+/**
+ * How failed requests are named in a report, and the error a run throws when it misses a threshold.
+ */
+import type { BenchReport, ThresholdResult } from './types';
+
+/**
+ * The kind a failed request is counted under in `BenchReport.errorsByKind`.
+ *
+ * - `http-<status>`: an unexpected HTTP status (or a SageMaker service error with that status);
+ * - `timeout`: no complete answer within the request timeout;
+ * - `connection`: the connection was refused, reset or closed before an answer;
+ * - `model-error`: the model container failed (SageMaker `ModelError`, HTTP 424);
+ * - `throttled`: HTTP 429 or a throttling exception;
+ * - `wrong-answer`: the expected status, but not the golden response;
+ * - `backpressure`: an open-loop request not sent because too many were already in flight;
+ * - `other`: anything else.
+ */
+export type ErrorKind =
+  | `http-${number}`
+  | 'timeout'
+  | 'connection'
+  | 'model-error'
+  | 'throttled'
+  | 'wrong-answer'
+  | 'backpressure'
+  | 'other';
+
+/**
+ * The reason a request is aborted when it outlives the run's `timeoutMs`.
+ *
+ * The engine aborts with this error so the abort is told apart from any other failure.
+ */
+export class RequestTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no complete answer within ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+]);
+
+const CONNECTION_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  // undici: "other side closed" and friends.
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+const THROTTLING_NAMES = new Set([
+  'ThrottlingException',
+  'ModelNotReadyException',
+  'TooManyRequestsException',
+  'Throttling',
+]);
+
+/**
+ * Names the kind of an HTTP status that is not the expected one.
+ *
+ * 424 is how SageMaker (and compatible model servers behind a gateway) report a failed model; 429 is throttling.
+ */
+export function errorKindForStatus(status: number): ErrorKind {
+  if (status === 424) {
+    return 'model-error';
+  }
+  if (status === 429) {
+    return 'throttled';
+  }
+  return `http-${status}`;
+}
+
+/**
+ * Classifies a thrown error (undici, Node sockets, AWS SDK v3 service exceptions, the engine's own timeout).
+ *
+ * Looks at the error's `name`, its `code`, the same on its `cause`, and last the HTTP status an AWS SDK exception
+ * carries in `$metadata.httpStatusCode`.
+ */
+export function classifyError(err: unknown): ErrorKind {
+  for (let current: unknown = err, depth = 0; isObject(current) && depth < 4; current = current.cause, depth++) {
+    const name = typeof current.name === 'string' ? current.name : '';
+    const code = typeof current.code === 'string' ? current.code : '';
+    if (name === 'RequestTimeoutError' || name === 'TimeoutError' || TIMEOUT_CODES.has(code)) {
+      return 'timeout';
+    }
+    if (CONNECTION_CODES.has(code)) {
+      return 'connection';
+    }
+    if (name === 'ModelError') {
+      return 'model-error';
+    }
+    if (THROTTLING_NAMES.has(name)) {
+      return 'throttled';
+    }
+    const status = isObject(current.$metadata) ? current.$metadata.httpStatusCode : undefined;
+    if (typeof status === 'number' && status >= 400) {
+      return errorKindForStatus(status);
+    }
+  }
+  return 'other';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * Thrown after a run that breached at least one threshold, once its report is out.
+ *
+ * The CLI maps it to exit code 1; the smoke-benchmark Lambda lets it fail the deployment. The message names every
+ * breached threshold with its limit and measured value.
+ */
+export class ThresholdsBreachedError extends Error {
+  /** The thresholds that did not hold. */
+  readonly breached: readonly ThresholdResult[];
+
+  constructor(readonly report: BenchReport) {
+    const breached = report.thresholds.filter((t) => !t.passed);
+    super(
+      `${breached.length} benchmark threshold${breached.length === 1 ? '' : 's'} breached: ` +
+        breached.map((t) => describeThreshold(t, report)).join('; '),
+    );
+    this.name = 'ThresholdsBreachedError';
+    this.breached = breached;
+  }
+}
+
+/**
+ * One threshold in words, e.g. `p99 52.3 ms > max 30 ms` or `throughput 8.2 req/s < min 10 req/s`.
+ *
+ * @param counts the run's request and error counts: a latency threshold cannot hold without a successful request,
+ *   nor an error-rate threshold without any request.
+ */
+export function describeThreshold(
+  result: ThresholdResult,
+  counts: { readonly requests: number; readonly errors: number },
+): string {
+  switch (result.name) {
+    case 'p50':
+    case 'p99':
+      if (counts.requests <= counts.errors) {
+        return `${result.name}: no successful request to measure (max ${fmt(result.limit)} ms)`;
+      }
+      return `${result.name} ${fmt(result.measured)} ms ${result.passed ? '<=' : '>'} max ${fmt(result.limit)} ms`;
+    case 'throughput':
+      return `throughput ${fmt(result.measured)} req/s ${result.passed ? '>=' : '<'} min ${fmt(result.limit)} req/s`;
+    case 'errorRate':
+      if (counts.requests === 0) {
+        return `error rate: no request measured (max ${pct(result.limit)})`;
+      }
+      return `error rate ${pct(result.measured)} ${result.passed ? '<=' : '>'} max ${pct(result.limit)}`;
+  }
+}
+
+function fmt(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(value < 10 ? 2 : 1);
+}
+
+function pct(rate: number): string {
+  return `${(rate * 100).toFixed(rate * 100 < 10 ? 2 : 1)} %`;
+}

@@ -1,0 +1,18 @@
+/**
+ * The load engine shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda.
+ */
+export * from './types';
+export { runBenchmark, defaultMaxInFlight, DEFAULT_TIMEOUT_MS, type BenchDeps } from './engine';
+export {
+  classifyError,
+  errorKindForStatus,
+  describeThreshold,
+  RequestTimeoutError,
+  ThresholdsBreachedError,
+  type ErrorKind,
+} from './errors';
+export { checkAnswer, compileAnswerCheck, parseJsonPath, selectJsonPath, type JsonPathSegment } from './answer';
+export { evaluateThresholds, type BenchStats } from './thresholds';
+export { formatReport, formatHistogram } from './format';
+export { validateBenchOptions } from './validate';
+export { LatencyRecorder } from './latency';
