@@ -1,0 +1,161 @@
+/**
+ * `cdk-inferentia profiles`: the built-in model profiles (or a user's own, validated), with the warnings about
+ * measurements that contradict themselves. Also `loadProfile`, which every command taking `--model | --profile` uses.
+ */
+import { readFileSync } from 'fs';
+import Table from 'cli-table3';
+import { Command, Option } from 'commander';
+import { InputError } from '../../lib/errors';
+import { builtInProfiles, checkProfile, parseProfile, requireProfile } from '../../lib/profiles';
+import type { ModelProfile, ProfileWarning } from '../../lib/profiles';
+import type { CliIo } from './io';
+
+/** Where a profile comes from: a built-in id or a JSON file; exactly one. */
+export interface ProfileSource {
+  /** Built-in profile id, as the Neuron tables write it. */
+  readonly model?: string;
+  /** Path of the user's profile JSON. */
+  readonly profile?: string;
+}
+
+/** A profile and the warnings about its measurements. */
+export interface LoadedProfile {
+  readonly profile: ModelProfile;
+  readonly warnings: ProfileWarning[];
+}
+
+/** The message of a thrown value; duck-typed because errors from `fs` may come from another realm (jest). */
+function messageOf(e: unknown): string {
+  const message = (e as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(e);
+}
+
+/** Reads and parses a JSON file, naming the file in every error. */
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`--profile ${file}: cannot read the file (${messageOf(e)})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`--profile ${file}: not valid JSON (${messageOf(e)})`);
+  }
+}
+
+/**
+ * Loads the profile named by `--model ID` (built-in) or `--profile FILE` (validated JSON), and checks it.
+ *
+ * @throws InputError when neither or both are given, the id is unknown, or the file is unreadable or invalid
+ */
+export function loadProfile(opts: ProfileSource): LoadedProfile {
+  const hasModel = opts.model !== undefined;
+  const hasFile = opts.profile !== undefined;
+  if (hasModel === hasFile) {
+    throw new InputError(
+      hasModel
+        ? `--model ${opts.model} and --profile ${opts.profile} both given; pass only one`
+        : 'no model given; pass --model ID (see `cdk-inferentia profiles`) or --profile FILE',
+    );
+  }
+  const profile = hasModel ? requireProfile(opts.model as string) : parseProfile(readJson(opts.profile as string), opts.profile as string);
+  return { profile, warnings: checkProfile(profile) };
+}
+
+/** Flags of `profiles`. */
+interface ProfilesFlags {
+  readonly model?: string;
+  readonly profile?: string;
+  readonly json?: boolean;
+}
+
+/** Registers `profiles` on the program. */
+export function registerProfilesCommand(program: Command, io: CliIo): void {
+  program
+    .command('profiles')
+    .description('List the built-in model profiles (Neuron performance tables), or show and check one')
+    .addOption(new Option('--model <id>', 'show one built-in profile with its measurements and sources').conflicts('profile'))
+    .addOption(new Option('--profile <file>', 'validate your own profile JSON and show it'))
+    .option('--json', 'print { profiles, warnings } as JSON')
+    .action((flags: ProfilesFlags) => {
+      const loaded =
+        flags.model !== undefined || flags.profile !== undefined
+          ? [loadProfile({ model: flags.model, profile: flags.profile })]
+          : builtInProfiles().map((profile) => ({ profile, warnings: checkProfile(profile) }));
+      const profiles = loaded.map((l) => l.profile);
+      const warnings = loaded.flatMap((l) => l.warnings);
+      if (flags.json) {
+        io.stdout(JSON.stringify({ profiles, warnings }, null, 2) + '\n');
+        return;
+      }
+      io.stdout(loaded.length === 1 ? formatProfile(profiles[0]) : formatSummary(profiles));
+      for (const warning of warnings) {
+        io.stderr(`warning: ${warning.message}\n`);
+      }
+    });
+}
+
+/** Up to 4 significant figures, without trailing zeros. */
+function num(n: number): string {
+  return String(+n.toPrecision(n >= 1000 ? 7 : 4));
+}
+
+/** `v1 x2, v2 x4`. */
+function coreVersions(profile: ModelProfile): string {
+  const counts = new Map<string, number>();
+  for (const m of profile.measurements) {
+    counts.set(m.coreVersion, (counts.get(m.coreVersion) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([version, count]) => `${version} x${count}`)
+    .join(', ');
+}
+
+/** One row per profile. */
+function formatSummary(profiles: readonly ModelProfile[]): string {
+  const table = new Table({
+    head: ['model (--model)', 'device GiB', 'host GiB', 'vCPU', 'measurements', 'description'],
+    style: { head: [], border: [], compact: true },
+  });
+  for (const p of profiles) {
+    table.push([p.id, num(p.deviceMemoryGiB), num(p.hostMemoryGiB), num(p.vcpuPerProcess ?? 1), coreVersions(p), p.description ?? '']);
+  }
+  return (
+    `${table.toString()}\n` +
+    'Memory is per model process. Built-in memory figures are estimates from parameter counts, not measurements.\n' +
+    'Show a model\'s measurements and sources with `cdk-inferentia profiles --model ID`, everything with --json.\n'
+  );
+}
+
+/** One profile with its measurements and their sources. */
+function formatProfile(p: ModelProfile): string {
+  const table = new Table({
+    head: ['#', 'core', 'cores/process', 'batch', 'mode', 'measured on', 'inferences/s per process', 'p50 ms', 'p99 ms'],
+    style: { head: [], border: [], compact: true },
+  });
+  p.measurements.forEach((m, i) => {
+    table.push([
+      i,
+      `NeuronCore-${m.coreVersion}`,
+      m.coresPerProcess,
+      m.batchSize,
+      m.mode ?? '',
+      m.instanceType ?? '',
+      num(m.throughputRps),
+      num(m.p50Ms),
+      num(m.p99Ms),
+    ]);
+  });
+  const lines = [
+    `${p.id}${p.description ? ` - ${p.description}` : ''}`,
+    `per process: device ${num(p.deviceMemoryGiB)} GiB, host ${num(p.hostMemoryGiB)} GiB, ${num(p.vcpuPerProcess ?? 1)} vCPU`,
+    ...(p.memorySource ? [`memory: ${p.memorySource}`] : []),
+    table.toString(),
+    'sources:',
+    ...p.measurements.map((m, i) => `  [${i}] ${m.source}`),
+  ];
+  return lines.join('\n') + '\n';
+}
