@@ -1,0 +1,194 @@
+/**
+ * Post-deploy smoke benchmark: measures the endpoint just deployed against its targets and fails the deployment
+ * (so CloudFormation rolls it back) when it falls short.
+ *
+ * Invoked synchronously by an `aws-cdk-lib/triggers` Trigger after the endpoint is in service. It reads its
+ * settings from the environment, stands aside during a rollback, runs the shared load engine within the time the
+ * invocation has left, writes the report as CloudWatch metrics (EMF) and as JSON in S3, and throws with every
+ * breached threshold and its measured value.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import type { Context } from 'aws-lambda';
+import { runBenchmark } from '../../lib/bench/engine';
+import type { BenchOptions, BenchReport } from '../../lib/bench/types';
+import { planRunBudget, STOP_GRACE_MS } from './budget';
+import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from './config';
+import { failureMessage, publishMetrics, reportDocument, reportKeys, type SmokeReportDocument } from './report';
+import { readStackState } from './stack-status';
+
+// Retries would hide throttling and model errors and stretch the measured latency, so the benchmark's client
+// makes one attempt per request. Region, credentials and endpoint come from the SDK's standard chain
+// (AWS_REGION in Lambda; AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME in tests).
+const sageMaker = new SageMakerRuntimeClient({
+  maxAttempts: 1,
+  requestHandler: {
+    httpAgent: new http.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }),
+    httpsAgent: new https.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }),
+  },
+});
+const s3 = new S3Client({});
+// A few more attempts than the default 3: a throttled DescribeStacks during a rollback would make the handler
+// measure a possibly broken endpoint.
+const cloudFormation = new CloudFormationClient({ maxAttempts: 5 });
+
+/** The part of the Lambda context the handler uses. */
+export type SmokeContext = Pick<Context, 'getRemainingTimeInMillis'> &
+  Partial<Pick<Context, 'functionVersion' | 'awsRequestId'>>;
+
+/** What a successful invocation returns (the Trigger provider logs it). */
+export type SmokeOutcome =
+  | {
+      readonly outcome: 'passed';
+      readonly name: string;
+      /** `s3://bucket/key` of this run's report. */
+      readonly report: string;
+      readonly thresholds: readonly string[];
+    }
+  | {
+      readonly outcome: 'skipped';
+      readonly name: string;
+      /** Why nothing was measured. */
+      readonly reason: string;
+    };
+
+/** Thrown when the endpoint misses a threshold or the run is cut short: the message names each reason. */
+export class SmokeBenchmarkFailedError extends Error {
+  constructor(
+    message: string,
+    /** The document written to S3. */
+    readonly document: SmokeReportDocument,
+  ) {
+    super(message);
+    this.name = 'SmokeBenchmarkFailedError';
+  }
+}
+
+/**
+ * Runs the smoke benchmark.
+ *
+ * The event is ignored: the Trigger provider sends none, and everything the run needs is in the function version's
+ * environment. A repeated invocation measures again and gives the same verdict for the same endpoint behaviour;
+ * it writes a new timestamped report and overwrites `latest.json`.
+ *
+ * @throws SmokeBenchmarkFailedError when a threshold is breached or the run was cut at its time budget
+ * @throws Error when the settings are invalid or the configured run cannot fit in the time left
+ */
+export async function handler(_event: unknown, context: SmokeContext): Promise<SmokeOutcome> {
+  const invokedAt = new Date();
+  const settings = readSettings(process.env);
+
+  const stack = await readStackState(cloudFormation, settings.stackId);
+  if (stack.known && stack.rollingBack) {
+    const reason =
+      `stack is ${stack.status}: CloudFormation is restoring the previous deployment, which already passed; ` +
+      'not measuring so the rollback cannot fail (aws-cdk#17040)';
+    log('skipped', { name: settings.name, reason });
+    return { outcome: 'skipped', name: settings.name, reason };
+  }
+  if (!stack.known) {
+    log('stack status unknown, measuring anyway', { name: settings.name, reason: stack.reason });
+  }
+
+  const budget = planRunBudget(context.getRemainingTimeInMillis(), settings.config);
+  if (!budget.fits) {
+    throw new Error(`smoke benchmark of ${settings.name} cannot run: ${budget.reason}`);
+  }
+
+  const { report, complete } = await runWithin(budget.runMs, benchOptions(settings), settings.name);
+  const document = reportDocument(settings, report, {
+    invokedAt,
+    complete,
+    functionVersion: context.functionVersion,
+    requestId: context.awsRequestId,
+  });
+  publishMetrics(document, settings.config.metricNamespace);
+
+  const keys = reportKeys(settings.config.reportPrefix, settings.name, invokedAt, settings.config.fingerprint);
+  const body = JSON.stringify(document, null, 2);
+  // The timestamped object first: `latest.json` never points at a run whose own object is missing.
+  for (const key of [keys.run, keys.latest]) {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: settings.reportBucket,
+        Key: key,
+        Body: body,
+        ContentType: 'application/json',
+      }),
+    );
+  }
+  const uri = `s3://${settings.reportBucket}/${keys.run}`;
+  log(document.passed ? 'passed' : 'failed', { name: settings.name, report: uri, failures: document.failures });
+
+  if (!document.passed) {
+    throw new SmokeBenchmarkFailedError(failureMessage(document, uri), document);
+  }
+  return {
+    outcome: 'passed',
+    name: settings.name,
+    report: uri,
+    thresholds: report.thresholds.map((t) => `${t.name} ${t.measured} (limit ${t.limit})`),
+  };
+}
+
+function benchOptions(settings: SmokeSettings): BenchOptions {
+  const { config } = settings;
+  return {
+    target:
+      config.target.kind === 'sagemaker'
+        ? { kind: 'sagemaker', endpointName: settings.target, targetVariant: config.target.targetVariant }
+        : { kind: 'http', url: settings.target, method: config.target.method, headers: config.target.headers },
+    body: config.request.body,
+    contentType: config.request.contentType,
+    mode: config.mode,
+    stop: config.stop,
+    warmupMs: config.warmupMs,
+    timeoutMs: config.timeoutMs,
+    expectStatus: config.expectStatus,
+    expect: config.expect,
+    thresholds: config.thresholds,
+  };
+}
+
+/**
+ * Runs the engine, aborting it when the budget is spent, and gives up on it if it has not returned
+ * {@link STOP_GRACE_MS} later, so the handler always has its report reserve left.
+ */
+async function runWithin(
+  budgetMs: number,
+  options: BenchOptions,
+  name: string,
+): Promise<{ report: BenchReport; complete: boolean }> {
+  const controller = new AbortController();
+  const abortTimer = setTimeout(() => controller.abort(), budgetMs);
+  let giveUpTimer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<never>((_, reject) => {
+    giveUpTimer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `smoke benchmark of ${name} did not stop within ${STOP_GRACE_MS} ms of its ${budgetMs} ms time budget; ` +
+              'failing now so the Lambda answers before its timeout',
+          ),
+        ),
+      budgetMs + STOP_GRACE_MS,
+    );
+  });
+  try {
+    const report = await Promise.race([
+      runBenchmark({ ...options, signal: controller.signal }, { sageMakerClient: sageMaker }),
+      gaveUp,
+    ]);
+    return { report, complete: !controller.signal.aborted };
+  } finally {
+    clearTimeout(abortTimer);
+    clearTimeout(giveUpTimer);
+  }
+}
+
+function log(message: string, fields: Record<string, unknown>): void {
+  console.log(JSON.stringify({ level: 'INFO', message: `smoke benchmark ${message}`, ...fields }));
+}

@@ -1,0 +1,185 @@
+/**
+ * Where a smoke run's results go: S3 keys and the JSON document CI reads, the CloudWatch metrics (EMF through
+ * Powertools), and the message that fails the deployment.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { describeThreshold } from '../../lib/bench/errors';
+import type { BenchReport } from '../../lib/bench/types';
+import type { SmokeSettings } from './config';
+
+/** Metric names, shared with the construct's `metricXxx()` helpers. */
+export const SMOKE_METRIC = {
+  p50: 'LatencyP50',
+  p90: 'LatencyP90',
+  p99: 'LatencyP99',
+  max: 'LatencyMax',
+  throughput: 'Throughput',
+  /** Percent, 0-100. */
+  errorRate: 'ErrorRate',
+  requests: 'Requests',
+  errors: 'Errors',
+  /** 1 when every threshold held, else 0. */
+  passed: 'Passed',
+} as const;
+
+/** Dimension names, shared with the construct. */
+export const SMOKE_DIMENSION = {
+  endpoint: 'EndpointName',
+  environment: 'Environment',
+} as const;
+
+/** The S3 keys of one run's report. */
+export interface ReportKeys {
+  /** `<prefix>/<name>/<timestamp>-<fingerprint>.json`: one object per run, sorted by time. */
+  readonly run: string;
+  /** `<prefix>/<name>/latest.json`: overwritten by every run, for CI to poll. */
+  readonly latest: string;
+}
+
+/**
+ * The keys a run's report is written under.
+ *
+ * The timestamp uses `-` for `:` so keys stay URL- and shell-friendly and still sort by time. The fingerprint is
+ * reduced to key-safe characters; the name is used as is: the construct grants PutObject on `<prefix>/<name>/*`
+ * with the same name, so it must not be rewritten here.
+ */
+export function reportKeys(prefix: string, name: string, startedAt: Date, fingerprint?: string): ReportKeys {
+  const stamp = startedAt.toISOString().replace(/:/g, '-');
+  const suffix = fingerprint ? `-${fingerprint.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64)}` : '';
+  return {
+    run: `${prefix}/${name}/${stamp}${suffix}.json`,
+    latest: `${prefix}/${name}/latest.json`,
+  };
+}
+
+/** What happened in one invocation, beside the engine's report. */
+export interface RunContext {
+  /** When the invocation began. */
+  readonly invokedAt: Date;
+  /** The Lambda version that ran: each deployment's settings are one version. */
+  readonly functionVersion?: string;
+  readonly requestId?: string;
+  /** False when the run was cut at the time budget before its duration or request count. */
+  readonly complete: boolean;
+}
+
+/** The JSON document written to S3 for CI. */
+export interface SmokeReportDocument {
+  readonly schemaVersion: 1;
+  readonly name: string;
+  readonly environment: string;
+  readonly target: { readonly kind: 'sagemaker'; readonly endpointName: string } | { readonly kind: 'http'; readonly url: string };
+  readonly fingerprint?: string;
+  readonly stackId: string;
+  readonly functionVersion?: string;
+  readonly requestId?: string;
+  readonly invokedAt: string;
+  /** False when the run was cut short; such a run never passes. */
+  readonly complete: boolean;
+  /** Every threshold held and the run was complete. */
+  readonly passed: boolean;
+  /** One sentence per reason the run failed; empty when it passed. */
+  readonly failures: readonly string[];
+  /** The load and limits the run used. */
+  readonly settings: {
+    readonly mode: SmokeSettings['config']['mode'];
+    readonly stop: SmokeSettings['config']['stop'];
+    readonly warmupMs: number;
+    readonly timeoutMs: number;
+    readonly thresholds: SmokeSettings['config']['thresholds'];
+    readonly expectStatus?: number;
+    readonly expect?: SmokeSettings['config']['expect'];
+  };
+  readonly report: BenchReport;
+}
+
+/**
+ * Why a run failed, one sentence per reason: each breached threshold with its limit and measured value, and a run
+ * cut short by its time budget.
+ */
+export function failureReasons(report: BenchReport, complete: boolean, shape: SmokeSettings['config']): string[] {
+  const reasons = report.thresholds.filter((t) => !t.passed).map((t) => describeThreshold(t, report));
+  if (!complete) {
+    const planned = 'requests' in shape.stop ? `${shape.stop.requests} requests` : `${shape.stop.durationMs / 1000} s`;
+    reasons.push(
+      `the run was stopped at the Lambda's time budget after ${report.requests} measured requests ` +
+        `(planned ${planned}); raise the SmokeBenchmark \`timeout\` or shorten \`load\``,
+    );
+  }
+  return reasons;
+}
+
+/** Builds the document written to S3. */
+export function reportDocument(settings: SmokeSettings, report: BenchReport, run: RunContext): SmokeReportDocument {
+  const { config } = settings;
+  const failures = failureReasons(report, run.complete, config);
+  return {
+    schemaVersion: 1,
+    name: settings.name,
+    environment: settings.environment,
+    target:
+      config.target.kind === 'sagemaker'
+        ? { kind: 'sagemaker', endpointName: settings.target }
+        : { kind: 'http', url: settings.target },
+    fingerprint: config.fingerprint,
+    stackId: settings.stackId,
+    functionVersion: run.functionVersion,
+    requestId: run.requestId,
+    invokedAt: run.invokedAt.toISOString(),
+    complete: run.complete,
+    passed: failures.length === 0,
+    failures,
+    settings: {
+      mode: config.mode,
+      stop: config.stop,
+      warmupMs: config.warmupMs,
+      timeoutMs: config.timeoutMs,
+      thresholds: config.thresholds,
+      expectStatus: config.expectStatus,
+      expect: config.expect,
+    },
+    report,
+  };
+}
+
+/**
+ * Writes the run's metrics as one CloudWatch embedded-metric-format line on stdout.
+ *
+ * EMF goes through the function's own log group, so the function needs no `cloudwatch:PutMetricData` permission.
+ * Latency metrics are left out when no request succeeded: a 0 ms p99 would read as a fast endpoint on a dashboard.
+ * The `service` dimension Powertools adds by default is cleared so the metrics carry exactly `EndpointName` and
+ * `Environment`, the dimensions the construct's metric helpers ask for.
+ */
+export function publishMetrics(document: SmokeReportDocument, namespace: string): void {
+  const metrics = new Metrics({ namespace });
+  metrics.clearDefaultDimensions();
+  metrics.addDimensions({
+    [SMOKE_DIMENSION.endpoint]: document.name,
+    [SMOKE_DIMENSION.environment]: document.environment,
+  });
+  const { report } = document;
+  if (report.requests > report.errors) {
+    metrics.addMetric(SMOKE_METRIC.p50, MetricUnit.Milliseconds, report.latencyMs.p50);
+    metrics.addMetric(SMOKE_METRIC.p90, MetricUnit.Milliseconds, report.latencyMs.p90);
+    metrics.addMetric(SMOKE_METRIC.p99, MetricUnit.Milliseconds, report.latencyMs.p99);
+    metrics.addMetric(SMOKE_METRIC.max, MetricUnit.Milliseconds, report.latencyMs.max);
+  }
+  metrics.addMetric(SMOKE_METRIC.throughput, MetricUnit.CountPerSecond, report.throughputRps);
+  metrics.addMetric(SMOKE_METRIC.errorRate, MetricUnit.Percent, report.errorRate * 100);
+  metrics.addMetric(SMOKE_METRIC.requests, MetricUnit.Count, report.requests);
+  metrics.addMetric(SMOKE_METRIC.errors, MetricUnit.Count, report.errors);
+  metrics.addMetric(SMOKE_METRIC.passed, MetricUnit.Count, document.passed ? 1 : 0);
+  metrics.publishStoredMetrics();
+}
+
+/** The error message that fails the deployment. */
+export function failureMessage(document: SmokeReportDocument, reportUri: string): string {
+  const kinds = Object.entries(document.report.errorsByKind)
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `${kind} ${count}`);
+  const errors = kinds.length > 0 ? ` (errors by kind: ${kinds.join(', ')})` : '';
+  return (
+    `smoke benchmark of ${document.name} in ${document.environment} failed: ${document.failures.join('; ')}` +
+    `${errors}; report ${reportUri}`
+  );
+}
