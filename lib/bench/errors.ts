@@ -84,18 +84,19 @@ export function errorKindForStatus(status: number): ErrorKind {
 /**
  * Classifies a thrown error (undici, Node sockets, AWS SDK v3 service exceptions, the engine's own timeout).
  *
- * Looks at the error's `name`, its `code`, the same on its `cause`, and last the HTTP status an AWS SDK exception
- * carries in `$metadata.httpStatusCode`.
+ * Looks at the error's `code`, its `name`, the same on its `cause`, then the HTTP status an AWS SDK exception
+ * carries in `$metadata.httpStatusCode`, and last at a socket error code quoted in the message.
  */
 export function classifyError(err: unknown): ErrorKind {
   for (let current: unknown = err, depth = 0; isObject(current) && depth < 4; current = current.cause, depth++) {
     const name = typeof current.name === 'string' ? current.name : '';
     const code = typeof current.code === 'string' ? current.code : '';
-    if (name === 'RequestTimeoutError' || name === 'TimeoutError' || TIMEOUT_CODES.has(code)) {
-      return 'timeout';
-    }
+    // The code goes first: the AWS SDK renames ECONNRESET and EPIPE errors to `TimeoutError` to retry them.
     if (CONNECTION_CODES.has(code)) {
       return 'connection';
+    }
+    if (name === 'RequestTimeoutError' || name === 'TimeoutError' || TIMEOUT_CODES.has(code)) {
+      return 'timeout';
     }
     if (name === 'ModelError') {
       return 'model-error';
@@ -107,6 +108,17 @@ export function classifyError(err: unknown): ErrorKind {
     if (typeof status === 'number' && status >= 400) {
       return errorKindForStatus(status);
     }
+  }
+  // Some wrappers keep only the text, e.g. the SDK's retry middleware re-wraps a non-`Error` value as
+  // "AWS SDK error wrapper for TimeoutError: read ECONNRESET" (it happens when the socket error comes from another
+  // realm, as under jest).
+  const message = isObject(err) && typeof err.message === 'string' ? err.message : '';
+  const quoted = /\b(E[A-Z_]+|UND_ERR_[A-Z_]+)\b/.exec(message)?.[1] ?? '';
+  if (CONNECTION_CODES.has(quoted)) {
+    return 'connection';
+  }
+  if (TIMEOUT_CODES.has(quoted)) {
+    return 'timeout';
   }
   return 'other';
 }
