@@ -1,0 +1,3 @@
+export * from './apply-policy-checks';
+export * from './neuron-checks';
+export * from './rules';

@@ -1,0 +1,91 @@
+import { cfnList, isIntrinsic, isRecord } from './cfn-properties';
+
+/**
+ * SageMaker hosting instance types that run on AWS Neuron.
+ *
+ * Families from the SageMaker API enum `ProductionVariantInstanceType` (ml.inf1.*, ml.inf2.*, ml.trn1.*,
+ * ml.trn1n.32xlarge, ml.trn2.48xlarge): /work/shared/reference/inferentia-facts.md §3a, SMSDK service-2.json
+ * 2026-08-07.
+ */
+const NEURON_INSTANCE_TYPE = /^ml\.(inf1|inf2|trn1|trn1n|trn2)\.[0-9a-z]+$/;
+
+/**
+ * Trainium hosting instance types, which carry local NVMe instance storage.
+ *
+ * CreateEndpointConfig fails when `KmsKeyId` is set and any variant runs on an instance with local storage (API
+ * reference, CreateEndpointConfig `KmsKeyId`), and SageMaker rejects `VolumeSizeInGB` there
+ * (/work/shared/reference/reliability-and-security.md, "SageMaker endpoint").
+ */
+const LOCAL_STORAGE_INSTANCE_TYPE = /^ml\.trn[12][0-9a-z]*\./;
+
+/** One production or shadow variant of an `AWS::SageMaker::EndpointConfig`, as far as it is known at synth time. */
+export interface EndpointVariant {
+  /** The literal `InstanceType`; absent for serverless variants and when the value is an intrinsic function. */
+  readonly instanceType?: string;
+  /** True when `InstanceType` is an intrinsic function. */
+  readonly instanceTypeUnresolved: boolean;
+  /** True when the variant sets `VolumeSizeInGB` (to anything). */
+  readonly setsVolumeSize: boolean;
+}
+
+/**
+ * Every variant that puts instances behind the endpoint: `ProductionVariants` and `ShadowProductionVariants`.
+ *
+ * A list, or a list element, that is an intrinsic function becomes `'unresolved'`.
+ */
+export function endpointConfigVariants(properties: Record<string, unknown>): (EndpointVariant | 'unresolved')[] {
+  return [properties.ProductionVariants, properties.ShadowProductionVariants].flatMap((list) => {
+    const elements = cfnList(list);
+    if (elements === 'unresolved') {
+      return ['unresolved' as const];
+    }
+    return elements.map((variant) => {
+      if (!isRecord(variant) || isIntrinsic(variant)) {
+        return 'unresolved' as const;
+      }
+      const instanceType = variant.InstanceType;
+      return {
+        instanceType: typeof instanceType === 'string' ? instanceType : undefined,
+        instanceTypeUnresolved: instanceType !== undefined && typeof instanceType !== 'string',
+        setsVolumeSize: variant.VolumeSizeInGB !== undefined,
+      };
+    });
+  });
+}
+
+/** True for `ml.inf1|inf2|trn1|trn1n|trn2.*` instance types. */
+export function isNeuronInstanceType(instanceType: string): boolean {
+  return NEURON_INSTANCE_TYPE.test(instanceType);
+}
+
+/** True for Trainium instance types (`ml.trn1*`, `ml.trn2*`), whose local NVMe storage rules out KMS and volume size. */
+export function hasLocalStorage(instanceType: string): boolean {
+  return LOCAL_STORAGE_INSTANCE_TYPE.test(instanceType);
+}
+
+/** True when the endpoint configuration sets `KmsKeyId` to anything other than an empty string. */
+export function setsKmsKey(properties: Record<string, unknown>): boolean {
+  return properties.KmsKeyId !== undefined && properties.KmsKeyId !== '';
+}
+
+/**
+ * Every container of an `AWS::SageMaker::Model`: `PrimaryContainer` and the elements of `Containers`.
+ *
+ * A list, or a container, that is an intrinsic function becomes `'unresolved'`.
+ */
+export function modelContainers(properties: Record<string, unknown>): (Record<string, unknown> | 'unresolved')[] {
+  const containers: (Record<string, unknown> | 'unresolved')[] = [];
+  const primary = properties.PrimaryContainer;
+  if (primary !== undefined) {
+    containers.push(isRecord(primary) && !isIntrinsic(primary) ? primary : 'unresolved');
+  }
+  const list = cfnList(properties.Containers);
+  if (list === 'unresolved') {
+    containers.push('unresolved');
+  } else {
+    for (const container of list) {
+      containers.push(isRecord(container) && !isIntrinsic(container) ? container : 'unresolved');
+    }
+  }
+  return containers;
+}

@@ -1,0 +1,29 @@
+import { CfnResource } from 'aws-cdk-lib';
+import { NagRuleCompliance } from 'cdk-nag';
+import { renderedProperties } from '../private/cfn-properties';
+import { endpointConfigVariants, hasLocalStorage, setsKmsKey } from '../private/sagemaker';
+
+/**
+ * SageMaker endpoint configurations encrypt the instances' ML storage volume with a KMS key.
+ *
+ * Checks `AWS::SageMaker::EndpointConfig` for `KmsKeyId`. Not applicable when every production and shadow variant
+ * is provably on a Trainium instance (`ml.trn1*`, `ml.trn2*`): their local NVMe storage is encrypted by the instance
+ * and SageMaker rejects `KmsKeyId` there (see `NeuronEndpointConfigTrnNoKmsOrVolume`). A variant whose instance type
+ * is unknown at synth time does not exempt the configuration.
+ *
+ * @param node the CfnResource to check
+ */
+export function NeuronEndpointConfigKms(node: CfnResource): NagRuleCompliance {
+  if (node.cfnResourceType !== 'AWS::SageMaker::EndpointConfig') {
+    return NagRuleCompliance.NOT_APPLICABLE;
+  }
+  const properties = renderedProperties(node);
+  const variants = endpointConfigVariants(properties);
+  const allOnLocalStorage =
+    variants.length > 0 &&
+    variants.every((variant) => variant !== 'unresolved' && variant.instanceType !== undefined && hasLocalStorage(variant.instanceType));
+  if (allOnLocalStorage) {
+    return NagRuleCompliance.NOT_APPLICABLE;
+  }
+  return setsKmsKey(properties) ? NagRuleCompliance.COMPLIANT : NagRuleCompliance.NON_COMPLIANT;
+}
