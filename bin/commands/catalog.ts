@@ -219,7 +219,11 @@ export function registerCatalogCommand(program: Command, io: CliIo): void {
         pricing: new PricingClient({ region: PRICING_API_REGION }),
         ec2: (region) => new EC2Client({ region }),
       });
-      writeFileSync(flags.out, `${JSON.stringify(file, null, 2)}\n`);
+      try {
+        writeFileSync(flags.out, `${JSON.stringify(file, null, 2)}\n`);
+      } catch (e) {
+        throw new InputError(`--out ${flags.out}: cannot write the file (${(e as Error).message})`);
+      }
       for (const region of regions) {
         for (const hosting of hostings) {
           if (!file.prices.some((p) => p.region === region && p.hosting === hosting)) {

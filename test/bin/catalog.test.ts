@@ -209,6 +209,12 @@ describe('catalog refresh writes a price file from AWS', () => {
     expect(ec2Mock).toHaveReceivedCommandTimes(DescribeInstanceTypeOfferingsCommand, 0);
   });
 
+  test('an --out path that cannot be written names the path', async () => {
+    const out = join(dir, 'missing-dir', 'prices.json');
+    await expect(run('catalog', 'refresh', '--regions', 'us-east-1', '--instance-types', 'inf2.xlarge', '--out', out))
+      .rejects.toThrow(new RegExp(`^--out ${out}: cannot write the file \\(ENOENT`));
+  });
+
   test('--regions and --out are required', async () => {
     await expect(run('catalog', 'refresh', '--regions', 'us-east-1')).rejects.toThrow(/required option '--out <file>' not specified/);
   });
