@@ -1,0 +1,759 @@
+import {
+  Annotations, Duration, IResource, Names, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack, Token,
+} from 'aws-cdk-lib';
+import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
+import { Construct, IDependable } from 'constructs';
+import { NeuronInstanceType } from '../lib/catalog';
+import { InputError } from '../lib/errors';
+import { validateLayout } from '../lib/planner';
+import type { Plan } from '../lib/planner';
+import { EndpointDeployment } from './endpoint-deployment';
+import { ModelData } from './model-data';
+import { ModelImage } from './model-image';
+import { modelServerEnvironment } from './private/endpoint-environment';
+import { stableHash } from './private/endpoint-fingerprint';
+import {
+  EndpointLayout,
+  hasLocalStorageOnly,
+  inferenceAmiVersion,
+  layoutFromPlan,
+} from './private/endpoint-layout';
+import {
+  defaultDownloadTimeoutSeconds,
+  defaultStartupTimeoutSeconds,
+  defaultVolumeSizeGiB,
+  TIMEOUT_MAX_SECONDS,
+  TIMEOUT_MIN_SECONDS,
+  VOLUME_MAX_GIB,
+  VOLUME_MIN_GIB,
+} from './private/endpoint-sizing';
+import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+
+/** CloudWatch namespace of SageMaker endpoint invocation metrics. */
+const NAMESPACE = 'AWS/SageMaker';
+
+/** The variant every endpoint of this construct serves; blue/green and rolling updates require a stable name. */
+export const DEFAULT_VARIANT_NAME = 'AllTraffic';
+
+/** SageMaker endpoint names: letters, digits and hyphens, starting and ending with a letter or digit, <= 63. */
+const ENDPOINT_NAME = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
+
+/** Application Auto Scaling options of {@link NeuronSageMakerEndpoint}. */
+export interface EndpointAutoScalingOptions {
+  /**
+   * Whether to register the variant with Application Auto Scaling.
+   *
+   * Nothing is registered when the maximum equals the minimum (a plan without a peak target): a registered
+   * variant makes SageMaker refuse an instance-type change until it is deregistered, for no benefit.
+   *
+   * @default true
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * Fraction of an instance's capacity target tracking aims for, in (0, 1]. Lower keeps more headroom for
+   * bursts while new Neuron instances start (several minutes).
+   *
+   * @default 0.7
+   */
+  readonly targetUtilization?: number;
+
+  /**
+   * Most instances autoscaling may run.
+   *
+   * @default - the plan's `maxInstanceCount` (sized for its peak target), else the instance count
+   */
+  readonly maxInstanceCount?: number;
+
+  /**
+   * Requests per second one instance serves at full load; the scaling target derives from it.
+   *
+   * @default - the plan's `capacityPerInstanceRps`; required without a plan
+   */
+  readonly capacityPerInstanceRps?: number;
+
+  /**
+   * Wait after a scale-in before the next one: new Neuron instances take minutes to serve, so removing capacity
+   * eagerly risks a shortfall at the next burst.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly scaleInCooldown?: Duration;
+
+  /**
+   * Wait after a scale-out before the next one: long enough for the added instances to come into service and
+   * lower the metric, so target tracking does not add them twice.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly scaleOutCooldown?: Duration;
+}
+
+/** Props of {@link NeuronSageMakerEndpoint}. */
+export interface NeuronSageMakerEndpointProps {
+  /**
+   * The sizing plan to deploy (`plan(...)` from `lib/planner`, hosting `sagemaker`): instance type and count,
+   * processes and cores per process, latency target and capacity.
+   *
+   * Pass either `plan` or `instanceType` (with optional counts).
+   *
+   * @default - the explicit `instanceType` and counts
+   */
+  readonly plan?: Plan;
+
+  /**
+   * Instance type, when not deploying a plan.
+   *
+   * @default - the plan's instance type
+   */
+  readonly instanceType?: NeuronInstanceType;
+
+  /**
+   * Instances to run, when not deploying a plan.
+   *
+   * @default 1
+   */
+  readonly instanceCount?: number;
+
+  /**
+   * Model server processes (TorchServe workers) per instance, when not deploying a plan. Must divide the
+   * instance's NeuronCores.
+   *
+   * @default - the instance's NeuronCores divided by `coresPerProcess`
+   */
+  readonly processesPerInstance?: number;
+
+  /**
+   * NeuronCores each process owns (the core count the model was compiled for), when not deploying a plan.
+   *
+   * @default 1
+   */
+  readonly coresPerProcess?: number;
+
+  /** The serving container image, pinned by digest. */
+  readonly image: ModelImage;
+
+  /**
+   * The model artifacts, an uncompressed S3 prefix SageMaker copies to `/opt/ml/model`.
+   *
+   * @default - none: the image carries the model (not allowed with `networkIsolation`)
+   */
+  readonly modelData?: ModelData;
+
+  /**
+   * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
+   * rollback alarms need.
+   *
+   * @default - a `NeuronSageMakerExecutionRole`
+   */
+  readonly role?: iam.IRole;
+
+  /**
+   * KMS key that encrypts the ML storage volume. Not supported on trn1/trn1n (local NVMe only).
+   *
+   * @default - a key this construct defines, with rotation, on inf1/inf2; none on trn1/trn1n
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * ML storage volume per instance, 1-512 GiB. Not supported on trn1/trn1n (local NVMe only).
+   *
+   * @default - two copies of the planned model (the S3 download and the TorchServe archive) plus 25 %, at least
+   * 30 GiB and at most 512 GiB; 30 GiB without a plan; SageMaker's own on trn1/trn1n
+   */
+  readonly volumeSize?: Size;
+
+  /**
+   * How long SageMaker waits for `/ping` after the container starts, 60-3600 s. Neuron workers load the compiled
+   * model onto their NeuronCores before the server answers.
+   *
+   * @default - 600 s, or 45 s per GiB of planned model (40 GiB gets 1800 s), at most 3600 s
+   */
+  readonly containerStartupHealthCheckTimeout?: Duration;
+
+  /**
+   * How long SageMaker may take to copy the model data to the instance, 60-3600 s.
+   *
+   * @default - 600 s, or 30 s per GiB of planned model (60 GiB gets 1800 s), at most 3600 s
+   */
+  readonly modelDataDownloadTimeout?: Duration;
+
+  /**
+   * How configuration changes reach the endpoint, with automatic rollback on the 5XX and latency alarms.
+   *
+   * Ignored by SageMaker on ml.inf1 (a synth warning says so); no `DeploymentConfig` is written there.
+   *
+   * @default - `EndpointDeployment.canary()` (10 % canary for 10 minutes, then a 10-minute termination wait);
+   * `EndpointDeployment.allAtOnce()` with its 10-minute termination wait when only one instance is planned, since a
+   * canary may be at most half the fleet
+   */
+  readonly deployment?: EndpointDeployment;
+
+  /**
+   * Application Auto Scaling of the variant's instance count: minimum = the planned count, maximum = the plan's
+   * peak count, target tracking on invocations per instance.
+   *
+   * @default - enabled with its defaults when a plan with a peak target is deployed; disabled otherwise
+   */
+  readonly autoScaling?: EndpointAutoScalingOptions;
+
+  /**
+   * VPC to run the model containers in. Its subnets need routes or VPC endpoints to S3, ECR (api and dkr) and
+   * CloudWatch Logs.
+   *
+   * @default - SageMaker's managed network
+   */
+  readonly vpc?: ec2.IVpc;
+
+  /**
+   * Subnets of `vpc` to place the containers in.
+   *
+   * @default - the VPC's private subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Security groups of the containers in `vpc`.
+   *
+   * @default - one security group this construct defines, with no ingress
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+
+  /**
+   * Cut the container off from the network: no S3, no package index, no model hub at runtime. The model must come
+   * as `modelData` and everything the handler imports must be in the image or the model data.
+   *
+   * @default false
+   */
+  readonly networkIsolation?: boolean;
+
+  /**
+   * Extra container environment, merged over the plan-derived `SAGEMAKER_MODEL_SERVER_WORKERS`,
+   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS`.
+   *
+   * @default - the plan-derived variables only
+   */
+  readonly environment?: Record<string, string>;
+
+  /**
+   * Name of the endpoint.
+   *
+   * @default - a name unique to this construct's path, lower-cased (SageMaker lower-cases endpoint ARNs), so its
+   * log group `/aws/sagemaker/Endpoints/<name>` can be defined with retention before the endpoint exists
+   */
+  readonly endpointName?: string;
+
+  /**
+   * Retention of the endpoint's log group.
+   *
+   * @default logs.RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/** A SageMaker real-time endpoint serving a Neuron model, defined here or imported. */
+export interface INeuronSageMakerEndpoint extends IResource {
+  /** Name of the endpoint. */
+  readonly endpointName: string;
+  /** ARN of the endpoint. */
+  readonly endpointArn: string;
+  /** Name of the production variant metrics are reported for. */
+  readonly variantName: string;
+
+  /** Lets `grantee` call `sagemaker:InvokeEndpoint` on this endpoint only. */
+  grantInvoke(grantee: iam.IGrantable): iam.Grant;
+  /** Invocations of the variant (`Invocations`, sum per 5 minutes unless overridden). */
+  metricInvocations(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /** Time the model container took to answer, in MICROseconds (`ModelLatency`, p99 unless overridden). */
+  metricModelLatency(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /** Requests the model container answered with 5XX (`Invocation5XXErrors`, sum unless overridden). */
+  metric5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+}
+
+abstract class EndpointBase extends Resource implements INeuronSageMakerEndpoint {
+  abstract readonly endpointName: string;
+  abstract readonly endpointArn: string;
+  abstract readonly variantName: string;
+
+  grantInvoke(grantee: iam.IGrantable): iam.Grant {
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['sagemaker:InvokeEndpoint'],
+      resourceArns: [this.endpointArn],
+    });
+  }
+
+  metricInvocations(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Invocations', { statistic: cloudwatch.Stats.SUM, ...options });
+  }
+
+  metricModelLatency(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ModelLatency', { statistic: cloudwatch.Stats.p(99), unit: cloudwatch.Unit.MICROSECONDS, ...options });
+  }
+
+  metric5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM, ...options });
+  }
+
+  private metric(metricName: string, options: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: NAMESPACE,
+      metricName,
+      dimensionsMap: { EndpointName: this.endpointName, VariantName: this.variantName },
+      ...options,
+    });
+  }
+}
+
+/**
+ * A SageMaker real-time endpoint on Inferentia or Trainium, sized by a plan, secure and guarded by default.
+ *
+ * Defines the Model, EndpointConfig (with CloudFormation-generated names, so any change replaces them cleanly) and
+ * Endpoint; a KMS key for the storage volume (inf1/inf2); the endpoint's log group with retention; 5XX and p99
+ * latency alarms that roll a deployment back; and Application Auto Scaling between the plan's minimum and peak
+ * instance counts. The model server gets one TorchServe worker per planned process, each owning its NeuronCores.
+ *
+ * Stateful children and their construct ids are a contract: `Resource` (the endpoint), `Key`, `LogGroup`.
+ *
+ * @example
+ * const endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
+ *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker' }),
+ *   image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest }),
+ *   modelData: ModelData.fromAsset('examples/bert-base-uncased/model'),
+ * });
+ * endpoint.grantInvoke(client);
+ *
+ * @see https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints.html
+ */
+export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnectable {
+  /** An endpoint defined elsewhere, by name; its variant is assumed to be `AllTraffic`. */
+  static fromEndpointName(scope: Construct, id: string, endpointName: string): INeuronSageMakerEndpoint {
+    class Import extends EndpointBase {
+      readonly endpointName = endpointName;
+      readonly variantName = DEFAULT_VARIANT_NAME;
+      readonly endpointArn = Stack.of(scope).formatArn({
+        service: 'sagemaker',
+        resource: 'endpoint',
+        // SageMaker reports endpoint ARNs in lower case whatever the name's case.
+        resourceName: Token.isUnresolved(endpointName) ? endpointName : endpointName.toLowerCase(),
+      });
+    }
+    return new Import(scope, id);
+  }
+
+  readonly endpointName: string;
+  /** ARN of the endpoint (its CloudFormation `Ref`). */
+  readonly endpointArn: string;
+  /** Name CloudFormation generated for the endpoint configuration. */
+  readonly endpointConfigName: string;
+  /** Name CloudFormation generated for the model. */
+  readonly modelName: string;
+  readonly variantName: string = DEFAULT_VARIANT_NAME;
+  /** The plan deployed, when one was given. */
+  readonly plan?: Plan;
+  /** The instance type deployed. */
+  readonly instanceType: NeuronInstanceType;
+  /** The role SageMaker runs the model as. */
+  readonly role: iam.IRole;
+  /** The key encrypting the storage volume; undefined on trn1/trn1n. */
+  readonly encryptionKey?: kms.IKey;
+  /** The endpoint's log group, `/aws/sagemaker/Endpoints/<endpointName>`. */
+  readonly logGroup: logs.ILogGroup;
+  /** Alarms that roll a deployment back: 5XX errors, and p99 model latency above the plan's target. */
+  readonly rollbackAlarms: cloudwatch.IAlarm[];
+  /** The auto scaling target, when auto scaling is enabled. */
+  readonly scalableTarget?: appscaling.ScalableTarget;
+  /** Security groups of the containers; empty outside a VPC. */
+  readonly connections: ec2.Connections;
+  /** The container environment, plan-derived variables merged with `environment`. */
+  readonly environment: Readonly<Record<string, string>>;
+  /**
+   * A hash of everything that changes what the endpoint serves: the plan, the image URI, the model data
+   * fingerprint and the endpoint configuration. A deploy-time check (e.g. a smoke benchmark) that takes it as a
+   * property runs again whenever the deployment changes.
+   */
+  readonly deploymentFingerprint: string;
+
+  /** The endpoint resource. */
+  readonly cfnEndpoint: sagemaker.CfnEndpoint;
+  /** The endpoint configuration resource. */
+  readonly cfnEndpointConfig: sagemaker.CfnEndpointConfig;
+  /** The model resource. */
+  readonly cfnModel: sagemaker.CfnModel;
+
+  constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
+    super(scope, id);
+    const problems: string[] = [];
+    const layout = this.resolveLayout(props, problems);
+    InputError.throwIfAny(problems);
+    if (layout === undefined) {
+      // resolveLayout only returns undefined after recording a problem.
+      throw new InputError('NeuronSageMakerEndpoint: no layout');
+    }
+    this.plan = props.plan;
+    this.instanceType = layout.instanceType;
+    const type = layout.instanceType;
+    const localStorageOnly = hasLocalStorageOnly(type);
+
+    this.endpointName = props.endpointName
+      ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
+    if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)
+      && !ENDPOINT_NAME.test(props.endpointName)) {
+      problems.push(`endpointName=${JSON.stringify(props.endpointName)} is not a valid SageMaker endpoint name; use `
+        + 'up to 63 letters, digits and hyphens, starting and ending with a letter or digit, or leave it unset');
+    }
+
+    // Storage and timeouts.
+    if (localStorageOnly && props.encryptionKey !== undefined) {
+      problems.push(`encryptionKey is set but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects `
+        + 'KmsKeyId there; remove encryptionKey (the instance store is encrypted by the hardware)');
+    }
+    if (localStorageOnly && props.volumeSize !== undefined) {
+      problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set but ${type.sageMakerName} has only `
+        + 'local NVMe storage and SageMaker rejects VolumeSizeInGB there; remove volumeSize');
+    }
+    let volumeSizeInGb: number | undefined;
+    if (!localStorageOnly) {
+      if (props.volumeSize !== undefined) {
+        volumeSizeInGb = props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
+        if (!Token.isUnresolved(volumeSizeInGb)
+          && (!Number.isInteger(volumeSizeInGb) || volumeSizeInGb < VOLUME_MIN_GIB || volumeSizeInGb > VOLUME_MAX_GIB)) {
+          problems.push(`volumeSize=${volumeSizeInGb} GiB is outside the ${VOLUME_MIN_GIB}-${VOLUME_MAX_GIB} whole GiB `
+            + 'SageMaker accepts; pass e.g. Size.gibibytes(64)');
+        }
+      } else {
+        const { sizeGiB, capped } = defaultVolumeSizeGiB(layout);
+        volumeSizeInGb = sizeGiB;
+        if (capped) {
+          Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:volumeCapped',
+            `The planned model needs more than the ${VOLUME_MAX_GIB} GiB volume SageMaker allows for its download and `
+            + 'TorchServe archive; the volume is 512 GiB. Ship a smaller artifact or check the startup logs.');
+        }
+      }
+    }
+    const downloadSeconds = this.timeoutSeconds('modelDataDownloadTimeout', props.modelDataDownloadTimeout,
+      defaultDownloadTimeoutSeconds(layout), problems);
+    const startupSeconds = this.timeoutSeconds('containerStartupHealthCheckTimeout',
+      props.containerStartupHealthCheckTimeout, defaultStartupTimeoutSeconds(layout), problems);
+
+    if (props.networkIsolation === true && props.modelData === undefined) {
+      problems.push('networkIsolation=true but no modelData is given: an isolated container cannot download the '
+        + 'model from S3 or a model hub at runtime; pass modelData (ModelData.fromAsset(dir) or '
+        + 'ModelData.fromBucket(bucket, prefix)) holding the compiled model, or set networkIsolation=false');
+    }
+    if (props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)) {
+      problems.push('vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, '
+        + 'or remove them');
+    }
+
+    // Auto scaling bounds, checked before any resource exists.
+    const scaling = this.resolveAutoScaling(props, layout, problems);
+    InputError.throwIfAny(problems);
+
+    // Role and the grants the model needs.
+    this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    const image = props.image.bind(this, this.role, type);
+    const modelData = props.modelData?.bind(this, this.role);
+
+    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
+      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
+      enableKeyRotation: true,
+      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`,
+      retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
+      // The endpoint name is deterministic: a retained group would make the next deploy of this stack fail
+      // with "already exists" after a delete.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.logGroup = logGroup;
+    logGroup.grantWrite(this.role);
+    // The SageMaker log agent also describes streams and may try to create the group: allow both on this group only.
+    logGroup.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
+
+    // Network.
+    let vpcConfig: sagemaker.CfnModel.VpcConfigProperty | undefined;
+    let securityGroups: ec2.ISecurityGroup[] = [];
+    if (props.vpc) {
+      securityGroups = props.securityGroups ?? [new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc: props.vpc,
+        description: `SageMaker endpoint ${this.node.path} model containers`,
+        allowAllOutbound: true,
+      })];
+      vpcConfig = {
+        subnets: props.vpc.selectSubnets(props.vpcSubnets).subnetIds,
+        securityGroupIds: securityGroups.map((sg) => sg.securityGroupId),
+      };
+    }
+    this.connections = new ec2.Connections({ securityGroups });
+
+    // Model.
+    this.environment = { ...modelServerEnvironment(layout), ...props.environment };
+    const modelDataSource = modelData === undefined ? undefined : {
+      s3DataSource: { s3Uri: modelData.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' },
+    };
+    this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
+      executionRoleArn: this.role.roleArn,
+      primaryContainer: {
+        image: image.imageUri,
+        modelDataSource,
+        environment: this.environment,
+      },
+      enableNetworkIsolation: props.networkIsolation ?? false,
+      vpcConfig,
+    });
+    // SageMaker checks the role's access when it creates the model and starts the endpoint: attach the
+    // policies first.
+    this.cfnModel.node.addDependency(this.role);
+    if (modelData?.dependable) {
+      this.cfnModel.node.addDependency(modelData.dependable as IDependable);
+    }
+    this.modelName = this.cfnModel.attrModelName;
+
+    // Endpoint configuration.
+    const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
+      variantName: this.variantName,
+      modelName: this.modelName,
+      instanceType: type.sageMakerName,
+      initialInstanceCount: layout.instanceCount,
+      initialVariantWeight: 1,
+      volumeSizeInGb,
+      modelDataDownloadTimeoutInSeconds: downloadSeconds,
+      containerStartupHealthCheckTimeoutInSeconds: startupSeconds,
+      inferenceAmiVersion: inferenceAmiVersion(type),
+    };
+    this.cfnEndpointConfig = new sagemaker.CfnEndpointConfig(this, 'EndpointConfig', {
+      productionVariants: [productionVariant],
+      kmsKeyId: this.encryptionKey?.keyArn,
+    });
+    this.endpointConfigName = this.cfnEndpointConfig.attrEndpointConfigName;
+
+    // Rollback alarms, on the endpoint's own metrics.
+    this.rollbackAlarms = this.defineRollbackAlarms(layout);
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      // SageMaker reads the rollback alarms as the execution role during a deployment.
+      actions: ['cloudwatch:DescribeAlarms'],
+      resourceArns: this.rollbackAlarms.map((a) => a.alarmArn),
+    });
+
+    // Deployment policy.
+    let deploymentConfig: sagemaker.CfnEndpoint.DeploymentConfigProperty | undefined;
+    if (type.spec.family === 'inf1') {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:inf1NoGuardrails',
+        `${type.sageMakerName}: SageMaker does not apply deployment guardrails to Inf1 endpoints; every update shifts `
+        + 'all traffic at once with no baking period and no automatic rollback. Watch the 5XX and latency alarms '
+        + 'after each deploy, or plan on inf2.');
+    } else {
+      const deployment = props.deployment
+        ?? (layout.instanceCount >= 2 ? EndpointDeployment.canary() : EndpointDeployment.allAtOnce());
+      const rendered = deployment._render({
+        instanceCount: layout.instanceCount,
+        alarmNames: this.rollbackAlarms.map((a) => a.alarmName),
+        containerSeconds: downloadSeconds + startupSeconds,
+      });
+      InputError.throwIfAny(rendered.problems);
+      deploymentConfig = rendered.config;
+    }
+
+    // Endpoint.
+    this.cfnEndpoint = new sagemaker.CfnEndpoint(this, 'Resource', {
+      endpointName: this.endpointName,
+      endpointConfigName: this.endpointConfigName,
+      deploymentConfig,
+    });
+    // The log group must exist, with its retention, before the first container writes to it.
+    this.cfnEndpoint.node.addDependency(logGroup);
+    this.cfnEndpoint.node.addDependency(this.role);
+    this.endpointArn = this.cfnEndpoint.ref;
+
+    // Auto scaling.
+    if (scaling) {
+      this.scalableTarget = new appscaling.ScalableTarget(this, 'ScalableTarget', {
+        serviceNamespace: appscaling.ServiceNamespace.SAGEMAKER,
+        resourceId: `endpoint/${this.endpointName}/variant/${this.variantName}`,
+        scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+        minCapacity: scaling.min,
+        maxCapacity: scaling.max,
+      });
+      // The resource id is a plain string: register only once the endpoint exists.
+      this.scalableTarget.node.addDependency(this.cfnEndpoint);
+      this.scalableTarget.scaleToTrackMetric('InvocationsPerInstance', {
+        predefinedMetric: appscaling.PredefinedMetric.SAGEMAKER_VARIANT_INVOCATIONS_PER_INSTANCE,
+        targetValue: scaling.targetInvocationsPerMinute,
+        scaleInCooldown: scaling.scaleInCooldown,
+        scaleOutCooldown: scaling.scaleOutCooldown,
+      });
+    }
+
+    if (layout.batchSize > 1) {
+      Annotations.of(this).addInfo(`The plan runs the model at batch ${layout.batchSize}: the endpoint reaches the `
+        + `planned throughput when each request carries up to ${layout.batchSize} inputs (the handler pads to the `
+        + 'compiled batch). Requests of one input are served at the same latency but 1/' + layout.batchSize
+        + ' of the throughput; autoscaling counts invocations accordingly.');
+    }
+
+    const stack = Stack.of(this);
+    this.deploymentFingerprint = stableHash({
+      plan: props.plan,
+      layout: { ...layout, instanceType: type.name },
+      imageUri: stack.resolve(image.imageUri),
+      modelData: modelData?.fingerprint ?? (modelData ? stack.resolve(modelData.s3Uri) : undefined),
+      environment: this.environment,
+      networkIsolation: props.networkIsolation ?? false,
+      vpcConfig: stack.resolve(vpcConfig),
+      productionVariant: { ...productionVariant, modelName: undefined },
+      kmsKeyId: stack.resolve(this.encryptionKey?.keyArn),
+      role: stack.resolve(this.role.roleArn),
+    });
+  }
+
+  /** The layout from `plan` or from the explicit props; records problems and returns undefined when invalid. */
+  private resolveLayout(props: NeuronSageMakerEndpointProps, problems: string[]): EndpointLayout | undefined {
+    const explicit = (['instanceType', 'instanceCount', 'processesPerInstance', 'coresPerProcess'] as const)
+      .filter((k) => props[k] !== undefined);
+    const stackRegion = Stack.of(this).region;
+    if (props.plan) {
+      const plan = props.plan;
+      if (explicit.length > 0) {
+        problems.push(`${explicit.join(', ')} ${explicit.length === 1 ? 'is' : 'are'} set together with plan; the plan `
+          + 'already fixes the instance type and counts: remove them, or re-plan with the values you want');
+      }
+      if (plan.hosting !== 'sagemaker') {
+        problems.push(`plan.hosting=${JSON.stringify(plan.hosting)}: the plan was made for EC2 (instance names without `
+          + "'ml.', EC2 prices); re-plan with { hosting: 'sagemaker' }");
+      }
+      if (!Token.isUnresolved(stackRegion) && plan.region !== stackRegion) {
+        problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
+          + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
+      }
+      if (!plan.instanceType.startsWith('ml.')) {
+        problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a SageMaker instance type `
+          + "(no 'ml.' prefix); re-plan with { hosting: 'sagemaker' }");
+      }
+      let type: NeuronInstanceType | undefined;
+      try {
+        type = NeuronInstanceType.of(plan.instanceType, plan.instance);
+      } catch (e) {
+        problems.push(`plan.instanceType: ${(e as Error).message}`);
+      }
+      if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
+        problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
+      }
+      if (type) {
+        problems.push(...validateLayout(type.spec, plan.coresPerProcess, plan.processesPerInstance)
+          .map((p) => `plan: ${p}`));
+      }
+      return type ? layoutFromPlan(plan, type) : undefined;
+    }
+
+    const type = props.instanceType;
+    if (type === undefined) {
+      problems.push('neither plan nor instanceType is set; pass plan (from `cdk-inferentia plan` or plan()) or an '
+        + 'instanceType such as NeuronInstanceType.INF2_XLARGE');
+      return undefined;
+    }
+    const instanceCount = props.instanceCount ?? 1;
+    const coresPerProcess = props.coresPerProcess ?? 1;
+    const processesPerInstance = props.processesPerInstance
+      ?? Math.max(1, Math.floor(type.neuronCores / Math.max(1, coresPerProcess)));
+    if (!Number.isInteger(instanceCount) || instanceCount < 1) {
+      problems.push(`instanceCount=${instanceCount} must be a whole number of at least 1`);
+    }
+    problems.push(...validateLayout(type.spec, coresPerProcess, processesPerInstance));
+    return { instanceType: type, instanceCount, processesPerInstance, coresPerProcess, batchSize: 1 };
+  }
+
+  private resolveAutoScaling(props: NeuronSageMakerEndpointProps, layout: EndpointLayout, problems: string[]):
+  { min: number; max: number; targetInvocationsPerMinute: number; scaleInCooldown: Duration; scaleOutCooldown: Duration }
+  | undefined {
+    const options = props.autoScaling;
+    if (options?.enabled === false || (options === undefined && props.plan === undefined)) {
+      return undefined;
+    }
+    const o = options ?? {};
+    const min = layout.instanceCount;
+    const max = o.maxInstanceCount ?? layout.maxInstanceCount ?? min;
+    const utilization = o.targetUtilization ?? 0.7;
+    const capacity = o.capacityPerInstanceRps ?? layout.capacityPerInstanceRps;
+    if (!Number.isInteger(max) || max < min) {
+      problems.push(`autoScaling.maxInstanceCount=${max} is below the minimum instance count ${min}; `
+        + `pass a whole number of at least ${min}`);
+    }
+    if (!(utilization > 0 && utilization <= 1)) {
+      problems.push(`autoScaling.targetUtilization=${utilization} must be in (0, 1], e.g. 0.7 for 70 % of capacity`);
+    }
+    if (capacity === undefined) {
+      problems.push('autoScaling needs the capacity of one instance to set its target: pass '
+        + 'autoScaling.capacityPerInstanceRps, deploy a plan, or set autoScaling.enabled=false');
+    } else if (!(capacity > 0)) {
+      problems.push(`autoScaling.capacityPerInstanceRps=${capacity} must be above 0`);
+    }
+    if (problems.length > 0 || capacity === undefined || max === min) {
+      return undefined;
+    }
+    // SageMakerVariantInvocationsPerInstance counts invocations per instance per MINUTE. The toolkit runs one
+    // invocation per model execution, so a model measured at batch N completes capacity / N invocations per second
+    // at full load, whether each request carries one input or N.
+    const invocationsPerSecond = capacity / layout.batchSize;
+    return {
+      min,
+      max,
+      targetInvocationsPerMinute: Math.floor(invocationsPerSecond * 60 * utilization),
+      scaleInCooldown: o.scaleInCooldown ?? Duration.minutes(10),
+      scaleOutCooldown: o.scaleOutCooldown ?? Duration.minutes(5),
+    };
+  }
+
+  private timeoutSeconds(name: string, value: Duration | undefined, dflt: number, problems: string[]): number {
+    if (value === undefined) {
+      return dflt;
+    }
+    const s = value.toSeconds();
+    if (!Token.isUnresolved(s) && (!Number.isInteger(s) || s < TIMEOUT_MIN_SECONDS || s > TIMEOUT_MAX_SECONDS)) {
+      problems.push(`${name}=${value.toHumanString()} is outside the ${TIMEOUT_MIN_SECONDS}-${TIMEOUT_MAX_SECONDS} `
+        + `seconds SageMaker accepts; pass e.g. Duration.minutes(${dflt / 60})`);
+    }
+    return s;
+  }
+
+  private defineRollbackAlarms(layout: EndpointLayout): cloudwatch.IAlarm[] {
+    const alarms: cloudwatch.IAlarm[] = [
+      new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
+        alarmDescription: `Model container of ${this.endpointName} answered with 5XX; rolls a deployment back.`,
+        metric: this.metric5xxErrors({ period: Duration.minutes(1) }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        // No traffic is not an error: stay OK, so a quiet deployment is not rolled back.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    if (layout.p99TargetMs !== undefined) {
+      // ModelLatency is in MICROseconds; the target is in milliseconds.
+      const thresholdUs = Math.round(layout.p99TargetMs * 1000);
+      alarms.push(new cloudwatch.Alarm(this, 'ModelLatencyP99Alarm', {
+        alarmDescription: `p99 ModelLatency of ${this.endpointName} above the plan's ${layout.p99TargetMs} ms target; `
+          + 'rolls a deployment back.',
+        metric: this.metricModelLatency({ period: Duration.minutes(1), statistic: cloudwatch.Stats.p(99) }),
+        threshold: thresholdUs,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // Two slow minutes out of three: one cold-start minute on fresh workers should not undo a deployment.
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }));
+    }
+    return alarms;
+  }
+}

@@ -1,0 +1,31 @@
+import type { EndpointLayout } from './endpoint-layout';
+
+/**
+ * The model server environment a layout implies, for the SageMaker PyTorch toolkit that Neuron DLCs run
+ * (`SAGEMAKER_SERVING_MODULE=sagemaker_pytorch_serving_container.serving:main`, inferentia-facts.md §4b).
+ *
+ * Sources: aws/sagemaker-inference-toolkit `parameters.py`/`environment.py`, aws/sagemaker-pytorch-inference-toolkit
+ * `torchserve.py`/`ts_environment.py` (inferentia-facts.md §7b); Neuron runtime configuration guide (§6a).
+ */
+export function modelServerEnvironment(layout: EndpointLayout): Record<string, string> {
+  return {
+    // One TorchServe worker per model process (`default_workers_per_model`). Each worker is its own Python process
+    // with its own Neuron runtime, so the worker count is the planned process count, never more: a worker that
+    // finds no free NeuronCore fails to load.
+    SAGEMAKER_MODEL_SERVER_WORKERS: `${layout.processesPerInstance}`,
+    // Every worker's runtime reserves this many free NeuronCores, and a reserved core is never shared, so the
+    // workers end up owning disjoint core groups. NEURON_RT_VISIBLE_CORES would pin exact cores, but all workers
+    // share one environment and would all ask for the same ones.
+    NEURON_RT_NUM_CORES: `${layout.coresPerProcess}`,
+    // PyTorch sizes its CPU thread pool to every vCPU in each worker; with several workers per instance the
+    // pre/post-processing threads would oversubscribe the host. Split the vCPUs between the workers instead.
+    OMP_NUM_THREADS: `${Math.max(1, Math.floor(layout.instanceType.spec.vcpus / layout.processesPerInstance))}`,
+    // No SAGEMAKER_TS_* variables, deliberately:
+    // - Setting any of them makes the toolkit write a `models=` block whose minWorkers/maxWorkers default to 1,
+    //   silently dropping every worker but one (ts_environment.py, torchserve.py).
+    // - SAGEMAKER_TS_BATCH_SIZE > 1 would not batch on the device: the toolkit's Transformer.transform runs the
+    //   requests TorchServe aggregates one at a time through transform_fn, so it would only add up to
+    //   SAGEMAKER_TS_MAX_BATCH_DELAY of latency. A model compiled for batch N reaches the plan's throughput when
+    //   each request carries up to N inputs that the handler pads to N (see examples/bert-base-uncased).
+  };
+}

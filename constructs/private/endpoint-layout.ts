@@ -1,0 +1,65 @@
+import { NeuronInstanceType } from '../../lib/catalog';
+import type { Plan } from '../../lib/planner';
+
+/**
+ * What the endpoint deploys, whether it came from a `Plan` or from explicit props: the one shape the rest of the
+ * construct reads, so nothing re-derives sizing.
+ */
+export interface EndpointLayout {
+  readonly instanceType: NeuronInstanceType;
+  /** Planned instances: the initial count and the autoscaling minimum. */
+  readonly instanceCount: number;
+  /** Most instances autoscaling may reach, when a plan says. */
+  readonly maxInstanceCount?: number;
+  readonly processesPerInstance: number;
+  readonly coresPerProcess: number;
+  /** Batch size the model was measured (and compiled) at. */
+  readonly batchSize: number;
+  /** The plan's p99 latency target in milliseconds, when a plan says. */
+  readonly p99TargetMs?: number;
+  /** The plan's expected p99 at its operating point in milliseconds, when a plan says. */
+  readonly expectedP99Ms?: number;
+  /** Inferences per second one instance serves at the plan's operating point, when a plan says. */
+  readonly capacityPerInstanceRps?: number;
+  /** Accelerator memory one model process needs, in GiB, when a plan says. */
+  readonly deviceMemoryGiB?: number;
+  /** Host memory one model process needs, in GiB, when a plan says. */
+  readonly hostMemoryGiB?: number;
+}
+
+/** Families where SageMaker runs the Neuron inference AMI and rejects `KmsKeyId` / `VolumeSizeInGB` (local NVMe). */
+const TRN1_FAMILIES = ['trn1', 'trn1n'];
+
+/** Trn1 instances carry local NVMe storage: SageMaker rejects `KmsKeyId` and `VolumeSizeInGB` there. */
+export function hasLocalStorageOnly(type: NeuronInstanceType): boolean {
+  return TRN1_FAMILIES.includes(type.spec.family);
+}
+
+/**
+ * The `InferenceAmiVersion` for Neuron v2 instances: "Accelerator: Inferentia2 and Trainium, Neuron driver
+ * version 2.19" (SageMaker API model service-2.json 2026-08-07, inferentia-facts.md §7a). Not for Inf1, which the
+ * AMI does not list.
+ */
+export const NEURON_INFERENCE_AMI_VERSION = 'al2-ami-sagemaker-inference-neuron-2';
+
+/** The AMI version for `type`, or undefined where SageMaker picks the host image (Inf1). */
+export function inferenceAmiVersion(type: NeuronInstanceType): string | undefined {
+  return type.spec.coreVersion === 'v2' ? NEURON_INFERENCE_AMI_VERSION : undefined;
+}
+
+/** The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. */
+export function layoutFromPlan(plan: Plan, instanceType: NeuronInstanceType): EndpointLayout {
+  return {
+    instanceType,
+    instanceCount: plan.instanceCount,
+    maxInstanceCount: plan.maxInstanceCount,
+    processesPerInstance: plan.processesPerInstance,
+    coresPerProcess: plan.coresPerProcess,
+    batchSize: plan.batchSize,
+    p99TargetMs: plan.targets.p99Ms,
+    expectedP99Ms: plan.p99Ms,
+    capacityPerInstanceRps: plan.capacityPerInstanceRps,
+    deviceMemoryGiB: plan.deviceMemoryGiB,
+    hostMemoryGiB: plan.hostMemoryGiB,
+  };
+}
