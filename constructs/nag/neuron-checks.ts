@@ -24,31 +24,40 @@ const RULES: readonly NeuronRule[] = [
   {
     suffix: 'EndpointConfigKms',
     rule: NeuronEndpointConfigKms,
-    info: 'The SageMaker endpoint configuration sets no KmsKeyId although a variant is on an EBS-backed instance (ml.inf1, ml.inf2, or a type unknown at synth).',
+    info:
+      'The SageMaker endpoint configuration sets no KmsKeyId although a variant is on an EBS-backed instance ' +
+      '(ml.inf1, ml.inf2, or a type unknown at synth).',
     explanation:
-      'Without KmsKeyId SageMaker encrypts the ML storage volume (/opt/ml and /tmp: model artifacts, container scratch) with a ' +
-      'transient key that cannot be audited, rotated or revoked. Give the endpoint configuration a customer managed KMS key ' +
-      '(KmsKeyId) and let the execution role use it (kms:CreateGrant, kms:Decrypt). Trainium variants are exempt: their local ' +
-      'NVMe storage is encrypted by the instance and SageMaker rejects KmsKeyId there.',
+      'Without KmsKeyId SageMaker encrypts the ML storage volume (/opt/ml and /tmp: model artifacts, container ' +
+      'scratch) with a transient key that cannot be audited, rotated or revoked. Give the endpoint configuration ' +
+      'a customer managed KMS key (KmsKeyId) and let the execution role use it (kms:CreateGrant, kms:Decrypt). ' +
+      'Trainium variants are exempt: their local NVMe storage is encrypted by the instance and SageMaker rejects ' +
+      'KmsKeyId there.',
   },
   {
     suffix: 'EndpointConfigTrnNoKmsOrVolume',
     rule: NeuronEndpointConfigTrnNoKmsOrVolume,
-    info: 'The SageMaker endpoint configuration sets KmsKeyId, or VolumeSizeInGB on a variant, while a variant runs on ml.trn1, ml.trn1n or ml.trn2.',
+    info:
+      'The SageMaker endpoint configuration sets KmsKeyId, or VolumeSizeInGB on a variant, while a variant runs ' +
+      'on ml.trn1, ml.trn1n or ml.trn2.',
     explanation:
-      'Trainium instances keep model data on local NVMe instance storage, encrypted by the instance. CreateEndpointConfig fails ' +
-      'when KmsKeyId is set and any variant runs on an instance with local storage, and SageMaker rejects VolumeSizeInGB there, ' +
-      'so the stack fails mid-deployment. Remove KmsKeyId and the Trainium variants\' VolumeSizeInGB, or host EBS-backed and ' +
-      'Trainium variants in separate endpoint configurations.',
+      'Trainium instances keep model data on local NVMe instance storage, encrypted by the instance. ' +
+      'CreateEndpointConfig fails when KmsKeyId is set and any variant runs on an instance with local storage, ' +
+      'and SageMaker rejects VolumeSizeInGB there, so the stack fails mid-deployment. Remove KmsKeyId and the ' +
+      "Trainium variants' VolumeSizeInGB, or host EBS-backed and Trainium variants in separate endpoint " +
+      'configurations.',
   },
   {
     suffix: 'EndpointInstanceIsNeuron',
     rule: NeuronEndpointInstanceIsNeuron,
-    info: 'The SageMaker endpoint configuration has a variant that is not on an AWS Neuron instance type (ml.inf1, ml.inf2, ml.trn1, ml.trn1n, ml.trn2).',
+    info:
+      'The SageMaker endpoint configuration has a variant that is not on an AWS Neuron instance type ' +
+      '(ml.inf1, ml.inf2, ml.trn1, ml.trn1n, ml.trn2).',
     explanation:
-      'Models compiled with the Neuron SDK run only on Inferentia and Trainium: elsewhere the container fails to load them, or ' +
-      'falls back to CPU and misses its latency target at a higher price. Set every variant\'s InstanceType to the ml. type the ' +
-      'plan chose (for example ml.inf2.xlarge); serverless variants cannot use Neuron.',
+      'Models compiled with the Neuron SDK run only on Inferentia and Trainium: elsewhere the container fails to ' +
+      'load them, or falls back to CPU and misses its latency target at a higher price. Set every variant\'s ' +
+      'InstanceType to the ml. type the plan chose (for example ml.inf2.xlarge); serverless variants cannot use ' +
+      'Neuron.',
   },
   {
     suffix: 'EcrScanOnPush',
@@ -56,46 +65,48 @@ const RULES: readonly NeuronRule[] = [
     info: 'The ECR repository does not scan images on push.',
     explanation:
       'Scan on push reports known vulnerabilities in each model-serving image before it is deployed. Set ' +
-      'ImageScanningConfiguration.ScanOnPush to true (imageScanOnPush on ecr.Repository). If registry-level enhanced scanning ' +
-      '(Amazon Inspector) already covers this repository, acknowledge the finding with that reason instead.',
+      'ImageScanningConfiguration.ScanOnPush to true (imageScanOnPush on ecr.Repository). If registry-level ' +
+      'enhanced scanning (Amazon Inspector) already covers this repository, acknowledge the finding with that ' +
+      'reason instead.',
   },
   {
     suffix: 'EcrImmutableTags',
     rule: NeuronEcrImmutableTags,
     info: 'The ECR repository lets a push move an existing tag to another image.',
     explanation:
-      'With mutable tags, what a tag names can change after it was tested, so a redeployment or a rollback can run an image ' +
-      'nobody tested. Set ImageTagMutability to IMMUTABLE (ecr.TagMutability.IMMUTABLE), without exclusion filters, and deploy ' +
-      'by digest.',
+      'With mutable tags, what a tag names can change after it was tested, so a redeployment or a rollback can ' +
+      'run an image nobody tested. Set ImageTagMutability to IMMUTABLE (ecr.TagMutability.IMMUTABLE), without ' +
+      'exclusion filters, and deploy by digest.',
   },
   {
     suffix: 'EcrKmsEncryption',
     rule: NeuronEcrKmsEncryption,
     info: 'The ECR repository does not encrypt images with a KMS key.',
     explanation:
-      'Images carry the model server and often the model weights. With the default AES256 encryption, access cannot be ' +
-      'controlled or audited through a key policy. Set EncryptionConfiguration.EncryptionType to KMS or KMS_DSSE with a ' +
-      'customer managed key (encryption: ecr.RepositoryEncryption.KMS and encryptionKey), and grant kms:Decrypt to every ' +
-      'role that pulls.',
+      'Images carry the model server and often the model weights. With the default AES256 encryption, access ' +
+      'cannot be controlled or audited through a key policy. Set EncryptionConfiguration.EncryptionType to KMS ' +
+      'or KMS_DSSE with a customer managed key (encryption: ecr.RepositoryEncryption.KMS and encryptionKey), and ' +
+      'grant kms:Decrypt to every role that pulls.',
   },
   {
     suffix: 'ModelImageByDigest',
     rule: NeuronModelImageByDigest,
     info: 'The SageMaker model references a container image by tag (or an implied :latest) instead of by digest.',
     explanation:
-      'SageMaker runs whatever the tag names when the endpoint is created or updated. When the tag moves, the template does ' +
-      'not change, so CloudFormation neither deploys the new image nor can it roll back to the old one, and two deployments ' +
-      'of the same template can run different code. Reference the image as <repositoryUri>@sha256:<digest> ' +
-      '(repository.repositoryUriForDigest(digest)).',
+      'SageMaker runs whatever the tag names when the endpoint is created or updated. When the tag moves, the ' +
+      'template does not change, so CloudFormation neither deploys the new image nor can it roll back to the old ' +
+      'one, and two deployments of the same template can run different code. Reference the image as ' +
+      '<repositoryUri>@sha256:<digest> (repository.repositoryUriForDigest(digest)).',
   },
   {
     suffix: 'EndpointNetworkIsolationHasModelData',
     rule: NeuronEndpointNetworkIsolationHasModelData,
     info: 'The SageMaker model enables network isolation but a container has no ModelDataUrl or ModelDataSource.',
     explanation:
-      'A network-isolated container cannot reach S3 or the Hugging Face Hub, so a container that downloads its compiled ' +
-      'Neuron artifacts at startup fails its health check. Ship the artifacts as model data (ModelDataUrl or ModelDataSource), ' +
-      'which SageMaker places in /opt/ml/model, or acknowledge the finding with a reason if the image contains the weights.',
+      'A network-isolated container cannot reach S3 or the Hugging Face Hub, so a container that downloads its ' +
+      'compiled Neuron artifacts at startup fails its health check. Ship the artifacts as model data ' +
+      '(ModelDataUrl or ModelDataSource), which SageMaker places in /opt/ml/model, or acknowledge the finding ' +
+      'with a reason if the image contains the weights.',
   },
 ];
 

@@ -107,19 +107,21 @@ export function nagReport(scope: IConstruct, options: NagFindingsOptions = {}): 
 
   const reportFile = path.join(app.outdir, VALIDATION_REPORT_FILE);
   if (!fs.existsSync(reportFile)) {
-    throw new Error(`nagFindings: synth wrote no ${VALIDATION_REPORT_FILE} in ${app.outdir}; does the app contain a stack?`);
+    throw new Error(`nagFindings: synth wrote no ${VALIDATION_REPORT_FILE} in ${app.outdir}; has the app a stack?`);
   }
   const report = Manifest.loadValidationReport(reportFile);
 
+  const scopePath = scope.node.path;
   const inScope = (finding: NagFinding): boolean =>
-    scope === app || finding.resourcePath === scope.node.path || finding.resourcePath.startsWith(`${scope.node.path}/`);
-  const wanted = (pluginName: string): boolean => options.plugins === undefined || options.plugins.includes(pluginName);
+    scope === app || finding.resourcePath === scopePath || finding.resourcePath.startsWith(`${scopePath}/`);
+  const wanted = (pluginName: string): boolean => options.plugins?.includes(pluginName) ?? true;
 
   const findings: NagFinding[] = [];
   const acknowledged: AcknowledgedNagFinding[] = [];
   for (const plugin of report.pluginReports) {
     if (plugin.conclusion === 'failure' && plugin.violations.length === 0) {
-      throw new Error(`nagFindings: plugin '${plugin.pluginName}' failed instead of reporting: ${plugin.metadata?.error ?? 'no detail'}`);
+      const detail = plugin.metadata?.error ?? 'no detail';
+      throw new Error(`nagFindings: plugin '${plugin.pluginName}' failed instead of reporting: ${detail}`);
     }
     if (!wanted(plugin.pluginName)) {
       continue;
@@ -139,10 +141,10 @@ export function nagReport(scope: IConstruct, options: NagFindingsOptions = {}): 
 }
 
 function toFindings(pluginName: string, violation: PolicyViolationJson): NagFinding[] {
-  const common = { ruleId: violation.ruleName, pluginName, severity: violation.severity, description: violation.description };
+  const { ruleName: ruleId, severity, description, violatingConstructs } = violation;
   // A violation that names no construct still counts: report it against the app rather than dropping it.
-  const paths = violation.violatingConstructs.length > 0 ? violation.violatingConstructs.map((c) => c.constructPath) : [''];
-  return paths.map((resourcePath) => ({ ...common, resourcePath }));
+  const paths = violatingConstructs.length > 0 ? violatingConstructs.map((c) => c.constructPath) : [''];
+  return paths.map((resourcePath) => ({ ruleId, resourcePath, pluginName, severity, description }));
 }
 
 function sortFindings<T extends NagFinding>(findings: T[]): T[] {

@@ -58,7 +58,7 @@ export function isNeuronInstanceType(instanceType: string): boolean {
   return NEURON_INSTANCE_TYPE.test(instanceType);
 }
 
-/** True for Trainium instance types (`ml.trn1*`, `ml.trn2*`), whose local NVMe storage rules out KMS and volume size. */
+/** True for Trainium instance types (`ml.trn1*`, `ml.trn2*`): local NVMe storage, so no KMS key and no volume size. */
 export function hasLocalStorage(instanceType: string): boolean {
   return LOCAL_STORAGE_INSTANCE_TYPE.test(instanceType);
 }

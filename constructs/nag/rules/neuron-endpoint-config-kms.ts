@@ -1,7 +1,7 @@
 import { CfnResource } from 'aws-cdk-lib';
 import { NagRuleCompliance } from 'cdk-nag';
 import { renderedProperties } from '../private/cfn-properties';
-import { endpointConfigVariants, hasLocalStorage, setsKmsKey } from '../private/sagemaker';
+import { EndpointVariant, endpointConfigVariants, hasLocalStorage, setsKmsKey } from '../private/sagemaker';
 
 /**
  * SageMaker endpoint configurations encrypt the instances' ML storage volume with a KMS key.
@@ -19,10 +19,9 @@ export function NeuronEndpointConfigKms(node: CfnResource): NagRuleCompliance {
   }
   const properties = renderedProperties(node);
   const variants = endpointConfigVariants(properties);
-  const allOnLocalStorage =
-    variants.length > 0 &&
-    variants.every((variant) => variant !== 'unresolved' && variant.instanceType !== undefined && hasLocalStorage(variant.instanceType));
-  if (allOnLocalStorage) {
+  const onLocalStorage = (variant: EndpointVariant | 'unresolved'): boolean =>
+    variant !== 'unresolved' && variant.instanceType !== undefined && hasLocalStorage(variant.instanceType);
+  if (variants.length > 0 && variants.every(onLocalStorage)) {
     return NagRuleCompliance.NOT_APPLICABLE;
   }
   return setsKmsKey(properties) ? NagRuleCompliance.COMPLIANT : NagRuleCompliance.NON_COMPLIANT;

@@ -1,6 +1,8 @@
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { CfnEndpointConfig, CfnModel } from 'aws-cdk-lib/aws-sagemaker';
 import { NeuronChecks } from '../../../constructs/nag';
 import { nagFindings, nagReport } from '../../support/nag';
@@ -51,6 +53,18 @@ describe('The Neuron rule pack', () => {
     addCompliantResources(stack);
 
     expect(() => Template.fromStack(stack)).not.toThrow();
+    expect(nagFindings(stack, { plugins: ['Neuron'] })).toEqual([]);
+  });
+
+  test('GIVEN an ecr.Repository L2 with scan on push, immutable tags and a KMS key WHEN the app synthesizes THEN the ECR rules accept it', () => {
+    const stack = neuronCheckedStack();
+    new ecr.Repository(stack, 'Images', {
+      imageScanOnPush: true,
+      imageTagMutability: ecr.TagMutability.IMMUTABLE,
+      encryption: ecr.RepositoryEncryption.KMS,
+      encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
+    });
+
     expect(nagFindings(stack, { plugins: ['Neuron'] })).toEqual([]);
   });
 
