@@ -1,10 +1,17 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { ModelData } from '../../constructs/model-data';
 import { ModelImage } from '../../constructs/model-image';
+import { ModelImageRepository } from '../../constructs/model-image-repository';
+import { applyPolicyChecks } from '../../constructs/nag';
 import { NeuronSageMakerExecutionRole } from '../../constructs/sagemaker-execution-role';
 import { NeuronInstanceType } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
+import { nagFindings } from '../support/nag';
 
 function newStack(app = new App()): Stack {
   return new Stack(app, 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
@@ -142,5 +149,38 @@ describe('A NeuronSageMakerExecutionRole bound to a Neuron DLC image', () => {
     const tokenStatements = policy.Properties.PolicyDocument.Statement
       .filter((s: { Action: unknown }) => s.Action === 'ecr:GetAuthorizationToken');
     expect(tokenStatements).toHaveLength(1);
+  });
+});
+
+describe('The four hosting building blocks together', () => {
+  test('pass cdk-nag AwsSolutions, our Neuron pack and CloudFormation schema validation with no finding', () => {
+    // GIVEN
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hosting-blocks-'));
+    try {
+      const modelDir = path.join(scratch, 'model');
+      fs.mkdirSync(path.join(modelDir, 'code'), { recursive: true });
+      fs.writeFileSync(path.join(modelDir, 'model.pt'), 'weights');
+      fs.writeFileSync(path.join(modelDir, 'code', 'inference.py'), 'def model_fn(model_dir): pass\n');
+      const app = new App({
+        outdir: path.join(scratch, 'cdk.out'),
+        context: { '@aws-cdk/core:validateAgainstDefaultRules': true },
+      });
+      const stack = newStack(app);
+      const digest = `sha256:${'c'.repeat(64)}`;
+      // WHEN
+      const images = new ModelImageRepository(stack, 'Images');
+      images.grantPullToAccounts(['222222222222']);
+      const role = new NeuronSageMakerExecutionRole(stack, 'ExecutionRole');
+      ModelImage.fromRepository(images, digest).bind(stack, role, NeuronInstanceType.INF2_XLARGE);
+      ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest })
+        .bind(stack, role, NeuronInstanceType.INF2_XLARGE);
+      ModelData.fromAsset(modelDir).bind(stack, role);
+      role.grantPassRole(new iam.Role(stack, 'Deployer', { assumedBy: new iam.AccountRootPrincipal() }));
+      applyPolicyChecks(app);
+      // THEN
+      expect(nagFindings(app)).toEqual([]);
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
