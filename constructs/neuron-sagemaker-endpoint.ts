@@ -9,7 +9,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
-import { NeuronInstanceType } from '../lib/catalog';
+import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../lib/catalog';
 import { InputError } from '../lib/errors';
 import { validateLayout } from '../lib/planner';
 import type { Plan } from '../lib/planner';
@@ -148,7 +148,8 @@ export interface NeuronSageMakerEndpointProps {
 
   /**
    * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
-   * rollback alarms need.
+   * rollback alarms need; an imported immutable role must already allow all of that (ECR pull, S3 read on the
+   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms).
    *
    * @default - a `NeuronSageMakerExecutionRole`
    */
@@ -389,25 +390,34 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
+    // Every problem is collected before any resource exists, then reported in one InputError.
     const problems: string[] = [];
-    const layout = this.resolveLayout(props, problems);
-    InputError.throwIfAny(problems);
-    if (layout === undefined) {
-      // resolveLayout only returns undefined after recording a problem.
-      throw new InputError('NeuronSageMakerEndpoint: no layout');
-    }
-    this.plan = props.plan;
-    this.instanceType = layout.instanceType;
-    const type = layout.instanceType;
-    const localStorageOnly = hasLocalStorageOnly(type);
-
-    this.endpointName = props.endpointName
-      ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)
       && !ENDPOINT_NAME.test(props.endpointName)) {
       problems.push(`endpointName=${JSON.stringify(props.endpointName)} is not a valid SageMaker endpoint name; use `
         + 'up to 63 letters, digits and hyphens, starting and ending with a letter or digit, or leave it unset');
     }
+    if (props.networkIsolation === true && props.modelData === undefined) {
+      problems.push('networkIsolation=true but no modelData is given: an isolated container cannot download the '
+        + 'model from S3 or a model hub at runtime; pass modelData (ModelData.fromAsset(dir) or '
+        + 'ModelData.fromBucket(bucket, prefix)) holding the compiled model, or set networkIsolation=false');
+    }
+    if (props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)) {
+      problems.push('vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, '
+        + 'or remove them');
+    }
+    const layout = this.resolveLayout(props, problems);
+    if (layout === undefined) {
+      // Without an instance type nothing else can be checked.
+      InputError.throwIfAny(problems);
+      throw new InputError('NeuronSageMakerEndpoint: no instance type');
+    }
+    this.plan = props.plan;
+    this.instanceType = layout.instanceType;
+    const type = layout.instanceType;
+    const localStorageOnly = hasLocalStorageOnly(type);
+    this.endpointName = props.endpointName
+      ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
 
     // Storage and timeouts.
     if (localStorageOnly && props.encryptionKey !== undefined) {
@@ -415,8 +425,9 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         + 'KmsKeyId there; remove encryptionKey (the instance store is encrypted by the hardware)');
     }
     if (localStorageOnly && props.volumeSize !== undefined) {
-      problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set but ${type.sageMakerName} has only `
-        + 'local NVMe storage and SageMaker rejects VolumeSizeInGB there; remove volumeSize');
+      problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set `
+        + `but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects VolumeSizeInGB there; `
+        + 'remove volumeSize');
     }
     let volumeSizeInGb: number | undefined;
     if (!localStorageOnly) {
@@ -442,14 +453,17 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const startupSeconds = this.timeoutSeconds('containerStartupHealthCheckTimeout',
       props.containerStartupHealthCheckTimeout, defaultStartupTimeoutSeconds(layout), problems);
 
-    if (props.networkIsolation === true && props.modelData === undefined) {
-      problems.push('networkIsolation=true but no modelData is given: an isolated container cannot download the '
-        + 'model from S3 or a model hub at runtime; pass modelData (ModelData.fromAsset(dir) or '
-        + 'ModelData.fromBucket(bucket, prefix)) holding the compiled model, or set networkIsolation=false');
-    }
-    if (props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)) {
-      problems.push('vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, '
-        + 'or remove them');
+    // Deployment policy: SageMaker ignores guardrails on Inf1, so none is written there.
+    const guardrails = type.spec.family !== 'inf1';
+    const deployment = props.deployment
+      ?? (layout.instanceCount >= 2 ? EndpointDeployment.canary() : EndpointDeployment.allAtOnce());
+    const renderDeployment = (alarmNames: string[]) => deployment._render({
+      instanceCount: layout.instanceCount,
+      alarmNames,
+      containerSeconds: downloadSeconds + startupSeconds,
+    });
+    if (guardrails) {
+      problems.push(...renderDeployment([]).problems);
     }
 
     // Auto scaling bounds, checked before any resource exists.
@@ -546,23 +560,14 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       resourceArns: this.rollbackAlarms.map((a) => a.alarmArn),
     });
 
-    // Deployment policy.
     let deploymentConfig: sagemaker.CfnEndpoint.DeploymentConfigProperty | undefined;
-    if (type.spec.family === 'inf1') {
+    if (guardrails) {
+      deploymentConfig = renderDeployment(this.rollbackAlarms.map((a) => a.alarmName)).config;
+    } else {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:inf1NoGuardrails',
         `${type.sageMakerName}: SageMaker does not apply deployment guardrails to Inf1 endpoints; every update shifts `
         + 'all traffic at once with no baking period and no automatic rollback. Watch the 5XX and latency alarms '
         + 'after each deploy, or plan on inf2.');
-    } else {
-      const deployment = props.deployment
-        ?? (layout.instanceCount >= 2 ? EndpointDeployment.canary() : EndpointDeployment.allAtOnce());
-      const rendered = deployment._render({
-        instanceCount: layout.instanceCount,
-        alarmNames: this.rollbackAlarms.map((a) => a.alarmName),
-        containerSeconds: downloadSeconds + startupSeconds,
-      });
-      InputError.throwIfAny(rendered.problems);
-      deploymentConfig = rendered.config;
     }
 
     // Endpoint.
@@ -641,10 +646,15 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
           + "(no 'ml.' prefix); re-plan with { hosting: 'sagemaker' }");
       }
       let type: NeuronInstanceType | undefined;
-      try {
-        type = NeuronInstanceType.of(plan.instanceType, plan.instance);
-      } catch (e) {
-        problems.push(`plan.instanceType: ${(e as Error).message}`);
+      if (!NEURON_FAMILIES.includes(ec2Name(plan.instanceType).split('.')[0])) {
+        problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a Neuron instance type (families `
+          + `${NEURON_FAMILIES.join(', ')}); re-plan: the planner only picks Neuron instances`);
+      } else {
+        try {
+          type = NeuronInstanceType.of(plan.instanceType, plan.instance);
+        } catch (e) {
+          problems.push(`plan.instanceType: ${(e as Error).message}`);
+        }
       }
       if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
         problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);

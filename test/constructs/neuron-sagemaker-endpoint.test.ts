@@ -1,0 +1,744 @@
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { EndpointDeployment } from '../../constructs/endpoint-deployment';
+import { ModelData } from '../../constructs/model-data';
+import { ModelImage } from '../../constructs/model-image';
+import { applyPolicyChecks } from '../../constructs/nag';
+import { NeuronSageMakerEndpoint, NeuronSageMakerEndpointProps } from '../../constructs/neuron-sagemaker-endpoint';
+import { Catalog, NeuronInstanceType } from '../../lib/catalog';
+import { InputError } from '../../lib/errors';
+import type { Plan } from '../../lib/planner';
+import { nagFindings } from '../support/nag';
+
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+const NEURONX_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
+const NEURON_TAG = '1.13.1-neuron-py310-sdk2.20.2-ubuntu20.04';
+
+/**
+ * A plan written out by hand, so every expected value below can be computed from the numbers on this page rather
+ * than from whatever the planner and the profiles say today.
+ */
+function testPlan(overrides: Partial<Plan> & { instanceName?: string } = {}): Plan {
+  const { instanceName = 'inf2.xlarge', ...rest } = overrides;
+  const instance = Catalog.builtIn().instance(instanceName);
+  if (!instance) {
+    throw new Error(`no ${instanceName} in the catalog`);
+  }
+  const base: Plan = {
+    profileId: 'bert-base-uncased',
+    region: 'us-east-1',
+    hosting: 'sagemaker',
+    targets: { throughputRps: 3000, p99Ms: 10, peakThroughputRps: 6000 },
+    headroom: 0.2,
+    instanceType: `ml.${instanceName}`,
+    instance,
+    instanceCount: 2,
+    maxInstanceCount: 4,
+    processesPerInstance: 2,
+    coresPerProcess: 1,
+    idleCoresPerInstance: 0,
+    batchSize: 1,
+    processes: [],
+    p50Ms: 1,
+    p99Ms: 1.04,
+    throughputPerProcessRps: 999.105,
+    capacityPerInstanceRps: 1998.21,
+    capacityRps: 3996.42,
+    utilization: 0.75,
+    price: {
+      instanceType: instanceName, region: 'us-east-1', hosting: 'sagemaker', usdPerHour: 0.99, kind: 'on-demand',
+      source: 'test', asOf: '2026-01-01', unverified: true,
+    },
+    hourlyCostUsd: 1.98,
+    monthlyCostUsd: 1445.4,
+    costPer1MInferencesUsd: 0.18,
+    naive: { instanceCount: 4, hourlyCostUsd: 3.96, monthlyCostUsd: 2890.8, savingsPercent: 50 },
+    measurement: {
+      coreVersion: instance.coreVersion, coresPerProcess: 1, batchSize: 1, throughputRps: 999.105, p50Ms: 1,
+      p99Ms: 1.04, source: 'test',
+    },
+    deviceMemoryGiB: 1.65,
+    hostMemoryGiB: 1.66,
+    vcpuPerProcess: 1,
+    warnings: [],
+  };
+  return { ...base, ...rest };
+}
+
+function newStack(region = 'us-east-1'): Stack {
+  return new Stack(new App(), 'Stack', { env: { account: '111111111111', region } });
+}
+
+function dlc(tag = NEURONX_TAG): ModelImage {
+  return ModelImage.fromNeuronDlc({ tag, digest: DIGEST });
+}
+
+function bucketData(stack: Stack): ModelData {
+  return ModelData.fromBucket(s3.Bucket.fromBucketName(stack, 'Models', 'models-bucket'), 'bert/v1/');
+}
+
+/** The InputError a construct call throws, or fails the test. */
+function inputError(fn: () => unknown): InputError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof InputError) {
+      return e;
+    }
+    throw e;
+  }
+  throw new Error('expected an InputError');
+}
+
+function statements(template: Template): Record<string, unknown>[] {
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
+}
+
+describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a peak target', () => {
+  // GIVEN a plan: 2 x ml.inf2.xlarge, 2 processes x 1 core, batch 1, 1998.21 rps per instance, p99 target 10 ms,
+  // up to 4 instances for the peak; 1.65 GiB device / 1.66 GiB host memory per process
+  // CloudFormation schema findings fail synth here, as in the example app
+  const app = new App({ context: { '@aws-cdk/core:validateAgainstDefaultRules': true } });
+  const stack = new Stack(app, 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
+  const client = new iam.Role(stack, 'Client', { assumedBy: new iam.AccountRootPrincipal() });
+  // WHEN
+  const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+    plan: testPlan(),
+    image: dlc(),
+    modelData: bucketData(stack),
+    environment: { MODEL_BATCH_SIZE: '1', NEURON_RT_NUM_CORES: '1' },
+  });
+  endpoint.grantInvoke(client);
+  applyPolicyChecks(app);
+  const template = Template.fromStack(stack);
+  const endpointLogicalId = stack.getLogicalId(endpoint.cfnEndpoint);
+
+  test('runs the planned instance type and count with the Neuron AMI, sized volume and default timeouts', () => {
+    // THEN volume: ceil(1.66 GiB x 2 copies x 1.25) = 5 GiB, raised to the 30 GiB minimum; timeouts 600 s
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
+      ProductionVariants: [{
+        VariantName: 'AllTraffic',
+        ModelName: { 'Fn::GetAtt': [stack.getLogicalId(endpoint.cfnModel), 'ModelName'] },
+        InstanceType: 'ml.inf2.xlarge',
+        InitialInstanceCount: 2,
+        InitialVariantWeight: 1,
+        VolumeSizeInGB: 30,
+        ModelDataDownloadTimeoutInSeconds: 600,
+        ContainerStartupHealthCheckTimeoutInSeconds: 600,
+        InferenceAmiVersion: 'al2-ami-sagemaker-inference-neuron-2',
+      }],
+      KmsKeyId: { 'Fn::GetAtt': [stack.getLogicalId(endpoint.node.findChild('Key').node.defaultChild as kms.CfnKey), 'Arn'] },
+    });
+  });
+
+  test('lets CloudFormation name the model and the endpoint configuration', () => {
+    // THEN
+    template.hasResourceProperties('AWS::SageMaker::Model', { ModelName: Match.absent() });
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', { EndpointConfigName: Match.absent() });
+  });
+
+  test('gives every TorchServe worker its own NeuronCore and merges the caller environment over the plan', () => {
+    // THEN 2 workers x 1 core; 4 vCPUs / 2 workers = 2 threads each; no SAGEMAKER_TS_* variables
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      PrimaryContainer: {
+        Image: `763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx@${DIGEST}`,
+        Environment: {
+          SAGEMAKER_MODEL_SERVER_WORKERS: '2',
+          NEURON_RT_NUM_CORES: '1',
+          OMP_NUM_THREADS: '2',
+          MODEL_BATCH_SIZE: '1',
+        },
+        ModelDataSource: {
+          S3DataSource: {
+            S3Uri: 's3://models-bucket/bert/v1/',
+            S3DataType: 'S3Prefix',
+            CompressionType: 'None',
+          },
+        },
+      },
+      EnableNetworkIsolation: false,
+      ExecutionRoleArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EndpointRole'), 'Arn'] },
+    });
+    expect(Object.keys(endpoint.environment).filter((k) => k.startsWith('SAGEMAKER_TS_'))).toEqual([]);
+  });
+
+  test('deploys blue/green with a one-instance canary and rolls back on its own alarms', () => {
+    // THEN canary = max(1, floor(2 x 10 %)) = 1 instance; wait 600 s; termination wait 600 s;
+    // timeout = 600 download + 600 startup + 1800 instance and image + 600 wait + 600 termination = 4200 s
+    template.hasResourceProperties('AWS::SageMaker::Endpoint', {
+      EndpointName: endpoint.endpointName,
+      EndpointConfigName: { 'Fn::GetAtt': [stack.getLogicalId(endpoint.cfnEndpointConfig), 'EndpointConfigName'] },
+      DeploymentConfig: {
+        BlueGreenUpdatePolicy: {
+          TrafficRoutingConfiguration: {
+            Type: 'CANARY',
+            CanarySize: { Type: 'INSTANCE_COUNT', Value: 1 },
+            WaitIntervalInSeconds: 600,
+          },
+          TerminationWaitInSeconds: 600,
+          MaximumExecutionTimeoutInSeconds: 4200,
+        },
+        AutoRollbackConfiguration: {
+          Alarms: [
+            { AlarmName: { Ref: stack.getLogicalId(endpoint.node.findChild('Errors5xxAlarm').node.defaultChild as cloudwatch.CfnAlarm) } },
+            { AlarmName: { Ref: stack.getLogicalId(endpoint.node.findChild('ModelLatencyP99Alarm').node.defaultChild as cloudwatch.CfnAlarm) } },
+          ],
+        },
+      },
+    });
+  });
+
+  test('alarms on any 5XX of the variant in a minute and on p99 ModelLatency above 10,000 microseconds', () => {
+    // THEN
+    const dimensions = [
+      { Name: 'EndpointName', Value: endpoint.endpointName },
+      { Name: 'VariantName', Value: 'AllTraffic' },
+    ];
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SageMaker',
+      MetricName: 'Invocation5XXErrors',
+      Dimensions: dimensions,
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SageMaker',
+      MetricName: 'ModelLatency',
+      Dimensions: dimensions,
+      ExtendedStatistic: 'p99',
+      Period: 60,
+      Threshold: 10000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  test('scales between the planned and the peak instance count on invocations per instance per minute', () => {
+    // THEN target = floor(1998.21 rps / batch 1 x 60 s x 0.7) = floor(83924.82) = 83924
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+      ServiceNamespace: 'sagemaker',
+      ResourceId: `endpoint/${endpoint.endpointName}/variant/AllTraffic`,
+      ScalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+      MinCapacity: 2,
+      MaxCapacity: 4,
+    });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      PolicyType: 'TargetTrackingScaling',
+      TargetTrackingScalingPolicyConfiguration: {
+        PredefinedMetricSpecification: { PredefinedMetricType: 'SageMakerVariantInvocationsPerInstance' },
+        TargetValue: 83924,
+        ScaleInCooldown: 600,
+        ScaleOutCooldown: 300,
+      },
+    });
+    template.hasResource('AWS::ApplicationAutoScaling::ScalableTarget', { DependsOn: [endpointLogicalId] });
+  });
+
+  test('defines the endpoint log group up front with retention, and lets the role write only to it', () => {
+    // THEN
+    const logGroupId = stack.getLogicalId(endpoint.logGroup.node.defaultChild as cloudwatch.CfnAlarm);
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: `/aws/sagemaker/Endpoints/${endpoint.endpointName}`,
+      RetentionInDays: 90,
+    });
+    template.hasResource('AWS::SageMaker::Endpoint', { DependsOn: Match.arrayWith([logGroupId]) });
+    const arn = { 'Fn::GetAtt': [logGroupId, 'Arn'] };
+    const arnWithoutStreams = {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':logs:us-east-1:111111111111:log-group:', { Ref: logGroupId }]],
+    };
+    expect(statements(template).filter((st) => String(st.Action).startsWith('logs:'))).toEqual([
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn },
+      { Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:DescribeLogStreams'], Resource: [arnWithoutStreams, arn] },
+    ]);
+  });
+
+  test('lets the role describe exactly its two rollback alarms', () => {
+    // THEN SageMaker reads the alarms as the execution role during a deployment
+    const alarmId = (id: string) => stack.getLogicalId(endpoint.node.findChild(id).node.defaultChild as cloudwatch.CfnAlarm);
+    expect(statements(template)).toContainEqual({
+      Effect: 'Allow',
+      Action: 'cloudwatch:DescribeAlarms',
+      Resource: [
+        { 'Fn::GetAtt': [alarmId('Errors5xxAlarm'), 'Arn'] },
+        { 'Fn::GetAtt': [alarmId('ModelLatencyP99Alarm'), 'Arn'] },
+      ],
+    });
+  });
+
+  test('creates the model only after the role policy exists', () => {
+    // THEN
+    template.hasResource('AWS::SageMaker::Model', {
+      DependsOn: Match.arrayWith([Match.stringLikeRegexp('^EndpointRoleDefaultPolicy')]),
+    });
+  });
+
+  test('grantInvoke allows sagemaker:InvokeEndpoint on exactly this endpoint', () => {
+    // THEN
+    expect(statements(template)).toContainEqual({
+      Effect: 'Allow',
+      Action: 'sagemaker:InvokeEndpoint',
+      Resource: { Ref: endpointLogicalId },
+    });
+  });
+
+  test('keeps the logical ids of its stateful resources', () => {
+    // THEN renaming these replaces the endpoint, its key or its logs
+    expect(endpointLogicalId).toBe('EndpointEEF1FD8F');
+    expect(stack.getLogicalId(endpoint.node.findChild('Key').node.defaultChild as kms.CfnKey)).toBe('EndpointKeyF20E8C6D');
+    expect(stack.getLogicalId(endpoint.logGroup.node.defaultChild as cloudwatch.CfnAlarm)).toBe('EndpointLogGroup15F89CA5');
+  });
+
+  test('names the endpoint after its path, in lower case, within 63 characters', () => {
+    // THEN
+    expect(endpoint.endpointName).toMatch(/^stack-endpoint-[0-9a-f]{8}$/);
+  });
+
+  test('passes cdk-nag AwsSolutions, the Neuron pack and CloudFormation validation without findings', () => {
+    // THEN
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+
+describe('The metrics of an endpoint', () => {
+  // GIVEN
+  const stack = newStack();
+  const endpoint = NeuronSageMakerEndpoint.fromEndpointName(stack, 'Imported', 'My-Endpoint');
+
+  test('are the AWS/SageMaker metrics of its variant, with the caller options applied last', () => {
+    // WHEN
+    const invocations = endpoint.metricInvocations({ period: Duration.minutes(1) });
+    const latency = endpoint.metricModelLatency({ statistic: 'p50' });
+    const errors = endpoint.metric5xxErrors();
+    // THEN
+    const dimensions = { EndpointName: 'My-Endpoint', VariantName: 'AllTraffic' };
+    expect([invocations.namespace, invocations.metricName, invocations.statistic, invocations.period.toSeconds()])
+      .toEqual(['AWS/SageMaker', 'Invocations', 'Sum', 60]);
+    expect(invocations.dimensions).toEqual(dimensions);
+    expect([latency.metricName, latency.statistic, latency.unit]).toEqual(['ModelLatency', 'p50', 'Microseconds']);
+    expect(latency.dimensions).toEqual(dimensions);
+    expect([errors.metricName, errors.statistic, errors.period.toSeconds()]).toEqual(['Invocation5XXErrors', 'Sum', 300]);
+  });
+
+  test('of an imported endpoint are granted on its lower-case ARN', () => {
+    // WHEN
+    const role = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
+    endpoint.grantInvoke(role);
+    // THEN SageMaker reports endpoint ARNs in lower case
+    expect(stack.resolve(endpoint.endpointArn)).toEqual({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sagemaker:us-east-1:111111111111:endpoint/my-endpoint']],
+    });
+    expect(statements(Template.fromStack(stack))).toContainEqual({
+      Effect: 'Allow', Action: 'sagemaker:InvokeEndpoint', Resource: stack.resolve(endpoint.endpointArn),
+    });
+  });
+});
+
+describe('An endpoint on one instance with a batch-8 plan and a peak', () => {
+  // GIVEN 1 x ml.inf2.xlarge at batch 8, 2674.19 rps per instance, up to 3 instances
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+    plan: testPlan({ instanceCount: 1, maxInstanceCount: 3, batchSize: 8, capacityPerInstanceRps: 2674.19 }),
+    image: dlc(),
+    modelData: bucketData(stack),
+    autoScaling: { targetUtilization: 0.5, scaleInCooldown: Duration.minutes(20), scaleOutCooldown: Duration.minutes(3) },
+  });
+  const template = Template.fromStack(stack);
+
+  test('shifts all traffic at once and keeps the old instance 10 minutes under the alarms', () => {
+    // THEN a canary may be at most half the fleet, which one instance cannot give;
+    // timeout = 600 + 600 + 1800 + 0 + 600 = 3600 s
+    template.hasResourceProperties('AWS::SageMaker::Endpoint', {
+      DeploymentConfig: {
+        BlueGreenUpdatePolicy: {
+          TrafficRoutingConfiguration: { Type: 'ALL_AT_ONCE', WaitIntervalInSeconds: 0 },
+          TerminationWaitInSeconds: 600,
+          MaximumExecutionTimeoutInSeconds: 3600,
+        },
+        AutoRollbackConfiguration: {
+          Alarms: [
+            { AlarmName: { Ref: Match.stringLikeRegexp('^EndpointErrors5xxAlarm') } },
+            { AlarmName: { Ref: Match.stringLikeRegexp('^EndpointModelLatencyP99Alarm') } },
+          ],
+        },
+      },
+    });
+  });
+
+  test('counts one invocation per batch-8 execution when setting the scaling target', () => {
+    // THEN target = floor(2674.19 / 8 x 60 x 0.5) = floor(10028.2125) = 10028
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 1, MaxCapacity: 3 });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: { TargetValue: 10028, ScaleInCooldown: 1200, ScaleOutCooldown: 180 },
+    });
+  });
+
+  test('tells the user that full throughput needs requests of 8 inputs', () => {
+    // THEN
+    Annotations.fromStack(stack).hasInfo('/Stack/Endpoint', Match.stringLikeRegexp('each request carries up to 8 inputs'));
+    expect(endpoint.plan?.batchSize).toBe(8);
+  });
+});
+
+describe('An endpoint from a plan without a peak target', () => {
+  test('registers no auto scaling, which would only block instance-type changes', () => {
+    // GIVEN max = min = 2
+    const stack = newStack();
+    // WHEN
+    new NeuronSageMakerEndpoint(stack, 'Endpoint', { plan: testPlan({ maxInstanceCount: 2 }), image: dlc() });
+    // THEN
+    Template.fromStack(stack).resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+  });
+});
+
+describe('An endpoint on ml.trn1.2xlarge', () => {
+  // GIVEN
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+    plan: testPlan({ instanceName: 'trn1.2xlarge', maxInstanceCount: 2 }),
+    image: dlc(),
+  });
+  const template = Template.fromStack(stack);
+
+  test('sets neither a KMS key nor a volume size, which SageMaker rejects on local NVMe, but runs the Neuron AMI', () => {
+    // THEN
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
+      KmsKeyId: Match.absent(),
+      ProductionVariants: [Match.objectLike({
+        InstanceType: 'ml.trn1.2xlarge',
+        VolumeSizeInGB: Match.absent(),
+        InferenceAmiVersion: 'al2-ami-sagemaker-inference-neuron-2',
+      })],
+    });
+    template.resourceCountIs('AWS::KMS::Key', 0);
+    expect(endpoint.encryptionKey).toBeUndefined();
+  });
+});
+
+describe('An endpoint on ml.inf1.xlarge', () => {
+  // GIVEN
+  const stack = newStack();
+  // WHEN
+  new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+    plan: testPlan({ instanceName: 'inf1.xlarge', processesPerInstance: 4, maxInstanceCount: 2 }),
+    image: dlc(NEURON_TAG),
+  });
+  const template = Template.fromStack(stack);
+
+  test('warns at synth that SageMaker ignores deployment guardrails there, and writes none', () => {
+    // THEN
+    Annotations.fromStack(stack).hasWarning('/Stack/Endpoint',
+      Match.stringLikeRegexp('does not apply deployment guardrails to Inf1'));
+    template.hasResourceProperties('AWS::SageMaker::Endpoint', { DeploymentConfig: Match.absent() });
+  });
+
+  test('leaves the host AMI to SageMaker and still encrypts the volume', () => {
+    // THEN the Neuron inference AMI lists Inferentia2 and Trainium only
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
+      KmsKeyId: Match.anyValue(),
+      ProductionVariants: [Match.objectLike({ InferenceAmiVersion: Match.absent() })],
+    });
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      PrimaryContainer: Match.objectLike({ Environment: Match.objectLike({ SAGEMAKER_MODEL_SERVER_WORKERS: '4' }) }),
+    });
+  });
+});
+
+describe('An endpoint with an explicit instance type in a VPC with network isolation', () => {
+  // GIVEN
+  const stack = newStack();
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [
+    { name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+  ] });
+  const role = iam.Role.fromRoleArn(stack, 'Existing', 'arn:aws:iam::111111111111:role/existing', { mutable: false });
+  const key = new kms.Key(stack, 'MyKey', { enableKeyRotation: true });
+  // WHEN 2 processes of 4 cores on ml.inf2.24xlarge (12 cores) would leave 4 idle: 3 processes fit
+  const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+    instanceType: NeuronInstanceType.INF2_24XLARGE,
+    instanceCount: 2,
+    coresPerProcess: 4,
+    image: dlc(),
+    modelData: bucketData(stack),
+    role,
+    encryptionKey: key,
+    vpc,
+    networkIsolation: true,
+    volumeSize: Size.gibibytes(100),
+    containerStartupHealthCheckTimeout: Duration.minutes(30),
+    modelDataDownloadTimeout: Duration.minutes(20),
+    deployment: EndpointDeployment.rolling({ waitInterval: Duration.minutes(2) }),
+    endpointName: 'bert-prod',
+  });
+  const template = Template.fromStack(stack);
+
+  test('runs the containers in the private subnets under a security group it defines, isolated', () => {
+    // THEN
+    const sg = stack.getLogicalId(endpoint.node.findChild('SecurityGroup').node.defaultChild as ec2.CfnSecurityGroup);
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      EnableNetworkIsolation: true,
+      ExecutionRoleArn: 'arn:aws:iam::111111111111:role/existing',
+      VpcConfig: {
+        SecurityGroupIds: [{ 'Fn::GetAtt': [sg, 'GroupId'] }],
+        Subnets: vpc.isolatedSubnets.map((s) => stack.resolve(s.subnetId)),
+      },
+    });
+    template.hasResourceProperties('AWS::EC2::SecurityGroup', { SecurityGroupIngress: Match.absent() });
+    expect(endpoint.connections.securityGroups).toHaveLength(1);
+  });
+
+  test('derives the layout from the instance and uses the given key, volume and timeouts', () => {
+    // THEN 12 cores / 4 per process = 3 workers; 96 vCPUs / 3 = 32 threads each
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      PrimaryContainer: Match.objectLike({
+        Environment: { SAGEMAKER_MODEL_SERVER_WORKERS: '3', NEURON_RT_NUM_CORES: '4', OMP_NUM_THREADS: '32' },
+      }),
+    });
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
+      KmsKeyId: { 'Fn::GetAtt': [stack.getLogicalId(key.node.defaultChild as kms.CfnKey), 'Arn'] },
+      ProductionVariants: [Match.objectLike({
+        InstanceType: 'ml.inf2.24xlarge',
+        InitialInstanceCount: 2,
+        VolumeSizeInGB: 100,
+        ContainerStartupHealthCheckTimeoutInSeconds: 1800,
+        ModelDataDownloadTimeoutInSeconds: 1200,
+      })],
+    });
+    template.resourceCountIs('AWS::KMS::Key', 1);
+  });
+
+  test('rolls one instance at a time, alarming on 5XX only since no latency target is known', () => {
+    // THEN batch = max(ceil(2 x 20 %), ceil(2 x 5 %)) = 1 of 2; timeout = 2 steps x (1200 + 1800 + 1800 + 120) = 9840 s
+    template.hasResourceProperties('AWS::SageMaker::Endpoint', {
+      EndpointName: 'bert-prod',
+      DeploymentConfig: {
+        RollingUpdatePolicy: {
+          MaximumBatchSize: { Type: 'INSTANCE_COUNT', Value: 1 },
+          WaitIntervalInSeconds: 120,
+          MaximumExecutionTimeoutInSeconds: 9840,
+        },
+        AutoRollbackConfiguration: { Alarms: [Match.objectLike({ AlarmName: Match.anyValue() })] },
+      },
+    });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1);
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/aws/sagemaker/Endpoints/bert-prod' });
+  });
+});
+
+describe('The deployment fingerprint', () => {
+  function fingerprint(digest: string, plan: Plan = testPlan()): string {
+    const stack = newStack();
+    return new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+      plan, image: ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest }), modelData: bucketData(stack),
+    }).deploymentFingerprint;
+  }
+
+  test('is the same for the same deployment and changes with the image or the plan', () => {
+    // GIVEN / WHEN
+    const base = fingerprint(DIGEST);
+    // THEN
+    expect(base).toMatch(/^[0-9a-f]{64}$/);
+    expect(fingerprint(DIGEST)).toBe(base);
+    expect(fingerprint(`sha256:${'f'.repeat(64)}`)).not.toBe(base);
+    expect(fingerprint(DIGEST, testPlan({ instanceCount: 3 }))).not.toBe(base);
+  });
+});
+
+describe('Validation of the endpoint props', () => {
+  function build(props: Partial<NeuronSageMakerEndpointProps>, region = 'us-east-1'): InputError {
+    const stack = newStack(region);
+    return inputError(() => new NeuronSageMakerEndpoint(stack, 'Endpoint', { image: dlc(), ...props }));
+  }
+
+  test('rejects a plan made for EC2, for another region, or with an EC2 instance name, all at once', () => {
+    // WHEN
+    const error = build({ plan: testPlan({ hosting: 'ec2', region: 'us-west-2', instanceType: 'inf2.xlarge' }) });
+    // THEN
+    expect(error.problems).toEqual([
+      'plan.hosting="ec2": the plan was made for EC2 (instance names without \'ml.\', EC2 prices); re-plan with '
+        + "{ hosting: 'sagemaker' }",
+      'plan.region="us-west-2" but the stack deploys to us-east-1; prices and availability differ by region: '
+        + "re-plan with { region: 'us-east-1' }",
+      'plan.instanceType="inf2.xlarge" is not a SageMaker instance type (no \'ml.\' prefix); re-plan with '
+        + "{ hosting: 'sagemaker' }",
+    ]);
+  });
+
+  test('rejects a plan for a non-Neuron instance type', () => {
+    // WHEN
+    const error = build({ plan: testPlan({ instanceType: 'ml.g5.xlarge' }) });
+    // THEN
+    expect(error.problems).toEqual([
+      'plan.instanceType="ml.g5.xlarge" is not a Neuron instance type (families inf1, inf2, trn1, trn1n, trn2, trn2u, '
+        + 'trn3); re-plan: the planner only picks Neuron instances',
+    ]);
+  });
+
+  test('skips the region check when the stack region is a token', () => {
+    // GIVEN an environment-agnostic stack
+    const stack = new Stack(new App(), 'Agnostic');
+    // WHEN / THEN
+    expect(() => new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+      plan: testPlan({ region: 'eu-west-1' }), image: dlc(),
+    })).not.toThrow();
+  });
+
+  test('rejects a plan whose layout does not fit its instance, with the planner message', () => {
+    // WHEN
+    const error = build({ plan: testPlan({ processesPerInstance: 3, instanceCount: 0 }) });
+    // THEN
+    expect(error.problems).toEqual([
+      'plan.instanceCount=0 must be a whole number of at least 1; re-plan',
+      'plan: processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2',
+    ]);
+  });
+
+  test('rejects explicit counts next to a plan, and neither plan nor instance type', () => {
+    // THEN
+    expect(build({ plan: testPlan(), instanceCount: 3, coresPerProcess: 2 }).problems).toEqual([
+      'instanceCount, coresPerProcess are set together with plan; the plan already fixes the instance type and counts: '
+        + 'remove them, or re-plan with the values you want',
+    ]);
+    expect(build({}).problems).toEqual([
+      'neither plan nor instanceType is set; pass plan (from `cdk-inferentia plan` or plan()) or an instanceType such '
+        + 'as NeuronInstanceType.INF2_XLARGE',
+    ]);
+  });
+
+  test('validates explicit counts the way the planner does', () => {
+    // WHEN
+    const error = build({ instanceType: NeuronInstanceType.INF2_XLARGE, instanceCount: 0, coresPerProcess: 1, processesPerInstance: 3 });
+    // THEN
+    expect(error.problems).toEqual([
+      'instanceCount=0 must be a whole number of at least 1',
+      'processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2',
+    ]);
+  });
+
+  test('rejects timeouts outside 60-3600 seconds', () => {
+    // WHEN
+    const error = build({
+      plan: testPlan(),
+      containerStartupHealthCheckTimeout: Duration.seconds(30),
+      modelDataDownloadTimeout: Duration.hours(2),
+    });
+    // THEN
+    expect(error.problems).toEqual([
+      'modelDataDownloadTimeout=2 hours is outside the 60-3600 seconds SageMaker accepts; pass e.g. Duration.minutes(10)',
+      'containerStartupHealthCheckTimeout=30 seconds is outside the 60-3600 seconds SageMaker accepts; pass e.g. '
+        + 'Duration.minutes(10)',
+    ]);
+  });
+
+  test('rejects a KMS key and a volume size on trn1', () => {
+    // WHEN
+    const stack = newStack();
+    const error = inputError(() => new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+      plan: testPlan({ instanceName: 'trn1.2xlarge' }),
+      image: dlc(),
+      encryptionKey: new kms.Key(stack, 'Key'),
+      volumeSize: Size.gibibytes(64),
+    }));
+    // THEN
+    expect(error.problems).toEqual([
+      'encryptionKey is set but ml.trn1.2xlarge has only local NVMe storage and SageMaker rejects KmsKeyId there; '
+        + 'remove encryptionKey (the instance store is encrypted by the hardware)',
+      'volumeSize=64 GiB is set but ml.trn1.2xlarge has only local NVMe storage and SageMaker rejects VolumeSizeInGB '
+        + 'there; remove volumeSize',
+    ]);
+  });
+
+  test('rejects a volume outside 1-512 GiB', () => {
+    // THEN
+    expect(build({ plan: testPlan(), volumeSize: Size.gibibytes(600) }).problems).toEqual([
+      'volumeSize=600 GiB is outside the 1-512 whole GiB SageMaker accepts; pass e.g. Size.gibibytes(64)',
+    ]);
+  });
+
+  test('rejects network isolation without model data in S3', () => {
+    // THEN
+    expect(build({ plan: testPlan(), networkIsolation: true }).problems).toEqual([
+      'networkIsolation=true but no modelData is given: an isolated container cannot download the model from S3 or a '
+        + 'model hub at runtime; pass modelData (ModelData.fromAsset(dir) or ModelData.fromBucket(bucket, prefix)) '
+        + 'holding the compiled model, or set networkIsolation=false',
+    ]);
+  });
+
+  test('rejects an autoscaling maximum below the minimum and a utilization outside (0, 1]', () => {
+    // THEN
+    expect(build({ plan: testPlan(), autoScaling: { maxInstanceCount: 1, targetUtilization: 1.5 } }).problems).toEqual([
+      'autoScaling.maxInstanceCount=1 is below the minimum instance count 2; pass a whole number of at least 2',
+      'autoScaling.targetUtilization=1.5 must be in (0, 1], e.g. 0.7 for 70 % of capacity',
+    ]);
+  });
+
+  test('rejects autoscaling without a plan or a capacity to derive the target from', () => {
+    // THEN
+    expect(build({ instanceType: NeuronInstanceType.INF2_XLARGE, autoScaling: { maxInstanceCount: 3 } }).problems).toEqual([
+      'autoScaling needs the capacity of one instance to set its target: pass autoScaling.capacityPerInstanceRps, '
+        + 'deploy a plan, or set autoScaling.enabled=false',
+    ]);
+  });
+
+  test('rejects an invalid endpoint name and subnets without a VPC', () => {
+    // THEN
+    expect(build({ plan: testPlan(), endpointName: 'bert_prod', vpcSubnets: {} }).problems).toEqual([
+      'endpointName="bert_prod" is not a valid SageMaker endpoint name; use up to 63 letters, digits and hyphens, '
+        + 'starting and ending with a letter or digit, or leave it unset',
+      'vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, or remove them',
+    ]);
+  });
+
+  test('rejects a canary on a single instance, and a canary larger than half the fleet', () => {
+    // THEN
+    expect(build({ plan: testPlan({ instanceCount: 1 }), deployment: EndpointDeployment.canary() }).problems).toEqual([
+      'deployment=CANARY needs at least 2 instances (SageMaker allows at most 50 % of the fleet per step) but the '
+        + 'endpoint has instanceCount=1; use EndpointDeployment.allAtOnce(), or plan with minInstances >= 2',
+    ]);
+    expect(build({ plan: testPlan(), deployment: EndpointDeployment.canary({ canaryInstances: 2 }) }).problems).toEqual([
+      'deployment CANARY canaryInstances=2 is outside at most 50 % of the 2-instance fleet; pass a whole number from 1 to 1',
+    ]);
+  });
+
+  test('rejects deployment waits and timeouts outside what SageMaker accepts', () => {
+    // WHEN
+    const error = build({
+      plan: testPlan(),
+      deployment: EndpointDeployment.linear({
+        waitInterval: Duration.hours(2), terminationWait: Duration.hours(2), maximumExecutionTimeout: Duration.minutes(5),
+      }),
+    });
+    // THEN
+    expect(error.problems).toEqual([
+      'deployment LINEAR terminationWait=2 hours is outside 0-3600 seconds SageMaker accepts; pass a whole number of '
+        + 'seconds in that range',
+      'deployment LINEAR waitInterval=2 hours is outside 0-3600 seconds SageMaker accepts; pass a whole number of '
+        + 'seconds in that range',
+      'deployment LINEAR maximumExecutionTimeout=5 minutes is outside 600-28800 seconds SageMaker accepts; pass a '
+        + 'whole number of seconds in that range',
+      'deployment LINEAR maximumExecutionTimeout=5 minutes does not exceed the waits (21600 s); SageMaker would time '
+        + 'out every deployment. Raise it or shorten the waits',
+    ]);
+  });
+
+  test('reports every problem of one construct in a single error', () => {
+    // WHEN
+    const error = build({ plan: testPlan({ hosting: 'ec2' }), networkIsolation: true, endpointName: '-x' });
+    // THEN
+    expect(error.problems.map((p) => p.split(/[= ]/)[0])).toEqual(['endpointName', 'networkIsolation', 'plan.hosting']);
+    expect(error.message).toMatch(/^3 problems:\n- endpointName="-x"/);
+  });
+});
