@@ -41,7 +41,7 @@ export interface NeuronDlcImageOptions {
    * Strongly recommended: AWS does not move published DLC tags in practice, but only a digest guarantees that
    * every deploy and every promotion stage runs the same bytes.
    *
-   * @default - the image is referenced by tag, with a synth warning
+   * @default - the image is referenced by tag, with the synth warning `@cdk-inferentia/model-image:dlcTagNotPinned`
    */
   readonly digest?: string;
 }
@@ -159,12 +159,12 @@ class RepositoryImage extends ModelImage {
   }
 
   bind(_scope: Construct, grantee: iam.IGrantable, _instanceType: NeuronInstanceType): ModelImageConfig {
-    if (this.repository instanceof ModelImageRepository) {
-      this.repository.grantPull(grantee);
-      return { imageUri: this.repository.imageUriForDigest(this.digest) };
-    }
+    // A ModelImageRepository's grant also covers its KMS key.
     this.repository.grantPull(grantee);
-    return { imageUri: this.repository.repositoryUriForDigest(this.digest) };
+    const imageUri = this.repository instanceof ModelImageRepository
+      ? this.repository.imageUriForDigest(this.digest)
+      : this.repository.repositoryUriForDigest(this.digest);
+    return { imageUri };
   }
 }
 
@@ -197,9 +197,8 @@ class NeuronDlcImage extends ModelImage {
       if (compareVersions(sdk, family.lastSdk) > 0) {
         const last = family.lastSdk.join('.') + (family.lastSdk.length < 3 ? '.x' : '');
         Annotations.of(scope).addWarningV2('@cdk-inferentia/model-image:dlcSdkNotPublished',
-          `Neuron DLC tag ${this.tag}: ${family.repository} images are not published after Neuron SDK `
-          + `${last}, `
-          + `so this tag most likely does not exist and the endpoint will fail to pull it; use e.g. ${family.exampleTag}.`);
+          `Neuron DLC tag ${this.tag}: ${family.repository} images are not published after Neuron SDK ${last}, so `
+          + `this tag most likely does not exist and the endpoint will fail to pull it; use e.g. ${family.exampleTag}.`);
       }
     }
     if (this.digest === undefined) {
