@@ -50,7 +50,9 @@ export interface EndpointAutoScalingOptions {
    * Whether to register the variant with Application Auto Scaling.
    *
    * Nothing is registered when the maximum equals the minimum (a plan without a peak target): a registered
-   * variant makes SageMaker refuse an instance-type change until it is deregistered, for no benefit.
+   * variant makes SageMaker refuse an instance-type change until it is deregistered, for no benefit. To move an
+   * auto-scaled endpoint to another instance type, deploy once with `enabled: false`, then with the new plan.
+   * Updates keep the instance count auto scaling reached (`RetainAllVariantProperties`).
    *
    * @default true
    */
@@ -575,6 +577,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       endpointName: this.endpointName,
       endpointConfigName: this.endpointConfigName,
       deploymentConfig,
+      // With auto scaling, an update keeps the instance count it reached instead of resetting to the planned
+      // minimum (InitialInstanceCount), so a deploy during a peak does not drop capacity. A new minimum still
+      // applies through the scalable target.
+      retainAllVariantProperties: scaling ? true : undefined,
     });
     // The log group must exist, with its retention, before the first container writes to it.
     this.cfnEndpoint.node.addDependency(logGroup);

@@ -245,6 +245,8 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
       },
     });
     template.hasResource('AWS::ApplicationAutoScaling::ScalableTarget', { DependsOn: [endpointLogicalId] });
+    // an update keeps the count auto scaling reached instead of dropping to the minimum
+    template.hasResourceProperties('AWS::SageMaker::Endpoint', { RetainAllVariantProperties: true });
   });
 
   test('defines the endpoint log group up front with retention, and lets the role write only to it', () => {
@@ -400,7 +402,9 @@ describe('An endpoint from a plan without a peak target', () => {
     // WHEN
     new NeuronSageMakerEndpoint(stack, 'Endpoint', { plan: testPlan({ maxInstanceCount: 2 }), image: dlc() });
     // THEN
-    Template.fromStack(stack).resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+    template.hasResourceProperties('AWS::SageMaker::Endpoint', { RetainAllVariantProperties: Match.absent() });
   });
 });
 
