@@ -27,12 +27,13 @@ export interface EndpointLayout {
   readonly hostMemoryGiB?: number;
 }
 
-/** Families where SageMaker runs the Neuron inference AMI and rejects `KmsKeyId` / `VolumeSizeInGB` (local NVMe). */
-const TRN1_FAMILIES = ['trn1', 'trn1n'];
-
-/** Trn1 instances carry local NVMe storage: SageMaker rejects `KmsKeyId` and `VolumeSizeInGB` there. */
+/**
+ * Trainium instances (trn1, trn1n, and trn2 when given by spec) carry local NVMe storage: SageMaker rejects
+ * `KmsKeyId` and `VolumeSizeInGB` there (reliability-and-security.md, "SageMaker endpoint"; the Neuron cdk-nag pack
+ * applies the same rule to `ml.trn*`).
+ */
 export function hasLocalStorageOnly(type: NeuronInstanceType): boolean {
-  return TRN1_FAMILIES.includes(type.spec.family);
+  return type.spec.family.startsWith('trn');
 }
 
 /**
