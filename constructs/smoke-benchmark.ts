@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Annotations, Duration, Names, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Duration, Names, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -30,6 +30,12 @@ export const MAX_SMOKE_TIMEOUT = Duration.minutes(13);
 
 /** How much longer the Trigger waits on the invoke than the function may run, so the function's own answer wins. */
 const INVOKE_MARGIN = Duration.seconds(30);
+
+/**
+ * What the Trigger provider adds to the invoke: up to 60 s of AccessDeniedException retries while IAM propagates,
+ * then answering CloudFormation.
+ */
+const PROVIDER_OVERHEAD = Duration.seconds(90);
 
 /** Lambda's limit on the total size of a function's environment variables (keys and values). */
 const LAMBDA_ENVIRONMENT_BYTES = 4096;
@@ -374,9 +380,6 @@ export class SmokeBenchmark extends Construct {
     if (!(share > 0 && share <= 1)) {
       problems.push(`throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`);
     }
-    if (allowance.toMilliseconds() < 0) {
-      problems.push(`latencyAllowance=${allowance.toMilliseconds()} ms must not be negative`);
-    }
     this.thresholds = { ...smokeThresholdDefaults(props.plan, shape, allowance, share), ...props.thresholds };
     this.timeout = resolveTimeout(props.timeout, shape, problems);
     validateRequest(props, target, problems);
@@ -492,10 +495,21 @@ export class SmokeBenchmark extends Construct {
       executeOnHandlerChange: true,
     });
     this.trigger.executeAfter(...dependencyTargets([...target.dependsOn, ...(props.executeAfter ?? [])], this));
+    // If the provider dies without answering, CloudFormation waits ServiceTimeout (default an hour, aws-cdk#2126)
+    // before failing the deployment. Trigger exposes no serviceTimeout, so it is set on the resource: the invoke,
+    // the provider's IAM-propagation retries and its answer, and no more.
+    const triggerResource = this.trigger.node.defaultChild?.node.defaultChild;
+    if (!(triggerResource instanceof CfnResource)) {
+      throw new Error('aws-cdk-lib Trigger no longer has a CustomResource child named Default; update SmokeBenchmark');
+    }
+    triggerResource.addPropertyOverride(
+      'ServiceTimeout',
+      String(this.timeout.plus(INVOKE_MARGIN).plus(PROVIDER_OVERHEAD).toSeconds()),
+    );
 
     if (target.fingerprint === undefined) {
       Annotations.of(this).addWarningV2(
-        'cdk-inferentia:smokeBenchmarkNoFingerprint',
+        '@cdk-inferentia/smoke-benchmark:noFingerprint',
         `The smoke benchmark of ${target.name} has no deployment fingerprint: it runs again only when its own ` +
           'settings change, not when the service behind the target is redeployed. Give the target a fingerprint.',
       );
@@ -604,7 +618,7 @@ export class SmokeBenchmark extends Construct {
  */
 export function smokeThresholdDefaults(
   plan: Plan | undefined,
-  shape: Pick<RunShape, 'mode'>,
+  shape: { readonly mode: LoadMode },
   latencyAllowance: Duration,
   share: number,
 ): Thresholds {
@@ -623,7 +637,7 @@ export function smokeThresholdDefaults(
 function resolveLoad(props: SmokeBenchmarkProps, target: BoundTarget, problems: string[]): RunShape {
   const load = props.load ?? {};
   const timeoutMs = (load.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT).toMilliseconds();
-  const warmupMs = (load.warmup ?? (load.requests !== undefined ? Duration.seconds(0) : DEFAULT_WARMUP)).toMilliseconds();
+  const warmupMs = (load.warmup ?? DEFAULT_WARMUP).toMilliseconds();
   if (load.concurrency !== undefined && load.rateRps !== undefined) {
     problems.push(
       `load.concurrency=${load.concurrency} and load.rateRps=${load.rateRps} are both set; give concurrency for a ` +

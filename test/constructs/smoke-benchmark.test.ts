@@ -112,6 +112,8 @@ describe('the Trigger that runs the benchmark', () => {
       InvocationType: 'RequestResponse',
       ExecuteOnHandlerChange: true,
       Timeout: String(smoke.timeout.toMilliseconds() + 30_000),
+      // AND CloudFormation gives up soon after the provider could have answered, not after an hour (aws-cdk#2126)
+      ServiceTimeout: String(smoke.timeout.toSeconds() + 30 + 90),
     });
     // AND it runs after the endpoint
     expect(resource.DependsOn).toEqual(['Endpoint']);
