@@ -3,7 +3,7 @@
  * client (pointed at it with AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME, as the SDK's standard configuration allows).
  * Only the control-plane calls (S3 PutObject, CloudFormation DescribeStacks) are mocked.
  */
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand, type StackStatus } from '@aws-sdk/client-cloudformation';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
@@ -60,7 +60,7 @@ function contextWithMs(ms: number): SmokeContext {
   };
 }
 
-function stackStatus(status: string): void {
+function stackStatus(status: StackStatus): void {
   cloudFormation.on(DescribeStacksCommand).resolves({
     Stacks: [{ StackName: 'Serving', StackId: STACK_ID, StackStatus: status, CreationTime: new Date() }],
   });
@@ -302,7 +302,7 @@ describe('a repeated invocation', () => {
 });
 
 describe('a rollback', () => {
-  test.each(['UPDATE_ROLLBACK_IN_PROGRESS', 'ROLLBACK_IN_PROGRESS', 'IMPORT_ROLLBACK_IN_PROGRESS'])(
+  test.each<StackStatus>(['UPDATE_ROLLBACK_IN_PROGRESS', 'ROLLBACK_IN_PROGRESS', 'IMPORT_ROLLBACK_IN_PROGRESS'])(
     'in %s succeeds without measuring',
     async (status) => {
       // GIVEN the stack is rolling back and the endpoint that just failed is still live
