@@ -4,6 +4,7 @@
 export * from './types';
 export { coreLayout, devicesForCores, divisors, validateLayout, visibleCoresValue } from './layout';
 export {
+  chipOf,
   comparePlans,
   costPer1MInferences,
   DEFAULT_HEADROOM,
@@ -11,6 +12,7 @@ export {
   HOST_MEMORY_USABLE_FRACTION,
   HOURS_PER_MONTH,
   instancesFor,
+  measurementApplies,
   plan,
   planReport,
 } from './planner';

@@ -201,6 +201,30 @@ export function describeMeasurement(m: Measurement): string {
   return `g=${m.coresPerProcess} b=${m.batchSize}${m.mode ? ` ${m.mode}` : ''}`;
 }
 
+/**
+ * The accelerator chip of an instance family: Inf1 has Inferentia, Inf2 Inferentia2, Trn1 and Trn1n Trainium.
+ * Families with the same chip run a compiled model at the same speed per NeuronCore.
+ */
+export function chipOf(family: string): string {
+  return family === 'trn1n' ? 'trn1' : family;
+}
+
+function chipName(instance: Pick<InstanceSpec, 'family'>): string {
+  return { inf1: 'Inferentia (inf1)', inf2: 'Inferentia2 (inf2)', trn1: 'Trainium (trn1, trn1n)' }[chipOf(instance.family)] ?? instance.family;
+}
+
+/**
+ * Whether a measurement predicts performance on an instance: same NeuronCore version and, when the measurement
+ * names the instance it ran on, the same chip. Inf2 and Trn1 share NeuronCore-v2 but not clocks, memory bandwidth
+ * or the batch sizes that were compiled and measured, so a Trn1 row says nothing reliable about Inf2.
+ */
+export function measurementApplies(m: Measurement, instance: Pick<InstanceSpec, 'family' | 'coreVersion'>): boolean {
+  if (m.coreVersion !== instance.coreVersion) {
+    return false;
+  }
+  return m.instanceType === undefined || chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family);
+}
+
 function coreVersionLabel(instance: Pick<InstanceSpec, 'coreVersion'>): string {
   return `NeuronCore-${instance.coreVersion}`;
 }
@@ -244,12 +268,12 @@ function evaluateInstance(
       ],
     };
   }
-  const indexed = profile.measurements.map((m, index) => ({ m, index })).filter(({ m }) => m.coreVersion === instance.coreVersion);
+  const indexed = profile.measurements.map((m, index) => ({ m, index })).filter(({ m }) => measurementApplies(m, instance));
   if (indexed.length === 0) {
     return {
       plans: [],
       rejections: [
-        reject('core-version', `${profile.id} has no measurement on ${coreVersionLabel(instance)} (${instance.family})`),
+        reject('no-measurement', `${profile.id} has no measurement on ${chipName(instance)} (${coreVersionLabel(instance)})`),
       ],
     };
   }
@@ -370,6 +394,7 @@ function sizeCandidate(
   }
   warnings.push(...measurementNotes.map((note) => `measurement ${describeMeasurement(m)}: ${note}`));
 
+  const layout = coreLayout(instance, g, processes);
   const capacityRps = instanceCount * capacityPerInstance;
   const hourlyCostUsd = instanceCount * price.usdPerHour;
   const naiveCount = Math.max(minInstances, instancesFor(targets.throughputRps, headroom, m.throughputRps));
@@ -389,7 +414,8 @@ function sizeCandidate(
     coresPerProcess: g,
     idleCoresPerInstance,
     batchSize: m.batchSize,
-    processes: coreLayout(instance, g, processes),
+    processes: layout,
+    visibleCores: layout.map((proc) => proc.visibleCores),
     p50Ms: m.p50Ms,
     p99Ms: m.p99Ms,
     throughputPerProcessRps: m.throughputRps,
@@ -467,7 +493,7 @@ function familyReason(
   const { targets } = request;
   const { region, hosting, pricing } = request.options;
   const version = members[0];
-  const measured = profile.measurements.filter((m) => m.coreVersion === version.coreVersion);
+  const measured = profile.measurements.filter((m) => measurementApplies(m, version));
   switch (code) {
     case 'latency': {
       const fastest = [...measured].sort((a, b) => a.p99Ms - b.p99Ms)[0];
@@ -505,8 +531,8 @@ function familyReason(
         .filter((r) => r.code === 'divisor')
         .map((r) => r.reason)
         .join('; ');
-    case 'core-version':
-      return `${profile.id} has no measurement on ${coreVersionLabel(version)}`;
+    case 'no-measurement':
+      return `${profile.id} has no measurement on ${chipName(version)} (${coreVersionLabel(version)})`;
     case 'no-price':
       return (
         `no ${pricing} ${hosting} price in ${region} for ` +

@@ -89,6 +89,8 @@ export interface Plan {
   readonly batchSize: number;
   /** Core and device layout, one entry per process on every instance. */
   readonly processes: readonly ProcessLayout[];
+  /** `NEURON_RT_VISIBLE_CORES` of each process, in process order (the same as in `processes`). */
+  readonly visibleCores: readonly string[];
   /** Expected latencies, from the measurement. */
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -124,7 +126,7 @@ export interface Rejection {
   /** Machine-readable reason. */
   readonly code:
     | 'no-price'
-    | 'core-version'
+    | 'no-measurement'
     | 'cores'
     | 'divisor'
     | 'device-memory'

@@ -44,6 +44,7 @@ function testPlan(overrides: Partial<Plan> & { instanceName?: string } = {}): Pl
     idleCoresPerInstance: 0,
     batchSize: 1,
     processes: [],
+    visibleCores: [],
     p50Ms: 1,
     p99Ms: 1.04,
     throughputPerProcessRps: 999.105,

@@ -19,6 +19,9 @@ function exhaustive(profile: ModelProfile, rps: number, p99: number, hosting: Ho
     const cores = inst.chips * inst.coresPerChip;
     for (const m of profile.measurements) {
       if (m.coreVersion !== inst.coreVersion || m.coresPerProcess > cores) continue;
+      // A measurement taken on one chip (Inferentia2 vs Trainium) does not predict another's speed.
+      const chip = (family: string) => (family === 'trn1n' ? 'trn1' : family);
+      if (m.instanceType && chip(m.instanceType.replace(/^ml\./, '').split('.')[0]) !== chip(inst.family)) continue;
       if (profile.deviceMemoryGiB > (m.coresPerProcess * inst.deviceMemoryPerChipGiB) / inst.coresPerChip) continue;
       if (m.p99Ms > p99) continue;
       for (let p = 1; p <= cores; p++) {

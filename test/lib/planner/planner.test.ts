@@ -262,3 +262,35 @@ describe('cost per 1M inferences', () => {
     expect(costPer1MInferences(0.328, 2697.72)).toBeCloseTo(0.0337738, 6);
   });
 });
+
+describe('a measurement predicts only the chip it was measured on', () => {
+  const measuredOn: ModelProfile = {
+    ...toy,
+    measurements: [
+      { coreVersion: 'v2', coresPerProcess: 1, batchSize: 16, throughputRps: 5000, p50Ms: 3, p99Ms: 4, source: 'trn1 row', instanceType: 'trn1.2xlarge' },
+      { coreVersion: 'v2', coresPerProcess: 1, batchSize: 1, throughputRps: 1000, p50Ms: 1, p99Ms: 2, source: 'inf2 row', instanceType: 'inf2.xlarge' },
+    ],
+  };
+  const c = catalogWith({ 'inf2.xlarge': 1, 'trn1.2xlarge': 1.5, 'trn1n.32xlarge': 30 });
+
+  test('GIVEN a Trn1 batch-16 row THEN Inf2 is sized from its own row, not the faster Trn1 one', () => {
+    const report = planReport(measuredOn, { throughputRps: 5000, p99Ms: 10 }, ec2, c);
+    const inf2 = [report.chosen, ...report.alternatives].filter((p) => p.instance.family === 'inf2');
+    expect(inf2.map((p) => p.measurement.source)).toEqual(['inf2 row']);
+    // trn1.2xlarge: 2 x 5000 = 10000 rps, 1 instance at $1.50 beats 3 x inf2.xlarge (2000 rps each) at $3.00.
+    expect(report.chosen.instanceType).toBe('trn1.2xlarge');
+  });
+
+  test('GIVEN a Trn1 row THEN it applies to Trn1n, which has the same chip', () => {
+    const report = planReport(measuredOn, { throughputRps: 5000, p99Ms: 10 }, ec2, c);
+    expect(report.alternatives.find((p) => p.instanceType === 'trn1n.32xlarge')?.measurement.source).toBe('trn1 row');
+  });
+
+  test('GIVEN only an Inf2 row THEN Trn1 is rejected for want of a measurement on its chip', () => {
+    const inf2Only: ModelProfile = { ...measuredOn, measurements: [measuredOn.measurements[1]] };
+    const report = planReport(inf2Only, { throughputRps: 100, p99Ms: 10 }, ec2, c);
+    expect(report.rejected).toContainEqual(
+      expect.objectContaining({ instanceType: 'trn1.2xlarge', code: 'no-measurement', reason: 'toy has no measurement on Trainium (trn1, trn1n) (NeuronCore-v2)' }),
+    );
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * The `cdk-inferentia` command line: plan, catalog, profiles and bench.
+ *
+ * Exit codes: 0 success, 1 when no plan fits or a benchmark threshold is breached, 2 on bad usage.
+ * Results go to stdout, messages to stderr.
+ */
+import { Command, CommanderError } from 'commander';
+import { ThresholdsBreachedError } from '../lib/bench';
+import { InfeasibleError, InputError } from '../lib/errors';
+import { registerBenchCommand } from './commands/bench';
+import { registerCatalogCommand } from './commands/catalog';
+import type { CliIo } from './commands/io';
+import { registerPlanCommand } from './commands/plan';
+import { registerProfilesCommand } from './commands/profiles';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** The program with every command registered; `exitOverride` so errors come back to `runCli`. */
+export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Command {
+  const program = new Command('cdk-inferentia')
+    .description('Plan, deploy and prove ML inference on AWS Inferentia and Trainium at the lowest cost that meets its targets')
+    .version(require('../package.json').version)
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError('(add --help for usage)');
+  registerPlanCommand(program, io);
+  registerCatalogCommand(program, io);
+  registerProfilesCommand(program, io);
+  registerBenchCommand(program, io, { isTTY: options.isTTY ?? false });
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  }
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script) and returns the exit code; never calls process.exit. */
+export async function runCli(argv: readonly string[], io: CliIo, options: { isTTY?: boolean } = {}): Promise<number> {
+  try {
+    await buildProgram(io, options).parseAsync([...argv], { from: 'user' });
+    return EXIT_OK;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version exit through here with code 0; commander has already printed its message.
+      return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (e instanceof InputError) {
+      io.stderr(`error: ${e.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (e instanceof InfeasibleError) {
+      io.stderr(`error: ${e.message}\n`);
+      return EXIT_FAILED;
+    }
+    if (e instanceof ThresholdsBreachedError) {
+      io.stderr(`error: ${e.message}\n`);
+      return EXIT_FAILED;
+    }
+    if (isAwsError(e)) {
+      // Missing credentials, a region not enabled, an API refusal: the user's environment, not our bug.
+      io.stderr(`error: ${e.name}: ${e.message}\n`);
+      return EXIT_FAILED;
+    }
+    throw e;
+  }
+}
+
+/** An AWS SDK service exception (it carries `$metadata`) or a credentials-chain failure. */
+function isAwsError(e: unknown): e is Error {
+  return e instanceof Error && ('$metadata' in e || e.name === 'CredentialsProviderError');
+}
+
+/** Entry point of the `cdk-inferentia` executable (bin/cdk-inferentia.js). */
+export function main(): void {
+  const io: CliIo = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
+  runCli(process.argv.slice(2), io, { isTTY: process.stderr.isTTY === true })
+    .then((code) => {
+      process.exitCode = code;
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 3;
+    });
+}
