@@ -5,20 +5,24 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { BenchTarget } from './types';
 
-/** One answer: its HTTP status and, when asked for, its body. */
-export interface Exchange {
-  readonly status: number;
-  /** '' unless the target was opened with `readBody`. */
-  readonly body: string;
-}
+/**
+ * Called once per request: with the error, or with the status and (when asked for) the body.
+ *
+ * Never called synchronously from `start`, so a run cannot recurse through a target that fails at once.
+ */
+export type Completion = (error: unknown, status: number, body: string) => void;
 
-/** An open target: sends one request per call, then is closed once. */
+/** An open target: starts requests, then is closed once. */
 export interface Sender {
-  /** Resolves with the answer, or rejects with the transport or service error. */
-  send(signal: AbortSignal): Promise<Exchange>;
+  /**
+   * Starts one request.
+   *
+   * @returns a function that aborts the request with the given reason (a no-op once it completed).
+   */
+  start(complete: Completion): (reason: Error) => void;
   close(): Promise<void>;
 }
 
@@ -40,28 +44,103 @@ export function openSender(target: BenchTarget, options: SenderOptions): Sender 
 
 function openHttpSender(target: Extract<BenchTarget, { kind: 'http' }>, options: SenderOptions): Sender {
   const url = new URL(target.url);
-  // keep-alive is undici's default; one socket per concurrent request so no request queues behind another.
+  // keep-alive is undici's default; one socket per request in flight so none queues behind another.
   const pool = new Pool(url.origin, { connections: options.connections, pipelining: 1 });
-  const method = target.method ?? (options.body !== undefined ? 'POST' : 'GET');
   const headers: Record<string, string> = { ...target.headers };
   if (options.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['content-type'] = options.contentType;
   }
-  const path = `${url.pathname}${url.search}`;
-  const body = options.body;
+  // Built once: every request of the run shares the same options object.
+  const dispatchOptions: Dispatcher.DispatchOptions = {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: target.method ?? (options.body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: options.body,
+  };
   const readBody = options.readBody;
   return {
-    async send(signal) {
-      const response = await pool.request({ origin: url.origin, path, method, headers, body, signal });
-      if (readBody) {
-        return { status: response.statusCode, body: await response.body.text() };
+    start(complete) {
+      const handler = new HttpExchange(complete, readBody);
+      try {
+        pool.dispatch(dispatchOptions, handler);
+      } catch (err) {
+        handler.fail(err);
       }
-      // Drain without decoding; an unbounded limit keeps the connection reusable whatever the body size.
-      await response.body.dump({ limit: Number.MAX_SAFE_INTEGER });
-      return { status: response.statusCode, body: '' };
+      handler.dispatched = true;
+      return (reason) => handler.abort(reason);
     },
     close: () => pool.destroy(),
   };
+}
+
+/**
+ * One HTTP exchange on undici's dispatcher API: the lowest-level public interface, without the per-request body
+ * stream, promise and abort-signal listeners of `request()`, which dominate the cost of small answers.
+ */
+class HttpExchange implements Dispatcher.DispatchHandler {
+  /** False while `dispatch` runs: undici reports some errors (a closed pool) synchronously. */
+  dispatched = false;
+  private controller?: Dispatcher.DispatchController;
+  private pendingAbort?: Error;
+  private done = false;
+  private status = 0;
+  private chunks?: Buffer[];
+
+  constructor(
+    private readonly complete: Completion,
+    private readonly readBody: boolean,
+  ) {}
+
+  abort(reason: Error): void {
+    if (this.controller) {
+      this.controller.abort(reason);
+    } else {
+      // Not on a socket yet: abort as soon as it is.
+      this.pendingAbort = reason;
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.pendingAbort) {
+      controller.abort(this.pendingAbort);
+    }
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.status = statusCode;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.readBody) {
+      (this.chunks ??= []).push(chunk);
+    }
+  }
+
+  onResponseEnd(): void {
+    this.finish(undefined, this.status, this.chunks ? Buffer.concat(this.chunks).toString('utf8') : '');
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  fail(error: unknown): void {
+    this.finish(error, 0, '');
+  }
+
+  private finish(error: unknown, status: number, body: string): void {
+    if (this.done) {
+      return;
+    }
+    this.done = true;
+    if (this.dispatched) {
+      this.complete(error, status, body);
+    } else {
+      process.nextTick(this.complete, error, status, body);
+    }
+  }
 }
 
 function openSageMakerSender(target: Extract<BenchTarget, { kind: 'sagemaker' }>, options: SenderOptions): Sender {
@@ -79,21 +158,26 @@ function openSageMakerSender(target: Extract<BenchTarget, { kind: 'sagemaker' }>
         httpsAgent: new https.Agent({ keepAlive: true, maxSockets: options.connections }),
       },
     });
-  const body = new TextEncoder().encode(options.body ?? '');
   const input = {
     EndpointName: target.endpointName,
-    Body: body,
+    Body: new TextEncoder().encode(options.body ?? ''),
     ContentType: options.contentType,
     TargetVariant: target.targetVariant,
   };
   const readBody = options.readBody;
   return {
-    async send(signal) {
-      const output = await client.send(new InvokeEndpointCommand(input), { abortSignal: signal });
-      return {
-        status: output.$metadata.httpStatusCode ?? 200,
-        body: readBody && output.Body ? output.Body.transformToString() : '',
-      };
+    start(complete) {
+      const controller = new AbortController();
+      client.send(new InvokeEndpointCommand(input), { abortSignal: controller.signal }).then(
+        (output) =>
+          complete(
+            undefined,
+            output.$metadata.httpStatusCode ?? 200,
+            readBody && output.Body ? output.Body.transformToString() : '',
+          ),
+        (err: unknown) => complete(err, 0, ''),
+      );
+      return (reason) => controller.abort(reason);
     },
     async close() {
       if (owned) {

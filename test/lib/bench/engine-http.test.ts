@@ -171,6 +171,19 @@ describe('runBenchmark counts each failure under its kind', () => {
     expect(report.durationMs).toBeLessThan(5000);
   });
 
+  test('GIVEN a server stalling every third request WHEN run THEN exactly those time out while the others succeed', async () => {
+    const server = await serve(({ index }) => (index % 3 === 0 ? { kind: 'stall' } : ok('{}', 2)));
+
+    const report = await runBenchmark(
+      http(server, { timeoutMs: 200, mode: { kind: 'open', rateRps: 50 }, stop: { requests: 30 } }),
+    );
+
+    expect(server.received).toHaveLength(30);
+    expect(report.errorsByKind).toEqual({ timeout: 10 });
+    expect(report.requests - report.errors).toBe(20);
+    expect(report.latencyMs.max).toBeLessThan(200);
+  });
+
   test('GIVEN a server that freezes for 300 ms WHEN run open-loop THEN the stall shows in the percentiles, unlike closed-loop', async () => {
     const openServer = await serve(freezingServer());
     const closedServer = await serve(freezingServer());
