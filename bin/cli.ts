@@ -5,6 +5,7 @@
  * Results go to stdout, messages to stderr.
  */
 import { Command, CommanderError } from 'commander';
+import { version } from '../package.json';
 import { ThresholdsBreachedError } from '../lib/bench';
 import { InfeasibleError, InputError } from '../lib/errors';
 import { registerBenchCommand } from './commands/bench';
@@ -21,7 +22,7 @@ export const EXIT_USAGE = 2;
 export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Command {
   const program = new Command('cdk-inferentia')
     .description('Plan, deploy and prove ML inference on AWS Inferentia and Trainium at the lowest cost that meets its targets')
-    .version(require('../package.json').version)
+    .version(version)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(add --help for usage)');
