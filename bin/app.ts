@@ -12,6 +12,7 @@ import { Annotations, App } from 'aws-cdk-lib';
 import { InferenceStack } from '../constructs/inference-stack';
 import { ModelImage } from '../constructs/model-image';
 import { applyPolicyChecks } from '../constructs/nag';
+import type { SmokeBenchmarkOptions } from '../constructs/smoke-benchmark';
 import { InputError } from '../lib/errors';
 import { plan } from '../lib/planner';
 import { requireProfile } from '../lib/profiles';
@@ -27,6 +28,17 @@ export const EXAMPLE_DLC_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
 
 /** Where the example's model data lives: the handler ships, the compiled model is added by the user. */
 export const EXAMPLE_MODEL_DATA = path.join(__dirname, '..', 'examples', 'bert-base-uncased', 'model');
+
+/**
+ * The example's deploy gate: one sentence through the shipped handler (`code/inference.py` answers
+ * `{"outputs": [[...floats...]]}`), thresholds from the plan. The regex proves the model ran and returned numbers,
+ * not an error page; replace it with a golden output of your compiled model (`expect: { kind: 'json', value }`)
+ * to catch a model that loads but answers wrong.
+ */
+export const EXAMPLE_SMOKE_BENCHMARK: SmokeBenchmarkOptions = {
+  request: { body: JSON.stringify({ inputs: ['The quick brown fox jumps over the lazy dog.'] }), contentType: 'application/json' },
+  expect: { kind: 'regex', pattern: '^\\{"outputs": \\[\\[-?[0-9]' },
+};
 
 /** Name of the example stack. */
 export const EXAMPLE_STACK_NAME = 'BertBaseUncasedInference';
@@ -62,6 +74,7 @@ export function buildApp(app: App = new App()): App {
     plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker' }),
     image: ModelImage.fromNeuronDlc({ tag: EXAMPLE_DLC_TAG, digest: imageDigest }),
     modelDataPath: EXAMPLE_MODEL_DATA,
+    smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
   });
   if (imageDigest === PLACEHOLDER_IMAGE_DIGEST) {
     Annotations.of(stack).addWarningV2('@cdk-inferentia/app:placeholderImageDigest',

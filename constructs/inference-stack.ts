@@ -6,6 +6,7 @@ import { ModelData } from './model-data';
 import { ModelImage } from './model-image';
 import { ModelImageRepository } from './model-image-repository';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
+import type { SmokeBenchmarkOptions } from './smoke-benchmark';
 
 /** Props of {@link InferenceStack}. */
 export interface InferenceStackProps extends StackProps {
@@ -40,6 +41,13 @@ export interface InferenceStackProps extends StackProps {
    * @default 128 - the Neuron encoder benchmarks' shape
    */
   readonly sequenceLength?: number;
+
+  /**
+   * The smoke benchmark that proves each deployment and rolls it back when the endpoint misses the plan's targets.
+   *
+   * @default - no smoke benchmark
+   */
+  readonly smokeBenchmark?: SmokeBenchmarkOptions;
 }
 
 /**
@@ -76,6 +84,7 @@ export class InferenceStack extends Stack {
         MODEL_BATCH_SIZE: `${plan.batchSize}`,
         MODEL_SEQUENCE_LENGTH: `${props.sequenceLength ?? 128}`,
       },
+      smokeBenchmark: props.smokeBenchmark,
     });
 
     new CfnOutput(this, 'EndpointName', {

@@ -34,6 +34,7 @@ import {
   VOLUME_MIN_GIB,
 } from './private/endpoint-sizing';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+import { SmokeBenchmark, SmokeBenchmarkOptions, SmokeTarget } from './smoke-benchmark';
 
 /** CloudWatch namespace of SageMaker endpoint invocation metrics. */
 const NAMESPACE = 'AWS/SageMaker';
@@ -258,6 +259,17 @@ export interface NeuronSageMakerEndpointProps {
    * @default logs.RetentionDays.THREE_MONTHS
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Prove every deployment of this endpoint: right after CloudFormation deploys it, a Lambda runs a smoke benchmark
+   * with this golden request against the live endpoint, checks answers, latency, throughput and errors against the
+   * plan's targets, and fails the deployment (so CloudFormation rolls back) when one is missed. It runs again
+   * whenever the image, model data or endpoint configuration changes.
+   *
+   * @default - no smoke benchmark
+   * @see SmokeBenchmark
+   */
+  readonly smokeBenchmark?: SmokeBenchmarkOptions;
 }
 
 /** A SageMaker real-time endpoint serving a Neuron model, defined here or imported. */
@@ -389,6 +401,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   readonly cfnEndpointConfig: sagemaker.CfnEndpointConfig;
   /** The model resource. */
   readonly cfnModel: sagemaker.CfnModel;
+  /** The smoke benchmark that gates each deployment, when `smokeBenchmark` is set. */
+  readonly smokeBenchmark?: SmokeBenchmark;
 
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
@@ -626,6 +640,15 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       kmsKeyId: stack.resolve(this.encryptionKey?.keyArn),
       role: stack.resolve(this.role.roleArn),
     });
+
+    // Last: the benchmark reads the name, ARN and fingerprint set above, and runs after everything in this construct.
+    if (props.smokeBenchmark) {
+      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
+        ...props.smokeBenchmark,
+        target: SmokeTarget.sageMakerEndpoint(this),
+        plan: this.plan,
+      });
+    }
   }
 
   /** The layout from `plan` or from the explicit props; records problems and returns undefined when invalid. */

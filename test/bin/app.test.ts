@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import {
   buildApp,
   EXAMPLE_DLC_TAG,
@@ -72,6 +73,20 @@ describe('The example app built from the cdk.json context', () => {
       `imageDigest is the placeholder ${PLACEHOLDER_IMAGE_DIGEST}`)]));
     expect(warnings(stack).join('\n')).toContain(
       '--repository-name pytorch-inference-neuronx --image-ids imageTag=2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04');
+  });
+
+  test('gates every deployment with a smoke benchmark that runs after the endpoint, with the plan\'s p99', () => {
+    // THEN
+    const smoke = stack.endpoint.smokeBenchmark;
+    expect(smoke).toBeDefined();
+    // 10 ms target + 20 ms SageMaker Runtime round-trip allowance (SmokeBenchmark's documented default)
+    expect(smoke?.thresholds.p99MaxMs).toBe(30);
+    const template = Template.fromJSON(app.synth().getStackByName(EXAMPLE_STACK_NAME).template);
+    const triggers = template.findResources('Custom::Trigger');
+    expect(Object.keys(triggers)).toHaveLength(1);
+    const trigger = Object.values(triggers)[0] as { DependsOn?: string[]; Properties: { InvocationType: string } };
+    expect(trigger.Properties.InvocationType).toBe('RequestResponse');
+    expect(trigger.DependsOn).toEqual(expect.arrayContaining([stack.getLogicalId(stack.endpoint.cfnEndpoint)]));
   });
 
   test('synthesizes with no cdk-nag, Neuron or CloudFormation validation finding', () => {
