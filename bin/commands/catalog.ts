@@ -2,7 +2,7 @@
  * `cdk-inferentia catalog`: the Neuron instance types with their hardware facts and hourly prices, and
  * `catalog refresh`, which reads current ones from AWS into a price file.
  */
-import { readFileSync, writeFileSync } from 'fs';
+import { writeFileSync } from 'fs';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import Table from 'cli-table3';
@@ -10,7 +10,9 @@ import { Command, Option } from 'commander';
 import { Catalog, isAwsRegion, neuronCores, parsePriceFile, refreshCatalog, sageMakerName } from '../../lib/catalog';
 import { Hosting, HOSTINGS, InstanceSpec, Price, PRICING_KINDS, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
+import { readJsonFile } from './files';
 import type { CliIo } from './io';
+import { list } from './parse';
 
 /** The Price List API answers only in a few regions; us-east-1 is one, and prices every region. */
 const PRICING_API_REGION = 'us-east-1';
@@ -24,19 +26,8 @@ export function loadCatalog(pricesPath?: string): Catalog {
   if (pricesPath === undefined) {
     return Catalog.builtIn();
   }
-  let text: string;
-  try {
-    text = readFileSync(pricesPath, 'utf8');
-  } catch (e) {
-    throw new InputError(`--prices ${pricesPath}: cannot read the file (${(e as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`--prices ${pricesPath}: not valid JSON (${(e as Error).message}); a price file looks like `
-      + '{"prices":[{"instanceType":"inf2.xlarge","region":"eu-west-1","hosting":"ec2","usdPerHour":0.8}]}');
-  }
+  const json = readJsonFile('--prices', pricesPath, '; a price file looks like '
+    + '{"prices":[{"instanceType":"inf2.xlarge","region":"eu-west-1","hosting":"ec2","usdPerHour":0.8}]}');
   return Catalog.builtIn().withPriceFile(parsePriceFile(json, pricesPath));
 }
 
@@ -206,16 +197,16 @@ export function registerCatalogCommand(program: Command, io: CliIo): void {
     .option('--instance-types <list>', 'comma-separated instance types (default: every catalog type)')
     .requiredOption('--out <file>', 'where to write the price file (JSON)')
     .action(async (flags: RefreshFlags) => {
-      const hostings = splitList(flags.hostings);
+      const hostings = list(flags.hostings);
       const badHostings = hostings.filter((h) => !HOSTINGS.includes(h as Hosting));
       if (badHostings.length > 0) {
         throw new InputError(`--hostings: expected ${HOSTINGS.join(' and/or ')}, got ${badHostings.map((h) => `"${h}"`).join(', ')}`);
       }
-      const regions = splitList(flags.regions);
+      const regions = list(flags.regions);
       const file = await refreshCatalog({
         regions,
         hostings: hostings as Hosting[],
-        ...(flags.instanceTypes !== undefined ? { instanceTypes: splitList(flags.instanceTypes) } : {}),
+        ...(flags.instanceTypes !== undefined ? { instanceTypes: list(flags.instanceTypes) } : {}),
         pricing: new PricingClient({ region: PRICING_API_REGION }),
         ec2: (region) => new EC2Client({ region }),
       });
@@ -240,9 +231,6 @@ function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-function splitList(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-}
 
 function warnWhenUnpriced(catalog: Catalog, filter: CatalogFilter, io: CliIo): void {
   if (filter.region === undefined) {

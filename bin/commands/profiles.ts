@@ -2,12 +2,12 @@
  * `cdk-inferentia profiles`: the built-in model profiles (or a user's own, validated), with the warnings about
  * measurements that contradict themselves. Also `loadProfile`, which every command taking `--model | --profile` uses.
  */
-import { readFileSync } from 'fs';
 import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { InputError } from '../../lib/errors';
 import { builtInProfiles, checkProfile, parseProfile, requireProfile } from '../../lib/profiles';
 import type { ModelProfile, ProfileWarning } from '../../lib/profiles';
+import { readJsonFile } from './files';
 import type { CliIo } from './io';
 
 /** Where a profile comes from: a built-in id or a JSON file; exactly one. */
@@ -22,27 +22,6 @@ export interface ProfileSource {
 export interface LoadedProfile {
   readonly profile: ModelProfile;
   readonly warnings: ProfileWarning[];
-}
-
-/** The message of a thrown value; duck-typed because errors from `fs` may come from another realm (jest). */
-function messageOf(e: unknown): string {
-  const message = (e as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(e);
-}
-
-/** Reads and parses a JSON file, naming the file in every error. */
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`--profile ${file}: cannot read the file (${messageOf(e)})`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`--profile ${file}: not valid JSON (${messageOf(e)})`);
-  }
 }
 
 /**
@@ -60,7 +39,7 @@ export function loadProfile(opts: ProfileSource): LoadedProfile {
         : 'no model given; pass --model ID (see `cdk-inferentia profiles`) or --profile FILE',
     );
   }
-  const profile = hasModel ? requireProfile(opts.model as string) : parseProfile(readJson(opts.profile as string), opts.profile as string);
+  const profile = hasModel ? requireProfile(opts.model as string) : parseProfile(readJsonFile('--profile', opts.profile as string), opts.profile as string);
   return { profile, warnings: checkProfile(profile) };
 }
 
