@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct, type IConstruct } from 'constructs';
+import { logAccessTo } from './private/access-logs';
 import { compileAnswerCheck } from '../lib/bench/answer';
 import { defaultMaxInFlight } from '../lib/bench/engine';
 import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../lib/bench/types';
@@ -583,26 +584,7 @@ export class SmokeBenchmark extends Construct {
       lifecycleRules: [{ id: 'AbortIncompleteUploads', abortIncompleteMultipartUploadAfter: Duration.days(7) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    // Written out rather than through `serverAccessLogsBucket`, whose behaviour depends on the app's
-    // `@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy` flag: without it CDK falls back to an ACL, which buckets with
-    // ACLs disabled (BUCKET_OWNER_ENFORCED) reject.
-    const logPrefix = 'report-bucket/';
-    (bucket.node.defaultChild as s3.CfnBucket).loggingConfiguration = {
-      destinationBucketName: accessLogs.bucketName,
-      logFilePrefix: logPrefix,
-    };
-    accessLogs.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'S3ServerAccessLogsFromReportBucket',
-        principals: [new iam.ServicePrincipal('logging.s3.amazonaws.com')],
-        actions: ['s3:PutObject'],
-        resources: [accessLogs.arnForObjects(`${logPrefix}*`)],
-        conditions: {
-          ArnLike: { 'aws:SourceArn': bucket.bucketArn },
-          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-        },
-      }),
-    );
+    logAccessTo(bucket, accessLogs, 'report-bucket/', 'S3ServerAccessLogsFromReportBucket');
     return bucket;
   }
 }

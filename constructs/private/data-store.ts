@@ -1,8 +1,8 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
+import { logAccessTo } from './access-logs';
 
 /** Construct id of the store under its stack; with its children's ids, it fixes the logical ids of stateful resources. */
 export const MODEL_DATA_STORE_ID = 'NeuronModelData';
@@ -71,28 +71,6 @@ export class ModelDataStore extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       autoDeleteObjects: false,
     });
-    this.logAccessTo(this.accessLogs, 'model-bucket/');
-  }
-
-  /**
-   * Sends the model bucket's server access logs to `destination`, authorised by a bucket policy.
-   *
-   * Written out rather than through `serverAccessLogsBucket`, whose behaviour depends on the app's
-   * `@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy` flag: without it, CDK falls back to an ACL that buckets with
-   * ACLs disabled (BUCKET_OWNER_ENFORCED) reject.
-   */
-  private logAccessTo(destination: s3.Bucket, prefix: string): void {
-    const cfnBucket = this.bucket.node.defaultChild as s3.CfnBucket;
-    cfnBucket.loggingConfiguration = { destinationBucketName: destination.bucketName, logFilePrefix: prefix };
-    destination.addToResourcePolicy(new iam.PolicyStatement({
-      sid: 'S3ServerAccessLogsFromModelBucket',
-      principals: [new iam.ServicePrincipal('logging.s3.amazonaws.com')],
-      actions: ['s3:PutObject'],
-      resources: [destination.arnForObjects(`${prefix}*`)],
-      conditions: {
-        ArnLike: { 'aws:SourceArn': this.bucket.bucketArn },
-        StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-      },
-    }));
+    logAccessTo(this.bucket, this.accessLogs, 'model-bucket/', 'S3ServerAccessLogsFromModelBucket');
   }
 }
