@@ -31,6 +31,20 @@ export interface Measurement {
   readonly instanceType?: string;
   /** Batch or real-time mode, when the source says. */
   readonly mode?: MeasurementMode;
+  /**
+   * Accelerator memory one process needs for this measurement's compiled model (weights at the compiled dtype plus
+   * activations for its batch size), in GiB. Memory belongs to a measurement: a batch-16 artifact needs more than a
+   * batch-1 artifact of the same model.
+   *
+   * @default - the profile's `deviceMemoryGiB`
+   */
+  readonly deviceMemoryGiB?: number;
+  /**
+   * Host memory one process needs for this measurement's compiled model, in GiB.
+   *
+   * @default - the profile's `hostMemoryGiB`
+   */
+  readonly hostMemoryGiB?: number;
 }
 
 /** What one model needs per process, and its measurements. */
@@ -45,6 +59,15 @@ export interface ModelProfile {
   readonly hostMemoryGiB: number;
   /** vCPUs one model process needs. @default 1 */
   readonly vcpuPerProcess?: number;
+  /**
+   * Host CPU time one request costs outside the device call, in milliseconds of one vCPU: HTTP, JSON, tokenization
+   * or image decoding, and building the response. It caps how many requests a vCPU can feed the NeuronCores.
+   *
+   * @default - the planner's conservative DEFAULT_HOST_CPU_MS_PER_REQUEST
+   */
+  readonly hostCpuMsPerRequest?: number;
+  /** Where `hostCpuMsPerRequest` comes from (measured on which host, or estimated and how). */
+  readonly hostCpuSource?: string;
   /** How the memory figures were obtained (measured, or estimated and how). */
   readonly memorySource?: string;
   /** Measured operating points. */
