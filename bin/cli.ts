@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../package.json';
 import { ThresholdsBreachedError } from '../lib/bench';
+import { AwsCallError, awsProblemOf, describeAwsError } from '../lib/aws-errors';
 import { InfeasibleError, InputError } from '../lib/errors';
 import { registerBenchCommand } from './commands/bench';
 import { registerCatalogCommand } from './commands/catalog';
@@ -58,18 +59,13 @@ export async function runCli(argv: readonly string[], io: CliIo, options: { isTT
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }
-    if (isAwsError(e)) {
+    if (e instanceof AwsCallError || awsProblemOf(e) !== undefined) {
       // Missing credentials, a region not enabled, an API refusal: the user's environment, not our bug.
-      io.stderr(`error: ${e.name}: ${e.message}\n`);
+      io.stderr(`error: ${describeAwsError(e)}\n`);
       return EXIT_FAILED;
     }
     throw e;
   }
-}
-
-/** An AWS SDK service exception (it carries `$metadata`) or a credentials-chain failure. */
-function isAwsError(e: unknown): e is Error {
-  return e instanceof Error && ('$metadata' in e || e.name === 'CredentialsProviderError');
 }
 
 /** Entry point of the `cdk-inferentia` executable (bin/cdk-inferentia.js). */

@@ -4,6 +4,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { Filter, paginateGetProducts, PricingClient } from '@aws-sdk/client-pricing';
 import { z } from 'zod';
+import { AwsCallError } from '../aws-errors';
 import { InputError } from '../errors';
 import { Catalog, ec2Name, PriceFile, sageMakerName } from './catalog';
 import { NEURON_FAMILIES } from './instance-type';
@@ -51,7 +52,8 @@ const PRICING_CONCURRENCY = 4;
  *   capacity status Used; `AmazonSageMaker` for real-time hosting instance hours (`<region>-Host:ml.*` usage types).
  *   SageMaker availability is read from the prices themselves: no price, no row.
  *
- * @throws InputError when an option is invalid; the SDK's error, naming the call and region, when AWS refuses one
+ * @throws InputError when an option is invalid; `AwsCallError` naming the call and region, with the SDK's error as
+ *   `cause`, when AWS refuses one
  */
 export async function refreshCatalog(options: RefreshOptions): Promise<PriceFile> {
   const instanceTypes = validate(options);
@@ -317,12 +319,14 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return results;
 }
 
-/** Prefixes an AWS error with the call and region, so `catalog refresh` says which of its many calls failed. */
+/**
+ * Names the call and region of a failure, so `catalog refresh` says which of its many calls failed. The SDK error
+ * stays the `cause`, so the CLI still tells missing credentials or a denied action from a bug of ours.
+ */
 async function withContext(what: string, run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (e) {
-    const err = e as Error;
-    throw new Error(`${what} failed: ${err.name}: ${err.message}`, { cause: e });
+    throw new AwsCallError(what, e);
   }
 }
