@@ -12,6 +12,7 @@ export * from './endpoint-deployment';
 export * from './neuron-sagemaker-endpoint';
 export * from './smoke-benchmark';
 export * from './inference-stack';
+export * from './deploy-refusal';
 export * from './nag';
 export { NeuronInstanceType } from '../lib/catalog';
 export type { Plan, PlanTargets, PlanOptions } from '../lib/planner';
