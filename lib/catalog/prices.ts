@@ -50,6 +50,19 @@ const SM_INF1_CONFLICT = 'UNVERIFIED: third-party files disagree (0.297 / 0.471-
 const sageMaker = (name: string, usd: number, source: string): Price =>
   row(name, 'sagemaker', 'on-demand', usd, source, name.startsWith('inf1.') ? FACTS_READ : SAGEMAKER_THIRD_PARTY_READ, true);
 
+// A second third-party file: fmbench's pricing table (an aws-samples benchmarking tool, undated). It lists
+// ml.inf2.* and ml.trn1.32xlarge under "SageMaker Hourly Instance Pricing" (hosting, unlike the Studio table above)
+// and the same inf2 / trn1.32xlarge EC2 on-demand figures. It corroborates them but is no AWS price publication, so
+// they stay UNVERIFIED like every third-party number here.
+const FMBENCH = 'aws-samples/foundation-model-benchmarking-tool 00ef155d: src/fmbench/configs/pricing.yml '
+  + '(third-party sample tool, undated)';
+/** The day this project read the fmbench pricing file. */
+const FMBENCH_READ = '2026-11-23';
+const OD_CORROBORATED = `${THIRD_PARTY_OD}; the same figure in ${FMBENCH}`;
+const SM_CORROBORATED = `${SM_THIRD_PARTY}; the same figure in ${FMBENCH}, under SageMaker hosting`;
+const SM_FMBENCH = `UNVERIFIED: ${FMBENCH}, "SageMaker Hourly Instance Pricing"; replaces 24.73 from the Studio/notebook `
+  + 'table, which is not the hosting price';
+
 /**
  * The built-in prices, all in us-east-1.
  *
@@ -62,12 +75,12 @@ export const BUILT_IN_PRICES: readonly Price[] = Object.freeze([
   ec2OnDemand('inf1.2xlarge', 0.362, INF1_OD, NEURON_READ, false),
   ec2OnDemand('inf1.6xlarge', 1.18, INF1_OD, NEURON_READ, false),
   ec2OnDemand('inf1.24xlarge', 4.721, INF1_OD, NEURON_READ, false),
-  ec2OnDemand('inf2.xlarge', 0.7582, THIRD_PARTY_OD, FACTS_READ, true),
-  ec2OnDemand('inf2.8xlarge', 1.9679, THIRD_PARTY_OD, FACTS_READ, true),
-  ec2OnDemand('inf2.24xlarge', 6.4906, THIRD_PARTY_OD, FACTS_READ, true),
-  ec2OnDemand('inf2.48xlarge', 12.9813, THIRD_PARTY_OD, FACTS_READ, true),
+  ec2OnDemand('inf2.xlarge', 0.7582, OD_CORROBORATED, FACTS_READ, true),
+  ec2OnDemand('inf2.8xlarge', 1.9679, OD_CORROBORATED, FACTS_READ, true),
+  ec2OnDemand('inf2.24xlarge', 6.4906, OD_CORROBORATED, FACTS_READ, true),
+  ec2OnDemand('inf2.48xlarge', 12.9813, OD_CORROBORATED, FACTS_READ, true),
   ec2OnDemand('trn1.2xlarge', 1.3438, THIRD_PARTY_OD, FACTS_READ, true),
-  ec2OnDemand('trn1.32xlarge', 21.50, THIRD_PARTY_OD, FACTS_READ, true),
+  ec2OnDemand('trn1.32xlarge', 21.50, OD_CORROBORATED, FACTS_READ, true),
   ec2OnDemand('trn1n.32xlarge', 24.78, THIRD_PARTY_OD, FACTS_READ, true),
 
   riEffective('inf1.xlarge', 0.110, INF1_RI),
@@ -85,10 +98,10 @@ export const BUILT_IN_PRICES: readonly Price[] = Object.freeze([
   sageMaker('inf1.2xlarge', 0.472, SM_INF1_CONFLICT),
   sageMaker('inf1.6xlarge', 1.416, SM_INF1_CONFLICT),
   sageMaker('inf1.24xlarge', 4.841, SM_INF1_CONFLICT),
-  sageMaker('inf2.xlarge', 0.99, SM_THIRD_PARTY),
-  sageMaker('inf2.8xlarge', 2.36, SM_THIRD_PARTY),
-  sageMaker('inf2.24xlarge', 7.79, SM_THIRD_PARTY),
-  sageMaker('inf2.48xlarge', 15.58, SM_THIRD_PARTY),
+  sageMaker('inf2.xlarge', 0.99, SM_CORROBORATED),
+  sageMaker('inf2.8xlarge', 2.36, SM_CORROBORATED),
+  sageMaker('inf2.24xlarge', 7.79, SM_CORROBORATED),
+  sageMaker('inf2.48xlarge', 15.58, SM_CORROBORATED),
   sageMaker('trn1.2xlarge', 1.54, SM_THIRD_PARTY),
-  sageMaker('trn1.32xlarge', 24.73, SM_THIRD_PARTY),
+  row('trn1.32xlarge', 'sagemaker', 'on-demand', 28.497, SM_FMBENCH, FMBENCH_READ, true),
 ]);
