@@ -36,6 +36,15 @@ export interface InferenceStackProps extends StackProps {
   readonly modelDataPath: string;
 
   /**
+   * Files in `modelDataPath` the model handler loads, relative to it, e.g. `['model.pt', 'tokenizer_config.json',
+   * 'vocab.txt']`. A missing one warns at synth and makes CloudFormation refuse the deploy before anything is
+   * created.
+   *
+   * @default - only that the directory holds at least one file
+   */
+  readonly requiredModelFiles?: readonly string[];
+
+  /**
    * Sequence length the model was compiled for, passed to the handler as `MODEL_SEQUENCE_LENGTH`.
    *
    * @default 128 - the Neuron encoder benchmarks' shape
@@ -79,7 +88,7 @@ export class InferenceStack extends Stack {
     this.endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
       plan,
       image,
-      modelData: ModelData.fromAsset(props.modelDataPath),
+      modelData: ModelData.fromAsset(props.modelDataPath, { requiredFiles: props.requiredModelFiles }),
       environment: {
         MODEL_BATCH_SIZE: `${plan.batchSize}`,
         MODEL_SEQUENCE_LENGTH: `${props.sequenceLength ?? 128}`,

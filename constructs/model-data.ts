@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { Stack, SymlinkFollowMode, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -5,6 +7,7 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct, IConstruct, IDependable } from 'constructs';
 import { InputError } from '../lib/errors';
+import { DeployRefusal } from './deploy-refusal';
 import { MAX_LAMBDA_STORAGE_MIB, ModelDirectory, inspectModelDirectory, uploadStorage, uploadStorageMiB } from './private/data-directory';
 import { nagResource } from './private/data-nag';
 import { ModelDataStore } from './private/data-store';
@@ -55,6 +58,18 @@ export interface ModelDataAssetOptions {
    * @default 'models/'
    */
   readonly prefix?: string;
+
+  /**
+   * Files the model server loads from the directory, relative to it (`/` separated), e.g. `['model.pt',
+   * 'tokenizer_config.json', 'vocab.txt']`.
+   *
+   * Checked at synth: when one is missing, synth warns naming it and the stack's deploy is refused by CloudFormation
+   * before any resource is created (see `DeployRefusal`), instead of an endpoint that fails its health check after
+   * 15-25 minutes of instance time and rolls back.
+   *
+   * @default - only that the directory holds at least one file
+   */
+  readonly requiredFiles?: readonly string[];
 }
 
 /**
@@ -98,8 +113,11 @@ export abstract class ModelData {
         problems.push(problem);
       }
     }
+    const required = options.requiredFiles ?? [];
+    problems.push(...required.map((f) => requiredFileProblem(f)).filter((p): p is string => p !== undefined));
     InputError.throwIfAny(problems);
-    return new AssetModelData(directory as ModelDirectory, options.bucket, prefix);
+    const dir = directory as ModelDirectory;
+    return new AssetModelData(dir, options.bucket, prefix, missingFiles(dir.path, required));
   }
 
   /**
@@ -184,11 +202,21 @@ class AssetModelData extends ModelData {
     private readonly directory: ModelDirectory,
     private readonly bucket: s3.IBucket | undefined,
     private readonly basePrefix: string,
+    private readonly missing: readonly string[],
   ) {
     super();
   }
 
   bind(scope: Construct, grantee: iam.IGrantable): ModelDataConfig {
+    if (this.missing.length > 0) {
+      const files = this.missing.join(', ');
+      new DeployRefusal(scope, 'ModelFilesMissing', {
+        message: `Model data ${this.directory.path} lacks ${files}, which the model server loads at startup: the `
+          + 'endpoint would fail its health check after 15-25 minutes of instance time and roll back. Put '
+          + `${this.missing.length === 1 ? 'it' : 'them'} in the directory (e.g. compile the model and save its `
+          + 'tokenizer there), then synth again.',
+      });
+    }
     const upload = this.upload(scope);
     grantReadPrefix(scope, grantee, upload.bucket, upload.prefix);
     return {
@@ -261,6 +289,27 @@ function acknowledgeUploadHandler(deployment: s3deploy.BucketDeployment, asset: 
         + 'bundled code is tested with; it moves to newer runtimes with aws-cdk-lib upgrades.',
     });
   }
+}
+
+/** A `requiredFiles` entry that cannot name a file inside the directory, or undefined. */
+function requiredFileProblem(file: string): string | undefined {
+  const parts = file.split('/');
+  if (file.trim() === '' || file.startsWith('/') || parts.includes('..') || /^[a-zA-Z]:/.test(file)) {
+    return `ModelData.fromAsset(path, { requiredFiles }): ${JSON.stringify(file)} is not a path inside the model `
+      + "directory; give it relative to the directory, '/' separated, e.g. 'model.pt' or 'code/inference.py'";
+  }
+  return undefined;
+}
+
+/** The `required` files that are not regular files (symlinks followed) under `dir`. */
+function missingFiles(dir: string, required: readonly string[]): string[] {
+  return required.filter((file) => {
+    try {
+      return !fs.statSync(path.join(dir, ...file.split('/'))).isFile();
+    } catch {
+      return true;
+    }
+  });
 }
 
 function prefixProblem(field: string, prefix: string): string | undefined {

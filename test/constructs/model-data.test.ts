@@ -10,6 +10,7 @@ import { ModelData } from '../../constructs/model-data';
 import { applyPolicyChecks } from '../../constructs/nag';
 import { uploadStorageMiB } from '../../constructs/private/data-directory';
 import { InputError } from '../../lib/errors';
+import { failedRuleAssertions } from '../support/cfn-rules';
 import { nagFindings } from '../support/nag';
 
 const BUCKET = 'NeuronModelDataBucket20CC98DB';
@@ -382,5 +383,49 @@ describe('ModelData and cdk-nag', () => {
       'AwsSolutions-IAM5[Action::s3:List*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::team-models/other/*]',
     ]);
+  });
+});
+
+describe('ModelData.fromAsset with files the handler loads', () => {
+  test('refuses the deploy and warns naming the missing files, while synth keeps working', () => {
+    // GIVEN a directory with only the handler, like the example before the model is compiled
+    const stack = newStack();
+    const dir = modelDir({ 'code/inference.py': 'def model_fn(d): pass\n', 'vocab.txt': '[PAD]\n' });
+    // WHEN
+    ModelData.fromAsset(dir, { requiredFiles: ['model.pt', 'vocab.txt', 'tokenizer_config.json', 'code/inference.py'] })
+      .bind(stack, newRole(stack));
+    const template = Template.fromStack(stack).toJSON();
+    // THEN
+    const expected = `Model data ${dir} lacks model.pt, tokenizer_config.json, which the model server loads at startup: `
+      + 'the endpoint would fail its health check after 15-25 minutes of instance time and roll back. Put them in '
+      + 'the directory (e.g. compile the model and save its tokenizer there), then synth again.';
+    expect(failedRuleAssertions(template, { accountId: '111111111111', region: 'us-east-1' })).toEqual([expected]);
+    expect(stack.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data)))
+      .toEqual([expect.stringContaining(expected)]);
+  });
+
+  test('adds no rule when every file is there, a directory does not count as a file', () => {
+    // GIVEN
+    const stack = newStack();
+    const dir = modelDir({ ...MODEL, 'tokenizer/x': 'y' });
+    // WHEN
+    ModelData.fromAsset(dir, { requiredFiles: ['model.pt', 'code/inference.py'] }).bind(stack, newRole(stack));
+    const other = newStack();
+    ModelData.fromAsset(dir, { requiredFiles: ['tokenizer'] }).bind(other, newRole(other));
+    // THEN
+    expect(Object.keys(Template.fromStack(stack).toJSON().Rules ?? {}).filter((id) => id.includes('ModelFilesMissing')))
+      .toEqual([]);
+    expect(failedRuleAssertions(Template.fromStack(stack).toJSON(), { accountId: '111111111111', region: 'us-east-1' }))
+      .toEqual([]);
+    expect(failedRuleAssertions(Template.fromStack(other).toJSON(), { accountId: '111111111111', region: 'us-east-1' }))
+      .toEqual([expect.stringContaining('lacks tokenizer,')]);
+  });
+
+  test('rejects paths outside the directory, all at once', () => {
+    // WHEN / THEN
+    expect(() => ModelData.fromAsset(modelDir(MODEL), { requiredFiles: ['/etc/passwd', '../model.pt', ''] }))
+      .toThrow(new InputError(['/etc/passwd', '../model.pt', ''].map((f) => 'ModelData.fromAsset(path, '
+        + `{ requiredFiles }): ${JSON.stringify(f)} is not a path inside the model directory; give it relative to the `
+        + "directory, '/' separated, e.g. 'model.pt' or 'code/inference.py'")));
   });
 });
