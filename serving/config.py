@@ -1,0 +1,168 @@
+"""The server's configuration: environment variables only, rendered from the plan by the constructs.
+
+The names and their meaning are the contract in `lib/serving/environment.ts`; this module reads the same names and
+checks them, and holds no sizing logic: every number comes from the plan. Run `python3 -m serving.config` to check an
+environment without starting the server (prints the parsed values as JSON, or the problems and exit code 2).
+"""
+import json
+import os
+import re
+import sys
+
+MAX_BATCH_SIZE = "MODEL_SERVER_MAX_BATCH_SIZE"
+MAX_DELAY_MS = "MODEL_SERVER_MAX_DELAY_MS"
+COMPILED_BATCH_SIZE = "MODEL_BATCH_SIZE"
+VISIBLE_CORES = "MODEL_SERVER_VISIBLE_CORES"
+MAX_QUEUED_REQUESTS = "MODEL_SERVER_MAX_QUEUED_REQUESTS"
+REQUEST_TIMEOUT_MS = "MODEL_SERVER_REQUEST_TIMEOUT_MS"
+METRICS_NAMESPACE = "MODEL_SERVER_METRICS_NAMESPACE"
+METRICS_SERVICE = "MODEL_SERVER_METRICS_SERVICE"
+METRICS_INTERVAL_MS = "MODEL_SERVER_METRICS_INTERVAL_MS"
+
+# SageMaker's container contract (not from the plan): port, model directory, handler module, default Accept.
+PORT = "SAGEMAKER_BIND_TO_PORT"
+MODEL_DIR = "MODEL_SERVER_MODEL_DIR"
+PROGRAM = "SAGEMAKER_PROGRAM"
+DEFAULT_ACCEPT = "SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT"
+
+# Separates NeuronCore groups in MODEL_SERVER_VISIBLE_CORES; a group itself may hold commas ("51,52") and ranges.
+GROUP_SEPARATOR = ";"
+
+_GROUP = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+_FIX = "the constructs render it from the plan (lib/serving/environment.ts); see serving/README.md"
+
+
+class ConfigError(Exception):
+    """Every problem found in the environment, one sentence each."""
+
+    def __init__(self, problems):
+        super().__init__("\n".join(f"- {p}" for p in problems))
+        self.problems = list(problems)
+
+
+class Config:
+    """Parsed, checked configuration."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+    def as_dict(self):
+        return dict(self.__dict__)
+
+
+def cores_of(group: str):
+    """The core indexes a NEURON_RT_VISIBLE_CORES value names: "2-3" -> [2, 3], "51,52" -> [51, 52]."""
+    cores = []
+    for part in group.split(","):
+        first, _, last = part.partition("-")
+        cores.extend(range(int(first), int(last or first) + 1))
+    return cores
+
+
+def load(environ=None) -> Config:
+    """Reads and checks the environment; raises ConfigError listing every problem."""
+    env = os.environ if environ is None else environ
+    problems = []
+
+    def required(name, parse, rule):
+        raw = env.get(name)
+        if raw is None or raw.strip() == "":
+            problems.append(f"{name} is not set; set it to {rule} ({_FIX})")
+            return None
+        value = parse(raw.strip())
+        if value is None:
+            problems.append(f"{name}={raw!r} is not valid; set it to {rule} ({_FIX})")
+        return value
+
+    def whole(minimum):
+        def parse(raw):
+            return int(raw) if re.fullmatch(r"\d+", raw) and int(raw) >= minimum else None
+
+        return parse
+
+    def non_negative_number(raw):
+        try:
+            value = float(raw)
+        except ValueError:
+            return None
+        return value if value >= 0 and value == value and value != float("inf") else None
+
+    def text(raw):
+        return raw
+
+    max_batch = required(MAX_BATCH_SIZE, whole(1), "the most inputs one device call takes, a whole number >= 1")
+    compiled = required(COMPILED_BATCH_SIZE, whole(1), "the batch size the model was compiled for, >= 1")
+    max_delay = required(MAX_DELAY_MS, non_negative_number, "the longest wait in ms for a batch to fill, >= 0")
+    groups = required(VISIBLE_CORES, _parse_groups, 'NEURON_RT_VISIBLE_CORES of each worker separated by ";", e.g. "0;1" or "0-1;2-3"')
+    max_queue = required(MAX_QUEUED_REQUESTS, whole(1), "the most requests waiting for a worker, >= 1")
+    timeout = required(REQUEST_TIMEOUT_MS, whole(1), "each request's deadline in ms, >= 1")
+    namespace = required(METRICS_NAMESPACE, text, "the CloudWatch namespace of the server's metrics")
+    service = required(METRICS_SERVICE, text, "the value of the metrics' Service dimension")
+    interval = required(METRICS_INTERVAL_MS, whole(1), "how often in ms metrics are written, >= 1")
+    port = _optional(env, PORT, "8080", whole(1), problems, "a TCP port, e.g. 8080")
+
+    if groups is not None:
+        seen = {}
+        for index, group in enumerate(groups):
+            for core in cores_of(group):
+                if core in seen:
+                    problems.append(
+                        f'{VISIBLE_CORES}={env[VISIBLE_CORES]!r} gives NeuronCore {core} to workers {seen[core]} and '
+                        f"{index}; a NeuronCore belongs to one process only: give each worker its own cores"
+                    )
+                seen.setdefault(core, index)
+    if max_batch is not None and compiled is not None and max_batch > compiled:
+        problems.append(
+            f"{MAX_BATCH_SIZE}={max_batch} exceeds {COMPILED_BATCH_SIZE}={compiled}, the batch the model was "
+            f"compiled for; set {MAX_BATCH_SIZE} to at most {compiled}"
+        )
+    if problems:
+        raise ConfigError(problems)
+    return Config(
+        max_batch_size=max_batch,
+        compiled_batch_size=compiled,
+        max_delay_s=max_delay / 1000.0,
+        visible_cores=groups,
+        max_queued_requests=max_queue,
+        request_timeout_s=timeout / 1000.0,
+        metrics_namespace=namespace,
+        metrics_service=service,
+        metrics_interval_s=interval / 1000.0,
+        port=port,
+        model_dir=env.get(MODEL_DIR) or "/opt/ml/model",
+        program=env.get(PROGRAM) or "inference.py",
+        default_accept=env.get(DEFAULT_ACCEPT) or "application/json",
+    )
+
+
+def _optional(env, name, default, parse, problems, rule):
+    raw = env.get(name) or default
+    value = parse(raw.strip())
+    if value is None:
+        problems.append(f"{name}={raw!r} is not valid; set it to {rule} or leave it unset for {default}")
+    return value
+
+
+def _parse_groups(raw):
+    groups = [group.strip() for group in raw.split(GROUP_SEPARATOR)]
+    if not groups or any(not _GROUP.match(group) for group in groups):
+        return None
+    for group in groups:
+        for part in group.split(","):
+            first, _, last = part.partition("-")
+            if last and int(last) < int(first):
+                return None
+    return groups
+
+
+def main():
+    try:
+        config = load()
+    except ConfigError as error:
+        print(f"model server configuration is invalid:\n{error}", file=sys.stderr)
+        sys.exit(2)
+    print(json.dumps(config.as_dict(), sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

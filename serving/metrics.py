@@ -1,0 +1,104 @@
+"""CloudWatch embedded-metric-format (EMF) lines on stdout, one per worker per interval.
+
+Why aggregated per interval: one line per request would cost a JSON dump and a log write per request in the event
+loop, and at thousands of requests per second the log volume (and its CloudWatch Logs bill) would dwarf the model's.
+Per interval each worker's line carries exact counters as numbers and distributions as a uniform sample of at most
+100 values (the EMF limit for an array: awsdocs/amazon-cloudwatch-user-guide, "Specification: Embedded Metric
+Format", Target members), from which CloudWatch computes percentiles. Sums of sampled metrics are not totals: use the
+counters for totals and `Inputs / Batches` for the mean batch size.
+
+Namespace: `$MODEL_SERVER_METRICS_NAMESPACE`. Dimension sets: `[Service]` and `[Service, Worker]`, where Service is
+`$MODEL_SERVER_METRICS_SERVICE` and Worker the worker index ("0", "1", ...); `NeuronCores` is a property (searchable
+in Logs Insights, not a dimension).
+"""
+import json
+import os
+import random
+import sys
+import time
+
+SAMPLE_LIMIT = 100
+
+WORKER_COUNTERS = (("Batches", "Count"), ("Requests", "Count"), ("Inputs", "Count"), ("WorkerRestarts", "Count"))
+WORKER_SAMPLES = (("BatchSize", "Count"), ("QueueWait", "Milliseconds"), ("DeviceTime", "Milliseconds"))
+SERVICE_COUNTERS = (("QueueFull", "Count"), ("DeadlineExceeded", "Count"), ("WorkerErrors", "Count"))
+
+
+class Reservoir:
+    """A uniform sample of at most SAMPLE_LIMIT values (Vitter's algorithm R)."""
+
+    def __init__(self):
+        self.values = []
+        self.seen = 0
+
+    def add(self, value):
+        self.seen += 1
+        if len(self.values) < SAMPLE_LIMIT:
+            self.values.append(value)
+        else:
+            slot = random.randrange(self.seen)
+            if slot < SAMPLE_LIMIT:
+                self.values[slot] = value
+
+
+class WorkerMetrics:
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.counters = {name: 0 for name, _ in WORKER_COUNTERS}
+        self.samples = {name: Reservoir() for name, _ in WORKER_SAMPLES}
+
+    def record_batch(self, stats):
+        self.counters["Batches"] += 1
+        self.counters["Inputs"] += stats.inputs
+        self.counters["Requests"] += stats.requests
+        self.samples["BatchSize"].add(stats.inputs)
+        self.samples["DeviceTime"].add(round(stats.device_ms, 3))
+        for wait in stats.queue_waits_ms:
+            self.samples["QueueWait"].add(round(wait, 3))
+
+
+class Metrics:
+    def __init__(self, namespace, service, visible_cores, out=None):
+        self.namespace = namespace
+        self.service = service
+        self.visible_cores = visible_cores
+        self.workers = [WorkerMetrics() for _ in visible_cores]
+        self.service_counters = {name: 0 for name, _ in SERVICE_COUNTERS}
+        self.fd = (out or sys.stdout).fileno()
+
+    def count(self, name):
+        self.service_counters[name] += 1
+
+    def flush(self):
+        """Writes the interval's lines and starts a new interval."""
+        timestamp = int(time.time() * 1000)
+        lines = []
+        for index, worker in enumerate(self.workers):
+            document = {"Service": self.service, "Worker": str(index), "NeuronCores": self.visible_cores[index]}
+            definitions = []
+            for name, unit in WORKER_COUNTERS:
+                document[name] = worker.counters[name]
+                definitions.append({"Name": name, "Unit": unit})
+            for name, unit in WORKER_SAMPLES:
+                if worker.samples[name].values:
+                    document[name] = worker.samples[name].values
+                    definitions.append({"Name": name, "Unit": unit})
+            lines.append(self._line(timestamp, [["Service"], ["Service", "Worker"]], definitions, document))
+            worker.reset()
+        document = {"Service": self.service}
+        definitions = []
+        for name, unit in SERVICE_COUNTERS:
+            document[name] = self.service_counters[name]
+            definitions.append({"Name": name, "Unit": unit})
+            self.service_counters[name] = 0
+        lines.append(self._line(timestamp, [["Service"]], definitions, document))
+        # One write per line: the front end is the only writer of stdout (workers write to stderr), so lines stay whole.
+        for line in lines:
+            os.write(self.fd, line)
+
+    def _line(self, timestamp, dimensions, definitions, document):
+        directive = {"Namespace": self.namespace, "Dimensions": dimensions, "Metrics": definitions}
+        body = {"_aws": {"Timestamp": timestamp, "CloudWatchMetrics": [directive]}, **document}
+        return (json.dumps(body, separators=(",", ":")) + "\n").encode("utf-8")

@@ -1,0 +1,87 @@
+"""Length-prefixed pickle frames between the front end and its workers, over a Unix socket pair.
+
+Only the server's own processes are on either end of the socket, so pickle carries no untrusted input. The front
+end reads with asyncio streams (never blocks the event loop on a half-written frame); a worker reads blocking.
+"""
+import pickle
+import struct
+
+_HEADER = struct.Struct("!Q")
+
+# Worker -> front end
+LOADED = "loaded"  # (LOADED, pid)
+LOAD_FAILED = "load_failed"  # (LOAD_FAILED, message)
+TAKE = "take"  # (TAKE, max_requests, wait_s or None): give me up to max_requests; wait at most wait_s for the first
+PUT_BACK = "put_back"  # (PUT_BACK, [request id, ...]): not started; return them to the head of the queue, in order
+DONE = "done"  # (DONE, [(request id, status, body, content type), ...], BatchStats or None)
+
+# Front end -> worker
+REQUESTS = "requests"  # (REQUESTS, [WorkItem, ...]); an empty list answers a TAKE whose wait ran out
+
+
+def encode(message) -> bytes:
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(payload)) + payload
+
+
+async def read_message(reader):
+    """The next message from an asyncio StreamReader; raises asyncio.IncompleteReadError at end of stream."""
+    (length,) = _HEADER.unpack(await reader.readexactly(_HEADER.size))
+    return pickle.loads(await reader.readexactly(length))
+
+
+def recv_blocking(sock):
+    """The next message from a blocking socket; raises EOFError when the front end has gone."""
+    (length,) = _HEADER.unpack(_recv_exactly(sock, _HEADER.size))
+    return pickle.loads(_recv_exactly(sock, length))
+
+
+def _recv_exactly(sock, size: int) -> bytes:
+    chunks = []
+    while size > 0:
+        chunk = sock.recv(min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the front end closed the connection")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+class WorkItem:
+    """One request as a worker sees it. Times are `time.monotonic()` seconds, one clock for every process on the host."""
+
+    __slots__ = ("id", "body", "content_type", "accept", "enqueued", "deadline")
+
+    def __init__(self, id, body, content_type, accept, enqueued, deadline):
+        self.id = id
+        self.body = body
+        self.content_type = content_type
+        self.accept = accept
+        self.enqueued = enqueued
+        self.deadline = deadline
+
+    def __getstate__(self):
+        return (self.id, self.body, self.content_type, self.accept, self.enqueued, self.deadline)
+
+    def __setstate__(self, state):
+        self.id, self.body, self.content_type, self.accept, self.enqueued, self.deadline = state
+
+
+class BatchStats:
+    """What one device call did: inputs and requests in it, when it started, how long `predict_fn` took, and how long
+    each of its requests waited from arrival to the call."""
+
+    __slots__ = ("inputs", "requests", "started", "device_ms", "queue_waits_ms")
+
+    def __init__(self, inputs, requests, started, device_ms, queue_waits_ms):
+        self.inputs = inputs
+        self.requests = requests
+        self.started = started
+        self.device_ms = device_ms
+        self.queue_waits_ms = queue_waits_ms
+
+    def __getstate__(self):
+        return (self.inputs, self.requests, self.started, self.device_ms, self.queue_waits_ms)
+
+    def __setstate__(self, state):
+        self.inputs, self.requests, self.started, self.device_ms, self.queue_waits_ms = state

@@ -1,0 +1,155 @@
+"""One worker: owns one NeuronCore group, loads the model once, and runs batches it pulls from the front end.
+
+The front end starts each worker as a fresh interpreter (`python3 -m serving.worker --fd N`) with
+`NEURON_RT_VISIBLE_CORES` already in its environment, so the Neuron runtime sees exactly its group from the first
+import of the framework (aws-neuron-sdk#453, #898: a runtime that starts without it takes cores first-come).
+
+Batch assembly (the worker pulls; a slow worker never holds requests another could run):
+1. ask the front end for up to `max batch` requests and wait for the first;
+2. decode each with `input_fn`; the batch's clock starts at the first request's arrival at the front end;
+3. while the batch has room and `max delay` since that arrival has not passed, ask for more (up to the room left,
+   waiting at most the delay left; requests already queued come at once, so a backlog fills batches immediately);
+4. a request whose inputs do not fit the room left goes back to the head of the shared queue, untouched, for the next
+   batch (on any worker): a request is never split across device calls, so its inputs run together;
+5. one `predict_fn` call, then each request's slice through its own `output_fn`.
+"""
+import os
+import socket
+import sys
+import time
+import traceback
+
+from . import protocol
+from .config import load
+from .handler import Handler, HandlerError, concat
+
+
+def main():
+    sock = socket.socket(fileno=int(sys.argv[sys.argv.index("--fd") + 1]))
+    config = load()
+    try:
+        handler = Handler.load(config.model_dir, config.program)
+        model = handler.model_fn(config.model_dir)
+    except BaseException:  # noqa: B902  any failure to load is reported, then the front end restarts the worker
+        sock.sendall(protocol.encode((protocol.LOAD_FAILED, traceback.format_exc(limit=20))))
+        sys.exit(1)
+    sock.sendall(protocol.encode((protocol.LOADED, os.getpid())))
+    try:
+        Worker(sock, handler, model, config.max_batch_size, config.max_delay_s).run()
+    except EOFError:
+        sys.exit(0)  # the front end has gone: nothing left to serve
+
+
+class Worker:
+    def __init__(self, sock, handler, model, max_batch_size, max_delay_s):
+        self.sock = sock
+        self.handler = handler
+        self.model = model
+        self.max_batch_size = max_batch_size
+        self.max_delay_s = max_delay_s
+
+    def take(self, max_requests, wait_s):
+        self.sock.sendall(protocol.encode((protocol.TAKE, max_requests, wait_s)))
+        kind, items = protocol.recv_blocking(self.sock)
+        assert kind == protocol.REQUESTS, kind
+        return items
+
+    def run(self):
+        while True:
+            self.run_one_batch()
+
+    def run_one_batch(self):
+        batch = []  # (item, inputs)
+        results = []  # finished answers: (id, status, body, content type)
+        size = 0
+        first_arrival = None
+        put_back = []
+        wait_s = None  # the first request of a batch is awaited without limit
+        while True:
+            items = self.take(self.max_batch_size - size, wait_s)
+            if not items and wait_s is not None:
+                break  # the delay ran out, or past it nothing more is queued
+            for item in items:
+                if put_back:
+                    put_back.append(item.id)  # keep arrival order behind a request that did not fit
+                    continue
+                decoded = self.decode(item)
+                if isinstance(decoded, tuple):
+                    results.append(decoded)
+                elif size + len(decoded) > self.max_batch_size:
+                    put_back.append(item.id)
+                else:
+                    batch.append((item, decoded))
+                    size += len(decoded)
+                    first_arrival = item.enqueued if first_arrival is None else first_arrival
+            if put_back or size >= self.max_batch_size:
+                break
+            if first_arrival is None:
+                if results:
+                    break  # only refused requests so far: answer them now
+                continue
+            # Past the delay (a backlog), take only what is already queued: wait 0.
+            wait_s = max(0.0, first_arrival + self.max_delay_s - time.monotonic())
+        if put_back:
+            self.sock.sendall(protocol.encode((protocol.PUT_BACK, put_back)))
+        stats = self.predict(batch, size, results) if batch else None
+        self.sock.sendall(protocol.encode((protocol.DONE, results, stats)))
+
+    def decode(self, item):
+        """The request's inputs, or a finished (id, status, body, content type) when it cannot run."""
+        if item.deadline <= time.monotonic():
+            return _error(item, 504, "the request's deadline passed before a worker started it")
+        try:
+            inputs = self.handler.input_fn(item.body, item.content_type)
+        except Exception as error:  # noqa: B902  the user's code: its message is the answer
+            return _error(item, getattr(error, "status_code", 400), f"input_fn rejected the request: {_describe(error)}")
+        if len(inputs) == 0:
+            return _error(item, 400, "the request carries no inputs")
+        if len(inputs) > self.max_batch_size:
+            return _error(
+                item,
+                413,
+                f"the request carries {len(inputs)} inputs; a batch holds at most {self.max_batch_size} "
+                f"(MODEL_SERVER_MAX_BATCH_SIZE): send at most {self.max_batch_size} inputs per request",
+            )
+        return inputs
+
+    def predict(self, batch, size, results):
+        started = time.monotonic()
+        waits = [(started - item.enqueued) * 1000.0 for item, _ in batch]
+        try:
+            prediction = self.handler.predict_fn(concat([inputs for _, inputs in batch]), self.model)
+            if len(prediction) != size:
+                raise HandlerError(
+                    f"predict_fn returned {len(prediction)} outputs for a batch of {size} inputs; return one output "
+                    "per input, in order (pad inside predict_fn and drop the padding's outputs)"
+                )
+        except Exception as error:  # noqa: B902  every request of the batch gets the cause
+            device_ms = (time.monotonic() - started) * 1000.0
+            message = f"predict_fn failed: {_describe(error)}"
+            results.extend(_error(item, getattr(error, "status_code", 500), message) for item, _ in batch)
+            return protocol.BatchStats(size, len(batch), started, device_ms, waits)
+        device_ms = (time.monotonic() - started) * 1000.0
+        offset = 0
+        for item, inputs in batch:
+            try:
+                body, content_type = self.handler.output_fn(prediction[offset : offset + len(inputs)], item.accept)
+                results.append((item.id, 200, body, content_type))
+            except Exception as error:  # noqa: B902
+                results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
+            offset += len(inputs)
+        return protocol.BatchStats(size, len(batch), started, device_ms, waits)
+
+
+def _describe(error):
+    return f"{type(error).__name__}: {error}"
+
+
+def _error(item, status, message):
+    import json
+
+    return (item.id, status, json.dumps({"error": message}).encode("utf-8"), "application/json")
+
+
+if __name__ == "__main__":
+    main()
