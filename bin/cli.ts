@@ -1,12 +1,12 @@
 /**
  * The `cdk-inferentia` command line: plan, catalog, profiles and bench.
  *
- * Exit codes: 0 success, 1 when no plan fits or a benchmark threshold is breached, 2 on bad usage.
+ * Exit codes: 0 success, 1 when no plan fits, a benchmark fails or AWS refuses a call, 2 on bad usage.
  * Results go to stdout, messages to stderr.
  */
 import { Command, CommanderError } from 'commander';
 import { version } from '../package.json';
-import { ThresholdsBreachedError } from '../lib/bench';
+import { BenchFailedError } from '../lib/bench';
 import { AwsCallError, awsProblemOf, describeAwsError } from '../lib/aws-errors';
 import { InfeasibleError, InputError } from '../lib/errors';
 import { registerBenchCommand } from './commands/bench';
@@ -55,7 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: { isTT
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }
-    if (e instanceof ThresholdsBreachedError) {
+    if (e instanceof BenchFailedError) {
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }

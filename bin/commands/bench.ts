@@ -4,11 +4,15 @@
  */
 import { readFileSync } from 'fs';
 import { SingleBar } from 'cli-progress';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import {
+  BenchFailedError,
+  DEFAULT_TIMEOUT_MS,
   formatReport,
+  MAX_IN_FLIGHT,
+  MAX_RATE_RPS,
+  MAX_TIMER_MS,
   runBenchmark,
-  ThresholdsBreachedError,
   type AnswerCheck,
   type BenchOptions,
   type BenchProgress,
@@ -17,6 +21,7 @@ import {
   type StopCondition,
   type Thresholds,
 } from '../../lib/bench';
+import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
 
@@ -57,12 +62,16 @@ export interface BenchFlags {
 /** Without --duration or --requests, a run measures this long. */
 const DEFAULT_DURATION_S = 10;
 
+/** The longest --duration or --warmup: a benchmark measures minutes; a day means a unit mistake. */
+const MAX_SECONDS = 86_400;
+
 /**
  * Registers `bench` on the program.
  *
  * Prints the report (a table and a latency histogram, or JSON with `--json`) to stdout, then throws
- * `ThresholdsBreachedError` when a threshold is breached, so the CLI exits 1. Bad flags throw `InputError`
- * (exit 2) before any request is sent.
+ * `BenchFailedError` when a threshold is breached or no request succeeded, so the CLI exits 1. Bad flags throw
+ * `InputError` (exit 2) before any request is sent; a value flag given twice is refused by commander (exit 2)
+ * rather than silently taking the last value.
  */
 export function registerBenchCommand(program: Command, io: CliIo, options: BenchCommandOptions = {}): Command {
   return program
@@ -71,25 +80,25 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
       'Benchmark an HTTP(S) URL or a SageMaker endpoint: latency percentiles, throughput, errors by kind, answer checks; ' +
         'exits 1 when a threshold is breached',
     )
-    .option('--url <url>', 'HTTP(S) URL to send requests to, e.g. a load balancer')
-    .option('--endpoint <name>', 'SageMaker endpoint to call with InvokeEndpoint')
-    .option('--region <region>', 'region of the SageMaker endpoint (default: the AWS SDK region chain)')
-    .option('--body <json>', 'request body; POSTed to a URL, required for an endpoint')
-    .option('--body-file <file>', 'read the request body from a file')
-    .option('--content-type <type>', 'content type of the body (default: application/json)')
-    .option('--concurrency <n>', 'requests in flight (closed loop, default 1); with --rate, the most in flight')
-    .option('--rate <rps>', 'send at this fixed rate instead (open loop; latency counted from the intended send time)')
-    .option('--duration <s>', `seconds to measure (default ${DEFAULT_DURATION_S} unless --requests is given)`)
-    .option('--requests <n>', 'number of requests to measure')
-    .option('--warmup <s>', 'seconds of warm-up left out of the results (default 0)')
-    .option('--timeout <ms>', 'per-request timeout in milliseconds (default 10000)')
-    .option('--p50-max <ms>', 'threshold: maximum p50 latency in milliseconds')
-    .option('--p99-max <ms>', 'threshold: maximum p99 latency in milliseconds')
-    .option('--min-throughput <rps>', 'threshold: minimum successful requests per second')
-    .option('--max-error-rate <f>', 'threshold: maximum error rate, a fraction from 0 to 1')
-    .option('--expect-status <n>', 'HTTP status of a correct answer (default 200)')
-    .option('--expect-json <json>', 'a correct answer is exactly this JSON (key order aside)')
-    .option('--expect-regex <re>', 'a correct answer matches this regular expression')
+    .option('--url <url>', 'HTTP(S) URL to send requests to, e.g. a load balancer', once('--url'))
+    .option('--endpoint <name>', 'SageMaker endpoint to call with InvokeEndpoint', once('--endpoint'))
+    .option('--region <region>', 'region of the SageMaker endpoint (default: the AWS SDK region chain)', once('--region'))
+    .option('--body <json>', 'request body; POSTed to a URL, required for an endpoint', once('--body'))
+    .option('--body-file <file>', 'read the request body from a file', once('--body-file'))
+    .option('--content-type <type>', 'content type of the body (default: application/json)', once('--content-type'))
+    .option('--concurrency <n>', 'requests in flight (closed loop, default 1); with --rate, the most in flight', once('--concurrency'))
+    .option('--rate <rps>', 'send at this fixed rate instead (open loop; latency counted from the intended send time)', once('--rate'))
+    .option('--duration <s>', `seconds to measure (default ${DEFAULT_DURATION_S} unless --requests is given)`, once('--duration'))
+    .option('--requests <n>', 'number of requests to measure', once('--requests'))
+    .option('--warmup <s>', 'seconds of warm-up left out of the results (default 0)', once('--warmup'))
+    .option('--timeout <ms>', 'per-request timeout in milliseconds (default 10000)', once('--timeout'))
+    .option('--p50-max <ms>', 'threshold: maximum p50 latency in milliseconds', once('--p50-max'))
+    .option('--p99-max <ms>', 'threshold: maximum p99 latency in milliseconds', once('--p99-max'))
+    .option('--min-throughput <rps>', 'threshold: minimum successful requests per second', once('--min-throughput'))
+    .option('--max-error-rate <f>', 'threshold: maximum error rate, a fraction from 0 to 1', once('--max-error-rate'))
+    .option('--expect-status <n>', 'HTTP status of a correct answer (default 200)', once('--expect-status'))
+    .option('--expect-json <json>', 'a correct answer is exactly this JSON (key order aside)', once('--expect-json'))
+    .option('--expect-regex <re>', 'a correct answer matches this regular expression', once('--expect-regex'))
     .option('--json', 'print the report as JSON')
     .action(async (flags: BenchFlags) => {
       const benchOptions = benchOptionsFromFlags(flags);
@@ -106,7 +115,7 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
       }
       io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (!report.passed) {
-        throw new ThresholdsBreachedError(report);
+        throw new BenchFailedError(report);
       }
     });
 }
@@ -139,6 +148,8 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
   }
   if (flags.region !== undefined && flags.endpoint === undefined) {
     problems.push(`--region ${flags.region}: only applies to --endpoint; a --url carries its own host`);
+  } else if (flags.region !== undefined && !isAwsRegion(flags.region)) {
+    problems.push(`--region ${flags.region}: not an AWS region code; e.g. --region us-east-1`);
   }
 
   const contentType = flags.contentType ?? 'application/json';
@@ -165,22 +176,40 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     problems.push('--endpoint needs a request body: add --body \'{"inputs":"..."}\' or --body-file payload.json');
   }
 
-  const concurrency = number('--concurrency', flags.concurrency, { integer: true, min: 1, example: '8' });
-  const rate = number('--rate', flags.rate, { min: 0, exclusive: true, example: '50' });
+  const concurrency = number('--concurrency', flags.concurrency, {
+    integer: true,
+    min: 1,
+    max: MAX_IN_FLIGHT,
+    why: 'each request in flight holds a socket; run several bench processes for more',
+    example: '8',
+  });
+  const rate = number('--rate', flags.rate, {
+    min: 0,
+    exclusive: true,
+    max: MAX_RATE_RPS,
+    why: 'one process cannot send faster; run several bench processes for more',
+    example: '50',
+  });
   const mode: LoadMode =
     rate !== undefined
       ? { kind: 'open', rateRps: rate, maxInFlight: concurrency }
       : { kind: 'closed', concurrency: concurrency ?? 1 };
 
-  const duration = number('--duration', flags.duration, { min: 0, exclusive: true, example: '30' });
+  const duration = number('--duration', flags.duration, { min: 0, exclusive: true, max: MAX_SECONDS, why: 'seconds, not milliseconds', example: '30' });
   const requests = number('--requests', flags.requests, { integer: true, min: 1, example: '1000' });
   if (flags.duration !== undefined && flags.requests !== undefined) {
     problems.push('--duration and --requests: stop after a time or after a count, not both');
   }
   const stop: StopCondition =
     requests !== undefined ? { requests } : { durationMs: (duration ?? DEFAULT_DURATION_S) * 1000 };
-  const warmup = number('--warmup', flags.warmup, { min: 0, example: '5' });
-  const timeout = number('--timeout', flags.timeout, { min: 0, exclusive: true, example: '2000' });
+  const warmup = number('--warmup', flags.warmup, { min: 0, max: MAX_SECONDS, why: 'seconds, not milliseconds', example: '5' });
+  const timeout = number('--timeout', flags.timeout, {
+    min: 0,
+    exclusive: true,
+    max: MAX_TIMER_MS,
+    why: 'the longest Node timer, about 24.8 days',
+    example: '2000',
+  });
 
   const thresholds: Thresholds = {
     p50MaxMs: number('--p50-max', flags.p50Max, { min: 0, exclusive: true, example: '50' }),
@@ -235,8 +264,29 @@ interface NumberRule {
   /** `min` itself is not allowed. */
   readonly exclusive?: boolean;
   readonly max?: number;
+  /** Why `max` is the limit, said when a value is above it. */
+  readonly why?: string;
   readonly integer?: boolean;
   readonly example: string;
+}
+
+/**
+ * A plain decimal number such as `50`, `0.5` or `1e3`: `Number()` alone also reads `0x10` as 16, `0b1` and `0o7`,
+ * which nobody means on a benchmark command line.
+ */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * A commander option parser that refuses a second value: commander would silently keep the last one, so
+ * `--rate 10 --rate 1000` would run at 1000 req/s with no word.
+ */
+function once(flag: string): (value: string, previous: string | undefined) => string {
+  return (value, previous) => {
+    if (previous !== undefined) {
+      throw new InvalidArgumentError(`${flag} is given twice (${previous}, then ${value}); give it once.`);
+    }
+    return value;
+  };
 }
 
 function numberReader(problems: string[]) {
@@ -244,12 +294,18 @@ function numberReader(problems: string[]) {
     if (value === undefined) {
       return undefined;
     }
-    const n = Number(value);
+    const n = DECIMAL.test(value.trim()) ? Number(value) : NaN;
+    if (Number.isFinite(n) && rule.max !== undefined && n > rule.max && rule.why !== undefined) {
+      problems.push(`${flag} ${value}: at most ${rule.max} (${rule.why}), e.g. ${flag} ${rule.example}`);
+      return undefined;
+    }
     const wanted = rule.integer
       ? `a whole number of ${rule.min} or more${rule.max !== undefined ? ` up to ${rule.max}` : ''}`
-      : rule.max !== undefined
-        ? `a number from ${rule.min} to ${rule.max}`
-        : `a number ${rule.exclusive ? 'above' : 'of at least'} ${rule.min}`;
+      : rule.exclusive
+        ? `a number above ${rule.min}${rule.max !== undefined ? ` up to ${rule.max}` : ''}`
+        : rule.max !== undefined
+          ? `a number from ${rule.min} to ${rule.max}`
+          : `a number of at least ${rule.min}`;
     const ok =
       value.trim() !== '' &&
       Number.isFinite(n) &&
@@ -290,7 +346,11 @@ function describeRun(options: BenchOptions): string {
       : `${options.mode.rateRps} req/s${options.mode.maxInFlight !== undefined ? `, at most ${options.mode.maxInFlight} in flight` : ''}`;
   const stop = 'requests' in options.stop ? `${options.stop.requests} requests` : `${options.stop.durationMs / 1000} s`;
   const warmup = options.warmupMs ? ` after ${options.warmupMs / 1000} s of warm-up` : '';
-  return `Benchmarking ${target}: ${load}, ${stop}${warmup}.`;
+  // Requests still in flight at the end are waited for, each at most its timeout: say so, or a 2 s run against a
+  // slow target that takes 12 s looks like a hang.
+  const grace =
+    'durationMs' in options.stop ? ` Requests still in flight then get up to ${(options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s (--timeout) to finish.` : '';
+  return `Benchmarking ${target}: ${load}, ${stop}${warmup}.${grace}`;
 }
 
 /** A progress bar on stderr that follows the run's phases. */

@@ -3,7 +3,8 @@
  */
 import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { compileAnswerCheck } from './answer';
-import { classifyError, errorKindForStatus, RequestTimeoutError, type ErrorKind } from './errors';
+import { AwsCallError } from '../aws-errors';
+import { classifyError, errorKindForStatus, RequestTimeoutError, runFailures, type ErrorKind } from './errors';
 import { LatencyRecorder } from './latency';
 import { openSender, type Sender } from './targets';
 import { evaluateThresholds } from './thresholds';
@@ -115,10 +116,12 @@ class Fifo<T> {
  * - Throughput is successful requests per second of the measured phase, waiting included.
  * - Aborting `options.signal` stops sending and aborts in-flight requests; the report covers what completed.
  *
- * Thresholds are evaluated into the report; this function does not throw when they are breached
- * (see `ThresholdsBreachedError` for callers that should).
+ * Thresholds are evaluated into the report, and a run where no request succeeded fails whatever they say; this
+ * function does not throw when a run fails (see `BenchFailedError` for callers that should).
  *
  * @throws InputError when the options are invalid, before any request is sent.
+ * @throws AwsCallError when a SageMaker target's own client has no usable credentials or region, before any request
+ *   is sent (an injected client is not checked: its owner configured it).
  */
 export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}): Promise<BenchReport> {
   validateBenchOptions(options);
@@ -140,8 +143,18 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     sageMakerClient: deps.sageMakerClient,
   });
 
+  try {
+    await sender.ready();
+  } catch (e) {
+    await sender.close();
+    throw options.target.kind === 'sagemaker'
+      ? new AwsCallError(`SageMaker InvokeEndpoint ${options.target.endpointName}`, e)
+      : e;
+  }
+
   const recorder = new LatencyRecorder();
   const errorsByKind: Record<string, number> = {};
+  const errorSamples: Record<string, string> = {};
   // Requests in send order. Every request has the same timeout, so deadlines are in the same order and one timer
   // on the oldest deadline bounds them all: cheaper than a timer per request, which showed in the profile.
   const queue = new Fifo<InFlight>();
@@ -162,19 +175,23 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
   const measureStart = t0 + warmupMs;
   const measureEnd = durationMs === undefined ? Infinity : measureStart + durationMs;
 
-  function countError(kind: ErrorKind): void {
+  function countError(kind: ErrorKind, sample?: () => string): void {
     errors++;
     errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
+    if (sample !== undefined && !(kind in errorSamples)) {
+      errorSamples[kind] = sample();
+    }
   }
 
-  function judge(error: unknown, status: number, body: string): ErrorKind | undefined {
+  /** The kind of a failed request and how to describe it (called once per kind), or undefined for a success. */
+  function judge(error: unknown, status: number, body: string): Failure | undefined {
     if (error !== undefined) {
-      return classifyError(error);
+      return { kind: classifyError(error), sample: () => errorText(error) };
     }
     if (status !== expectStatus) {
-      return errorKindForStatus(status);
+      return { kind: errorKindForStatus(status), sample: () => `HTTP ${status}${body !== '' ? ` ${clip(body)}` : ''}` };
     }
-    return matcher !== undefined && !matcher(body) ? 'wrong-answer' : undefined;
+    return matcher !== undefined && !matcher(body) ? { kind: 'wrong-answer', sample: () => `got ${clip(body)}` } : undefined;
   }
 
   function launch(startedAt: number, measured: boolean, now: number): void {
@@ -191,7 +208,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     for (let oldest = queue.peek(); oldest !== undefined && (oldest.done || oldest.deadline <= now); oldest = queue.peek()) {
       queue.shift();
       if (!oldest.done) {
-        settle(oldest, 'timeout');
+        settle(oldest, { kind: 'timeout', sample: () => `no complete answer within ${timeoutMs} ms` });
         oldest.abort(new RequestTimeoutError(timeoutMs));
       }
     }
@@ -205,7 +222,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     }
   }
 
-  function settle(request: InFlight, kind: ErrorKind | undefined): void {
+  function settle(request: InFlight, failure: Failure | undefined): void {
     if (request.done) {
       return;
     }
@@ -217,10 +234,10 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
       warmupRequests++;
     } else {
       requests++;
-      if (kind === undefined) {
+      if (failure === undefined) {
         recorder.record(now - request.startedAt);
       } else {
-        countError(kind);
+        countError(failure.kind, failure.sample);
       }
     }
     if (mode.kind === 'closed' && !sendingOver) {
@@ -265,7 +282,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
           launch(due, measured, now);
         } else if (measured) {
           requests++;
-          countError('backpressure');
+          countError('backpressure', () => `${maxInFlight} requests already in flight`);
         }
       }
       if (sendingOver) {
@@ -351,17 +368,40 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     latencyMs: recorder.percentiles(),
   };
   const thresholds = evaluateThresholds(stats, options.thresholds);
+  const failures = runFailures({ requests, errors, errorsByKind, errorSamples, thresholds });
   const report: BenchReport = {
     ...stats,
     errorsByKind,
+    errorSamples,
     thresholds,
-    passed: thresholds.every((t) => t.passed),
+    passed: failures.length === 0,
+    failures,
     durationMs: Math.round(measuredMs),
     startedAt: new Date(wallStart + warmupMs).toISOString(),
     histogram: recorder.buckets(),
   };
   options.onProgress?.({ phase: 'measure', elapsedMs: measuredMs, totalMs: durationMs, requests, errors });
   return report;
+}
+
+/** A failed request: its kind, and its description, built only for the first of each kind. */
+interface Failure {
+  readonly kind: ErrorKind;
+  readonly sample: () => string;
+}
+
+/** `name: message` of a thrown error, e.g. `CredentialsProviderError: Could not load credentials from any providers`. */
+function errorText(error: unknown): string {
+  const e = error as { name?: unknown; message?: unknown; code?: unknown } | null;
+  const name = typeof e?.name === 'string' && e.name !== 'Error' ? `${e.name}: ` : '';
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : typeof e?.code === 'string' ? e.code : String(error);
+  return clip(`${name}${message}`);
+}
+
+/** At most 200 characters: enough to recognise an answer or an error, short enough for a one-line summary. */
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }
 
 function round(value: number, digits: number): number {

@@ -1,6 +1,7 @@
 /**
  * How failed requests are named in a report, and the error a run throws when it misses a threshold.
  */
+import { awsProblemOf, CREDENTIALS_FIX } from '../aws-errors';
 import type { BenchReport, ThresholdResult } from './types';
 
 /**
@@ -13,6 +14,8 @@ import type { BenchReport, ThresholdResult } from './types';
  * - `throttled`: HTTP 429 or a throttling exception;
  * - `wrong-answer`: the expected status, but not the golden response;
  * - `backpressure`: an open-loop request not sent because too many were already in flight;
+ * - `credentials`: the AWS SDK found no credentials, or AWS rejected them (expired, unknown, bad signature);
+ * - `access-denied`: AWS accepted the credentials but denied the call;
  * - `other`: anything else.
  */
 export type ErrorKind =
@@ -23,6 +26,8 @@ export type ErrorKind =
   | 'throttled'
   | 'wrong-answer'
   | 'backpressure'
+  | 'credentials'
+  | 'access-denied'
   | 'other';
 
 /**
@@ -84,10 +89,19 @@ export function errorKindForStatus(status: number): ErrorKind {
 /**
  * Classifies a thrown error (undici, Node sockets, AWS SDK v3 service exceptions, the engine's own timeout).
  *
- * Looks at the error's `code`, its `name`, the same on its `cause`, then the HTTP status an AWS SDK exception
- * carries in `$metadata.httpStatusCode`, and last at a socket error code quoted in the message.
+ * Looks first for a credentials or access failure (anywhere in the `cause` chain), then at the error's `code`, its
+ * `name`, the same on its `cause`, then the HTTP status an AWS SDK exception carries in `$metadata.httpStatusCode`,
+ * and last at a socket error code quoted in the message.
  */
 export function classifyError(err: unknown): ErrorKind {
+  // Before the status: a rejected credential answers 400 or 403, which would hide the cause as `http-4xx`.
+  const aws = awsProblemOf(err);
+  if (aws?.kind === 'credentials') {
+    return 'credentials';
+  }
+  if (aws?.kind === 'access-denied') {
+    return 'access-denied';
+  }
   for (let current: unknown = err, depth = 0; isObject(current) && depth < 4; current = current.cause, depth++) {
     const name = typeof current.name === 'string' ? current.name : '';
     const code = typeof current.code === 'string' ? current.code : '';
@@ -128,25 +142,72 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Thrown after a run that breached at least one threshold, once its report is out.
+ * Thrown after a failed run, once its report is out: a run fails when a threshold is breached or when no request
+ * succeeded (a dead, hanging or erroring target proves nothing, whatever the thresholds say).
  *
- * The CLI maps it to exit code 1; the smoke-benchmark Lambda lets it fail the deployment. The message names every
- * breached threshold with its limit and measured value.
+ * The CLI maps it to exit code 1. The message names every reason (see `runFailures`).
  */
-export class ThresholdsBreachedError extends Error {
+export class BenchFailedError extends Error {
   /** The thresholds that did not hold. */
   readonly breached: readonly ThresholdResult[];
+  /** One sentence per reason the run failed. */
+  readonly failures: readonly string[];
 
   constructor(readonly report: BenchReport) {
-    const breached = report.thresholds.filter((t) => !t.passed);
+    const failures = runFailures(report);
     super(
-      `${breached.length} benchmark threshold${breached.length === 1 ? '' : 's'} breached: ` +
-        breached.map((t) => describeThreshold(t, report)).join('; '),
+      failures.length === 1
+        ? `benchmark failed: ${failures[0]}`
+        : `benchmark failed for ${failures.length} reasons:\n${failures.map((f) => `- ${f}`).join('\n')}`,
     );
-    this.name = 'ThresholdsBreachedError';
-    this.breached = breached;
+    this.name = 'BenchFailedError';
+    this.breached = report.thresholds.filter((t) => !t.passed);
+    this.failures = failures;
   }
 }
+
+/** What `runFailures` reads of a report. */
+export type RunOutcome = Pick<BenchReport, 'requests' | 'errors' | 'errorsByKind' | 'thresholds'> & {
+  readonly errorSamples?: BenchReport['errorSamples'];
+};
+
+/**
+ * Why a run failed, one sentence per reason; empty when it passed.
+ *
+ * A run with no successful request fails with the error kinds counted, the first error of each kind, and what the
+ * kind usually means (nothing listening, a hang, missing credentials...). Each breached threshold follows.
+ */
+export function runFailures(outcome: RunOutcome): string[] {
+  const failures: string[] = [];
+  if (outcome.requests === 0) {
+    failures.push('no request was measured: the run ended before its first request completed');
+  } else if (outcome.requests <= outcome.errors) {
+    const kinds = Object.entries(outcome.errorsByKind).sort(([, a], [, b]) => b - a);
+    const detail = kinds
+      .map(([kind, count]) => {
+        const sample = outcome.errorSamples?.[kind];
+        const hint = KIND_HINTS[kind] ?? (kind.startsWith('http-') ? HTTP_HINT : undefined);
+        return `${kind} ${count}${sample !== undefined ? ` (first: ${sample})` : ''}${hint !== undefined ? `: ${hint}` : ''}`;
+      })
+      .join('; ');
+    failures.push(`no request succeeded, all ${outcome.requests} failed: ${detail}`);
+  }
+  failures.push(...outcome.thresholds.filter((t) => !t.passed).map((t) => describeThreshold(t, outcome)));
+  return failures;
+}
+
+/** What an error kind usually means, for a run where nothing succeeded. */
+const KIND_HINTS: Readonly<Record<string, string>> = {
+  connection: 'nothing accepted the connection or it was dropped; check the host, the port and that the server is up',
+  timeout: 'no answer within the request timeout; the server hangs or is slower than the timeout allows',
+  'wrong-answer': 'the target answered, but not with the expected response; check the expected answer and the body',
+  credentials: CREDENTIALS_FIX,
+  'access-denied': 'the credentials lack sagemaker:InvokeEndpoint on this endpoint',
+  'model-error': 'the model container failed on the request; read its logs',
+  throttled: 'the target throttled every request; lower the load or raise its limits',
+  backpressure: 'every request was held back by the in-flight cap; raise it or lower the rate',
+};
+const HTTP_HINT = 'the target answered with an unexpected status; check the URL, the method and the body';
 
 /**
  * One threshold in words, e.g. `p99 52.3 ms > max 30 ms` or `throughput 8.2 req/s < min 10 req/s`.

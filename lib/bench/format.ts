@@ -49,6 +49,11 @@ export function formatReport(report: BenchReport): string {
         ? 'All thresholds hold.'
         : `Thresholds breached: ${breached} of ${report.thresholds.length}.`,
   );
+  if (!hasSuccess) {
+    // The reasons (error kinds, the first error of each, what they mean) go to stderr with the exit code; the report
+    // says plainly that the numbers above measure nothing.
+    parts.push('No request succeeded: the run failed, whatever the thresholds say.');
+  }
   return parts.join('\n\n') + '\n';
 }
 

@@ -8,11 +8,13 @@ export {
   errorKindForStatus,
   describeThreshold,
   RequestTimeoutError,
-  ThresholdsBreachedError,
+  BenchFailedError,
+  runFailures,
+  type RunOutcome,
   type ErrorKind,
 } from './errors';
 export { checkAnswer, compileAnswerCheck, parseJsonPath, selectJsonPath, type JsonPathSegment } from './answer';
 export { evaluateThresholds, type BenchStats } from './thresholds';
 export { formatReport, formatHistogram } from './format';
-export { validateBenchOptions } from './validate';
+export { validateBenchOptions, MAX_IN_FLIGHT, MAX_RATE_RPS, MAX_TIMER_MS } from './validate';
 export { LatencyRecorder } from './latency';

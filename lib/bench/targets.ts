@@ -23,6 +23,11 @@ export interface Sender {
    * @returns a function that aborts the request with the given reason (a no-op once it completed).
    */
   start(complete: Completion): (reason: Error) => void;
+  /**
+   * Resolves what every request needs before the first is sent (a SageMaker client's region and credentials), so a
+   * missing credential fails the run once, at the start, instead of as every request of it.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +75,7 @@ function openHttpSender(target: Extract<BenchTarget, { kind: 'http' }>, options:
       handler.dispatched = true;
       return (reason) => handler.abort(reason);
     },
+    ready: async () => {},
     close: () => pool.destroy(),
   };
 }
@@ -178,6 +184,13 @@ function openSageMakerSender(target: Extract<BenchTarget, { kind: 'sagemaker' }>
         (err: unknown) => complete(err, 0, ''),
       );
       return (reason) => controller.abort(reason);
+    },
+    async ready() {
+      // Only the run's own client: an injected one was configured by its owner (e.g. the smoke Lambda's role).
+      if (owned) {
+        await client.config.region();
+        await client.config.credentials();
+      }
     },
     async close() {
       if (owned) {

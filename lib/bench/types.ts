@@ -94,11 +94,19 @@ export interface BenchReport {
   readonly errorRate: number;
   /** e.g. `{ 'http-503': 3, timeout: 1, connection: 2, 'model-error': 1, throttled: 4, 'wrong-answer': 1 }` */
   readonly errorsByKind: Readonly<Record<string, number>>;
+  /**
+   * The first error of each kind, in words, e.g. `{ connection: 'connect ECONNREFUSED 127.0.0.1:9',
+   * 'wrong-answer': 'got {"label":"dog"}' }`, so a failed run says what went wrong and not only how often.
+   */
+  readonly errorSamples: Readonly<Record<string, string>>;
   readonly throughputRps: number;
   /** Successful requests only. */
   readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
   readonly thresholds: readonly ThresholdResult[];
+  /** Every threshold held and at least one request succeeded. */
   readonly passed: boolean;
+  /** Why the run failed, one sentence per reason (see `runFailures`); empty when it passed. */
+  readonly failures: readonly string[];
   readonly durationMs: number;
   readonly startedAt: string;
   /** Latency distribution for charts: upper bound in ms and count per bucket. */

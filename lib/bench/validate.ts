@@ -6,6 +6,22 @@ import { InputError } from '../errors';
 import { compileAnswerCheck } from './answer';
 import type { BenchOptions } from './types';
 
+/**
+ * The longest delay a Node timer takes: `setTimeout` treats anything above 2^31-1 ms as 1 ms and warns.
+ *
+ * @see https://nodejs.org/api/timers.html#settimeoutcallback-delay-args
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The highest request rate a run accepts: well above what one Node process sends (tens of thousands per second);
+ * a higher rate only spins the scheduler counting requests it cannot send.
+ */
+export const MAX_RATE_RPS = 100_000;
+
+/** The most requests in flight a run accepts: each holds a socket, and one process runs out of file descriptors. */
+export const MAX_IN_FLIGHT = 10_000;
+
 const positive = (what: string, example: string) =>
   z.number().refine((n) => Number.isFinite(n) && n > 0, `${what} must be a positive number, e.g. ${example}`);
 const positiveInt = (what: string, example: string) =>
@@ -38,11 +54,16 @@ const target = z.discriminatedUnion('kind', [
 ]);
 
 const mode = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('closed'), concurrency: positiveInt('concurrency', '4') }),
+  z.object({
+    kind: z.literal('closed'),
+    concurrency: positiveInt('concurrency', '4').refine((n) => n <= MAX_IN_FLIGHT, `concurrency must be at most ${MAX_IN_FLIGHT}`),
+  }),
   z.object({
     kind: z.literal('open'),
-    rateRps: positive('the request rate', '50'),
-    maxInFlight: positiveInt('maxInFlight', '200').optional(),
+    rateRps: positive('the request rate', '50').refine((n) => n <= MAX_RATE_RPS, `the request rate must be at most ${MAX_RATE_RPS} per second`),
+    maxInFlight: positiveInt('maxInFlight', '200')
+      .refine((n) => n <= MAX_IN_FLIGHT, `maxInFlight must be at most ${MAX_IN_FLIGHT}`)
+      .optional(),
   }),
 ]);
 
@@ -85,7 +106,9 @@ const options = z
     mode,
     stop,
     warmupMs: nonNegative('warmupMs', '2000').optional(),
-    timeoutMs: positive('timeoutMs', '10000').optional(),
+    timeoutMs: positive('timeoutMs', '10000')
+      .refine((n) => n <= MAX_TIMER_MS, `timeoutMs must be at most ${MAX_TIMER_MS} (the longest Node timer)`)
+      .optional(),
     expectStatus: z
       .number()
       .refine((n) => Number.isInteger(n) && n >= 100 && n <= 599, 'must be an HTTP status between 100 and 599')

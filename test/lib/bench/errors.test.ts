@@ -1,4 +1,4 @@
-import { classifyError, RequestTimeoutError, ThresholdsBreachedError } from '../../../lib/bench';
+import { BenchFailedError, classifyError, RequestTimeoutError, runFailures } from '../../../lib/bench';
 import type { BenchReport } from '../../../lib/bench';
 
 function withCode(code: string, name = 'Error'): Error {
@@ -27,6 +27,10 @@ describe('classifyError names each failure the way the report counts it', () => 
     ['an unknown service error on 429', Object.assign(new Error('t'), { name: 'Whatever', $metadata: { httpStatusCode: 429 } }), 'throttled'],
     ['a ServiceUnavailable', Object.assign(new Error('s'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }), 'http-503'],
     ['a ValidationError', Object.assign(new Error('v'), { name: 'ValidationError', $metadata: { httpStatusCode: 400 } }), 'http-400'],
+    ['no credentials anywhere (the SDK chain)', Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), 'credentials'],
+    ['expired credentials (a 400 that is not the model)', Object.assign(new Error('expired'), { name: 'ExpiredTokenException', $metadata: { httpStatusCode: 400 } }), 'credentials'],
+    ['unknown credentials', Object.assign(new Error('The security token included in the request is invalid.'), { name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 400 } }), 'credentials'],
+    ['a denied InvokeEndpoint', Object.assign(new Error('not authorized'), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } }), 'access-denied'],
     ['a plain error', new Error('boom'), 'other'],
     ['a thrown string', 'boom', 'other'],
     ['undefined', undefined, 'other'],
@@ -35,12 +39,13 @@ describe('classifyError names each failure the way the report counts it', () => 
   });
 });
 
-describe('ThresholdsBreachedError names every breached threshold with its measured value', () => {
+describe('BenchFailedError names every reason a run failed', () => {
   const report: BenchReport = {
     requests: 100,
     errors: 12,
     errorRate: 0.12,
     errorsByKind: { 'http-503': 12 },
+    errorSamples: { 'http-503': 'HTTP 503' },
     throughputRps: 8.5,
     latencyMs: { p50: 5, p90: 30, p99: 52.25, max: 60 },
     thresholds: [
@@ -50,31 +55,69 @@ describe('ThresholdsBreachedError names every breached threshold with its measur
       { name: 'errorRate', limit: 0.05, measured: 0.12, passed: false },
     ],
     passed: false,
+    failures: [],
     durationMs: 1000,
     startedAt: '2025-01-01T00:00:00.000Z',
     histogram: [],
   };
 
   test('GIVEN a report with three breaches WHEN the error is made THEN its message lists them and keeps the report', () => {
-    const error = new ThresholdsBreachedError(report);
+    const error = new BenchFailedError(report);
     expect(error.message).toBe(
-      '3 benchmark thresholds breached: p99 52.3 ms > max 30 ms; throughput 8.50 req/s < min 10 req/s; ' +
-        'error rate 12.0 % > max 5.00 %',
+      'benchmark failed for 3 reasons:\n- p99 52.3 ms > max 30 ms\n- throughput 8.50 req/s < min 10 req/s\n' +
+        '- error rate 12.0 % > max 5.00 %',
     );
     expect(error.breached.map((t) => t.name)).toEqual(['p99', 'throughput', 'errorRate']);
     expect(error.report).toBe(report);
     expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe('ThresholdsBreachedError');
+    expect(error.name).toBe('BenchFailedError');
   });
 
   test('GIVEN a run where nothing succeeded WHEN a latency threshold is described THEN it says so instead of 0 ms', () => {
-    const error = new ThresholdsBreachedError({
+    const error = new BenchFailedError({
       ...report,
       errors: 100,
       errorRate: 1,
+      errorsByKind: { 'http-503': 100 },
       latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 },
       thresholds: [{ name: 'p99', limit: 30, measured: 0, passed: false }],
     });
-    expect(error.message).toBe('1 benchmark threshold breached: p99: no successful request to measure (max 30 ms)');
+    expect(error.failures).toEqual([
+      'no request succeeded, all 100 failed: http-503 100 (first: HTTP 503): the target answered with an unexpected ' +
+        'status; check the URL, the method and the body',
+      'p99: no successful request to measure (max 30 ms)',
+    ]);
+  });
+
+  test('GIVEN no threshold and no successful request WHEN judged THEN the run fails with each kind, its first error and its meaning', () => {
+    // GIVEN a SageMaker run without credentials and an HTTP run that hit a closed port
+    const noCredentials = runFailures({
+      requests: 246,
+      errors: 246,
+      errorsByKind: { credentials: 246 },
+      errorSamples: { credentials: 'CredentialsProviderError: Could not load credentials from any providers' },
+      thresholds: [],
+    });
+    const mixed = runFailures({
+      requests: 10,
+      errors: 10,
+      errorsByKind: { timeout: 3, connection: 7 },
+      errorSamples: { connection: 'connect ECONNREFUSED 127.0.0.1:9', timeout: 'no complete answer within 500 ms' },
+      thresholds: [],
+    });
+
+    // THEN
+    expect(noCredentials).toEqual([
+      expect.stringMatching(/^no request succeeded, all 246 failed: credentials 246 \(first: CredentialsProviderError: Could not load credentials from any providers\): give the AWS SDK credentials: set AWS_PROFILE/),
+    ]);
+    expect(mixed).toEqual([
+      'no request succeeded, all 10 failed: connection 7 (first: connect ECONNREFUSED 127.0.0.1:9): nothing accepted the ' +
+        'connection or it was dropped; check the host, the port and that the server is up; timeout 3 (first: no complete ' +
+        'answer within 500 ms): no answer within the request timeout; the server hangs or is slower than the timeout allows',
+    ]);
+    expect(runFailures({ requests: 0, errors: 0, errorsByKind: {}, thresholds: [] })).toEqual([
+      'no request was measured: the run ended before its first request completed',
+    ]);
+    expect(runFailures({ requests: 10, errors: 9, errorsByKind: { timeout: 9 }, thresholds: [] })).toEqual([]);
   });
 });

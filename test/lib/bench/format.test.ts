@@ -5,6 +5,7 @@ const report: BenchReport = {
   errors: 30,
   errorRate: 0.03,
   errorsByKind: { timeout: 5, 'http-503': 25 },
+  errorSamples: { timeout: 'no complete answer within 100 ms', 'http-503': 'HTTP 503' },
   throughputRps: 96.5,
   latencyMs: { p50: 5.2, p90: 40.1, p99: 44.5, max: 61 },
   thresholds: [
@@ -12,6 +13,7 @@ const report: BenchReport = {
     { name: 'errorRate', limit: 0.01, measured: 0.03, passed: false },
   ],
   passed: false,
+  failures: ['error rate 3.00 % > max 1.00 %'],
   durationMs: 10_050,
   startedAt: '2025-01-01T00:00:00.000Z',
   histogram: [
@@ -52,19 +54,19 @@ describe('formatReport renders a report for the terminal', () => {
     expect(lines[2]).toMatch(/^<= 30\.0 ms │ +0$/);
   });
 
-  test('GIVEN a run without successes or thresholds WHEN formatted THEN latencies read n/a and no thresholds table appears', () => {
+  test('GIVEN a run without successes or thresholds WHEN formatted THEN latencies read n/a, no thresholds table appears and it says the run failed', () => {
     const failed = formatReport({
       ...report,
       errors: 1000,
       errorRate: 1,
       latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 },
       thresholds: [],
-      passed: true,
+      passed: false,
       histogram: [],
     });
     expect(failed).toMatch(/latency p99\s+│ n\/a \(no successful request\)/);
     expect(failed).not.toMatch(/PASS|FAIL/);
-    expect(failed.trimEnd().endsWith('No thresholds set.')).toBe(true);
+    expect(failed.trimEnd().endsWith('No thresholds set.\n\nNo request succeeded: the run failed, whatever the thresholds say.')).toBe(true);
     expect(failed).toMatch(/Latency histogram: no successful request\./);
   });
 });
