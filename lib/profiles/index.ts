@@ -9,8 +9,10 @@ import type { ModelProfile } from './types';
 export * from './types';
 export { checkProfile, serialThroughputRps, MIN_THROUGHPUT_RATIO, MAX_THROUGHPUT_RATIO } from './check';
 export { parseProfile, profileSchema } from './schema';
-export { estimateMemory } from './memory';
-export type { MemoryEstimate, MemoryEstimateInput, ActivationKind } from './memory';
+export { estimateMemory, BYTES_PER_PARAM } from './memory';
+export type { MemoryEstimate, MemoryEstimateInput, ActivationKind, WeightPrecision } from './memory';
+export { HOST_CPU_DEFAULTS } from './host-cpu';
+export type { HostCpuDefault } from './host-cpu';
 
 const BY_ID: ReadonlyMap<string, ModelProfile> = new Map(BUILT_IN_PROFILES.map((p) => [p.id, p]));
 

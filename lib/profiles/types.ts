@@ -9,8 +9,8 @@ export type MeasurementMode = 'batch' | 'real-time';
 /**
  * One measured operating point of a model on one NeuronCore group size.
  *
- * `throughputRps` is per model process: the table's instance throughput divided by the number of processes it ran
- * (data parallel over all cores of the measured instance).
+ * `throughputRps` is per model process: the table's instance throughput divided by the model copies (processes) the
+ * row ran, as its columns state them (`measuredProcesses`).
  */
 export interface Measurement {
   /** NeuronCore generation the model was compiled for. */
@@ -45,6 +45,13 @@ export interface Measurement {
    * @default - the profile's `hostMemoryGiB`
    */
   readonly hostMemoryGiB?: number;
+  /** How this measurement's memory figures were obtained (measured, or estimated and how). */
+  readonly memorySource?: string;
+  /**
+   * Model copies (processes) the measurement ran on its instance; `throughputRps` is the instance's throughput divided
+   * by it. Informational: the planner sizes from `throughputRps`.
+   */
+  readonly measuredProcesses?: number;
 }
 
 /** What one model needs per process, and its measurements. */
@@ -53,9 +60,12 @@ export interface ModelProfile {
   readonly id: string;
   /** One line about the model. */
   readonly description?: string;
-  /** Accelerator memory one model process needs, in GiB. */
+  /**
+   * Accelerator memory one model process needs, in GiB: the default for measurements without their own
+   * `deviceMemoryGiB`. The built-in profiles set it to the largest of their measurements' figures.
+   */
   readonly deviceMemoryGiB: number;
-  /** Host memory one model process needs, in GiB. */
+  /** Host memory one model process needs, in GiB; like `deviceMemoryGiB`, the default for its measurements. */
   readonly hostMemoryGiB: number;
   /** vCPUs one model process needs. @default 1 */
   readonly vcpuPerProcess?: number;
@@ -63,7 +73,8 @@ export interface ModelProfile {
    * Host CPU time one request costs outside the device call, in milliseconds of one vCPU: HTTP, JSON, tokenization
    * or image decoding, and building the response. It caps how many requests a vCPU can feed the NeuronCores.
    *
-   * @default - the planner's conservative DEFAULT_HOST_CPU_MS_PER_REQUEST
+   * @default - the planner's conservative DEFAULT_HOST_CPU_MS_PER_REQUEST; every built-in profile sets one by kind
+   * of input (lib/profiles/host-cpu.ts)
    */
   readonly hostCpuMsPerRequest?: number;
   /** Where `hostCpuMsPerRequest` comes from (measured on which host, or estimated and how). */

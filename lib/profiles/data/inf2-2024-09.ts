@@ -1,25 +1,35 @@
 /**
- * Inf2 rows of the Neuron "Inf2 Inference Performance" page, last updated September 16th, 2024.
+ * Inf2 rows of the Neuron "Inf2 Inference Performance" page as it stood on September 16th, 2024 ("Last update:
+ * September 16th, 2024"), then at https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/benchmarks/inf2/inf2-performance.html.
  *
- * Source: /work/shared/seeds/001_4a4f20b412979255.txt (AWS Neuron docs, about-neuron/benchmarks/inf2). Every row:
- * Data Parallel, FP32 model compiled with Matmult-BF16 autocast unless noted; encoders at sequence length 128.
- * Throughputs are for the whole instance, exactly as the table writes them; `builtin.ts` divides them per process.
+ * Source: that page revision and its CSVs in aws-neuron/aws-neuron-sdk (`general/benchmarks/inf2/*.csv` then,
+ * `about-neuron/benchmarks/inf2/` now). Every row: "Run Mode: Data Parallel", FP32 model compiled with Matmult-BF16
+ * autocast unless noted; encoders at sequence length 128. Throughputs are for the whole instance, exactly as the
+ * table writes them; `builtin.ts` divides them per process.
+ *
+ * Rows here are used only where the February 2026 page (`inf2-2026-02.ts`) has no row of the same model, batch size
+ * and mode: models the current page dropped (bert-base-cased, bert-base-cased-finetuned-mrpc, bert-large-cased,
+ * camembert-base, distilbert-base-cased, distilbert-base-cased-distilled-squad), and the sections whose current CSV
+ * this project could not read (CNN batch rows other than resnet50, CLIP real time, Stable Diffusion, PixArt).
+ * Superseded rows stay here as the table wrote them and `builtin.ts` keeps the newer one.
  *
  * Left out: the Encoder-Decoder tables (google/flan-t5-xl, t5-3b): their throughput counts tokens, not inferences.
+ * Left out: the bert-base-cased Real Time row (41.24/s at p50 1.02 ms, p99 1.09 ms). Its throughput is the
+ * xlm-roberta-base Real Time row's 41.24/s, a copy slip in the table: at 1.02 ms per call one copy alone does 980/s.
+ * Kept, it would make any plan that picks it 50x too large; not kept, bert-base-cased plans from its batch-4 row.
  * The page repeats the vision, Stable Diffusion and Diffusion Transformer tables in a second tab; identical repeats
  * appear here once.
- *
- * Rows of bert-base-uncased, bert-large-uncased, distilbert-base-uncased, roberta-base, google/vit-base-patch16-224
- * and resnet50 are superseded by the Feb 2026 rows with the same batch size and mode (`inf2-2026-02.ts`); they stay
- * here as the table writes them and `builtin.ts` keeps only the newer one.
  */
-import type { TableSection, TableSource } from './rows';
+import { NEURON_DOCS_REPO, type TableSection, type TableSource } from './rows';
 
 /** The September 2024 Inf2 page. */
 export const INF2_2024_09: TableSource = {
-  document: 'AWS Neuron docs, "Inf2 Inference Performance" (seed 001)',
+  document: 'AWS Neuron docs, "Inf2 Inference Performance"',
+  url: 'https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/benchmarks/inf2/inf2-performance.html',
   date: '2024-09-16',
 };
+
+const CSV_DIR = `${NEURON_DOCS_REPO} general/benchmarks/inf2`;
 
 /**
  * Image-generation pipelines load their UNet / transformer on both NeuronCores of the chip with
@@ -37,6 +47,8 @@ const SIZE_IN_ID = 'the table lists this model at several image sizes; the size 
 const ENCODER_BATCH: TableSection = {
   source: INF2_2024_09,
   section: 'Encoder Models, Batch',
+  csv: `${CSV_DIR}/throughput_data_encoder.csv`,
+  precision: 'fp32-matmult-bf16',
   rows: [
     { model: 'albert-base-v2', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2999.88, p50Ms: 5.32, p99Ms: 5.49, neuronVersion: '2.20.0' },
     { model: 'bert-base-cased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 2697.72, p50Ms: 2.95, p99Ms: 3.11, neuronVersion: '2.20.0' },
@@ -59,10 +71,11 @@ const ENCODER_BATCH: TableSection = {
 const ENCODER_REAL_TIME: TableSection = {
   source: INF2_2024_09,
   section: 'Encoder Models, Real Time',
+  csv: `${CSV_DIR}/latency_data_encoder.csv`,
+  precision: 'fp32-matmult-bf16',
   rows: [
     { model: 'albert-base-v2', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2034.71, p50Ms: 0.98, p99Ms: 1.05, neuronVersion: '2.20.0' },
-    // Self-contradicting row: 41.24/s at p50 1.02 ms. checkProfile() flags it.
-    { model: 'bert-base-cased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 41.24, p50Ms: 1.02, p99Ms: 1.09, neuronVersion: '2.20.0' },
+    // bert-base-cased left out: see the file comment.
     { model: 'bert-base-cased-finetuned-mrpc', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2117.52, p50Ms: 0.93, p99Ms: 1.0, neuronVersion: '2.20.0' },
     { model: 'bert-base-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1974.52, p50Ms: 1.01, p99Ms: 1.09, neuronVersion: '2.20.0' },
     { model: 'bert-large-cased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 718.66, p50Ms: 2.78, p99Ms: 2.86, neuronVersion: '2.20.0' },
@@ -85,8 +98,10 @@ const ENCODER_REAL_TIME: TableSection = {
 const VISION_TRANSFORMERS: TableSection = {
   source: INF2_2024_09,
   section: 'Vision Transformers Models',
+  csv: `${CSV_DIR}/throughput_data_vision_transformers.csv and latency_data_vision_transformers.csv`,
+  precision: 'fp32-matmult-bf16',
   rows: [
-    { model: 'deepmind/multimodal-perceiver', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.83, p50Ms: 1250.0, p99Ms: 1271.0, neuronVersion: '2.18.0' },
+    { model: 'deepmind/multimodal-perceiver', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.83, p50Ms: 1250.0, p99Ms: 1271.0, neuronVersion: '2.18.0', precision: 'fp32' },
     { model: 'deepmind/vision-perceiver-conv', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 126.5, p50Ms: 14.14, p99Ms: 14.2, neuronVersion: '2.18.0' },
     { model: 'deepmind/vision-perceiver-fourier', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 67.9, p50Ms: 29.5, p99Ms: 29.68, neuronVersion: '2.18.0' },
     { model: 'deepmind/vision-perceiver-learned', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 99.6, p50Ms: 18.6, p99Ms: 18.7, neuronVersion: '2.18.0' },
@@ -103,6 +118,8 @@ const VISION_TRANSFORMERS: TableSection = {
 const CNN_BATCH: TableSection = {
   source: INF2_2024_09,
   section: 'Convolutional Neural Networks (CNN) Models, Batch',
+  csv: `${CSV_DIR}/throughput_data_vision_cnn.csv`,
+  precision: 'fp32-matmult-bf16',
   rows: [
     { model: 'UNet', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 999.94, p50Ms: 15.99, p99Ms: 16.08, neuronVersion: '2.20.0' },
     { model: 'resnet101', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 64, instanceThroughputRps: 3178.53, p50Ms: 80.43, p99Ms: 80.56, neuronVersion: '2.20.0' },
@@ -119,6 +136,8 @@ const CNN_BATCH: TableSection = {
 const CNN_REAL_TIME: TableSection = {
   source: INF2_2024_09,
   section: 'Convolutional Neural Networks (CNN) Models, Real Time',
+  csv: `${CSV_DIR}/latency_data_vision_cnn.csv`,
+  precision: 'fp32-matmult-bf16',
   rows: [
     { model: 'UNet', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 443.54, p50Ms: 2.26, p99Ms: 2.28, neuronVersion: '2.20.0' },
     { model: 'resnet101', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 984.12, p50Ms: 1.01, p99Ms: 1.03, neuronVersion: '2.20.0' },
@@ -135,6 +154,8 @@ const CNN_REAL_TIME: TableSection = {
 const STABLE_DIFFUSION: TableSection = {
   source: INF2_2024_09,
   section: 'Stable Diffusion Models, Real Time',
+  csv: `${CSV_DIR}/latency_data_vision_sd.csv`,
+  precision: 'fp32-matmult-bf16',
   rows: [
     { model: 'Stable Diffusion 1.5', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.48, p50Ms: 2089.0, p99Ms: 2093.0, neuronVersion: '2.18.0', coresPerProcess: 2, note: `512x512; ${PIPELINE_ON_TWO_CORES}` },
     { model: 'Stable Diffusion 2 Inpainting', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.16, p50Ms: 6045.0, p99Ms: 6063.4, neuronVersion: '2.18.0', coresPerProcess: 2, note: `936x624; ${PIPELINE_ON_TWO_CORES}` },
@@ -149,6 +170,8 @@ const STABLE_DIFFUSION: TableSection = {
 const DIFFUSION_TRANSFORMERS: TableSection = {
   source: INF2_2024_09,
   section: 'Diffusion Transformer Models, Real Time',
+  csv: `${CSV_DIR}/latency_data_vision_dit.csv`,
+  precision: 'half',
   rows: [
     { model: 'PixArt Alpha (256x256)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1.98, p50Ms: 502.59, p99Ms: 537.26, neuronVersion: '2.2', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
     { model: 'PixArt Alpha (512x512)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.56, p50Ms: 1769.76, p99Ms: 1775.7, neuronVersion: '2.2', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },

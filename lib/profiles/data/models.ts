@@ -18,8 +18,12 @@ export interface ModelFacts {
   readonly paramsSource: string;
   /** Kind of input, selecting the activation allowance. */
   readonly activation: ActivationKind;
-  /** Bytes per stored parameter. @default 4 */
-  readonly bytesPerParam?: number;
+  /**
+   * One sample's output tensor in MiB, when large enough to matter for memory (see `estimateMemory`).
+   *
+   * @default 0
+   */
+  readonly outputMiBPerSample?: number;
 }
 
 const M = 1e6;
@@ -33,8 +37,8 @@ const PERCEIVER =
 const SD2 =
   'SD 2 model card: 865M UNet + 354M OpenCLIP-ViT/H text encoder + 84M VAE (sum rounded up, UNVERIFIED)';
 const PIXART_BF16 =
-  '0.6B transformer (PixArt paper) + 4.76B T5-v1.1-XXL encoder + 84M VAE; the Neuron sample loads it in bfloat16 ' +
-  '(aws-neuron-samples hf_pretrained_pixart_*_inference_on_inf2.ipynb, DTYPE = torch.bfloat16)';
+  '0.6B transformer (PixArt paper) + 4.76B T5-v1.1-XXL encoder + 84M VAE; the table says "FP32, BF16" and the Neuron ' +
+  'sample loads it in bfloat16 (aws-neuron-samples hf_pretrained_pixart_*_inference_on_inf2.ipynb, DTYPE = torch.bfloat16)';
 
 /** Facts per profile id. */
 export const MODEL_FACTS: Readonly<Record<string, ModelFacts>> = {
@@ -52,7 +56,9 @@ export const MODEL_FACTS: Readonly<Record<string, ModelFacts>> = {
   'google/electra-base-discriminator': { description: 'ELECTRA base discriminator (Hugging Face), sequence length 128', params: 110 * M, paramsSource: 'ELECTRA paper (Clark et al. 2020), Base 110M', activation: 'textSeq128' },
   'roberta-base': { description: 'RoBERTa base encoder (Hugging Face), sequence length 128', params: 125 * M, paramsSource: 'roberta-base model card / fairseq RoBERTa README, 125M', activation: 'textSeq128' },
   'roberta-large': { description: 'RoBERTa large encoder (Hugging Face), sequence length 128', params: 355 * M, paramsSource: 'roberta-large model card / fairseq RoBERTa README, 355M', activation: 'textSeq128' },
-  'xlm-roberta-base': { description: 'XLM-RoBERTa base encoder (Hugging Face), sequence length 128', params: 270 * M, paramsSource: 'XLM-R paper (Conneau et al. 2019), Base 270M', activation: 'textSeq128' },
+  // The tables run it as AutoModelForMaskedLM: 128 tokens x 250,002 vocabulary logits x 4 B = 122.07 MiB of output per
+  // sequence (vocabulary size from the xlm-roberta-base config on Hugging Face).
+  'xlm-roberta-base': { description: 'XLM-RoBERTa base with its masked-LM head (Hugging Face), sequence length 128', params: 270 * M, paramsSource: 'XLM-R paper (Conneau et al. 2019), Base 270M', activation: 'textSeq128', outputMiBPerSample: (128 * 250002 * 4) / 1024 ** 2 },
   'distilroberta-base': { description: 'DistilRoBERTa base encoder (Hugging Face), sequence length 128', params: 82 * M, paramsSource: 'distilroberta-base model card, 82M', activation: 'textSeq128' },
   'distilbert SST-2 (TF 2.10)': { description: 'DistilBERT fine-tuned on SST-2, TensorFlow 2.10, Inf1', params: 67 * M, paramsSource: 'distilbert-base-uncased-finetuned-sst-2-english model card, 67M', activation: 'textSeq128' },
   'BERT base (NeuronCore Pipeline)': { description: 'BERT base compiled as a NeuronCore Pipeline over 16 Inf1 cores', params: 110 * M, paramsSource: BERT_PAPER, activation: 'textSeq128' },
@@ -84,8 +90,8 @@ export const MODEL_FACTS: Readonly<Record<string, ModelFacts>> = {
   'Stable Diffusion 2.1 (768x768)': { description: 'Stable Diffusion 2.1 pipeline, 768x768', params: 1.31 * B, paramsSource: SD2, activation: 'diffusion' },
   'Stable Diffusion XL Base': { description: 'Stable Diffusion XL 1.0 base pipeline, 1024x1024', params: 3.5 * B, paramsSource: 'Stability AI SDXL 1.0 announcement: 3.5B parameter base model', activation: 'diffusion' },
   'Stable Diffusion XL Base & Refiner': { description: 'Stable Diffusion XL 1.0 base + refiner pipeline, 1024x1024', params: 6.6 * B, paramsSource: 'Stability AI SDXL 1.0 announcement: 6.6B parameter ensemble pipeline', activation: 'diffusion' },
-  'PixArt Alpha (256x256)': { description: 'PixArt-alpha pipeline, 256x256', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion', bytesPerParam: 2 },
-  'PixArt Alpha (512x512)': { description: 'PixArt-alpha pipeline, 512x512', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion', bytesPerParam: 2 },
-  'PixArt Sigma (256x256)': { description: 'PixArt-sigma pipeline, 256x256', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion', bytesPerParam: 2 },
-  'PixArt Sigma (512x512)': { description: 'PixArt-sigma pipeline, 512x512', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion', bytesPerParam: 2 },
+  'PixArt Alpha (256x256)': { description: 'PixArt-alpha pipeline, 256x256', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion' },
+  'PixArt Alpha (512x512)': { description: 'PixArt-alpha pipeline, 512x512', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion' },
+  'PixArt Sigma (256x256)': { description: 'PixArt-sigma pipeline, 256x256', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion' },
+  'PixArt Sigma (512x512)': { description: 'PixArt-sigma pipeline, 512x512', params: 5.45 * B, paramsSource: PIXART_BF16, activation: 'diffusion' },
 };

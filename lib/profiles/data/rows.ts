@@ -3,13 +3,27 @@
  */
 import type { MeasurementMode } from '../types';
 
-/** One performance table the rows come from. */
+/** One performance page the rows come from, at one revision. */
 export interface TableSource {
   /** Document the table is in, e.g. `AWS Neuron docs, "Inf2 Inference Performance"`. */
   readonly document: string;
-  /** Date the document says it was last updated, ISO `YYYY-MM-DD`. */
+  /** Where users read the page. */
+  readonly url: string;
+  /** Date the page says it was last updated ("Last update: ..."), ISO `YYYY-MM-DD`. */
   readonly date: string;
 }
+
+/**
+ * Precision of the compiled model, as the table's "Model Data Type" and "Compilation Autocast Data Type" columns (Inf2,
+ * Trn1) or "Model details" / "Framework" columns (Inf1) write it. It sets the bytes per stored weight.
+ */
+export type TablePrecision =
+  /** FP32 model compiled with `--auto-cast matmult` to BF16: matmul weights are stored as BF16. */
+  | 'fp32-matmult-bf16'
+  /** FP32 model, no autocast (`Compilation Autocast Data Type: None`, or an Inf1 row that says fp32). */
+  | 'fp32'
+  /** FP16 or BF16 model. */
+  | 'half';
 
 /** One row of a Neuron performance table, as the table writes it (instance throughput, not per process). */
 export interface TableRow {
@@ -23,22 +37,47 @@ export interface TableRow {
   readonly instanceThroughputRps: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** Neuron SDK version of the row, when the table gives one. */
-  readonly neuronVersion?: string;
+  /** Neuron SDK version of the row, as the table's "Neuron Version" column writes it. */
+  readonly neuronVersion: string;
   /**
    * NeuronCores one model process used.
    *
-   * @default 1 - the row ran data parallel, one process per NeuronCore of the instance
+   * @default 1 - the row ran data parallel, one model copy per NeuronCore
    */
   readonly coresPerProcess?: number;
-  /** Why the row deviates from the table's defaults (cores per process, merged id), shown in its source. */
+  /**
+   * Model copies (processes) the row's throughput is the sum of: the Inf1 "N Models" column, or what the row's own
+   * columns state otherwise (see `note`).
+   *
+   * @default - the instance's NeuronCores / `coresPerProcess` ("Run Mode: Data Parallel" over the whole instance)
+   */
+  readonly processes?: number;
+  /**
+   * Requests each copy had in flight, when the table states it (the Inf1 "Workers per Model" column). Used only to
+   * test the derivation: throughput x p50 / batch must come out near processes x workers.
+   */
+  readonly workersPerProcess?: number;
+  /**
+   * Precision of the compiled model.
+   *
+   * @default - the section's `precision`
+   */
+  readonly precision?: TablePrecision;
+  /** Why the row deviates from the table's defaults (copies, cores per process, merged id), shown in its source. */
   readonly note?: string;
 }
 
-/** A group of rows from one section of one table. */
+/** A group of rows from one CSV of one page revision. */
 export interface TableSection {
   readonly source: TableSource;
-  /** Section of the document, e.g. `Encoder Models, Batch`. */
+  /** Section and tab of the page, e.g. `Encoder Models, Throughput optimized`. */
   readonly section: string;
+  /** The CSV the page renders the section from: repository and path, e.g. `aws-neuron/aws-neuron-sdk about-neuron/...`. */
+  readonly csv: string;
+  /** Precision of every row unless the row says otherwise. */
+  readonly precision: TablePrecision;
   readonly rows: readonly TableRow[];
 }
+
+/** The repository the Neuron documentation, and its performance CSVs, are published from. */
+export const NEURON_DOCS_REPO = 'aws-neuron/aws-neuron-sdk';
