@@ -28,13 +28,19 @@ const measurementSchema = z.strictObject({
   source: nonEmptyString().optional(),
   instanceType: nonEmptyString().optional(),
   mode: z.enum(['batch', 'real-time'], { error: "expected 'batch' or 'real-time'" }).optional(),
+  deviceMemoryGiB: positiveNumber().optional(),
+  hostMemoryGiB: positiveNumber().optional(),
+  memorySource: z.string({ error: 'expected a string' }).optional(),
+  measuredProcesses: positiveInteger().optional(),
 });
 
 /**
  * Zod schema of a user's profile JSON.
  *
- * `vcpuPerProcess` defaults to 1; at least one measurement; every number positive; `coresPerProcess` and `batchSize`
- * positive integers. Unknown fields are errors, so a misspelt field never silently falls back to a default.
+ * `vcpuPerProcess` defaults to 1; at least one measurement; every number positive; `coresPerProcess`, `batchSize` and
+ * `measuredProcesses` positive integers. A measurement's `deviceMemoryGiB` / `hostMemoryGiB` override the profile's for
+ * that measurement (a batch-16 artifact needs more than a batch-1 one); `hostCpuMsPerRequest` is the host CPU one
+ * request costs outside the device call. The format is documented in `docs/profile-format.md`. Unknown fields are errors, so a misspelt field never silently falls back to a default.
  * `parseProfile` adds the cross-field rule p50Ms <= p99Ms.
  */
 export const profileSchema = z.strictObject({
@@ -44,6 +50,8 @@ export const profileSchema = z.strictObject({
   hostMemoryGiB: positiveNumber(),
   vcpuPerProcess: positiveNumber().default(1),
   memorySource: z.string({ error: 'expected a string' }).optional(),
+  hostCpuMsPerRequest: positiveNumber().optional(),
+  hostCpuSource: z.string({ error: 'expected a string' }).optional(),
   measurements: z
     .array(measurementSchema, { error: 'expected an array of measurements' })
     .min(1, { error: 'expected at least one measurement' }),
@@ -132,6 +140,8 @@ export function parseProfile(json: unknown, origin: string): ModelProfile {
     hostMemoryGiB: profile.hostMemoryGiB,
     vcpuPerProcess: profile.vcpuPerProcess,
     ...(profile.memorySource !== undefined ? { memorySource: profile.memorySource } : {}),
+    ...(profile.hostCpuMsPerRequest !== undefined ? { hostCpuMsPerRequest: profile.hostCpuMsPerRequest } : {}),
+    ...(profile.hostCpuSource !== undefined ? { hostCpuSource: profile.hostCpuSource } : {}),
     measurements: profile.measurements.map((m, i) => ({ ...m, source: m.source ?? `${origin}, measurements[${i}]` })),
   };
 }

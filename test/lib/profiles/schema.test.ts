@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { InputError } from '../../../lib/errors';
 import { parseProfile } from '../../../lib/profiles';
 
@@ -41,6 +43,57 @@ describe('parseProfile accepts a valid profile', () => {
     const json = { ...validJson(), vcpuPerProcess: 2, description: 'd', memorySource: 'neuron-monitor, 2026-03-01' };
     const profile = parseProfile(json, 'f.json');
     expect(profile).toMatchObject({ vcpuPerProcess: 2, description: 'd', memorySource: 'neuron-monitor, 2026-03-01' });
+  });
+});
+
+describe('parseProfile accepts memory per measurement and host CPU per request', () => {
+  test('keeps a measurement\'s own memory, its source and the copies it ran', () => {
+    // GIVEN a batch-4 measurement that needs more memory than the profile's default
+    const json = validJson();
+    Object.assign((json.measurements as Record<string, unknown>[])[0], {
+      deviceMemoryGiB: 2.5,
+      hostMemoryGiB: 3,
+      memorySource: 'neuron-monitor, batch-4 artifact',
+      measuredProcesses: 2,
+    });
+    // WHEN parsed THEN they stay on that measurement, and the other measurement has none (the profile's apply)
+    const profile = parseProfile(json, 'f.json');
+    expect(profile.measurements[0]).toMatchObject({ deviceMemoryGiB: 2.5, hostMemoryGiB: 3, memorySource: 'neuron-monitor, batch-4 artifact', measuredProcesses: 2 });
+    expect(profile.measurements[1].deviceMemoryGiB).toBeUndefined();
+  });
+
+  test('keeps hostCpuMsPerRequest and hostCpuSource', () => {
+    const json = { ...validJson(), hostCpuMsPerRequest: 1.5, hostCpuSource: 'model server on inf2.xlarge, 2026-03-01' };
+    expect(parseProfile(json, 'f.json')).toMatchObject({ hostCpuMsPerRequest: 1.5, hostCpuSource: 'model server on inf2.xlarge, 2026-03-01' });
+  });
+
+  test('leaves hostCpuMsPerRequest out when the file does, so the planner\'s default applies', () => {
+    expect(parseProfile(validJson(), 'f.json')).not.toHaveProperty('hostCpuMsPerRequest');
+  });
+
+  test('names a bad host CPU cost, a bad measurement memory and fractional copies', () => {
+    // GIVEN hostCpuMsPerRequest 0, hostCpuSource a number, measurements[0] with negative device memory and 1.5 copies
+    const json: Record<string, unknown> = { ...validJson(), hostCpuMsPerRequest: 0, hostCpuSource: 3 };
+    Object.assign((json.measurements as Record<string, unknown>[])[0], { deviceMemoryGiB: -1, measuredProcesses: 1.5 });
+    // THEN each is named with its value
+    expect(problemsOf(json)).toEqual([
+      'my-profile.json: hostCpuMsPerRequest: expected a positive number, got 0',
+      'my-profile.json: hostCpuSource: expected a string, got 3',
+      'my-profile.json: measurements[0].deviceMemoryGiB: expected a positive number, got -1',
+      'my-profile.json: measurements[0].measuredProcesses: expected a positive integer, got 1.5',
+    ]);
+  });
+});
+
+describe('the example profile the docs point to is valid', () => {
+  test('examples/profiles/my-bert.json parses and keeps every documented field', () => {
+    // GIVEN the shipped example WHEN parsed as `--profile examples/profiles/my-bert.json` would
+    const file = join(__dirname, '../../../examples/profiles/my-bert.json');
+    const profile = parseProfile(JSON.parse(readFileSync(file, 'utf8')), file);
+    // THEN every field survives, per-measurement memory included
+    expect(profile).toMatchObject({ id: 'my-bert', deviceMemoryGiB: 1.2, hostMemoryGiB: 1.8, hostCpuMsPerRequest: 1.5 });
+    expect(profile.measurements.map((m) => [m.batchSize, m.deviceMemoryGiB])).toEqual([[1, 0.6], [8, 1.2]]);
+    expect(profile.hostCpuSource).toMatch(/model server/);
   });
 });
 
