@@ -46,7 +46,10 @@ export interface NeuronDlcImageOptions {
   readonly digest?: string;
 }
 
-/** The hosting families of Neuron DLC repositories; see inferentia-facts.md §4a (NDLC README, DLCREPO buildspecs). */
+/**
+ * The hosting families of Neuron DLC repositories (https://github.com/aws-neuron/deep-learning-containers README;
+ * tag format from aws/deep-learning-containers `pytorch/inference/buildspec-neuron(x).yml`).
+ */
 interface DlcFamily {
   /** Marker in the tag: `neuron` (Inf1) or `neuronx` (Inf2/Trn1). */
   readonly marker: 'neuron' | 'neuronx';
@@ -58,7 +61,8 @@ interface DlcFamily {
   readonly exampleTag: string;
   /**
    * Newest Neuron SDK release with a published image, as precise as the source says (`[2, 31]` is any 2.31.x);
-   * newer tags do not exist (inferentia-facts.md §4a).
+   * newer tags do not exist (https://github.com/aws-neuron/deep-learning-containers README; Neuron release notes,
+   * "Neuron Containers" component).
    */
   readonly lastSdk: readonly number[];
 }
@@ -77,7 +81,7 @@ const DLC_FAMILIES: Record<'v1' | 'v2', DlcFamily> = {
     repository: 'pytorch-inference-neuronx',
     instances: 'Inf2/Trn1',
     exampleTag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04',
-    // NEURON release-notes/components/containers.rst: no pytorch-inference-neuronx from SDK 2.32.0 on.
+    // Neuron release notes, "Neuron Containers" component (2.32.0): no pytorch-inference-neuronx from SDK 2.32.0 on.
     lastSdk: [2, 31],
   },
 };
@@ -144,6 +148,12 @@ export abstract class ModelImage {
   }
 
   /**
+   * The Neuron SDK the image was built with (`2.31.1`), when known: read from a Neuron DLC tag's `-sdkX.Y.Z-`.
+   * Hosting constructs derive the host AMI (its Neuron driver) from it.
+   */
+  readonly neuronSdkVersion?: string;
+
+  /**
    * Grants `grantee` pull rights on the image's repository and returns its URI.
    *
    * @param scope the construct using the image (its stack decides region and partition)
@@ -169,8 +179,12 @@ class RepositoryImage extends ModelImage {
 }
 
 class NeuronDlcImage extends ModelImage {
+  readonly neuronSdkVersion?: string;
+
   constructor(private readonly tag: string, private readonly digest: string | undefined) {
     super();
+    const match = Token.isUnresolved(tag) ? null : DLC_TAG.exec(tag);
+    this.neuronSdkVersion = match ? `${match[2]}.${match[3]}.${match[4]}` : undefined;
   }
 
   bind(scope: Construct, grantee: iam.IGrantable, instanceType: NeuronInstanceType): ModelImageConfig {

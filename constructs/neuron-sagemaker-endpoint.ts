@@ -1,5 +1,6 @@
 import {
-  Annotations, Duration, IResource, Names, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack, Token,
+  Annotations, Aws, Duration, Fn, IResource, Names, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack, Token,
+  Validations,
 } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -17,13 +18,14 @@ import { EndpointDeployment } from './endpoint-deployment';
 import { ModelData } from './model-data';
 import { ModelImage } from './model-image';
 import { modelServerEnvironment } from './private/endpoint-environment';
+import { nagResource } from './private/data-nag';
 import { stableHash } from './private/endpoint-fingerprint';
 import {
   EndpointLayout,
   hasLocalStorageOnly,
-  inferenceAmiVersion,
   layoutFromPlan,
 } from './private/endpoint-layout';
+import { chooseHostImage } from './private/neuron-host';
 import {
   defaultDownloadTimeoutSeconds,
   defaultStartupTimeoutSeconds,
@@ -38,6 +40,21 @@ import { SmokeBenchmark, SmokeBenchmarkOptions, SmokeTarget } from './smoke-benc
 
 /** CloudWatch namespace of SageMaker endpoint invocation metrics. */
 const NAMESPACE = 'AWS/SageMaker';
+
+/**
+ * The 5XX rollback alarm's threshold, in percent of requests per minute: the smoke benchmark's default error-rate
+ * threshold (1 %), so a deployment the benchmark would pass is not rolled back for the same errors.
+ */
+export const ERROR_RATE_ALARM_PERCENT = 1;
+
+/**
+ * The p99 rollback alarm fires above the plan's p99 target times this. ModelLatency is measured around the whole
+ * container (TorchServe's frontend, the Python handler's JSON parsing, tokenization and padding, then the device),
+ * while the plan's p99 is the device's, from the Neuron benchmarks; 50 % above the target leaves room for that
+ * overhead and still catches what a rollback is for: a model fallen back to CPU, a shape recompiled per request,
+ * or requests queueing on too few workers, each of which multiplies latency.
+ */
+export const P99_ALARM_FACTOR = 1.5;
 
 /** The variant every endpoint of this construct serves; blue/green and rolling updates require a stable name. */
 export const DEFAULT_VARIANT_NAME = 'AllTraffic';
@@ -238,6 +255,25 @@ export interface NeuronSageMakerEndpointProps {
   readonly networkIsolation?: boolean;
 
   /**
+   * The Neuron SDK the image was built with (`2.31.1`), for an image that is not a Neuron DLC tag; it picks the
+   * host AMI, whose Neuron driver the container's runtime must accept.
+   *
+   * @default - the SDK in the Neuron DLC tag (`ModelImage.fromNeuronDlc`); unknown for other images (synth warns,
+   * and SageMaker chooses the host image)
+   */
+  readonly neuronSdkVersion?: string;
+
+  /**
+   * Pin the host AMI (`InferenceAmiVersion`), e.g. `al2-ami-sagemaker-inference-neuron-2` (Neuron driver 2.19).
+   * Refused at synth unless the compatibility table lists it with the image's Neuron SDK.
+   *
+   * @default - derived from the image's Neuron SDK: the SageMaker Neuron AMI whose driver is at least the one that
+   * SDK release shipped with; none (SageMaker chooses the host image) when no AMI has such a driver or the SDK is
+   * unknown; none on Inf1
+   */
+  readonly inferenceAmiVersion?: string;
+
+  /**
    * Extra container environment, merged over the plan-derived `SAGEMAKER_MODEL_SERVER_WORKERS`,
    * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS`.
    *
@@ -248,10 +284,22 @@ export interface NeuronSageMakerEndpointProps {
   /**
    * Name of the endpoint.
    *
-   * @default - a name unique to this construct's path, lower-cased (SageMaker lower-cases endpoint ARNs), so its
-   * log group `/aws/sagemaker/Endpoints/<name>` can be defined with retention before the endpoint exists
+   * A fixed name makes any replacement of the endpoint conflict with itself, and after a failed deploy SageMaker
+   * may recreate its log group `/aws/sagemaker/Endpoints/<name>`, which then blocks the next deploy ("already
+   * exists") until you delete it.
+   *
+   * @default - generated: this construct's path in lower case (SageMaker lower-cases endpoint ARNs) plus the last
+   * 12 hex digits of the stack's id, new each time the stack is created and fixed for its life; known before any
+   * resource exists, so the log group is defined with retention first
    */
   readonly endpointName?: string;
+
+  /**
+   * p99 `ModelLatency` above which the rollback alarm fires (2 of 3 minutes).
+   *
+   * @default - the plan's p99 target x 1.5 (`P99_ALARM_FACTOR`); no latency alarm without a plan
+   */
+  readonly latencyAlarmThreshold?: Duration;
 
   /**
    * Retention of the endpoint's log group.
@@ -432,8 +480,16 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.instanceType = layout.instanceType;
     const type = layout.instanceType;
     const localStorageOnly = hasLocalStorageOnly(type);
-    this.endpointName = props.endpointName
-      ?? Names.uniqueResourceName(this, { maxLength: 63, separator: '-' }).toLowerCase();
+    this.endpointName = props.endpointName ?? generatedEndpointName(this);
+    const host = chooseHostImage(type, props.neuronSdkVersion ?? props.image.neuronSdkVersion, props.inferenceAmiVersion);
+    if (host.problem !== undefined) {
+      problems.push(host.problem);
+    }
+    if (props.neuronSdkVersion !== undefined && props.image.neuronSdkVersion !== undefined
+      && props.neuronSdkVersion !== props.image.neuronSdkVersion) {
+      problems.push(`neuronSdkVersion=${JSON.stringify(props.neuronSdkVersion)} but the image's Neuron DLC tag says `
+        + `${props.image.neuronSdkVersion}; remove neuronSdkVersion (the tag already tells)`);
+    }
 
     // Storage and timeouts.
     if (localStorageOnly && props.encryptionKey !== undefined) {
@@ -501,8 +557,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`,
       retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
-      // The endpoint name is deterministic: a retained group would make the next deploy of this stack fail
-      // with "already exists" after a delete.
+      // Deleted with the stack. The generated endpoint name changes with each creation of the stack, so a group
+      // SageMaker recreates during a rollback (the role may create it) never blocks the next deploy.
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.logGroup = logGroup;
@@ -519,10 +575,12 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         description: `SageMaker endpoint ${this.node.path} model containers`,
         allowAllOutbound: true,
       })];
+      const subnets = props.vpc.selectSubnets(props.vpcSubnets).subnetIds;
       vpcConfig = {
-        subnets: props.vpc.selectSubnets(props.vpcSubnets).subnetIds,
+        subnets,
         securityGroupIds: securityGroups.map((sg) => sg.securityGroupId),
       };
+      this.grantVpcAccess(props.vpc, subnets, securityGroups);
     }
     this.connections = new ec2.Connections({ securityGroups });
 
@@ -559,7 +617,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       volumeSizeInGb,
       modelDataDownloadTimeoutInSeconds: downloadSeconds,
       containerStartupHealthCheckTimeoutInSeconds: startupSeconds,
-      inferenceAmiVersion: inferenceAmiVersion(type),
+      inferenceAmiVersion: host.amiVersion,
     };
     this.cfnEndpointConfig = new sagemaker.CfnEndpointConfig(this, 'EndpointConfig', {
       productionVariants: [productionVariant],
@@ -568,7 +626,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.endpointConfigName = this.cfnEndpointConfig.attrEndpointConfigName;
 
     // Rollback alarms, on the endpoint's own metrics.
-    this.rollbackAlarms = this.defineRollbackAlarms(layout);
+    this.rollbackAlarms = this.defineRollbackAlarms(layout, props.latencyAlarmThreshold);
     iam.Grant.addToPrincipal({
       grantee: this.role,
       // SageMaker reads the rollback alarms as the execution role during a deployment.
@@ -624,7 +682,19 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       Annotations.of(this).addInfo(`The plan runs the model at batch ${layout.batchSize}: the endpoint reaches the `
         + `planned throughput when each request carries up to ${layout.batchSize} inputs (the handler pads to the `
         + 'compiled batch). Requests of one input are served at the same latency but 1/' + layout.batchSize
-        + ' of the throughput; autoscaling counts invocations accordingly.');
+        + ' of the throughput' + (scaling ? '; autoscaling counts invocations accordingly.' : '.'));
+    }
+    if (host.warning !== undefined) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:hostImageUnchecked', host.warning);
+    }
+    if (host.info !== undefined) {
+      Annotations.of(this).addInfo(host.info);
+    }
+    if (layout.instanceCount === 1) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:singleInstance',
+        `${type.sageMakerName}: the endpoint runs on one instance, so an instance failure or an Availability Zone `
+        + 'outage stops it, and AWS Config\'s sagemaker-endpoint-config-prod-instance-count rule flags it. For '
+        + 'production, plan with minInstances of 2 or more (SageMaker spreads instances across Availability Zones).');
     }
 
     const stack = Stack.of(this);
@@ -647,6 +717,63 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         ...props.smokeBenchmark,
         target: SmokeTarget.sageMakerEndpoint(this),
         plan: this.plan,
+      });
+    }
+  }
+
+  /**
+   * Lets the role manage the network interfaces SageMaker attaches to the containers in `vpc`: the EC2 actions the
+   * SageMaker developer guide lists for a model with `VpcConfig` ("CreateModel API: Execution Role Permissions",
+   * https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-roles.html#sagemaker-roles-createmodel-perms),
+   * scoped as far as IAM allows (Service Authorization Reference, Amazon EC2,
+   * https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html): interfaces may be
+   * created, shared and deleted only in the chosen subnets of this VPC (`ec2:Subnet`, `ec2:Vpc` on the
+   * network-interface resource), with only these subnets and security groups; the `Describe*` actions and
+   * `DeleteNetworkInterfacePermission` support no resource-level permission, hence `*`.
+   */
+  private grantVpcAccess(vpc: ec2.IVpc, subnetIds: string[], securityGroups: ec2.ISecurityGroup[]): void {
+    const stack = Stack.of(this);
+    const ec2Arn = (resource: string, name: string) => stack.formatArn({ service: 'ec2', resource, resourceName: name });
+    const interfaces = ec2Arn('network-interface', '*');
+    // Both keys must match; a list of subnets matches any one of them.
+    const inThisNetwork = {
+      ArnEquals: { 'ec2:Vpc': ec2Arn('vpc', vpc.vpcId), 'ec2:Subnet': subnetIds.map((id) => ec2Arn('subnet', id)) },
+    };
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions: ['ec2:CreateNetworkInterface', 'ec2:CreateNetworkInterfacePermission', 'ec2:DeleteNetworkInterface'],
+      resourceArns: [interfaces],
+      conditions: inThisNetwork,
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      // CreateNetworkInterface is also authorized against the subnet and the security groups it uses.
+      actions: ['ec2:CreateNetworkInterface'],
+      resourceArns: [
+        ...subnetIds.map((id) => ec2Arn('subnet', id)),
+        ...securityGroups.map((sg) => ec2Arn('security-group', sg.securityGroupId)),
+      ],
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions: [
+        'ec2:DeleteNetworkInterfacePermission', 'ec2:DescribeDhcpOptions', 'ec2:DescribeNetworkInterfaces',
+        'ec2:DescribeSecurityGroups', 'ec2:DescribeSubnets', 'ec2:DescribeVpcs',
+      ],
+      resourceArns: ['*'],
+    });
+    const principal = this.role.grantPrincipal;
+    if (Construct.isConstruct(principal)) {
+      Validations.of(principal).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagResource(principal, interfaces)}]`,
+        reason: 'SageMaker creates the network interfaces of the model containers at deploy time, so their ids are '
+          + 'unknown; the statement allows only interfaces in the chosen subnets of this VPC (ec2:Subnet, ec2:Vpc).',
+      }, {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'Actions with no resource-level permission (IAM requires Resource *): cloudwatch:PutMetricData '
+          + '(limited by a cloudwatch:namespace condition), ecr:GetAuthorizationToken (grants no image), and for a VPC '
+          + 'the ec2:Describe* calls and ec2:DeleteNetworkInterfacePermission SageMaker makes for the containers\' '
+          + 'network interfaces.',
       });
     }
   }
@@ -765,27 +892,42 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     return s;
   }
 
-  private defineRollbackAlarms(layout: EndpointLayout): cloudwatch.IAlarm[] {
+  private defineRollbackAlarms(layout: EndpointLayout, latencyThreshold: Duration | undefined): cloudwatch.IAlarm[] {
     const alarms: cloudwatch.IAlarm[] = [
       new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
-        alarmDescription: `Model container of ${this.endpointName} answered with 5XX; rolls a deployment back.`,
-        metric: this.metric5xxErrors({ period: Duration.minutes(1) }),
-        threshold: 0,
+        alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.endpointName} answered `
+          + 'with 5XX in 2 of 3 minutes; rolls a deployment back.',
+        // A rate, not a count: one 5XX among thousands of requests a minute is noise, not a bad deployment. The
+        // 1 % matches the smoke benchmark's default error-rate threshold. No traffic leaves the rate missing.
+        metric: new cloudwatch.MathExpression({
+          expression: '100 * FILL(errors, 0) / invocations',
+          usingMetrics: {
+            errors: this.metric5xxErrors({ period: Duration.minutes(1) }),
+            invocations: this.metricInvocations({ period: Duration.minutes(1) }),
+          },
+          label: '5XX error rate (%)',
+          period: Duration.minutes(1),
+        }),
+        threshold: ERROR_RATE_ALARM_PERCENT,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
+        // Two bad minutes out of three: a single bad minute (a worker restarting) does not undo a deployment, a
+        // sustained failure does within the canary's baking time.
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
         // No traffic is not an error: stay OK, so a quiet deployment is not rolled back.
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     ];
-    if (layout.p99TargetMs !== undefined) {
-      // ModelLatency is in MICROseconds; the target is in milliseconds.
-      const thresholdUs = Math.round(layout.p99TargetMs * 1000);
+    if (layout.p99TargetMs !== undefined || latencyThreshold !== undefined) {
+      const thresholdMs = latencyThreshold?.toMilliseconds() ?? (layout.p99TargetMs as number) * P99_ALARM_FACTOR;
       alarms.push(new cloudwatch.Alarm(this, 'ModelLatencyP99Alarm', {
-        alarmDescription: `p99 ModelLatency of ${this.endpointName} above the plan's ${layout.p99TargetMs} ms target; `
-          + 'rolls a deployment back.',
+        alarmDescription: `p99 ModelLatency of ${this.endpointName} above ${thresholdMs} ms in 2 of 3 minutes`
+          + (layout.p99TargetMs === undefined ? '' : ` (the plan's p99 target ${layout.p99TargetMs} ms plus `
+            + `${Math.round((P99_ALARM_FACTOR - 1) * 100)} % for the container's own overhead)`)
+          + '; rolls a deployment back.',
         metric: this.metricModelLatency({ period: Duration.minutes(1), statistic: cloudwatch.Stats.p(99) }),
-        threshold: thresholdUs,
+        // ModelLatency is in MICROseconds.
+        threshold: Math.round(thresholdMs * 1000),
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         // Two slow minutes out of three: one cold-start minute on fresh workers should not undo a deployment.
         evaluationPeriods: 3,
@@ -795,4 +937,16 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     }
     return alarms;
   }
+}
+
+/**
+ * `<this construct's path, lower case, <= 50 chars>-<last 12 hex digits of AWS::StackId>`: unique per path like
+ * any generated name, and new each time the stack is created (the stack id's UUID) while fixed for the stack's
+ * life, so a log group SageMaker recreated during a rolled-back first deploy never blocks the next one. CloudFormation
+ * resolves it from a pseudo parameter, before any resource exists, so the log group can be created first.
+ */
+function generatedEndpointName(scope: Construct): string {
+  const prefix = Names.uniqueResourceName(scope, { maxLength: 50, separator: '-' }).toLowerCase();
+  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return `${prefix}-${Fn.select(4, Fn.split('-', stackUuid))}`;
 }

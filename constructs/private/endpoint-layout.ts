@@ -29,23 +29,12 @@ export interface EndpointLayout {
 
 /**
  * Trainium instances (trn1, trn1n, and trn2 when given by spec) carry local NVMe storage: SageMaker rejects
- * `KmsKeyId` and `VolumeSizeInGB` there (reliability-and-security.md, "SageMaker endpoint"; the Neuron cdk-nag pack
- * applies the same rule to `ml.trn*`).
+ * `KmsKeyId` and `VolumeSizeInGB` there (SageMaker API Reference, `ProductionVariant.VolumeSizeInGB` and
+ * `CreateEndpointConfig.KmsKeyId`: not supported on instances with local storage; the Neuron cdk-nag pack applies the
+ * same rule to `ml.trn*`).
  */
 export function hasLocalStorageOnly(type: NeuronInstanceType): boolean {
   return type.spec.family.startsWith('trn');
-}
-
-/**
- * The `InferenceAmiVersion` for Neuron v2 instances: "Accelerator: Inferentia2 and Trainium, Neuron driver
- * version 2.19" (SageMaker API model service-2.json 2026-08-07, inferentia-facts.md §7a). Not for Inf1, which the
- * AMI does not list.
- */
-export const NEURON_INFERENCE_AMI_VERSION = 'al2-ami-sagemaker-inference-neuron-2';
-
-/** The AMI version for `type`, or undefined where SageMaker picks the host image (Inf1). */
-export function inferenceAmiVersion(type: NeuronInstanceType): string | undefined {
-  return type.spec.coreVersion === 'v2' ? NEURON_INFERENCE_AMI_VERSION : undefined;
 }
 
 /** The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. */

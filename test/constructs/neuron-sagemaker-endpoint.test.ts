@@ -121,8 +121,10 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
   const template = Template.fromStack(stack);
   const endpointLogicalId = stack.getLogicalId(endpoint.cfnEndpoint);
 
-  test('runs the planned instance type and count with the Neuron AMI, sized volume and default timeouts', () => {
-    // THEN volume: ceil(1.66 GiB x 2 copies x 1.25) = 5 GiB, raised to the 30 GiB minimum; timeouts 600 s
+  test('runs the planned instance type and count, sized volume and default timeouts; SageMaker picks the host AMI '
+    + 'for the SDK 2.31 image', () => {
+    // THEN volume: ceil(1.66 GiB x 2 copies x 1.25) = 5 GiB, raised to the 30 GiB minimum; timeouts 600 s;
+    // SDK 2.31 shipped driver 2.29, newer than al2-ami-sagemaker-inference-neuron-2's 2.19: no AMI is pinned
     template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
       ProductionVariants: [{
         VariantName: 'AllTraffic',
@@ -133,7 +135,7 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
         VolumeSizeInGB: 30,
         ModelDataDownloadTimeoutInSeconds: 600,
         ContainerStartupHealthCheckTimeoutInSeconds: 600,
-        InferenceAmiVersion: 'al2-ami-sagemaker-inference-neuron-2',
+        InferenceAmiVersion: Match.absent(),
       }],
       KmsKeyId: { 'Fn::GetAtt': [stack.getLogicalId(endpoint.node.findChild('Key').node.defaultChild as kms.CfnKey), 'Arn'] },
     });
@@ -174,7 +176,7 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
     // THEN canary = max(1, floor(2 x 10 %)) = 1 instance; wait 600 s; termination wait 600 s;
     // timeout = 600 download + 600 startup + 1800 instance and image + 600 wait + 600 termination = 4200 s
     template.hasResourceProperties('AWS::SageMaker::Endpoint', {
-      EndpointName: endpoint.endpointName,
+      EndpointName: stack.resolve(endpoint.endpointName),
       EndpointConfigName: { 'Fn::GetAtt': [stack.getLogicalId(endpoint.cfnEndpointConfig), 'EndpointConfigName'] },
       DeploymentConfig: {
         BlueGreenUpdatePolicy: {
@@ -196,30 +198,40 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
     });
   });
 
-  test('alarms on any 5XX of the variant in a minute and on p99 ModelLatency above 10,000 microseconds', () => {
+  test('alarms on a 5XX rate above 1 % in 2 of 3 minutes and on p99 ModelLatency above 15,000 microseconds', () => {
     // THEN
     const dimensions = [
-      { Name: 'EndpointName', Value: endpoint.endpointName },
+      { Name: 'EndpointName', Value: stack.resolve(endpoint.endpointName) },
       { Name: 'VariantName', Value: 'AllTraffic' },
     ];
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SageMaker',
-      MetricName: 'Invocation5XXErrors',
-      Dimensions: dimensions,
-      Statistic: 'Sum',
-      Period: 60,
-      Threshold: 0,
+      Metrics: [
+        { Id: 'expr_1', Expression: '100 * FILL(errors, 0) / invocations', Label: '5XX error rate (%)' },
+        {
+          Id: 'errors',
+          MetricStat: { Metric: { Namespace: 'AWS/SageMaker', MetricName: 'Invocation5XXErrors', Dimensions: dimensions }, Period: 60, Stat: 'Sum' },
+          ReturnData: false,
+        },
+        {
+          Id: 'invocations',
+          MetricStat: { Metric: { Namespace: 'AWS/SageMaker', MetricName: 'Invocations', Dimensions: dimensions }, Period: 60, Stat: 'Sum' },
+          ReturnData: false,
+        },
+      ],
+      Threshold: 1,
       ComparisonOperator: 'GreaterThanThreshold',
-      EvaluationPeriods: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
       TreatMissingData: 'notBreaching',
     });
+    // 10 ms target x 1.5 = 15 ms = 15,000 microseconds
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SageMaker',
       MetricName: 'ModelLatency',
       Dimensions: dimensions,
       ExtendedStatistic: 'p99',
       Period: 60,
-      Threshold: 10000,
+      Threshold: 15000,
       ComparisonOperator: 'GreaterThanThreshold',
       EvaluationPeriods: 3,
       DatapointsToAlarm: 2,
@@ -227,11 +239,25 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
     });
   });
 
+  test('does not roll back for a single 5XX in a busy minute, and does for a sustained 2 % failure', () => {
+    // GIVEN the alarm's own expression and threshold, evaluated on per-minute sums
+    const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
+      .map((a) => a.Properties).find((p) => p.Metrics !== undefined);
+    const rate = (errors: number, invocations: number) => (100 * errors) / invocations;
+    const breaching = (minutes: [number, number][]) => minutes.filter(([e, n]) => rate(e, n) > alarm.Threshold).length
+      >= alarm.DatapointsToAlarm;
+    // THEN at the plan's 3,000 rps = 180,000 requests a minute
+    expect(breaching([[1, 180000], [0, 180000], [0, 180000]])).toBe(false);
+    expect(breaching([[3600, 180000], [0, 180000], [3600, 180000]])).toBe(true);
+    // one failing request in a quiet minute is one minute, not two
+    expect(breaching([[1, 1], [0, 5], [0, 5]])).toBe(false);
+  });
+
   test('scales between the planned and the peak instance count on invocations per instance per minute', () => {
     // THEN target = floor(1998.21 rps / batch 1 x 60 s x 0.7) = floor(83924.82) = 83924
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
       ServiceNamespace: 'sagemaker',
-      ResourceId: `endpoint/${endpoint.endpointName}/variant/AllTraffic`,
+      ResourceId: stack.resolve(`endpoint/${endpoint.endpointName}/variant/AllTraffic`),
       ScalableDimension: 'sagemaker:variant:DesiredInstanceCount',
       MinCapacity: 2,
       MaxCapacity: 4,
@@ -254,7 +280,7 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
     // THEN
     const logGroupId = stack.getLogicalId(endpoint.logGroup.node.defaultChild as cloudwatch.CfnAlarm);
     template.hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: `/aws/sagemaker/Endpoints/${endpoint.endpointName}`,
+      LogGroupName: stack.resolve(`/aws/sagemaker/Endpoints/${endpoint.endpointName}`),
       RetentionInDays: 90,
     });
     template.hasResource('AWS::SageMaker::Endpoint', { DependsOn: Match.arrayWith([logGroupId]) });
@@ -304,9 +330,19 @@ describe('An endpoint deployed from a two-instance ml.inf2.xlarge plan with a pe
     expect(stack.getLogicalId(endpoint.logGroup.node.defaultChild as cloudwatch.CfnAlarm)).toBe('EndpointLogGroup15F89CA5');
   });
 
-  test('names the endpoint after its path, in lower case, within 63 characters', () => {
-    // THEN
-    expect(endpoint.endpointName).toMatch(/^stack-endpoint-[0-9a-f]{8}$/);
+  test('names the endpoint after its path and the stack id, in lower case, within 63 characters', () => {
+    // THEN the last group of the stack's UUID: new each time the stack is created, fixed for its life
+    const name = stack.resolve(endpoint.endpointName);
+    expect(name).toEqual({ 'Fn::Join': ['', [
+      expect.stringMatching(/^stack-endpoint-[0-9a-f]{8}-$/),
+      { 'Fn::Select': [4, { 'Fn::Split': ['-', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }] }] },
+    ]] });
+    // e.g. arn:aws:cloudformation:us-east-1:111111111111:stack/Stack/1c2fa620-982a-11e3-aff7-50e2416294e0
+    const uuid = 'arn:aws:cloudformation:us-east-1:111111111111:stack/Stack/1c2fa620-982a-11e3-aff7-50e2416294e0'
+      .split('/')[2].split('-')[4];
+    const example = `${name['Fn::Join'][1][0]}${uuid}`;
+    expect(example).toMatch(/^stack-endpoint-[0-9a-f]{8}-50e2416294e0$/);
+    expect(example.length).toBeLessThanOrEqual(63);
   });
 
   test('passes cdk-nag AwsSolutions, the Neuron pack and CloudFormation validation without findings', () => {
@@ -419,14 +455,13 @@ describe('An endpoint on ml.trn1.2xlarge', () => {
   });
   const template = Template.fromStack(stack);
 
-  test('sets neither a KMS key nor a volume size, which SageMaker rejects on local NVMe, but runs the Neuron AMI', () => {
+  test('sets neither a KMS key nor a volume size, which SageMaker rejects on local NVMe', () => {
     // THEN
     template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
       KmsKeyId: Match.absent(),
       ProductionVariants: [Match.objectLike({
         InstanceType: 'ml.trn1.2xlarge',
         VolumeSizeInGB: Match.absent(),
-        InferenceAmiVersion: 'al2-ami-sagemaker-inference-neuron-2',
       })],
     });
     template.resourceCountIs('AWS::KMS::Key', 0);
