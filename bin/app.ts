@@ -1,33 +1,60 @@
 /**
- * The example CDK app: bert-base-uncased on a SageMaker Neuron endpoint, sized for 2,000 inferences/s at p99 10 ms.
+ * The example CDK app: bert-base-uncased on a SageMaker Neuron endpoint, planned from targets given as context.
  *
- * `npx cdk synth` runs it (cdk.json `app`). It reads its settings from cdk.json context, which placeholders fill so
- * a fresh clone synthesizes offline with no credentials and no Docker:
+ * `npx cdk synth` runs it (cdk.json `app`). It reads its settings from CDK context (cdk.json `context`, or
+ * `-c key=value`), which placeholders fill so a fresh clone synthesizes offline with no credentials and no Docker:
  * - `account` (placeholder 123456789012) and `region` (us-east-1): where the stack deploys and the plan prices;
- * - `imageDigest` (placeholder `sha256:` + 64 zeros): the digest of the Neuron DLC image the endpoint runs.
- * Override any of them in cdk.json or with `-c key=value`.
+ * - `imageDigest` (placeholder `sha256:` + 64 zeros): the digest of the Neuron DLC image the endpoint runs;
+ * - `prices`: a price file (`cdk-inferentia catalog refresh --out prices.json`) for regions the built-in catalog
+ *   does not price;
+ * - `throughput` (requests/s, default 2000), `p99` (ms, default 10), `peak` (requests/s autoscaling reaches,
+ *   default 4000) and `minInstances` (default 2): the targets the plan meets.
+ *
+ * Placeholders, and model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
+ * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
  */
 import * as path from 'path';
 import { Annotations, App } from 'aws-cdk-lib';
+import { Catalog, isAwsRegion, parsePriceFile } from '../lib/catalog';
+import { DeployRefusal } from '../constructs/deploy-refusal';
 import { InferenceStack } from '../constructs/inference-stack';
 import { ModelImage } from '../constructs/model-image';
 import { applyPolicyChecks } from '../constructs/nag';
+import { digestProblem } from '../constructs/private/image-digest';
 import type { SmokeBenchmarkOptions } from '../constructs/smoke-benchmark';
-import { InputError } from '../lib/errors';
+import { InfeasibleError, InputError } from '../lib/errors';
 import { plan } from '../lib/planner';
+import type { PlanTargets } from '../lib/planner';
 import { requireProfile } from '../lib/profiles';
+import { messageOf, readJsonFile } from './commands/files';
+
+/** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
+export const PLACEHOLDER_ACCOUNT = '123456789012';
 
 /** The digest cdk.json ships with: it names no image, so a deploy with it fails to pull. */
 export const PLACEHOLDER_IMAGE_DIGEST = `sha256:${'0'.repeat(64)}`;
 
 /**
- * The Neuron DLC the example serves with: the last `pytorch-inference-neuronx` release (Neuron SDK 2.31.1;
- * inferentia-facts.md §4a, NDLC README).
+ * The Neuron DLC the example serves with: the last `pytorch-inference-neuronx` release, Neuron SDK 2.31.1
+ * (https://github.com/aws-neuron/deep-learning-containers README; no inference image from SDK 2.32.0 on, Neuron
+ * release notes, "Neuron Containers" component).
  */
 export const EXAMPLE_DLC_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
 
 /** Where the example's model data lives: the handler ships, the compiled model is added by the user. */
 export const EXAMPLE_MODEL_DATA = path.join(__dirname, '..', 'examples', 'bert-base-uncased', 'model');
+
+/**
+ * The files `examples/bert-base-uncased/model/code/inference.py` loads at startup: `model.pt` (the traced model,
+ * `torch.jit.load`), and what `AutoTokenizer.from_pretrained(model_dir)` needs for BERT: `tokenizer_config.json`
+ * (which tokenizer class) and `vocab.txt` (BERT's vocabulary; `tokenizer.json` is optional, built from it).
+ */
+export const EXAMPLE_REQUIRED_MODEL_FILES: readonly string[] = [
+  'model.pt', 'tokenizer_config.json', 'vocab.txt', 'code/inference.py',
+];
+
+/** The targets the example plans for when the context names none. */
+export const EXAMPLE_TARGETS = { throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000, minInstances: 2 } as const;
 
 /**
  * The example's deploy gate: one sentence through the shipped handler (`code/inference.py` answers
@@ -43,15 +70,23 @@ export const EXAMPLE_SMOKE_BENCHMARK: SmokeBenchmarkOptions = {
 /** Name of the example stack. */
 export const EXAMPLE_STACK_NAME = 'BertBaseUncasedInference';
 
+/** The context keys the example reads. */
+export const CONTEXT_KEYS = ['account', 'region', 'imageDigest', 'prices', 'throughput', 'p99', 'peak', 'minInstances'] as const;
+
+/** A plain decimal: no hex (`0x10`), no exponent (`1e300`), no sign. */
+const DECIMAL = /^\d+(\.\d+)?$/;
+
 /**
  * Builds the example stack in `app` from its context and registers the policy checks.
  *
- * @throws InputError listing every missing or malformed context value
+ * @throws InputError listing every missing or malformed context value, or the planner's refusal of the targets
+ * @throws InfeasibleError when no Neuron deployment meets the targets
  */
 export function buildApp(app: App = new App()): App {
   const problems: string[] = [];
+  const raw = (key: string): unknown => app.node.tryGetContext(key);
   const read = (key: string, example: string): string => {
-    const value: unknown = app.node.tryGetContext(key);
+    const value = raw(key);
     if (typeof value !== 'string' || value.trim() === '') {
       problems.push(`context ${key}=${JSON.stringify(value)} is missing or not a string; set "${key}" in cdk.json `
         + `context or pass -c ${key}=${example}`);
@@ -64,30 +99,141 @@ export function buildApp(app: App = new App()): App {
   const imageDigest = read('imageDigest', 'sha256:<64 hex digits>');
   if (account !== '' && !/^\d{12}$/.test(account)) {
     problems.push(`context account=${JSON.stringify(account)} is not a 12-digit AWS account id; set "account" in `
-      + 'cdk.json context to the account you deploy to');
+      + 'cdk.json context (or -c account=<12 digits>) to the account you deploy to');
+  }
+  if (imageDigest !== '') {
+    const problem = digestProblem('context imageDigest', imageDigest);
+    if (problem !== undefined) {
+      problems.push(`${problem}; the image is 763104351884.dkr.ecr.<region>.amazonaws.com/pytorch-inference-neuronx:`
+        + EXAMPLE_DLC_TAG);
+    }
+  }
+  if (region !== '' && !isAwsRegion(region)) {
+    problems.push(`context region=${JSON.stringify(region)} is not an AWS region code; pass e.g. -c region=us-east-1`);
+  }
+  const catalog = readCatalog(raw('prices'), problems);
+  const throughputRps = readNumber(raw('throughput'), 'throughput', EXAMPLE_TARGETS.throughputRps, 'requests per second', problems);
+  const p99Ms = readNumber(raw('p99'), 'p99', EXAMPLE_TARGETS.p99Ms, 'milliseconds', problems);
+  const peak = readNumber(raw('peak'), 'peak', EXAMPLE_TARGETS.peakThroughputRps, 'requests per second', problems);
+  const minInstances = readNumber(raw('minInstances'), 'minInstances', EXAMPLE_TARGETS.minInstances, 'instances', problems, true);
+  if (peak !== undefined && throughputRps !== undefined && peak < throughputRps) {
+    problems.push(`context peak=${peak} is below throughput=${throughputRps}; the peak is the most autoscaling must `
+      + `serve: pass -c peak=${throughputRps} or more`);
+  }
+  if (catalog && region !== '' && isAwsRegion(region) && !catalog.regionsWithPrices('sagemaker').includes(region)) {
+    const priced = catalog.regionsWithPrices('sagemaker').join(', ');
+    problems.push(`context region=${region}: no SageMaker prices for it (priced: ${priced}); fetch them with `
+      + `\`npx cdk-inferentia catalog refresh --regions ${region} --out prices.json\` and pass -c prices=prices.json`);
   }
   InputError.throwIfAny(problems);
 
+  const targets: PlanTargets = { throughputRps: throughputRps!, p99Ms: p99Ms!, peakThroughputRps: peak! };
+  const planned = plan(requireProfile('bert-base-uncased'), targets,
+    { region, hosting: 'sagemaker', minInstances: minInstances! }, catalog);
   const stack = new InferenceStack(app, EXAMPLE_STACK_NAME, {
     env: { account, region },
-    description: 'cdk-inferentia example: bert-base-uncased on a SageMaker Neuron endpoint, planned for 2,000 rps at p99 10 ms',
-    plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker' }),
+    description: `cdk-inferentia example: bert-base-uncased on a SageMaker Neuron endpoint, planned for `
+      + `${throughputRps} rps (peak ${peak}) at p99 ${p99Ms} ms`,
+    plan: planned,
     image: ModelImage.fromNeuronDlc({ tag: EXAMPLE_DLC_TAG, digest: imageDigest }),
     modelDataPath: EXAMPLE_MODEL_DATA,
+    requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
     smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
   });
-  if (imageDigest === PLACEHOLDER_IMAGE_DIGEST) {
-    Annotations.of(stack).addWarningV2('@cdk-inferentia/app:placeholderImageDigest',
-      `imageDigest is the placeholder ${PLACEHOLDER_IMAGE_DIGEST}, which names no image: synth works, deploy would `
-      + 'fail to pull. Set "imageDigest" in cdk.json to the digest of pytorch-inference-neuronx:'
-      + `${EXAMPLE_DLC_TAG}: aws ecr describe-images --region ${region} --registry-id 763104351884 `
-      + `--repository-name pytorch-inference-neuronx --image-ids imageTag=${EXAMPLE_DLC_TAG} `
-      + "--query 'imageDetails[0].imageDigest' --output text");
+  if (account === PLACEHOLDER_ACCOUNT) {
+    new DeployRefusal(stack, 'PlaceholderAccount', {
+      account,
+      message: `account is the placeholder ${PLACEHOLDER_ACCOUNT}: set "account" in cdk.json context (or pass `
+        + '-c account=<12 digits>) to the account you deploy to.',
+    });
   }
+  if (imageDigest === PLACEHOLDER_IMAGE_DIGEST) {
+    new DeployRefusal(stack, 'PlaceholderImageDigest', {
+      message: `imageDigest is the placeholder ${PLACEHOLDER_IMAGE_DIGEST}, which names no image. Set "imageDigest" `
+        + `in cdk.json context to the digest of pytorch-inference-neuronx:${EXAMPLE_DLC_TAG}: aws ecr describe-images `
+        + `--region ${region} --registry-id 763104351884 --repository-name pytorch-inference-neuronx --image-ids `
+        + `imageTag=${EXAMPLE_DLC_TAG} --query 'imageDetails[0].imageDigest' --output text`,
+    });
+  }
+  warnAboutLookalikeKeys(app, stack);
   applyPolicyChecks(app);
   return app;
 }
 
+/** The built-in catalog, with the `prices` file merged in when given; undefined (and a problem) when it is bad. */
+function readCatalog(value: unknown, problems: string[]): Catalog | undefined {
+  if (value === undefined) {
+    return Catalog.builtIn();
+  }
+  if (typeof value !== 'string' || value.trim() === '') {
+    problems.push(`context prices=${JSON.stringify(value)} is not a file path; pass -c prices=prices.json (written by `
+      + '`npx cdk-inferentia catalog refresh --regions <region> --out prices.json`)');
+    return undefined;
+  }
+  try {
+    const json = readJsonFile('context prices', value, '; a price file looks like '
+      + '{"prices":[{"instanceType":"inf2.xlarge","region":"eu-west-1","hosting":"sagemaker","usdPerHour":0.99}]}');
+    return Catalog.builtIn().withPriceFile(parsePriceFile(json, `context prices=${value}`));
+  } catch (e) {
+    if (e instanceof InputError) {
+      problems.push(...e.problems);
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+/**
+ * A positive number from context: a number in cdk.json, or a plain decimal string from `-c key=value`.
+ * Returns `dflt` when the key is absent, undefined (and a problem) when the value is bad.
+ */
+function readNumber(value: unknown, key: string, dflt: number, unit: string, problems: string[], integer = false): number | undefined {
+  if (value === undefined) {
+    return dflt;
+  }
+  const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
+  const kind = integer ? 'a whole number of at least 1' : 'a positive number';
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    problems.push(`context ${key}=${JSON.stringify(value)} is not ${kind} (${unit}); pass e.g. -c ${key}=${dflt}`);
+    return undefined;
+  }
+  return n;
+}
+
+/** Warns about context keys that look like the example's but are not (`throughputRps`, `min-instances`). */
+function warnAboutLookalikeKeys(app: App, stack: InferenceStack): void {
+  const squash = (k: string) => k.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const ours = new Map(CONTEXT_KEYS.map((k) => [squash(k), k]));
+  for (const key of Object.keys(app.node.getAllContext())) {
+    if ((CONTEXT_KEYS as readonly string[]).includes(key) || key.includes(':') || key.startsWith('@')) {
+      continue;
+    }
+    const squashed = squash(key);
+    const meant = ours.get(squashed)
+      ?? CONTEXT_KEYS.find((k) => squash(k).length >= 3 && (squashed.startsWith(squash(k)) || squash(k).startsWith(squashed) && squashed.length >= 3));
+    if (meant !== undefined) {
+      Annotations.of(stack).addWarningV2('@cdk-inferentia/app:unknownContextKey',
+        `context ${key} is not read by the example; did you mean -c ${meant}=...? (keys: ${CONTEXT_KEYS.join(', ')})`);
+    }
+  }
+}
+
+/**
+ * Runs the example as the CDK CLI does (cdk.json `app`), printing a bad context value as one message instead of a
+ * stack trace.
+ */
+export function main(): void {
+  try {
+    buildApp();
+  } catch (e) {
+    if (e instanceof InputError || e instanceof InfeasibleError) {
+      process.stderr.write(`error: ${messageOf(e)}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+}
+
 if (require.main === module) {
-  buildApp();
+  main();
 }

@@ -1,4 +1,6 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -6,10 +8,12 @@ import {
   buildApp,
   EXAMPLE_DLC_TAG,
   EXAMPLE_STACK_NAME,
+  PLACEHOLDER_ACCOUNT,
   PLACEHOLDER_IMAGE_DIGEST,
 } from '../../bin/app';
 import { InferenceStack } from '../../constructs/inference-stack';
 import { InputError } from '../../lib/errors';
+import { failedRuleAssertions } from '../support/cfn-rules';
 import { nagFindings } from '../support/nag';
 
 const CDK_JSON = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
@@ -17,6 +21,22 @@ const CDK_JSON = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cd
   context: Record<string, unknown>;
 };
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+const REAL_ACCOUNT = '210987654321';
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'app-test-'));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+/** The problems buildApp reports for `context`, or [] when it builds. */
+function problemsOf(context: Record<string, unknown>): readonly string[] {
+  try {
+    buildApp(new App({ context: { ...CDK_JSON.context, ...context } }));
+    return [];
+  } catch (e) {
+    if (e instanceof InputError) {
+      return e.problems;
+    }
+    throw e;
+  }
+}
 
 function exampleStack(app: App): InferenceStack {
   return app.node.findChild(EXAMPLE_STACK_NAME) as InferenceStack;
@@ -75,6 +95,24 @@ describe('The example app built from the cdk.json context', () => {
       '--repository-name pytorch-inference-neuronx --image-ids imageTag=2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04');
   });
 
+  test('makes CloudFormation refuse the deploy before any resource: placeholder digest, missing model files, and the '
+    + 'placeholder account when deployed there', () => {
+    // WHEN the synthesized template's Rules are evaluated as CloudFormation does at CreateChangeSet
+    const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
+    const inRealAccount = failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' });
+    const inPlaceholder = failedRuleAssertions(template, { accountId: PLACEHOLDER_ACCOUNT, region: 'us-east-1' });
+    // THEN
+    expect(inRealAccount).toEqual([
+      expect.stringMatching(/^Model data .*examples\/bert-base-uncased\/model lacks model.pt, tokenizer_config.json, vocab.txt, which/),
+      expect.stringContaining(`imageDigest is the placeholder ${PLACEHOLDER_IMAGE_DIGEST}, which names no image.`),
+    ]);
+    expect(inPlaceholder).toEqual([
+      expect.stringContaining('lacks model.pt'),
+      expect.stringContaining(`account is the placeholder ${PLACEHOLDER_ACCOUNT}`),
+      expect.stringContaining('imageDigest is the placeholder'),
+    ]);
+  });
+
   test('gates every deployment with a smoke benchmark that runs after the endpoint, with the plan\'s p99', () => {
     // THEN
     const smoke = stack.endpoint.smokeBenchmark;
@@ -95,14 +133,117 @@ describe('The example app built from the cdk.json context', () => {
   });
 });
 
-describe('The example app with a real image digest', () => {
-  test('does not warn about the placeholder', () => {
+describe('The example app with a real account and image digest', () => {
+  test('neither warns about nor refuses placeholders; only the missing model files still refuse the deploy', () => {
     // GIVEN
-    const app = new App({ context: { ...CDK_JSON.context, imageDigest: DIGEST } });
+    const app = new App({ context: { ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST } });
     // WHEN
     buildApp(app);
+    const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
     // THEN
     expect(warnings(exampleStack(app)).filter((w) => w.includes('placeholder'))).toEqual([]);
+    expect(failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' }))
+      .toEqual([expect.stringContaining('lacks model.pt')]);
+  });
+});
+
+describe('The example app\'s targets', () => {
+  test('default to 2,000 rps, p99 10 ms, peak 4,000 rps and 2 instances at least', () => {
+    // WHEN
+    const app = buildApp(new App({ context: CDK_JSON.context }));
+    // THEN
+    const plan = exampleStack(app).endpoint.plan!;
+    expect(plan.targets).toMatchObject({ throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000 });
+    expect(plan.instanceCount).toBeGreaterThanOrEqual(2);
+    expect(plan.maxInstanceCount).toBeGreaterThan(plan.instanceCount);
+  });
+
+  test('come from -c throughput, p99, peak and minInstances, as strings from the command line', () => {
+    // WHEN
+    const app = buildApp(new App({ context: { ...CDK_JSON.context, throughput: '5000', p99: '12.5', peak: '9000', minInstances: '3' } }));
+    // THEN
+    const plan = exampleStack(app).endpoint.plan!;
+    expect(plan.targets).toMatchObject({ throughputRps: 5000, p99Ms: 12.5, peakThroughputRps: 9000 });
+    expect(plan.instanceCount).toBeGreaterThanOrEqual(3);
+  });
+
+  test('reject hex, exponents, zero, fractions of instances and a peak below the throughput, all at once', () => {
+    // THEN
+    expect(problemsOf({ throughput: '0x10', p99: '1e3', peak: '0', minInstances: '1.5' })).toEqual([
+      'context throughput="0x10" is not a positive number (requests per second); pass e.g. -c throughput=2000',
+      'context p99="1e3" is not a positive number (milliseconds); pass e.g. -c p99=10',
+      'context peak="0" is not a positive number (requests per second); pass e.g. -c peak=4000',
+      'context minInstances="1.5" is not a whole number of at least 1 (instances); pass e.g. -c minInstances=2',
+    ]);
+    expect(problemsOf({ throughput: '3000', peak: '2000' })).toEqual([
+      'context peak=2000 is below throughput=3000; the peak is the most autoscaling must serve: pass -c peak=3000 or more',
+    ]);
+  });
+});
+
+describe('The example app in a region the built-in catalog does not price', () => {
+  const prices = path.join(scratch, 'prices.json');
+  fs.writeFileSync(prices, JSON.stringify({
+    source: 'test price file',
+    prices: ['xlarge', '8xlarge', '24xlarge', '48xlarge'].map((size, i) => (
+      { instanceType: `inf2.${size}`, region: 'eu-west-1', hosting: 'sagemaker', usdPerHour: [1.1, 2.6, 8.6, 17.2][i] })),
+  }));
+
+  test('says how to get prices, with -c prices', () => {
+    // THEN
+    expect(problemsOf({ region: 'eu-west-1' })).toEqual([
+      'context region=eu-west-1: no SageMaker prices for it (priced: us-east-1); fetch them with `npx cdk-inferentia '
+        + 'catalog refresh --regions eu-west-1 --out prices.json` and pass -c prices=prices.json',
+    ]);
+  });
+
+  test('plans there with -c prices=FILE', () => {
+    // WHEN
+    const app = buildApp(new App({ context: { ...CDK_JSON.context, region: 'eu-west-1', prices } }));
+    // THEN
+    const stack = exampleStack(app);
+    expect(stack.region).toBe('eu-west-1');
+    expect(stack.endpoint.plan).toMatchObject({ region: 'eu-west-1', price: { source: 'test price file' } });
+  });
+
+  test('names a price file that cannot be read or is invalid', () => {
+    // GIVEN
+    const bad = path.join(scratch, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ prices: [{ instanceType: 'ml.inf2.xlarge', region: 'eu-west-1', hosting: 'sagemaker', usdPerHour: 1 }] }));
+    // THEN
+    expect(problemsOf({ prices: path.join(scratch, 'missing.json') })).toEqual([
+      expect.stringMatching(/^context prices .*missing\.json: cannot read the file/),
+    ]);
+    expect(problemsOf({ prices: bad })).toEqual([
+      expect.stringContaining('prices[0].instanceType: "ml.inf2.xlarge" is a SageMaker name'),
+    ]);
+  });
+});
+
+describe('The example app with context keys it does not read', () => {
+  test('warns about keys that look like its own', () => {
+    // WHEN
+    const app = buildApp(new App({ context: { ...CDK_JSON.context, throughputRps: '5000', 'min-instances': '3', unrelated: 'x' } }));
+    // THEN
+    const unknown = warnings(exampleStack(app)).filter((w) => w.includes('is not read by the example'));
+    expect(unknown).toEqual([
+      expect.stringContaining('context throughputRps is not read by the example; did you mean -c throughput=...?'),
+      expect.stringContaining('context min-instances is not read by the example; did you mean -c minInstances=...?'),
+    ]);
+  });
+});
+
+describe('The example app run by the CDK CLI (cdk.json app) with bad context', () => {
+  test('prints one message, no stack trace, and exits 1', () => {
+    // WHEN
+    const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, '..', '..', 'bin', 'app.ts')], {
+      env: { ...process.env, CDK_OUTDIR: path.join(scratch, 'out'), CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON.context, account: 'prod' }) },
+      encoding: 'utf8',
+    });
+    // THEN
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('error: context account="prod" is not a 12-digit AWS account id; set "account" in cdk.json '
+      + 'context (or -c account=<12 digits>) to the account you deploy to\n');
   });
 });
 
@@ -123,8 +264,8 @@ describe('The example app without usable context', () => {
       'context region="" is missing or not a string; set "region" in cdk.json context or pass -c region=us-east-1',
       'context imageDigest=undefined is missing or not a string; set "imageDigest" in cdk.json context or pass '
         + '-c imageDigest=sha256:<64 hex digits>',
-      'context account="prod" is not a 12-digit AWS account id; set "account" in cdk.json context to the account you '
-        + 'deploy to',
+      'context account="prod" is not a 12-digit AWS account id; set "account" in cdk.json context (or -c '
+        + 'account=<12 digits>) to the account you deploy to',
     ]);
   });
 });
