@@ -2,10 +2,12 @@ import type { EndpointLayout } from './endpoint-layout';
 
 /**
  * The model server environment a layout implies, for the SageMaker PyTorch toolkit that Neuron DLCs run
- * (`SAGEMAKER_SERVING_MODULE=sagemaker_pytorch_serving_container.serving:main`, inferentia-facts.md §4b).
+ * (`SAGEMAKER_SERVING_MODULE=sagemaker_pytorch_serving_container.serving:main`, aws-neuron/deep-learning-containers
+ * `pytorch/inference/2.9.0/Dockerfile.neuronx`).
  *
  * Sources: aws/sagemaker-inference-toolkit `parameters.py`/`environment.py`, aws/sagemaker-pytorch-inference-toolkit
- * `torchserve.py`/`ts_environment.py` (inferentia-facts.md §7b); Neuron runtime configuration guide (§6a).
+ * `torchserve.py`/`ts_environment.py`; Neuron runtime configuration guide
+ * (aws-neuron/aws-neuron-sdk `neuron-runtime/guides/configuration-guide.rst`). See SOURCES.md.
  */
 export function modelServerEnvironment(layout: EndpointLayout): Record<string, string> {
   return {

@@ -3,7 +3,7 @@ import type { EndpointLayout } from './endpoint-layout';
 /*
  * Defaults for the production variant's storage and container timeouts, sized from the model the plan describes.
  *
- * Limits (SageMaker API model service-2.json, 2026-08-07; inferentia-facts.md §7a): VolumeSizeInGB 1-512,
+ * Limits (SageMaker API Reference, `ProductionVariant`; service model service-2.json of 2026-08-07): VolumeSizeInGB 1-512,
  * ModelDataDownloadTimeoutInSeconds and ContainerStartupHealthCheckTimeoutInSeconds 60-3600.
  */
 
@@ -25,13 +25,13 @@ export const TIMEOUT_MAX_SECONDS = 3600;
  * Default of both timeouts for small models: 600 s, as generative-ai-cdk-constructs uses, ten times what
  * SageMaker allows without the setting. A Neuron worker loads its compiled NEFF onto its NeuronCores before
  * TorchServe answers `/ping`, and Inf1 ping checks are known to fail intermittently under tight limits
- * (aws-neuron-sdk#457; reliability-and-security.md §8).
+ * (https://github.com/aws-neuron/aws-neuron-sdk/issues/457).
  */
 export const TIMEOUT_DEFAULT_SECONDS = 600;
 
 /**
  * Seconds of download time budgeted per GiB of model: a 60 GiB model gets 1800 s, the value the SageMaker large
- * model hosting guide uses for models above ~40 GB (inferentia-facts.md §7a). About 35 MB/s, far below what S3
+ * model hosting guide uses for models above ~40 GB (SageMaker Developer Guide, large model inference). About 35 MB/s, far below what S3
  * delivers to one instance, so it only bites when something is wrong.
  */
 const DOWNLOAD_SECONDS_PER_GIB = 30;

@@ -6,7 +6,7 @@ import { InstanceSpec } from './types';
  * Source: aws-neuron/aws-neuron-sdk at 81ce03ae (2026-08-21, Neuron SDK 2.32),
  * about-neuron/arch/neuron-hardware/{inf1,inf2,trn1}-arch.rst for chips, vCPUs and host memory, and
  * inferentia.rst / inferentia2.rst / trainium.rst for cores per chip, core version and device memory per chip;
- * as collected in shared/reference/inferentia-facts.md §1a and §1b. No value here is UNVERIFIED there.
+ * (see SOURCES.md). No value here is UNVERIFIED.
  */
 
 const NEURON = 'aws-neuron/aws-neuron-sdk 81ce03ae (2026-08-21)';

@@ -3,8 +3,8 @@ import { Hosting, Price, PricingKind } from './types';
 /*
  * Built-in hourly prices: offline fallbacks only. `catalog refresh` reads current ones from the AWS Price List API.
  *
- * Every number comes from shared/reference/inferentia-facts.md §2 and keeps its source; where the facts have no
- * number (other regions, ml.trn1n, RI rates for trn1n) there is no row, so the planner never prices with a guess.
+ * Every number keeps its source (listed with how far to trust it in SOURCES.md); where no source has a number
+ * (other regions, ml.trn1n, RI rates for trn1n) there is no row, so the planner never prices with a guess.
  */
 
 const NEURON = 'aws-neuron/aws-neuron-sdk 81ce03ae';
@@ -24,7 +24,7 @@ function row(
   return Object.freeze({ instanceType, region: US_EAST_1, hosting, kind, usdPerHour, source, asOf, unverified });
 }
 
-// §2a: the "RI-Effective hourly rate" the Neuron performance pages use for cost per 1M inferences.
+// EC2 RI-effective: the "RI-Effective hourly rate" the Neuron performance pages use for cost per 1M inferences.
 // The rates are AWS-authored; only the reservation term behind them is not stated (UNVERIFIED), hence the note.
 const RI_NOTE = 'US East (N. Virginia) RI-effective rate used by the Neuron performance pages; reservation term not stated (UNVERIFIED)';
 const INF1_RI = `${NEURON}: about-neuron/benchmarks/inf1/instance_prices.csv (${RI_NOTE})`;
@@ -33,20 +33,20 @@ const TRN1_RI = `${NEURON}: about-neuron/benchmarks/trn1/trn1_instance_prices.cs
 const riEffective = (name: string, usd: number, source: string): Price =>
   row(name, 'ec2', 'ri-effective', usd, source, NEURON_READ, false);
 
-// §2b: EC2 on-demand Linux. Inf1 from AWS-authored code (undated, around 2021-22); the rest are UNVERIFIED.
+// EC2 on-demand Linux. Inf1 from AWS-authored code (undated, around 2021-22); the rest are UNVERIFIED.
 const INF1_OD = `${NEURON}: src/neuronperf/src/neuronperf/benchmarking.py _get_cost_per_hour (AWS-authored, undated)`;
 const THIRD_PARTY_OD = 'UNVERIFIED: identical in several independent third-party code files; no AWS page found '
-  + '(shared/reference/inferentia-facts.md §2b)';
+  + '(see SOURCES.md, Prices)';
 const ec2OnDemand = (name: string, usd: number, source: string, asOf: string, unverified: boolean): Price =>
   row(name, 'ec2', 'on-demand', usd, source, asOf, unverified);
 
-// §2c: SageMaker real-time inference (hosting) on-demand. All UNVERIFIED: one third-party file whose table is for
+// SageMaker real-time inference (hosting) on-demand. All UNVERIFIED: one third-party file whose table is for
 // Studio/notebook apps, not hosting; ml.inf1 figures conflict between third-party files.
 const SM_THIRD_PARTY = 'UNVERIFIED: one third-party file ("us-east-1 list prices read on 2026-09-27"), whose table '
-  + 'is for Studio/notebook apps, not hosting (shared/reference/inferentia-facts.md §2c)';
+  + 'is for Studio/notebook apps, not hosting (see SOURCES.md, Prices)';
 const SM_INF1_CONFLICT = 'UNVERIFIED: third-party files disagree (0.297 / 0.471-0.472 / 1.21-1.416 / 4.841 for '
   + 'xlarge / 2xlarge / 6xlarge / 24xlarge); the higher figure of each range is kept, to err towards cost '
-  + '(shared/reference/inferentia-facts.md §2c)';
+  + '(see SOURCES.md, Prices)';
 const sageMaker = (name: string, usd: number, source: string): Price =>
   row(name, 'sagemaker', 'on-demand', usd, source, name.startsWith('inf1.') ? FACTS_READ : SAGEMAKER_THIRD_PARTY_READ, true);
 

@@ -4,8 +4,8 @@ import { cfnList, isIntrinsic, isRecord } from './cfn-properties';
  * SageMaker hosting instance types that run on AWS Neuron.
  *
  * Families from the SageMaker API enum `ProductionVariantInstanceType` (ml.inf1.*, ml.inf2.*, ml.trn1.*,
- * ml.trn1n.32xlarge, ml.trn2.48xlarge): /work/shared/reference/inferentia-facts.md §3a, SMSDK service-2.json
- * 2026-08-07.
+ * ml.trn1n.32xlarge, ml.trn2.48xlarge): SageMaker API Reference (service model service-2.json of 2026-08-07, as
+ * shipped in aws/sagemaker-python-sdk).
  */
 const NEURON_INSTANCE_TYPE = /^ml\.(inf1|inf2|trn1|trn1n|trn2)\.[0-9a-z]+$/;
 
@@ -14,7 +14,7 @@ const NEURON_INSTANCE_TYPE = /^ml\.(inf1|inf2|trn1|trn1n|trn2)\.[0-9a-z]+$/;
  *
  * CreateEndpointConfig fails when `KmsKeyId` is set and any variant runs on an instance with local storage (API
  * reference, CreateEndpointConfig `KmsKeyId`), and SageMaker rejects `VolumeSizeInGB` there
- * (/work/shared/reference/reliability-and-security.md, "SageMaker endpoint").
+ * (API reference, ProductionVariant `VolumeSizeInGB`).
  */
 const LOCAL_STORAGE_INSTANCE_TYPE = /^ml\.trn[12][0-9a-z]*\./;
 
