@@ -211,7 +211,7 @@ class AssetModelData extends ModelData {
     if (this.missing.length > 0) {
       const files = this.missing.join(', ');
       new DeployRefusal(scope, 'ModelFilesMissing', {
-        message: `Model data ${this.directory.path} lacks ${files}, which the model server loads at startup: the `
+        message: `Model data ${shownPath(this.directory.path)} lacks ${files}, which the model server loads at startup: the `
           + 'endpoint would fail its health check after 15-25 minutes of instance time and roll back. Put '
           + `${this.missing.length === 1 ? 'it' : 'them'} in the directory (e.g. compile the model and save its `
           + 'tokenizer there), then synth again.',
@@ -299,6 +299,12 @@ function requiredFileProblem(file: string): string | undefined {
       + "directory; give it relative to the directory, '/' separated, e.g. 'model.pt' or 'code/inference.py'";
   }
   return undefined;
+}
+
+/** `dir` relative to the working directory when inside it, so templates do not carry one machine's paths. */
+function shownPath(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
 }
 
 /** The `required` files that are not regular files (symlinks followed) under `dir`. */
