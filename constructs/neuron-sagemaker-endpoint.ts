@@ -428,7 +428,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   readonly encryptionKey?: kms.IKey;
   /** The endpoint's log group, `/aws/sagemaker/Endpoints/<endpointName>`. */
   readonly logGroup: logs.ILogGroup;
-  /** Alarms that roll a deployment back: 5XX errors, and p99 model latency above the plan's target. */
+  /**
+   * Alarms that roll a deployment back: a 5XX rate above 1 % of requests, and p99 model latency above the plan's
+   * target x 1.5 (or `latencyAlarmThreshold`), each in 2 of 3 minutes.
+   */
   readonly rollbackAlarms: cloudwatch.IAlarm[];
   /** The auto scaling target, when auto scaling is enabled. */
   readonly scalableTarget?: appscaling.ScalableTarget;
