@@ -8,7 +8,7 @@
  * - `prices`: a price file (`cdk-inferentia catalog refresh --out prices.json`) for regions the built-in catalog
  *   does not price;
  * - `throughput` (requests/s, default 2000), `p99` (ms, default 10), `peak` (requests/s autoscaling reaches,
- *   default 4000) and `minInstances` (default 2): the targets the plan meets.
+ *   default twice the throughput: 4000) and `minInstances` (default 2): the targets the plan meets.
  *
  * Placeholders, and model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
  * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
@@ -114,7 +114,10 @@ export function buildApp(app: App = new App()): App {
   const catalog = readCatalog(raw('prices'), problems);
   const throughputRps = readNumber(raw('throughput'), 'throughput', EXAMPLE_TARGETS.throughputRps, 'requests per second', problems);
   const p99Ms = readNumber(raw('p99'), 'p99', EXAMPLE_TARGETS.p99Ms, 'milliseconds', problems);
-  const peak = readNumber(raw('peak'), 'peak', EXAMPLE_TARGETS.peakThroughputRps, 'requests per second', problems);
+  // Without -c peak the peak stays twice the throughput (4,000 for the default 2,000), so raising only the
+  // throughput never puts it above the peak.
+  const peak = readNumber(raw('peak'), 'peak', 2 * (throughputRps ?? EXAMPLE_TARGETS.throughputRps), 'requests per second',
+    problems);
   const minInstances = readNumber(raw('minInstances'), 'minInstances', EXAMPLE_TARGETS.minInstances, 'instances', problems, true);
   if (peak !== undefined && throughputRps !== undefined && peak < throughputRps) {
     problems.push(`context peak=${peak} is below throughput=${throughputRps}; the peak is the most autoscaling must `

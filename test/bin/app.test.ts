@@ -167,6 +167,13 @@ describe('The example app\'s targets', () => {
     expect(plan.instanceCount).toBeGreaterThanOrEqual(3);
   });
 
+  test('keep the peak at twice the throughput when only the throughput is given', () => {
+    // WHEN
+    const app = buildApp(new App({ context: { ...CDK_JSON.context, throughput: '5000' } }));
+    // THEN
+    expect(exampleStack(app).endpoint.plan!.targets).toMatchObject({ throughputRps: 5000, peakThroughputRps: 10000 });
+  });
+
   test('reject hex, exponents, zero, fractions of instances and a peak below the throughput, all at once', () => {
     // THEN
     expect(problemsOf({ throughput: '0x10', p99: '1e3', peak: '0', minInstances: '1.5' })).toEqual([
