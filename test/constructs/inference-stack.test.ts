@@ -43,7 +43,7 @@ describe('The example inference stack for bert-base-uncased on a Neuron DLC', ()
 
   test('outputs the endpoint name, the repository URI and the plan summary', () => {
     // THEN
-    template.hasOutput('EndpointName', { Value: stack.endpoint.endpointName });
+    template.hasOutput('EndpointName', { Value: stack.resolve(stack.endpoint.endpointName) });
     template.hasOutput('RepositoryUri', { Value: stack.resolve(stack.repository.repositoryUri) });
     template.hasOutput('PlanSummary', { Value: planSummary(examplePlanned) });
   });
