@@ -169,7 +169,8 @@ export interface NeuronSageMakerEndpointProps {
   /**
    * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
    * rollback alarms need; an imported immutable role must already allow all of that (ECR pull, S3 read on the
-   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms).
+   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms, and with `vpc`
+   * the EC2 network-interface actions SageMaker lists for a VPC config).
    *
    * @default - a `NeuronSageMakerExecutionRole`
    */
