@@ -230,7 +230,8 @@ class Server:
             for s in self.workers
         ]
         healthy = all(s.ready for s in self.workers)
-        return web.json_response({"healthy": healthy, "workers": workers}, status=200 if healthy else 503)
+        body = {"healthy": healthy, "queued": len(self.queue), "workers": workers}
+        return web.json_response(body, status=200 if healthy else 503)
 
     async def invocations(self, request):
         body = await request.read()

@@ -1,0 +1,56 @@
+"""A tiny numpy model with the SageMaker handler names, standing in for a compiled Neuron model in the tests.
+
+The model multiplies each input by 2 after padding the batch to the compiled size, as a Neuron model needs, and
+records every device call. Test knobs come from the environment the test gives the server:
+TEST_CALL_LOG (file: one JSON line per predict_fn call), TEST_LOAD_LOG (file: one JSON line per model_fn),
+TEST_DEVICE_MS (the call's duration), TEST_LOAD_GATE (file model_fn waits for before it returns).
+An input of -1 kills the worker (a device or runtime crash).
+"""
+import json
+import os
+import signal
+import time
+
+import numpy
+
+# Read at import, as the Neuron runtime does when the framework loads: what the worker was started with.
+CORES_AT_IMPORT = os.environ.get("NEURON_RT_VISIBLE_CORES")
+NUM_CORES_AT_IMPORT = os.environ.get("NEURON_RT_NUM_CORES")
+COMPILED_BATCH = int(os.environ["MODEL_BATCH_SIZE"])
+
+
+def model_fn(model_dir):
+    gate = os.environ.get("TEST_LOAD_GATE")
+    while gate and not os.path.exists(gate):
+        time.sleep(0.02)
+    _append("TEST_LOAD_LOG", {
+        "worker": os.environ.get("MODEL_SERVER_WORKER_INDEX"), "cores": CORES_AT_IMPORT, "numCores": NUM_CORES_AT_IMPORT
+    })
+    return {"weight": numpy.float32(2.0), "device_s": float(os.environ.get("TEST_DEVICE_MS", "0")) / 1000.0}
+
+
+def input_fn(body, content_type):
+    inputs = json.loads(body)["inputs"]
+    return numpy.asarray(inputs, dtype=numpy.float32).reshape(len(inputs))
+
+
+def predict_fn(batch, model):
+    if (batch == -1).any():
+        os.kill(os.getpid(), signal.SIGKILL)
+    padded = numpy.zeros(COMPILED_BATCH, dtype=numpy.float32)
+    padded[: len(batch)] = batch
+    time.sleep(model["device_s"])
+    _append("TEST_CALL_LOG", {"size": len(batch), "inputs": batch.tolist(), "pid": os.getpid(), "cores": CORES_AT_IMPORT})
+    return (padded * model["weight"])[: len(batch)]
+
+
+def output_fn(prediction, accept):
+    body = {"outputs": prediction.tolist(), "pid": os.getpid(), "cores": CORES_AT_IMPORT}
+    return json.dumps(body), "application/json"
+
+
+def _append(variable, record):
+    path = os.environ.get(variable)
+    if path:
+        with open(path, "a") as log:
+            log.write(json.dumps(record) + "\n")
