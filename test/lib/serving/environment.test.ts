@@ -1,0 +1,112 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { InputError } from '../../../lib/errors';
+import {
+  DEFAULT_METRICS_NAMESPACE,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MODEL_SERVER_ENV,
+  modelServerEnvironment,
+  type ModelServerPlan,
+} from '../../../lib/serving';
+
+const REPO = path.resolve(__dirname, '../../..');
+
+const batchingPlan: ModelServerPlan = {
+  batching: { maxBatchSize: 8, maxDelayMs: 2 },
+  batchSize: 8,
+  visibleCores: ['0', '1'],
+};
+
+function problemsOf(render: () => unknown): readonly string[] {
+  try {
+    render();
+  } catch (error) {
+    if (error instanceof InputError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('the model server environment rendered from a plan', () => {
+  test('GIVEN a batching plan THEN every variable carries the plan value or its documented default', () => {
+    expect(modelServerEnvironment(batchingPlan, { metricsService: 'bert-endpoint' })).toEqual({
+      MODEL_SERVER_MAX_BATCH_SIZE: '8',
+      MODEL_SERVER_MAX_DELAY_MS: '2',
+      MODEL_BATCH_SIZE: '8',
+      MODEL_SERVER_VISIBLE_CORES: '0;1',
+      // 16 batches of 8 for each of the 2 workers
+      MODEL_SERVER_MAX_QUEUED_REQUESTS: '256',
+      MODEL_SERVER_REQUEST_TIMEOUT_MS: `${DEFAULT_REQUEST_TIMEOUT_MS}`,
+      MODEL_SERVER_METRICS_NAMESPACE: DEFAULT_METRICS_NAMESPACE,
+      MODEL_SERVER_METRICS_SERVICE: 'bert-endpoint',
+      MODEL_SERVER_METRICS_INTERVAL_MS: '10000',
+    });
+  });
+
+  test('GIVEN a plan without batching THEN a device call takes one request of up to the compiled batch and never waits', () => {
+    const env = modelServerEnvironment({ batching: null, batchSize: 4, visibleCores: ['0-1', '2-3'] });
+    expect(env[MODEL_SERVER_ENV.maxBatchSize]).toBe('4');
+    expect(env[MODEL_SERVER_ENV.maxDelayMs]).toBe('0');
+    expect(env[MODEL_SERVER_ENV.visibleCores]).toBe('0-1;2-3');
+  });
+
+  test('GIVEN core groups written as lists THEN they pass through unchanged', () => {
+    const env = modelServerEnvironment({ ...batchingPlan, visibleCores: ['51,52', '53'] });
+    expect(env[MODEL_SERVER_ENV.visibleCores]).toBe('51,52;53');
+  });
+
+  test('WHEN the plan cannot be served THEN every problem is reported at once with its value and fix', () => {
+    const problems = problemsOf(() =>
+      modelServerEnvironment(
+        { batching: { maxBatchSize: 16, maxDelayMs: -1 }, batchSize: 8, visibleCores: ['0-1', '1', '3-2'] },
+        { requestTimeoutMs: 0, metricsService: '' },
+      ),
+    );
+    expect(problems).toEqual([
+      'batching.maxBatchSize=16 exceeds batchSize=8, the batch the model was compiled for; use at most 8 or compile for a larger batch',
+      'batching.maxDelayMs=-1 must be a number of milliseconds, 0 or more',
+      'visibleCores gives NeuronCore 1 to workers 0 and 1; a NeuronCore belongs to one process only: give each worker its own cores',
+      'visibleCores[2]="3-2" is not a NEURON_RT_VISIBLE_CORES value; use an index ("3"), an ascending range ("2-3") or a list ("51,52")',
+      'requestTimeoutMs=0 must be a whole number, at least 1',
+      'metricsService="" must be 1 to 255 characters (a CloudWatch name)',
+    ]);
+  });
+
+  test('WHEN no worker has cores THEN the message says what to give', () => {
+    expect(problemsOf(() => modelServerEnvironment({ ...batchingPlan, visibleCores: [] }))).toEqual([
+      'visibleCores=[] must name the NeuronCores of at least one worker, e.g. ["0", "1"]',
+    ]);
+  });
+});
+
+describe('the Python server reads the same contract', () => {
+  // The server's own check (`python3 -m serving.config`) parses what we render: names and formats agree across languages.
+  test('GIVEN the rendered environment WHEN the server checks it THEN it accepts every value as rendered', () => {
+    const env = modelServerEnvironment({ batching: { maxBatchSize: 4, maxDelayMs: 2.5 }, batchSize: 8, visibleCores: ['0-1', '2-3'] });
+    const result = spawnSync('/usr/bin/python3', ['-m', 'serving.config'], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      max_batch_size: 4,
+      compiled_batch_size: 8,
+      max_delay_s: 0.0025,
+      visible_cores: ['0-1', '2-3'],
+      max_queued_requests: 128,
+      request_timeout_s: DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+      metrics_namespace: DEFAULT_METRICS_NAMESPACE,
+      metrics_interval_s: 10,
+    });
+  });
+
+  test('GIVEN a variable the contract names is missing WHEN the server checks THEN it exits 2 naming it', () => {
+    const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...modelServerEnvironment(batchingPlan) };
+    delete env[MODEL_SERVER_ENV.maxDelayMs];
+    const result = spawnSync('/usr/bin/python3', ['-m', 'serving.config'], { cwd: REPO, env, encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('MODEL_SERVER_MAX_DELAY_MS is not set');
+  });
+});
