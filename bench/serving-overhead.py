@@ -1,0 +1,107 @@
+"""What the model server costs per request on the host: latency over a direct handler call, and CPU per request.
+
+Runs the real server (`python3 -m serving`, one worker) with the tests' numpy stand-in model (a device call of 0 ms)
+and drives it from one aiohttp client on 127.0.0.1, closed loop:
+- batch 1: one request in flight, `MODEL_SERVER_MAX_BATCH_SIZE=1`;
+- batch 8: eight requests in flight, `MODEL_SERVER_MAX_BATCH_SIZE=8`, no batching delay (full batches form from the
+  backlog, so the figure is the overhead at full batches, not the delay).
+Compared against the same handler called in-process (input_fn -> predict_fn -> output_fn). Prints figures only;
+the client shares the host's cores with the server, so read them as upper bounds. Usage: npm run bench:serving-overhead
+"""
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import aiohttp  # noqa: E402
+
+from serving.handler import Handler, concat  # noqa: E402
+from serving.tests.support import MODEL_DIR, ServerProcess  # noqa: E402
+
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "3000"))
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """User + system CPU of a process and its live children (the workers), from /proc."""
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            pids += [int(child) for child in children.read().split()]
+    except FileNotFoundError:
+        pass
+    total = 0
+    for each in pids:
+        with open(f"/proc/{each}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / TICKS
+
+
+def direct_call_ms(batch):
+    os.environ["MODEL_BATCH_SIZE"] = str(batch)
+    sys.modules.pop("inference", None)  # the stand-in reads the compiled batch at import
+    handler = Handler.load(MODEL_DIR, "inference.py")
+    model = handler.model_fn(MODEL_DIR)
+    body = json.dumps({"inputs": [1.0]}).encode()
+    started = time.perf_counter()
+    for _ in range(REQUESTS // batch):
+        parts = [handler.input_fn(body, "application/json") for _ in range(batch)]
+        prediction = handler.predict_fn(concat(parts), model)
+        for i in range(batch):
+            handler.output_fn(prediction[i : i + 1], "application/json")
+    return (time.perf_counter() - started) * 1000 / REQUESTS
+
+
+async def drive(batch):
+    server = ServerProcess(
+        MODEL_SERVER_MAX_BATCH_SIZE=batch, MODEL_BATCH_SIZE=batch, MODEL_SERVER_MAX_DELAY_MS=0, TEST_CALL_LOG="", TEST_LOAD_LOG=""
+    )
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=batch)) as session:
+        await server.start(session)
+        try:
+            latencies = []
+
+            async def client(count):
+                for _ in range(count):
+                    started = time.perf_counter()
+                    status, _, _ = await server.invoke(session, [1.0])
+                    latencies.append((time.perf_counter() - started) * 1000)
+                    assert status == 200, status
+
+            await client(200)  # warm-up: connections, first calls
+            latencies.clear()
+            cpu_before = cpu_seconds(server.process.pid)
+            started = time.perf_counter()
+            await asyncio.gather(*(client(REQUESTS // batch) for _ in range(batch)))
+            elapsed = time.perf_counter() - started
+            cpu = cpu_seconds(server.process.pid) - cpu_before
+        finally:
+            server.stop()
+    latencies.sort()
+    return {
+        "rps": len(latencies) / elapsed,
+        "p50": statistics.median(latencies),
+        "p99": latencies[int(len(latencies) * 0.99) - 1],
+        "cpu_ms": cpu * 1000 / len(latencies),
+    }
+
+
+def main():
+    print(f"model server overhead, {REQUESTS} single-input requests per row, one worker, device call 0 ms, {os.cpu_count()} cores")
+    print(f"{'batch':>5}  {'requests/s':>10}  {'p50 ms':>7}  {'p99 ms':>7}  {'server CPU ms/request':>21}  {'direct call ms/request':>22}")
+    for batch in (1, 8):
+        result = asyncio.run(drive(batch))
+        direct = direct_call_ms(batch)
+        print(
+            f"{batch:>5}  {result['rps']:>10.0f}  {result['p50']:>7.2f}  {result['p99']:>7.2f}  "
+            f"{result['cpu_ms']:>21.3f}  {direct:>22.4f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
