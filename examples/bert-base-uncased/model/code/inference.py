@@ -1,14 +1,17 @@
-"""SageMaker PyTorch toolkit handler for bert-base-uncased compiled with torch_neuronx (Inf2/Trn1).
+"""Handler for bert-base-uncased compiled with torch_neuronx (Inf2/Trn1), for both servers that can run it.
 
-The Neuron DLC's toolkit imports this module from /opt/ml/model/code and calls model_fn once per TorchServe
-worker, then input_fn -> predict_fn -> output_fn per request. Each worker owns NEURON_RT_NUM_CORES NeuronCores,
-so loading the traced model here places it on that worker's cores.
+- The project's model server (`serving/`): each worker owns the NeuronCores in its NEURON_RT_VISIBLE_CORES and calls
+  model_fn once; input_fn runs per request and returns that request's sentences; the server joins the sentences of
+  several requests into one batch of at most MODEL_SERVER_MAX_BATCH_SIZE (<= MODEL_BATCH_SIZE) and calls predict_fn
+  once for all of them; each request's rows go to its own output_fn.
+- The Neuron DLC's stock SageMaker PyTorch toolkit: the same functions, with predict_fn getting one request's
+  sentences at a time (the toolkit runs TorchServe's aggregated requests one by one).
+
+predict_fn therefore takes a list of 1 to MODEL_BATCH_SIZE sentences, from one request or many, and pads it to the
+compiled batch: the device always runs the shape it was compiled for, and the padding's rows are dropped.
 
 Request:  {"inputs": "one sentence"} or {"inputs": ["up to MODEL_BATCH_SIZE sentences", ...]}
 Response: {"outputs": [[...first output row of each input...], ...]}
-
-The model is compiled for a fixed batch (the plan's batch size) and sequence length; a request with fewer inputs
-is padded to the compiled batch, so the device always runs the shape it was compiled for.
 """
 import json
 import os
@@ -44,7 +47,10 @@ def input_fn(body, content_type):
 
 
 def predict_fn(texts, model_and_tokenizer):
+    """One device call for a batch of sentences (one request's or several requests'), in order."""
     model, tokenizer = model_and_tokenizer
+    if len(texts) > BATCH_SIZE:
+        raise ValueError(f"a batch of {len(texts)} sentences exceeds MODEL_BATCH_SIZE={BATCH_SIZE}, the compiled batch")
     padded = texts + [""] * (BATCH_SIZE - len(texts))
     encoded = tokenizer(
         padded, padding="max_length", truncation=True, max_length=SEQUENCE_LENGTH, return_tensors="pt"

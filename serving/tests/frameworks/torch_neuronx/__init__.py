@@ -1,0 +1,1 @@
+"""Stand-in: importing torch_neuronx registers nothing here (see ../README.md)."""
