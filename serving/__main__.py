@@ -3,7 +3,6 @@ import asyncio
 import sys
 
 from .config import ConfigError, load
-from .frontend import Server
 
 
 def main():
@@ -12,6 +11,8 @@ def main():
     except ConfigError as error:
         print(f"model server configuration is invalid:\n{error}", file=sys.stderr)
         sys.exit(2)
+    from .frontend import Server  # after the check: a bad environment is reported even where aiohttp is missing
+
     asyncio.run(Server(config).run())
 
 
