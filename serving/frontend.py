@@ -107,7 +107,14 @@ class Server:
 
     async def supervise(self, slot):
         while not self.stopping:
-            reader = await self.start_worker(slot)
+            try:
+                reader = await self.start_worker(slot)
+            except OSError as error:  # fork/exec failed (memory, file descriptors): retry like a failed load
+                slot.last_error = f"could not start the worker: {error}"
+                slot.failed_loads += 1
+                log(f"{slot.describe()}: {slot.last_error}")
+                await asyncio.sleep(min(MAX_RESTART_DELAY_S, 0.5 * 2 ** (slot.failed_loads - 1)))
+                continue
             try:
                 while True:
                     self.on_message(slot, await protocol.read_message(reader))

@@ -80,6 +80,7 @@ class Handler:
         """(body bytes, content type) of one request's slice of a prediction."""
         result = self._output_fn(prediction, accept)
         body, content_type = result if isinstance(result, tuple) else (result, accept)
+        content_type = content_type or accept
         if isinstance(body, str):
             body = body.encode("utf-8")
         return bytes(body), content_type

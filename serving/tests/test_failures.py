@@ -101,3 +101,21 @@ class Pinning(ServerTestCase):
         self.assertEqual([w["visibleCores"] for w in ping["workers"]], ["0", "1", "2-3"])
         # AND the stale first-come setting was not passed on
         self.assertEqual({l["numCores"] for l in server.loads()}, {None})
+
+
+class HandlerErrors(ServerTestCase):
+    async def test_a_body_the_handler_cannot_read_gets_400_and_its_batch_mates_are_served(self):
+        # GIVEN a batching delay long enough for the two requests to meet
+        server = await self.server(MODEL_SERVER_MAX_DELAY_MS=100)
+
+        async def broken():
+            async with self.session.post(f"{server.url}/invocations", data=b"not json", headers={"Content-Type": "application/json"}) as response:
+                return response.status, await response.json()
+
+        # WHEN a malformed request and a good one arrive together
+        (bad_status, bad_body), (good_status, good_body, _) = await asyncio.gather(broken(), server.invoke(self.session, [4]))
+        # THEN the malformed one gets 400 naming input_fn and the good one its answer
+        self.assertEqual(bad_status, 400)
+        self.assertIn("input_fn rejected the request: JSONDecodeError", bad_body["error"])
+        self.assertEqual((good_status, good_body["outputs"]), (200, [8.0]))
+        self.assertEqual([call["inputs"] for call in server.calls()], [[4.0]])
