@@ -131,21 +131,20 @@ class Server:
             await asyncio.sleep(delay)
 
     def on_worker_exit(self, slot, code):
-        cause = f"was killed by signal {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
-        message = f"{slot.describe()} {cause} while running this request; the worker is being restarted"
-        if slot.inflight:
-            log(f"{slot.describe()} {cause}; answering its {len(slot.inflight)} requests with 500")
-        else:
-            log(f"{slot.describe()} {cause}")
-        for pending in slot.inflight.values():
-            self.answer(pending, 500, _error_body(message), "application/json")
-        slot.inflight.clear()
-        self.stop_waiting(slot)
         slot.ready = False
         slot.writer = None
-        if not self.stopping:
+        self.stop_waiting(slot)
+        if self.stopping:
+            status, message = 503, f"the server stopped {slot.describe()} while it ran this request"
+            log(f"{slot.describe()} stopped")
+        else:
+            status, message = 500, f"{slot.describe()} {_exit_cause(code)} while running this request; it is being restarted"
+            log(f"{slot.describe()} {_exit_cause(code)}; answering its {len(slot.inflight)} requests with 500")
             self.metrics.workers[slot.index].counters["WorkerRestarts"] += 1
             self.metrics.count("WorkerErrors")
+        for pending in slot.inflight.values():
+            self.answer(pending, status, _error_body(message), "application/json")
+        slot.inflight.clear()
 
     def on_message(self, slot, message):
         kind = message[0]
@@ -323,6 +322,15 @@ class Server:
             if slot.process is not None and slot.process.returncode is None:
                 slot.process.kill()
         self.metrics.flush()
+
+
+def _exit_cause(code):
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        return f"was killed by signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"was killed by signal {-code}"
 
 
 def _base_type(content_type):

@@ -14,6 +14,7 @@ Batch assembly (the worker pulls; a slow worker never holds requests another cou
 5. one `predict_fn` call, then each request's slice through its own `output_fn`.
 """
 import os
+import signal
 import socket
 import sys
 import time
@@ -25,6 +26,8 @@ from .handler import Handler, HandlerError, concat
 
 
 def main():
+    # Ctrl-C in a terminal reaches the whole process group: the front end decides when workers stop (SIGTERM).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=int(sys.argv[sys.argv.index("--fd") + 1]))
     config = load()
     try:

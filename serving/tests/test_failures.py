@@ -119,3 +119,17 @@ class HandlerErrors(ServerTestCase):
         self.assertIn("input_fn rejected the request: JSONDecodeError", bad_body["error"])
         self.assertEqual((good_status, good_body["outputs"]), (200, [8.0]))
         self.assertEqual([call["inputs"] for call in server.calls()], [[4.0]])
+
+
+class Shutdown(ServerTestCase):
+    async def test_sigterm_stops_the_workers_writes_the_last_metrics_and_exits_0(self):
+        # GIVEN a server that has served a request, with metrics due only once a minute
+        server = await self.server(MODEL_SERVER_VISIBLE_CORES="0;1")
+        self.assertEqual((await server.invoke(self.session, [1]))[0], 200)
+        # WHEN the container is stopped
+        server.process.terminate()
+        code = await asyncio.to_thread(server.process.wait, 15)
+        # THEN it exits cleanly, both workers stopped, and the interval's counts were not lost
+        self.assertEqual(code, 0, server.stderr())
+        self.assertEqual(server.stderr().count(" stopped"), 2)
+        self.assertIn('"Inputs":1', server.stdout())
