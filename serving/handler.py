@@ -54,6 +54,13 @@ class Handler:
                 f"{os.path.join(code_dir, name + '.py')} is missing; put the handler there or set SAGEMAKER_PROGRAM "
                 "to its file name"
             )
+        if os.path.isfile(os.path.join(code_dir, "requirements.txt")):
+            print(
+                f"model-server: {code_dir}/requirements.txt is not installed by this server (the stock SageMaker "
+                "toolkit pip-installs it at start); install the handler's dependencies in the image",
+                file=sys.stderr,
+                flush=True,
+            )
         sys.path.insert(0, code_dir)
         return cls(importlib.import_module(name))
 
