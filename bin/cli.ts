@@ -5,7 +5,7 @@
  * Results go to stdout, messages to stderr.
  */
 import { Command, CommanderError } from 'commander';
-import { version } from '../package.json';
+import { version } from './version';
 import { BenchFailedError } from '../lib/bench';
 import { AwsCallError, awsProblemOf, describeAwsError } from '../lib/aws-errors';
 import { InfeasibleError, InputError } from '../lib/errors';

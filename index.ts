@@ -1,0 +1,11 @@
+/**
+ * cdk-inferentia: plan, deploy and prove ML inference on AWS Inferentia and Trainium from your own CDK app.
+ *
+ * The package root exports the constructs (`NeuronSageMakerEndpoint`, `ModelImage`, `ModelData`, ...), the
+ * policy checks (`applyPolicyChecks`) and the planner API (`plan`, `planReport`, the built-in model profiles, the
+ * instance catalog and their types). `cdk-inferentia/planner` exports the planner API alone, without `aws-cdk-lib`.
+ *
+ * @packageDocumentation
+ */
+export * from './constructs';
+export * from './lib';
