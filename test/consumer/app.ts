@@ -1,0 +1,64 @@
+import { App, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import {
+  applyPolicyChecks, ModelData, ModelImage, NeuronSageMakerEndpoint, plan, requireProfile,
+} from 'cdk-inferentia';
+
+class SearchStack extends Stack {
+  constructor(scope: Construct, id: string, props: StackProps) {
+    super(scope, id, props);
+
+    // What the app already has: a network, a bucket the build pipeline uploads compiled models to, an alarm topic.
+    const vpc = new ec2.Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    vpc.addFlowLog('FlowLog');
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      enforceSSL: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(accessLogs).acknowledge({ id: 'AwsSolutions-S1', reason: 'Receives the access logs of Models' });
+    const models = new s3.Bucket(this, 'Models', {
+      encryption: s3.BucketEncryption.KMS,
+      enforceSSL: true,
+      versioned: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      serverAccessLogsBucket: accessLogs,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const alarms = new sns.Topic(this, 'Alarms', { enforceSSL: true, masterKey: new kms.Key(this, 'AlarmsKey', {
+      enableKeyRotation: true,
+    }) });
+
+    // The endpoint, sized by the planner for 2,000 inferences/s at p99 10 ms.
+    const endpoint = new NeuronSageMakerEndpoint(this, 'Bert', {
+      plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 },
+        { region: 'us-east-1', hosting: 'sagemaker' }),
+      image: ModelImage.fromNeuronDlc({
+        tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04',
+        digest: 'sha256:0000000000000000000000000000000000000000000000000000000000000000',
+      }),
+      modelData: ModelData.fromBucket(models, 'bert-base-uncased/v1/'),
+      vpc,
+      smokeBenchmark: {
+        request: { body: JSON.stringify({ inputs: ['The quick brown fox'] }), contentType: 'application/json' },
+        expect: { kind: 'regex', pattern: '"outputs"' },
+      },
+    });
+
+    // Page the team when a rollback alarm fires.
+    new cloudwatch.CompositeAlarm(this, 'BertAlarm', {
+      alarmRule: cloudwatch.AlarmRule.anyOf(...endpoint.rollbackAlarms),
+    }).addAlarmAction(new actions.SnsAction(alarms));
+  }
+}
+
+const app = new App();
+new SearchStack(app, 'Search', { env: { account: '123456789012', region: 'us-east-1' } });
+// cdk-nag AwsSolutions and the Neuron rules: any finding fails the synth.
+applyPolicyChecks(app);
