@@ -1,7 +1,7 @@
 /**
- * The `cdk-inferentia` command line: plan, catalog, profiles and bench.
+ * The `cdk-inferentia` command line: plan, catalog, profiles, bench and preflight.
  *
- * Exit codes: 0 success, 1 when no plan fits, a benchmark fails or AWS refuses a call, 2 on bad usage.
+ * Exit codes: 0 success, 1 when no plan fits, a benchmark or preflight check fails or AWS refuses a call, 2 on bad usage.
  * Results go to stdout, messages to stderr.
  */
 import { Command, CommanderError } from 'commander';
@@ -9,10 +9,12 @@ import { version } from './version';
 import { BenchFailedError } from '../lib/bench';
 import { AwsCallError, awsProblemOf, describeAwsError } from '../lib/aws-errors';
 import { InfeasibleError, InputError } from '../lib/errors';
+import { PreflightFailedError } from '../lib/preflight';
 import { registerBenchCommand } from './commands/bench';
 import { registerCatalogCommand } from './commands/catalog';
 import type { CliIo } from './commands/io';
 import { registerPlanCommand } from './commands/plan';
+import { registerPreflightCommand } from './commands/preflight';
 import { registerProfilesCommand } from './commands/profiles';
 
 export const EXIT_OK = 0;
@@ -31,6 +33,7 @@ export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Comm
   registerCatalogCommand(program, io);
   registerProfilesCommand(program, io);
   registerBenchCommand(program, io, { isTTY: options.isTTY ?? false });
+  registerPreflightCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   }
@@ -55,7 +58,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: { isTT
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }
-    if (e instanceof BenchFailedError) {
+    if (e instanceof BenchFailedError || e instanceof PreflightFailedError) {
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }

@@ -120,6 +120,17 @@ export function awsProblemOf(e: unknown): AwsProblem | undefined {
  * Could not load credentials from any providers); give the AWS SDK credentials: ...`
  */
 export function describeAwsError(e: unknown): string {
+  const fix = awsProblemOf(e)?.fix ?? '';
+  const head = describeAwsCause(e);
+  return fix !== '' ? `${head}; ${fix}` : head;
+}
+
+/**
+ * What failed and why, without the fix (for a table with a column of its own for it).
+ *
+ * e.g. `ECR DescribeImages failed: access denied (AccessDeniedException: ...)`
+ */
+export function describeAwsCause(e: unknown): string {
   const problem = awsProblemOf(e);
   const call = e instanceof AwsCallError ? `${e.call} failed: ` : '';
   if (problem === undefined) {
@@ -136,8 +147,7 @@ export function describeAwsError(e: unknown): string {
             ? 'access denied'
             : undefined;
   const cause = `${problem.name}: ${problem.message}`;
-  const head = what !== undefined ? `${what} (${cause})` : cause;
-  return problem.fix !== '' ? `${call}${head}; ${problem.fix}` : `${call}${head}`;
+  return `${call}${what !== undefined ? `${what} (${cause})` : cause}`;
 }
 
 /** Whether the error (or a cause) is a missing, expired or rejected credential. */

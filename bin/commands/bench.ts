@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'fs';
 import { SingleBar } from 'cli-progress';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import {
   BenchFailedError,
   DEFAULT_TIMEOUT_MS,
@@ -24,6 +24,7 @@ import {
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
+import { once } from './once';
 
 /** How the bench command runs, beyond its flags. */
 export interface BenchCommandOptions {
@@ -275,19 +276,6 @@ interface NumberRule {
  * which nobody means on a benchmark command line.
  */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
-/**
- * A commander option parser that refuses a second value: commander would silently keep the last one, so
- * `--rate 10 --rate 1000` would run at 1000 req/s with no word.
- */
-function once(flag: string): (value: string, previous: string | undefined) => string {
-  return (value, previous) => {
-    if (previous !== undefined) {
-      throw new InvalidArgumentError(`${flag} is given twice (${previous}, then ${value}); give it once.`);
-    }
-    return value;
-  };
-}
 
 function numberReader(problems: string[]) {
   return (flag: string, value: string | undefined, rule: NumberRule): number | undefined => {

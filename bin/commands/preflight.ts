@@ -1,0 +1,215 @@
+/**
+ * `cdk-inferentia preflight`: before the first deploy, checks with the user's credentials that it can start.
+ */
+import { existsSync, statSync } from 'fs';
+import { dirname, join } from 'path';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { ECRClient } from '@aws-sdk/client-ecr';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import Table from 'cli-table3';
+import { Command } from 'commander';
+import { isAwsRegion } from '../../lib/catalog';
+import { InputError } from '../../lib/errors';
+import {
+  CHECK_IDS,
+  PreflightFailedError,
+  runPreflight,
+  targetFromPlan,
+  targetsFromTemplate,
+  type CheckId,
+  type PreflightClients,
+  type PreflightReport,
+  type PreflightTarget,
+} from '../../lib/preflight';
+import { readJsonFile } from './files';
+import type { CliIo } from './io';
+import { once } from './once';
+import { list } from './parse';
+
+/** The flags as commander hands them over. */
+export interface PreflightFlags {
+  readonly plan?: string;
+  readonly stack?: string;
+  readonly stackName?: string;
+  readonly region?: string;
+  readonly image?: string;
+  readonly modelData?: string;
+  readonly endpointName?: string;
+  readonly skip?: string;
+  readonly json?: boolean;
+}
+
+/** Makes the AWS clients of one region; tests pass clients stubbed with aws-sdk-client-mock. */
+export type PreflightClientFactory = (region: string) => PreflightClients;
+
+/** The SDK clients with the user's credentials from the standard chain (AWS_PROFILE, environment, SSO...). */
+export const defaultClients: PreflightClientFactory = (region) => {
+  const ecr = new Map<string, ECRClient>();
+  return {
+    ec2: new EC2Client({ region }),
+    serviceQuotas: new ServiceQuotasClient({ region }),
+    sageMaker: new SageMakerClient({ region }),
+    s3: new S3Client({ region, followRegionRedirects: true }),
+    ecr: (imageRegion) => {
+      let client = ecr.get(imageRegion);
+      if (client === undefined) {
+        client = new ECRClient({ region: imageRegion });
+        ecr.set(imageRegion, client);
+      }
+      return client;
+    },
+  };
+};
+
+/**
+ * Registers `preflight` on the program.
+ *
+ * Prints one table of checks per deployment (or JSON with `--json`), then throws `PreflightFailedError` (exit 1)
+ * when a check failed. Bad flags or files throw `InputError` (exit 2) before any AWS call.
+ */
+export function registerPreflightCommand(program: Command, io: CliIo, clients: PreflightClientFactory = defaultClients): Command {
+  return program
+    .command('preflight')
+    .description(
+      'Before a deploy, check with your AWS credentials that it can start: instance type offered in 2+ zones, quota for ' +
+        'the planned count, image digest and model data readable, endpoint name free; exits 1 when a check fails',
+    )
+    .option('--plan <file>', 'a plan written by `cdk-inferentia plan ... --json > plan.json`', once('--plan'))
+    .option('--stack <path>', 'a synthesized stack: a cdk.out directory or a *.template.json file', once('--stack'))
+    .option('--stack-name <name>', 'with a cdk.out holding several stacks, the one to check', once('--stack-name'))
+    .option('--region <region>', 'region of a --stack template file (a cdk.out names its own)', once('--region'))
+    .option('--image <uri>', 'with --plan: the image to deploy, <account>.dkr.ecr.<region>.amazonaws.com/<repo>@sha256:...', once('--image'))
+    .option('--model-data <s3-uri>', 'with --plan: the model data, s3://bucket/prefix/ or s3://bucket/model.tar.gz', once('--model-data'))
+    .option('--endpoint-name <name>', 'with --plan: the SageMaker endpoint name the deploy will create', once('--endpoint-name'))
+    .option('--skip <checks>', `checks not to run, comma-separated: ${CHECK_IDS.join(', ')}`, once('--skip'))
+    .option('--json', 'print the reports as JSON')
+    .action(async (flags: PreflightFlags) => {
+      const { targets, skip } = targetsFromFlags(flags);
+      const reports: PreflightReport[] = [];
+      for (const target of targets) {
+        reports.push(await runPreflight(target, clients(target.region), { skip }));
+      }
+      const passed = reports.every((r) => r.passed);
+      io.stdout(flags.json === true ? `${JSON.stringify({ passed, reports }, null, 2)}\n` : reports.map(formatReport).join('\n'));
+      if (!passed) {
+        throw new PreflightFailedError(reports);
+      }
+    });
+}
+
+/**
+ * The deployments to check and the checks to skip.
+ *
+ * @throws InputError listing every problem with the flags and files
+ */
+export function targetsFromFlags(flags: PreflightFlags): { targets: PreflightTarget[]; skip: CheckId[] } {
+  const problems: string[] = [];
+  if ((flags.plan === undefined) === (flags.stack === undefined)) {
+    problems.push('give one of --plan plan.json (from `cdk-inferentia plan ... --json`) or --stack cdk.out');
+  }
+  if (flags.region !== undefined && !isAwsRegion(flags.region)) {
+    problems.push(`--region ${flags.region}: not an AWS region code; e.g. --region us-east-1`);
+  }
+  if (flags.stack !== undefined) {
+    for (const [flag, value] of [['--image', flags.image], ['--model-data', flags.modelData], ['--endpoint-name', flags.endpointName]] as const) {
+      if (value !== undefined) {
+        problems.push(`${flag}: applies to --plan; a stack names its own (synthesize again to change it)`);
+      }
+    }
+  }
+  if (flags.plan !== undefined && flags.stackName !== undefined) {
+    problems.push('--stack-name: applies to --stack');
+  }
+  const skip = flags.skip !== undefined ? list(flags.skip) : [];
+  for (const id of skip) {
+    if (!(CHECK_IDS as readonly string[]).includes(id)) {
+      problems.push(`--skip ${id}: not a check; the checks are ${CHECK_IDS.join(', ')}`);
+    }
+  }
+  InputError.throwIfAny(problems);
+
+  if (flags.plan !== undefined) {
+    const target = targetFromPlan(readJsonFile('--plan', flags.plan), flags.plan, {
+      image: flags.image,
+      modelDataUri: flags.modelData,
+      endpointName: flags.endpointName,
+    });
+    if (flags.region !== undefined && flags.region !== target.region) {
+      throw new InputError(`--region ${flags.region}: the plan is for ${target.region}; plan again for ${flags.region}`);
+    }
+    return { targets: [target], skip: skip as CheckId[] };
+  }
+  return { targets: stackTargets(flags.stack as string, flags.stackName, flags.region), skip: skip as CheckId[] };
+}
+
+/** Every SageMaker endpoint of the stack(s) at `path`: a template file, or a cdk.out directory and its manifest. */
+function stackTargets(path: string, stackName: string | undefined, region: string | undefined): PreflightTarget[] {
+  if (!existsSync(path)) {
+    throw new InputError(`--stack ${path}: no such file or directory; run \`npx cdk synth\` first`);
+  }
+  if (!statSync(path).isDirectory()) {
+    if (region === undefined) {
+      throw new InputError(`--stack ${path}: a template file does not say its region; add --region, or give the cdk.out directory`);
+    }
+    return targetsFromTemplate(readJsonFile('--stack', path), path, region);
+  }
+  const manifestFile = join(path, 'manifest.json');
+  const manifest = readJsonFile('--stack', manifestFile) as { artifacts?: Record<string, StackArtifact> };
+  const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, a]) => a.type === 'aws:cloudformation:stack');
+  const chosen = stackName !== undefined ? stacks.filter(([name, a]) => name === stackName || a.displayName === stackName) : stacks;
+  if (chosen.length === 0) {
+    throw new InputError(
+      stackName !== undefined
+        ? `--stack-name ${stackName}: not in ${manifestFile}; stacks: ${stacks.map(([n]) => n).join(', ') || 'none'}`
+        : `--stack ${path}: ${manifestFile} lists no stack; run \`npx cdk synth\``,
+    );
+  }
+  const targets: PreflightTarget[] = [];
+  const problems: string[] = [];
+  for (const [name, artifact] of chosen) {
+    const templateFile = join(dirname(manifestFile), artifact.properties?.templateFile ?? `${name}.template.json`);
+    const template = readJsonFile('--stack', templateFile) as { Resources?: Record<string, { Type?: string }> };
+    const hasEndpoint = Object.values(template.Resources ?? {}).some((r) => r?.Type === 'AWS::SageMaker::Endpoint');
+    if (!hasEndpoint) {
+      continue;
+    }
+    const envRegion = /^aws:\/\/[^/]+\/([a-z0-9-]+)$/.exec(artifact.environment ?? '')?.[1];
+    const stackRegion = envRegion !== undefined && isAwsRegion(envRegion) ? envRegion : region;
+    if (stackRegion === undefined) {
+      problems.push(`stack ${name} is environment-agnostic (${artifact.environment ?? 'no environment'}): add --region`);
+      continue;
+    }
+    targets.push(...targetsFromTemplate(template, templateFile, stackRegion));
+  }
+  InputError.throwIfAny(problems);
+  if (targets.length === 0) {
+    throw new InputError(`--stack ${path}: no stack with an AWS::SageMaker::Endpoint; preflight reads SageMaker stacks (for EC2 hosting, check a plan)`);
+  }
+  return targets;
+}
+
+interface StackArtifact {
+  readonly type?: string;
+  readonly environment?: string;
+  readonly displayName?: string;
+  readonly properties?: { readonly templateFile?: string };
+}
+
+// Plain borders and no colours: the output is read in CI logs as often as in a terminal.
+const TABLE_STYLE = { head: [], border: [] };
+
+/** One deployment's checks as a table, with a heading naming what was checked. */
+export function formatReport(report: PreflightReport): string {
+  const t = report.target;
+  const heading =
+    `Preflight of ${t.source}: ${t.instanceCount} x ${t.instanceType} (up to ${t.maxInstanceCount}) on ${t.hosting} in ${t.region}`;
+  const table = new Table({ head: ['check', 'result', 'found', 'fix'], style: TABLE_STYLE, colWidths: [19, 8, 60, 60], wordWrap: true });
+  for (const c of report.checks) {
+    table.push([c.id, c.status.toUpperCase(), c.detail, c.fix ?? '']);
+  }
+  const failed = report.checks.filter((c) => c.status === 'fail').length;
+  const verdict = failed === 0 ? 'All checks pass.' : `${failed} check${failed === 1 ? '' : 's'} failed: fix ${failed === 1 ? 'it' : 'them'} before deploying.`;
+  return `${heading}\n${table.toString()}\n${verdict}\n`;
+}

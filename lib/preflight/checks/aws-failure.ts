@@ -1,0 +1,17 @@
+import { AwsCallError, awsProblemOf, describeAwsCause } from '../../aws-errors';
+import type { CheckId, CheckResult } from '../types';
+
+/**
+ * A check that AWS refused: failed, naming the call and the cause. Missing credentials and denied actions say what
+ * to give (`action` is the IAM action the check needs); anything else is reported as AWS said it.
+ */
+export function awsFailure(id: CheckId, call: string, error: unknown, action: string): CheckResult {
+  const problem = awsProblemOf(error);
+  const fix =
+    problem?.kind === 'access-denied'
+      ? `allow ${action} for the credentials preflight runs with`
+      : problem !== undefined && problem.fix !== ''
+        ? problem.fix
+        : `check the call with the AWS CLI; preflight needs ${action}`;
+  return { id, status: 'fail', detail: describeAwsCause(new AwsCallError(call, error)), fix };
+}

@@ -1,0 +1,206 @@
+/**
+ * `cdk-inferentia preflight` through the whole CLI: plans and synthesized stacks in, a table or JSON out, exit codes.
+ * AWS is aws-sdk-client-mock, which stubs every client of a class, so the command's own clients are used.
+ */
+import 'aws-sdk-client-mock-jest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { DescribeInstanceTypeOfferingsCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeImagesCommand, ECRClient } from '@aws-sdk/client-ecr';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import { mockClient } from 'aws-sdk-client-mock';
+import { runCli } from '../../bin/cli';
+import type { PreflightReport } from '../../lib/preflight';
+
+async function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  return { code, stdout, stderr };
+}
+
+const DIGEST = `sha256:${'d'.repeat(64)}`;
+const DLC = `763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-inference-neuronx@${DIGEST}`;
+
+const ec2 = mockClient(EC2Client);
+const quotas = mockClient(ServiceQuotasClient);
+const sageMaker = mockClient(SageMakerClient);
+const s3 = mockClient(S3Client);
+const ecr = mockClient(ECRClient);
+
+/** What `plan --json` prints, trimmed to a few of its fields; preflight reads only `chosen`. */
+const plan = {
+  request: { model: 'bert-base-uncased' },
+  chosen: {
+    region: 'us-west-2',
+    hosting: 'sagemaker',
+    instanceType: 'ml.inf2.xlarge',
+    instance: { name: 'inf2.xlarge', vcpus: 4, chips: 1 },
+    instanceCount: 1,
+    maxInstanceCount: 2,
+    hourlyCostUsd: 0.99,
+    someFieldAddedLater: true,
+  },
+  alternatives: [],
+  rejected: [],
+};
+
+/** A synthesized stack as the example writes it: the model data bucket and upload belong to the stack. */
+const template = {
+  Resources: {
+    Endpoint: { Type: 'AWS::SageMaker::Endpoint', Properties: { EndpointName: 'inference-endpoint-x', EndpointConfigName: { 'Fn::GetAtt': ['Config', 'EndpointConfigName'] } } },
+    Config: {
+      Type: 'AWS::SageMaker::EndpointConfig',
+      Properties: {
+        ProductionVariants: [{ InstanceType: 'ml.inf2.xlarge', InitialInstanceCount: 2, ModelName: { 'Fn::GetAtt': ['Model', 'ModelName'] }, VariantName: 'AllTraffic' }],
+      },
+    },
+    Model: {
+      Type: 'AWS::SageMaker::Model',
+      Properties: {
+        PrimaryContainer: {
+          Image: DLC,
+          ModelDataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: { 'Fn::Join': ['', ['s3://', { Ref: 'Bucket' }, '/models/abc/']] } } },
+        },
+      },
+    },
+    Scaling: {
+      Type: 'AWS::ApplicationAutoScaling::ScalableTarget',
+      Properties: { ServiceNamespace: 'sagemaker', ScalableDimension: 'sagemaker:variant:DesiredInstanceCount', MinCapacity: 2, MaxCapacity: 4 },
+    },
+  },
+};
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'preflight-cli-'));
+  for (const mock of [ec2, quotas, sageMaker, s3, ecr]) {
+    mock.reset();
+  }
+  ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+    InstanceTypeOfferings: ['us-west-2a', 'us-west-2b'].map((Location) => ({ InstanceType: 'inf2.xlarge', LocationType: 'availability-zone', Location })),
+  });
+  quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [{ QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-X', Value: 8 }] });
+  ecr.on(DescribeImagesCommand).resolves({ imageDetails: [{}] });
+  s3.on(ListObjectsV2Command).resolves({ KeyCount: 1, Contents: [{ Key: 'bert/model.pt' }] });
+  sageMaker.on(DescribeEndpointCommand).rejects(
+    Object.assign(new Error('Could not find endpoint "x".'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } }),
+  );
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+}
+
+describe('preflight of a plan', () => {
+  test('GIVEN a plan, an image, model data and a free name WHEN every check passes THEN exit 0 with a table of PASS', async () => {
+    const file = write('plan.json', plan);
+
+    const { code, stdout, stderr } = await run('preflight', '--plan', file, '--image', DLC, '--model-data', 's3://models/bert/', '--endpoint-name', 'bert-prod');
+
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(new RegExp(`^Preflight of ${file}: 1 x ml.inf2.xlarge \\(up to 2\\) on sagemaker in us-west-2\\n`));
+    for (const id of ['instance-offering', 'instance-quota', 'image', 'model-data', 'endpoint-name']) {
+      expect(stdout).toMatch(new RegExp(`│ ${id}\\s+│ PASS`));
+    }
+    expect(stdout).toMatch(/All checks pass\.\n$/);
+  });
+
+  test('GIVEN a new account with quota 0 WHEN --json THEN exit 1, the JSON names the failure and its fix, stderr one line', async () => {
+    quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [] });
+    quotas.on(ListAWSDefaultServiceQuotasCommand).resolves({ Quotas: [{ QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-X', Value: 0 }] });
+    const file = write('plan.json', plan);
+
+    const { code, stdout, stderr } = await run('preflight', '--plan', file, '--json');
+
+    expect(code).toBe(1);
+    const { passed, reports } = JSON.parse(stdout) as { passed: boolean; reports: PreflightReport[] };
+    expect(passed).toBe(false);
+    expect(reports[0].checks.map((c) => [c.id, c.status])).toEqual([
+      ['instance-offering', 'pass'],
+      ['instance-quota', 'fail'],
+      ['image', 'skip'],
+      ['model-data', 'skip'],
+      ['endpoint-name', 'skip'],
+    ]);
+    expect(reports[0].checks[1].fix).toMatch(/--desired-value 4 --region us-west-2/);
+    expect(reports[0].checks[2]).toMatchObject({ detail: 'a plan names no image: add --image <uri@sha256:...>' });
+    expect(stderr).toBe(`error: preflight failed: 1 check failed: instance-quota (${file}); fix them before deploying\n`);
+  });
+
+  test.each([
+    ['neither --plan nor --stack', [], 'error: give one of --plan plan.json (from `cdk-inferentia plan ... --json`) or --stack cdk.out\n'],
+    ['an unknown check to skip', ['--plan', 'PLAN', '--skip', 'quota'], /--skip quota: not a check; the checks are instance-offering, instance-quota, image, model-data, endpoint-name/],
+    ['--image with a stack', ['--stack', 'DIR', '--image', DLC], /--image: applies to --plan; a stack names its own/],
+    ['a plan with no chosen deployment', ['--plan', 'NOPLAN'], /the plan has no chosen deployment \(no plan fits\)/],
+    ['a plan missing fields', ['--plan', 'BADPLAN'], /chosen.maxInstanceCount: .*write the plan with `cdk-inferentia plan ... --json > plan.json`/],
+    ['a region that is not one', ['--plan', 'PLAN', '--region', 'mars-1'], /--region mars-1: not an AWS region code/],
+    ['a flag given twice', ['--plan', 'PLAN', '--plan', 'PLAN'], /--plan is given twice/],
+    ['a template file without --region', ['--stack', 'TEMPLATE'], /a template file does not say its region; add --region/],
+  ])('GIVEN %s THEN exit 2 before any AWS call', async (_what, args, message) => {
+    const files: Record<string, string> = {
+      PLAN: write('plan.json', plan),
+      NOPLAN: write('none.json', { ...plan, chosen: null }),
+      BADPLAN: write('bad.json', { chosen: { ...plan.chosen, maxInstanceCount: undefined } }),
+      TEMPLATE: write('stack.template.json', template),
+      DIR: dir,
+    };
+    const { code, stderr } = await run('preflight', ...(args as string[]).map((a) => files[a] ?? a));
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(ec2).not.toHaveReceivedAnyCommand();
+  });
+});
+
+describe('preflight of a synthesized stack', () => {
+  test('GIVEN a cdk.out WHEN checked THEN region from the manifest, ceiling from the scaling target, stack-made data skipped', async () => {
+    // GIVEN a cdk.out with one stack in us-west-2
+    const out = join(dir, 'cdk.out');
+    mkdirSync(out);
+    writeFileSync(join(out, 'Inference.template.json'), JSON.stringify(template));
+    writeFileSync(
+      join(out, 'manifest.json'),
+      JSON.stringify({
+        artifacts: {
+          Inference: { type: 'aws:cloudformation:stack', environment: 'aws://123456789012/us-west-2', properties: { templateFile: 'Inference.template.json' } },
+          Tree: { type: 'cdk:tree' },
+        },
+      }),
+    );
+
+    // AND a quota of 6, short of a blue/green update at the ceiling of 4
+    quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [{ QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-X', Value: 6 }] });
+
+    // WHEN
+    const { code, stdout } = await run('preflight', '--stack', out, '--json');
+
+    // THEN
+    expect(code).toBe(1);
+    const { reports } = JSON.parse(stdout) as { reports: PreflightReport[] };
+    expect(reports[0].target).toMatchObject({ region: 'us-west-2', instanceType: 'ml.inf2.xlarge', instanceCount: 2, maxInstanceCount: 4, image: DLC, endpointName: 'inference-endpoint-x' });
+    expect(reports[0].checks.map((c) => [c.id, c.status])).toEqual([
+      ['instance-offering', 'pass'],
+      ['instance-quota', 'fail'],
+      ['image', 'pass'],
+      ['model-data', 'skip'],
+      ['endpoint-name', 'pass'],
+    ]);
+    expect(reports[0].checks[3].detail).toBe('the model data is uploaded by the stack itself during the deploy');
+    expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { registryId: '763104351884', repositoryName: 'pytorch-inference-neuronx' });
+    expect(sageMaker).toHaveReceivedCommandWith(DescribeEndpointCommand, { EndpointName: 'inference-endpoint-x' });
+  });
+
+  test('GIVEN a template file and --region WHEN the quota of 8 allows 2 x 4 THEN exit 0', async () => {
+    const { code, stdout } = await run('preflight', '--stack', write('s.template.json', template), '--region', 'us-west-2');
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/│ model-data\s+│ SKIP/);
+  });
+});
