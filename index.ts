@@ -9,3 +9,6 @@
  */
 export * from './constructs';
 export * from './lib';
+// The benchmark's option shapes that the smoke benchmark's props use (`expect`, `thresholds`, `load`), as types only:
+// the root does not load the load generator.
+export type * from './lib/bench/types';
