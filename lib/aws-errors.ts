@@ -134,7 +134,8 @@ export function describeAwsCause(e: unknown): string {
   const problem = awsProblemOf(e);
   const call = e instanceof AwsCallError ? `${e.call} failed: ` : '';
   if (problem === undefined) {
-    return `${call}${nameOf(e)}: ${messageOf(e)}`;
+    const inner = e instanceof AwsCallError ? e.cause : e;
+    return `${call}${nameOf(inner)}: ${messageOf(inner)}`;
   }
   const what =
     problem.kind === 'credentials' && NO_CREDENTIALS.has(problem.name)

@@ -10,6 +10,7 @@ import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import Table from 'cli-table3';
 import { Command } from 'commander';
+import { AwsCallError } from '../../lib/aws-errors';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import {
@@ -67,7 +68,8 @@ export const defaultClients: PreflightClientFactory = (region) => {
  * Registers `preflight` on the program.
  *
  * Prints one table of checks per deployment (or JSON with `--json`), then throws `PreflightFailedError` (exit 1)
- * when a check failed. Bad flags or files throw `InputError` (exit 2) before any AWS call.
+ * when a check failed. Bad flags or files throw `InputError` (exit 2) before any AWS call; no credentials at all
+ * throws `AwsCallError` (exit 1, one line with the fix) before any check.
  */
 export function registerPreflightCommand(program: Command, io: CliIo, clients: PreflightClientFactory = defaultClients): Command {
   return program
@@ -89,7 +91,16 @@ export function registerPreflightCommand(program: Command, io: CliIo, clients: P
       const { targets, skip } = targetsFromFlags(flags);
       const reports: PreflightReport[] = [];
       for (const target of targets) {
-        reports.push(await runPreflight(target, clients(target.region), { skip }));
+        const regional = clients(target.region);
+        if (reports.length === 0) {
+          // Once, before any check: with no credentials every check would fail with the same five-line fix.
+          try {
+            await regional.ec2.config.credentials();
+          } catch (e) {
+            throw new AwsCallError('preflight: reading AWS credentials', e);
+          }
+        }
+        reports.push(await runPreflight(target, regional, { skip }));
       }
       const passed = reports.every((r) => r.passed);
       io.stdout(flags.json === true ? `${JSON.stringify({ passed, reports }, null, 2)}\n` : reports.map(formatReport).join('\n'));

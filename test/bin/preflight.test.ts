@@ -74,8 +74,16 @@ const template = {
   },
 };
 
+const savedEnv = { ...process.env };
+afterEach(() => {
+  process.env = { ...savedEnv };
+});
+
 let dir: string;
 beforeEach(() => {
+  // The command resolves credentials once before its checks; the mocked clients need no real ones.
+  process.env.AWS_ACCESS_KEY_ID = 'AKIDPREFLIGHTTEST';
+  process.env.AWS_SECRET_ACCESS_KEY = 'preflight-test-secret';
   dir = mkdtempSync(join(tmpdir(), 'preflight-cli-'));
   for (const mock of [ec2, quotas, sageMaker, s3, ecr]) {
     mock.reset();
@@ -155,6 +163,27 @@ describe('preflight of a plan', () => {
 
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+    expect(ec2).not.toHaveReceivedAnyCommand();
+  });
+});
+
+describe('preflight without credentials', () => {
+  test('GIVEN the SDK chain finds no credentials THEN exit 1 with one line naming them and the fix, before any check', async () => {
+    for (const name of Object.keys(process.env)) {
+      if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|DEFAULT_PROFILE|CONTAINER_|WEB_IDENTITY_|ROLE_)/.test(name)) {
+        delete process.env[name];
+      }
+    }
+    process.env.AWS_CONFIG_FILE = '/nonexistent/aws-config';
+    process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/aws-credentials';
+    process.env.AWS_EC2_METADATA_DISABLED = 'true';
+
+    const { code, stdout, stderr } = await run('preflight', '--plan', write('plan.json', plan));
+
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^error: preflight: reading AWS credentials failed: no AWS credentials found \(CredentialsProviderError: .+\); give the AWS SDK credentials: set AWS_PROFILE/);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(ec2).not.toHaveReceivedAnyCommand();
   });
 });

@@ -45,6 +45,11 @@ describe('AWS errors are explained in the user’s terms', () => {
     expect(awsProblemOf(new Error('Region is missing'))).toMatchObject({ kind: 'region' });
   });
 
+  test('GIVEN a call that failed for a reason not from AWS THEN the call and the cause are named once', () => {
+    const offline = new AwsCallError('S3 HeadObject s3://b/k', Object.assign(new Error('getaddrinfo ENOTFOUND b.s3.amazonaws.com'), { code: 'ENOTFOUND' }));
+    expect(describeAwsError(offline)).toBe('S3 HeadObject s3://b/k failed: Error: getaddrinfo ENOTFOUND b.s3.amazonaws.com');
+  });
+
   test('GIVEN an error not from AWS THEN it is not explained as one', () => {
     expect(awsProblemOf(new TypeError('x is undefined'))).toBeUndefined();
     expect(isCredentialsError(new Error('boom'))).toBe(false);

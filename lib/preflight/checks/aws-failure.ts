@@ -12,6 +12,16 @@ export function awsFailure(id: CheckId, call: string, error: unknown, action: st
       ? `allow ${action} for the credentials preflight runs with`
       : problem !== undefined && problem.fix !== ''
         ? problem.fix
-        : `check the call with the AWS CLI; preflight needs ${action}`;
+        : isNetworkError(error)
+          ? 'no network path to the AWS endpoint: check the network, HTTPS_PROXY, and that the region is enabled in the account'
+          : `check the call with the AWS CLI; preflight needs ${action}`;
   return { id, status: 'fail', detail: describeAwsCause(new AwsCallError(call, error)), fix };
+}
+
+/** A DNS, connection or socket failure: the request never reached AWS. */
+function isNetworkError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = (error as { message?: unknown } | null)?.message;
+  return /^(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(String(code))
+    || /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)\b/.test(String(message));
 }

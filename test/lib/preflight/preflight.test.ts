@@ -263,6 +263,18 @@ describe('preflight fails each check that would break the deploy, with the fix',
     }
   });
 
+  test('GIVEN no network path to AWS THEN the failed check says so instead of blaming permissions', async () => {
+    ec2.on(DescribeInstanceTypeOfferingsCommand).rejects(Object.assign(new Error('getaddrinfo ENOTFOUND ec2.us-east-1.amazonaws.com'), { code: 'ENOTFOUND' }));
+
+    const report = await runPreflight(sageMakerTarget, clients);
+
+    expect(check(report.checks, 'instance-offering')).toMatchObject({
+      status: 'fail',
+      detail: 'EC2 DescribeInstanceTypeOfferings in us-east-1 failed: Error: getaddrinfo ENOTFOUND ec2.us-east-1.amazonaws.com',
+      fix: expect.stringMatching(/^no network path to the AWS endpoint/),
+    });
+  });
+
   test('GIVEN --skip THEN the skipped checks make no call', async () => {
     const report = await runPreflight(sageMakerTarget, clients, { skip: ['endpoint-name', 'image'] });
 
