@@ -140,6 +140,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     contentType: options.contentType ?? 'application/json',
     connections: maxInFlight,
     readBody: matcher !== undefined,
+    expectStatus,
     sageMakerClient: deps.sageMakerClient,
   });
 

@@ -39,6 +39,13 @@ export interface SenderOptions {
   readonly connections: number;
   /** Decode the body (only when an answer check needs it: skipping it keeps the hot path cheap). */
   readonly readBody: boolean;
+  /**
+   * The status of a correct answer: the start of an answer with another status is kept (up to 1 KiB), so a failed
+   * run can quote what the server said.
+   *
+   * @default 200
+   */
+  readonly expectStatus?: number;
   readonly sageMakerClient?: SageMakerRuntimeClient;
 }
 
@@ -64,9 +71,10 @@ function openHttpSender(target: Extract<BenchTarget, { kind: 'http' }>, options:
     body: options.body,
   };
   const readBody = options.readBody;
+  const expectStatus = options.expectStatus ?? 200;
   return {
     start(complete) {
-      const handler = new HttpExchange(complete, readBody);
+      const handler = new HttpExchange(complete, readBody, expectStatus);
       try {
         pool.dispatch(dispatchOptions, handler);
       } catch (err) {
@@ -80,6 +88,9 @@ function openHttpSender(target: Extract<BenchTarget, { kind: 'http' }>, options:
   };
 }
 
+/** How much of an unexpected answer's body is kept to quote: enough for an error message, bounded per request. */
+const MAX_ERROR_BODY_BYTES = 1024;
+
 /**
  * One HTTP exchange on undici's dispatcher API: the lowest-level public interface, without the per-request body
  * stream, promise and abort-signal listeners of `request()`, which dominate the cost of small answers.
@@ -92,10 +103,13 @@ class HttpExchange implements Dispatcher.DispatchHandler {
   private done = false;
   private status = 0;
   private chunks?: Buffer[];
+  /** Bytes still to keep of an unexpected answer's body. */
+  private errorBytes = 0;
 
   constructor(
     private readonly complete: Completion,
     private readonly readBody: boolean,
+    private readonly expectStatus: number,
   ) {}
 
   abort(reason: Error): void {
@@ -116,11 +130,17 @@ class HttpExchange implements Dispatcher.DispatchHandler {
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
     this.status = statusCode;
+    if (!this.readBody && statusCode !== this.expectStatus) {
+      this.errorBytes = MAX_ERROR_BODY_BYTES;
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.readBody) {
       (this.chunks ??= []).push(chunk);
+    } else if (this.errorBytes > 0) {
+      (this.chunks ??= []).push(chunk.subarray(0, this.errorBytes));
+      this.errorBytes -= Math.min(chunk.length, this.errorBytes);
     }
   }
 

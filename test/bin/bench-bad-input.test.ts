@@ -41,7 +41,7 @@ describe('bench fails (exit 1) when no request succeeds, naming the error kinds 
     expect(stderr).toMatch(/^error: benchmark failed: no request succeeded, all 5 failed: connection 5 \(first: .*ECONNREFUSED/);
   });
 
-  test('GIVEN a server answering only 500 WHEN benchmarked without thresholds THEN exit 1 naming http-500', async () => {
+  test('GIVEN a server answering only 500 WHEN benchmarked without thresholds THEN exit 1 naming http-500 and quoting its body', async () => {
     const url = await serve(() => ({ kind: 'respond', status: 500, body: '{"error":"model not loaded"}' }));
 
     const { code, stdout, stderr } = await run('bench', '--url', url, '--requests', '4');
@@ -49,7 +49,7 @@ describe('bench fails (exit 1) when no request succeeds, naming the error kinds 
     expect(code).toBe(1);
     expect(stdout).toMatch(/latency p99\s+│ n\/a \(no successful request\)/);
     expect(stdout).toMatch(/No request succeeded: the run failed/);
-    expect(stderr).toMatch(/error: benchmark failed: no request succeeded, all 4 failed: http-500 4 \(first: HTTP 500\): the target answered with an unexpected status/);
+    expect(stderr).toMatch(/error: benchmark failed: no request succeeded, all 4 failed: http-500 4 \(first: HTTP 500 \{"error":"model not loaded"\}\): the target answered with an unexpected status/);
   });
 
   test('GIVEN a hanging server and --duration WHEN benchmarked THEN the run ends by the duration plus the request timeout, exit 1, timeouts named', async () => {

@@ -80,3 +80,17 @@ describe('validateBenchOptions rejects bad options before any request, all at on
     ]);
   });
 });
+
+describe('validateBenchOptions refuses values a run cannot honour', () => {
+  test('GIVEN a timeout past the longest Node timer, a rate and in-flight counts past one process THEN each is refused', () => {
+    expect(problems({ ...valid, timeoutMs: 3_000_000_000 })).toEqual([
+      'timeoutMs=3000000000: timeoutMs must be at most 2147483647 (the longest Node timer)',
+    ]);
+    expect(problems({ ...valid, mode: { kind: 'open', rateRps: 1e9, maxInFlight: 20_000 } })).toEqual([
+      'mode.rateRps=1000000000: the request rate must be at most 100000 per second',
+      'mode.maxInFlight=20000: maxInFlight must be at most 10000',
+    ]);
+    expect(problems({ ...valid, mode: { kind: 'closed', concurrency: 10_001 } })).toEqual(['mode.concurrency=10001: concurrency must be at most 10000']);
+    expect(problems({ ...valid, timeoutMs: 2 ** 31 - 1, mode: { kind: 'open', rateRps: 100_000, maxInFlight: 10_000 } })).toEqual([]);
+  });
+});
