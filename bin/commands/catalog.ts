@@ -12,6 +12,7 @@ import { Hosting, HOSTINGS, InstanceSpec, Price, PRICING_KINDS, PricingKind } fr
 import { InputError } from '../../lib/errors';
 import { readJsonFile } from './files';
 import type { CliIo } from './io';
+import { once } from './once';
 import { list } from './parse';
 
 /** The Price List API answers only in a few regions; us-east-1 is one, and prices every region. */
@@ -160,7 +161,7 @@ interface CatalogFlags {
 
 interface RefreshFlags {
   readonly regions: string;
-  readonly hostings: string;
+  readonly hostings?: string;
   readonly instanceTypes?: string;
   readonly out: string;
 }
@@ -171,8 +172,8 @@ export function registerCatalogCommand(program: Command, io: CliIo): void {
     .command('catalog')
     .description('List the Neuron instance types with NeuronCores, memory and hourly prices (with sources)')
     .option('--json', 'print the instances as JSON')
-    .option('--prices <file>', 'a price file that overrides or extends the built-in prices')
-    .option('--region <region>', 'show only the prices of this region, e.g. us-east-1')
+    .option('--prices <file>', 'a price file that overrides or extends the built-in prices', once('--prices'))
+    .option('--region <region>', 'show only the prices of this region, e.g. us-east-1', once('--region'))
     .addOption(new Option('--hosting <hosting>', 'show only the prices of this hosting').choices(HOSTINGS))
     .action((flags: CatalogFlags) => {
       if (flags.region !== undefined && !isAwsRegion(flags.region)) {
@@ -192,12 +193,13 @@ export function registerCatalogCommand(program: Command, io: CliIo): void {
     .command('refresh')
     .description('Read current Neuron instance facts and on-demand prices from AWS (Price List API, EC2) into a price '
       + 'file for --prices. Needs pricing:GetProducts, ec2:DescribeInstanceTypes and ec2:DescribeInstanceTypeOfferings.')
-    .requiredOption('--regions <list>', 'comma-separated region codes to price, e.g. us-east-1,eu-west-1')
-    .option('--hostings <list>', 'comma-separated hostings to price', HOSTINGS.join(','))
-    .option('--instance-types <list>', 'comma-separated instance types (default: every catalog type)')
-    .requiredOption('--out <file>', 'where to write the price file (JSON)')
+    .requiredOption('--regions <list>', 'comma-separated region codes to price, e.g. us-east-1,eu-west-1', once('--regions'))
+    .option('--hostings <list>', `comma-separated hostings to price (default: ${HOSTINGS.join(',')})`, once('--hostings'))
+    .option('--instance-types <list>', 'comma-separated instance types (default: every catalog type)', once('--instance-types'))
+    .requiredOption('--out <file>', 'where to write the price file (JSON)', once('--out'))
     .action(async (flags: RefreshFlags) => {
-      const hostings = list(flags.hostings);
+      // The default is applied here, not by commander, so `once` can tell a second --hostings from the default.
+      const hostings = list(flags.hostings ?? HOSTINGS.join(','));
       const badHostings = hostings.filter((h) => !HOSTINGS.includes(h as Hosting));
       if (badHostings.length > 0) {
         throw new InputError(`--hostings: expected ${HOSTINGS.join(' and/or ')}, got ${badHostings.map((h) => `"${h}"`).join(', ')}`);

@@ -58,3 +58,32 @@ describe('catalog refresh without usable credentials stops with one line naming 
     expect(stderr).toMatch(/^error: EC2 DescribeInstanceTypeOfferings in eu-west-1 failed: access denied \(UnauthorizedOperation: /);
   });
 });
+
+describe('catalog refuses a flag given twice instead of keeping the last value', () => {
+  test.each([
+    [['catalog', 'refresh', '--regions', 'us-east-1', '--regions', 'eu-west-1', '--out', 'p.json'], '--regions is given twice (us-east-1, then eu-west-1)'],
+    [['catalog', 'refresh', '--regions', 'us-east-1', '--hostings', 'ec2', '--hostings', 'sagemaker', '--out', 'p.json'], '--hostings is given twice (ec2, then sagemaker)'],
+    [['catalog', '--region', 'us-east-1', '--region', 'eu-west-1'], '--region is given twice (us-east-1, then eu-west-1)'],
+  ])('GIVEN %j THEN exit 2 naming the flag and both values', async (argv, message) => {
+    const { code, stdout, stderr } = await run(...argv);
+
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
+  });
+
+  test('GIVEN --hostings once WHEN refreshing THEN only that hosting is priced (the default no longer comes from commander)', async () => {
+    const ec2 = mockClient(EC2Client);
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
+    const dir = mkdtempSync(join(tmpdir(), 'refresh-hostings-'));
+    try {
+      const { code, stderr } = await run('catalog', 'refresh', '--regions', 'us-east-1', '--hostings', 'ec2', '--instance-types', 'inf2.xlarge', '--out', join(dir, 'p.json'));
+
+      expect(code).toBe(0);
+      expect(stderr).toBe('warning: AWS lists no ec2 price for the Neuron instance types in us-east-1\n');
+    } finally {
+      ec2.restore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
