@@ -94,6 +94,15 @@ export class ModelImageRepository extends Construct {
     return ecr.Repository.fromRepositoryAttributes(scope, id, attrs);
   }
 
+  /**
+   * Imports a repository by ARN, e.g. one in the account images are promoted from.
+   *
+   * Like {@link fromRepositoryName}, the import knows no encryption key.
+   */
+  static fromRepositoryArn(scope: Construct, id: string, repositoryArn: string): ecr.IRepository {
+    return ecr.Repository.fromRepositoryArn(scope, id, repositoryArn);
+  }
+
   /** The underlying ECR repository. */
   readonly repository: ecr.Repository;
   /** The key that encrypts the images. */
@@ -169,6 +178,20 @@ export class ModelImageRepository extends Construct {
       resourceArns: [this.encryptionKey.keyArn],
       conditions: { StringEquals: { 'kms:ViaService': viaService(this, 'ecr') } },
     }));
+  }
+
+  /**
+   * Lets the grantee push images, e.g. the role of the pipeline that builds them: the ECR upload actions on this
+   * repository and `ecr:GetAuthorizationToken` (which supports no resource-level permission, hence `*`).
+   *
+   * No KMS permission is needed: ECR encrypts the layers itself, through the grant it put on the key when it
+   * created the repository. Tags are immutable, so each build pushes a tag of its own; deploy it by digest.
+   *
+   * @see https://docs.aws.amazon.com/AmazonECR/latest/userguide/image-push-iam.html
+   * @see https://docs.aws.amazon.com/AmazonECR/latest/userguide/encryption-at-rest.html
+   */
+  grantPush(grantee: iam.IGrantable): iam.Grant {
+    return this.repository.grantPush(grantee);
   }
 
   /**

@@ -1,6 +1,6 @@
 import {
-  Annotations, Aws, Duration, Fn, IResource, Names, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack, Token,
-  Validations,
+  Annotations, Arn, ArnFormat, Aws, Duration, Fn, IResource, Names, RemovalPolicy, Resource, Size, SizeRoundingBehavior,
+  Stack, Token, Validations,
 } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -338,6 +338,17 @@ export interface INeuronSageMakerEndpoint extends IResource {
   metricModelLatency(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
   /** Requests the model container answered with 5XX (`Invocation5XXErrors`, sum unless overridden). */
   metric5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /** Any `AWS/SageMaker` metric of the variant, by name (average per 5 minutes unless overridden). */
+  metric(metricName: string, options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /** Requests answered with 4XX, i.e. rejected as malformed (`Invocation4XXErrors`, sum unless overridden). */
+  metricInvocation4xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /** Time SageMaker itself added to each request, in MICROseconds (`OverheadLatency`, p99 unless overridden). */
+  metricOverheadLatency(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /**
+   * Invocations per instance (`InvocationsPerInstance`, sum unless overridden): what target-tracking auto scaling
+   * follows, per minute.
+   */
+  metricInvocationsPerInstance(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
 }
 
 abstract class EndpointBase extends Resource implements INeuronSageMakerEndpoint {
@@ -365,7 +376,7 @@ abstract class EndpointBase extends Resource implements INeuronSageMakerEndpoint
     return this.metric('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM, ...options });
   }
 
-  private metric(metricName: string, options: cloudwatch.MetricOptions): cloudwatch.Metric {
+  metric(metricName: string, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: NAMESPACE,
       metricName,
@@ -373,6 +384,38 @@ abstract class EndpointBase extends Resource implements INeuronSageMakerEndpoint
       ...options,
     });
   }
+
+  metricInvocation4xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Invocation4XXErrors', { statistic: cloudwatch.Stats.SUM, ...options });
+  }
+
+  metricOverheadLatency(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('OverheadLatency', { statistic: cloudwatch.Stats.p(99), unit: cloudwatch.Unit.MICROSECONDS, ...options });
+  }
+
+  metricInvocationsPerInstance(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('InvocationsPerInstance', { statistic: cloudwatch.Stats.SUM, ...options });
+  }
+}
+
+/** What identifies an endpoint defined elsewhere; see {@link NeuronSageMakerEndpoint.fromEndpointAttributes}. */
+export interface NeuronSageMakerEndpointAttributes {
+  /** Name of the endpoint, as it was created (metrics carry it with its case). */
+  readonly endpointName: string;
+
+  /**
+   * ARN of the endpoint.
+   *
+   * @default - the ARN of `endpointName` in the scope's account and region, lower-cased as SageMaker writes it
+   */
+  readonly endpointArn?: string;
+
+  /**
+   * Name of the production variant its metrics are reported for.
+   *
+   * @default 'AllTraffic' - the variant of every endpoint this construct defines
+   */
+  readonly variantName?: string;
 }
 
 /**
@@ -398,10 +441,28 @@ abstract class EndpointBase extends Resource implements INeuronSageMakerEndpoint
 export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnectable {
   /** An endpoint defined elsewhere, by name; its variant is assumed to be `AllTraffic`. */
   static fromEndpointName(scope: Construct, id: string, endpointName: string): INeuronSageMakerEndpoint {
+    return NeuronSageMakerEndpoint.fromEndpointAttributes(scope, id, { endpointName });
+  }
+
+  /**
+   * An endpoint defined elsewhere, by ARN; its variant is assumed to be `AllTraffic`.
+   *
+   * The name is read from the ARN, which SageMaker writes in lower case: for an endpoint whose name has capitals,
+   * use {@link fromEndpointAttributes} with the name as created, or its metrics find no data.
+   */
+  static fromEndpointArn(scope: Construct, id: string, endpointArn: string): INeuronSageMakerEndpoint {
+    const endpointName = Arn.split(endpointArn, ArnFormat.SLASH_RESOURCE_NAME).resourceName as string;
+    return NeuronSageMakerEndpoint.fromEndpointAttributes(scope, id, { endpointName, endpointArn });
+  }
+
+  /** An endpoint defined elsewhere, by name and, when it is not `AllTraffic`, the variant its metrics describe. */
+  static fromEndpointAttributes(scope: Construct, id: string, attrs: NeuronSageMakerEndpointAttributes):
+  INeuronSageMakerEndpoint {
+    const { endpointName, endpointArn } = attrs;
     class Import extends EndpointBase {
       readonly endpointName = endpointName;
-      readonly variantName = DEFAULT_VARIANT_NAME;
-      readonly endpointArn = Stack.of(scope).formatArn({
+      readonly variantName = attrs.variantName ?? DEFAULT_VARIANT_NAME;
+      readonly endpointArn = endpointArn ?? Stack.of(scope).formatArn({
         service: 'sagemaker',
         resource: 'endpoint',
         // SageMaker reports endpoint ARNs in lower case whatever the name's case.

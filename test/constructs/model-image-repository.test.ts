@@ -274,3 +274,42 @@ describe('ModelImageRepository importers', () => {
     expect(byAttrs.repositoryUriForDigest(DIGEST)).toContain('222222222222.dkr.ecr.us-east-1.');
   });
 });
+
+describe('ModelImageRepository.fromRepositoryArn', () => {
+  test('imports a repository of another account by ARN, with its name and URI from the ARN', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const imported = ModelImageRepository.fromRepositoryArn(stack, 'ByArn',
+      'arn:aws:ecr:us-east-1:222222222222:repository/models/bert');
+    // THEN
+    expect(imported.repositoryArn).toBe('arn:aws:ecr:us-east-1:222222222222:repository/models/bert');
+    expect(imported.repositoryName).toBe('models/bert');
+    expect(stack.resolve(imported.repositoryUriForDigest(DIGEST))).toEqual({
+      'Fn::Join': ['', ['222222222222.dkr.ecr.us-east-1.', { Ref: 'AWS::URLSuffix' }, `/models/bert@${DIGEST}`]],
+    });
+  });
+});
+
+describe('ModelImageRepository.grantPush', () => {
+  test('grants the ECR upload actions on this repository and the token on *, and no KMS permission', () => {
+    // GIVEN a build pipeline's role
+    const stack = newStack();
+    const images = new ModelImageRepository(stack, 'Images');
+    const role = new iam.Role(stack, 'Builder', { assumedBy: new iam.ServicePrincipal('codebuild.amazonaws.com') });
+    // WHEN
+    const grant = images.grantPush(role);
+    // THEN
+    expect(grant.success).toBe(true);
+    const policies = Template.fromStack(stack).findResources('AWS::IAM::Policy');
+    const statements = Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement) as {
+      Action: string | string[]; Resource: unknown;
+    }[];
+    const actions = statements.flatMap((s) => ([] as string[]).concat(s.Action));
+    expect(actions).toEqual(expect.arrayContaining(['ecr:PutImage', 'ecr:InitiateLayerUpload', 'ecr:UploadLayerPart',
+      'ecr:CompleteLayerUpload', 'ecr:BatchCheckLayerAvailability', 'ecr:GetAuthorizationToken']));
+    expect(actions.filter((a) => a.startsWith('kms:'))).toEqual([]);
+    const put = statements.find((s) => ([] as string[]).concat(s.Action).includes('ecr:PutImage'));
+    expect(put?.Resource).toEqual({ 'Fn::GetAtt': ['ImagesF8C4E866', 'Arn'] });
+  });
+});
