@@ -21,6 +21,7 @@ import {
   type StopCondition,
   type Thresholds,
 } from '../../lib/bench';
+import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
@@ -111,6 +112,12 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
       let report;
       try {
         report = await runBenchmark({ ...benchOptions, onProgress: progress?.update });
+      } catch (e) {
+        if (json && e instanceof AwsCallError) {
+          // A script reading --json gets a document even when the run could not start (no credentials, no region).
+          io.stdout(`${JSON.stringify({ passed: false, failures: [describeAwsError(e)] }, null, 2)}\n`);
+        }
+        throw e;
       } finally {
         progress?.stop();
       }

@@ -10,7 +10,7 @@ import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { AwsCallError } from '../../lib/aws-errors';
+import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import {
@@ -97,7 +97,12 @@ export function registerPreflightCommand(program: Command, io: CliIo, clients: P
           try {
             await regional.ec2.config.credentials();
           } catch (e) {
-            throw new AwsCallError('preflight: reading AWS credentials', e);
+            const error = new AwsCallError('preflight: reading AWS credentials', e);
+            if (flags.json === true) {
+              // A script reading --json gets a document even when no check could run.
+              io.stdout(`${JSON.stringify({ passed: false, error: describeAwsError(error), reports: [] }, null, 2)}\n`);
+            }
+            throw error;
           }
         }
         reports.push(await runPreflight(target, regional, { skip }));

@@ -114,9 +114,13 @@ describe('bench --endpoint names missing or rejected AWS credentials', () => {
     // WHEN
     const { code, stdout, stderr } = await run('bench', '--endpoint', 'my-ep', '--region', 'us-east-1', '--body', '{}', '--requests', '5');
 
+    const json = await run('bench', '--endpoint', 'my-ep', '--region', 'us-east-1', '--body', '{}', '--requests', '5', '--json');
+
     // THEN
     expect(code).toBe(1);
     expect(stdout).toBe('');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ passed: false, failures: [expect.stringMatching(/^SageMaker InvokeEndpoint my-ep failed: no AWS credentials found/)] });
     expect(stderr).toMatch(
       /error: SageMaker InvokeEndpoint my-ep failed: no AWS credentials found \(CredentialsProviderError: .+\); give the AWS SDK credentials: set AWS_PROFILE/,
     );

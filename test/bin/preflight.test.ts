@@ -179,9 +179,12 @@ describe('preflight without credentials', () => {
     process.env.AWS_EC2_METADATA_DISABLED = 'true';
 
     const { code, stdout, stderr } = await run('preflight', '--plan', write('plan.json', plan));
+    const json = await run('preflight', '--plan', write('plan.json', plan), '--json');
 
     expect(code).toBe(1);
     expect(stdout).toBe('');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ passed: false, error: expect.stringMatching(/no AWS credentials found/), reports: [] });
     expect(stderr).toMatch(/^error: preflight: reading AWS credentials failed: no AWS credentials found \(CredentialsProviderError: .+\); give the AWS SDK credentials: set AWS_PROFILE/);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(ec2).not.toHaveReceivedAnyCommand();
