@@ -229,6 +229,35 @@ describe('preflight of a synthesized stack', () => {
     expect(sageMaker).toHaveReceivedCommandWith(DescribeEndpointCommand, { EndpointName: 'inference-endpoint-x' });
   });
 
+  test('GIVEN a cdk.out of several stacks WHEN --stack-name picks one, or none is SageMaker, or the stack is environment-agnostic THEN it says so', async () => {
+    const out = join(dir, 'cdk.out');
+    mkdirSync(out);
+    writeFileSync(join(out, 'A.template.json'), JSON.stringify(template));
+    writeFileSync(join(out, 'B.template.json'), JSON.stringify({ Resources: { Q: { Type: 'AWS::SQS::Queue' } } }));
+    const manifest = (envA: string) =>
+      writeFileSync(
+        join(out, 'manifest.json'),
+        JSON.stringify({
+          artifacts: {
+            A: { type: 'aws:cloudformation:stack', environment: envA, properties: { templateFile: 'A.template.json' } },
+            B: { type: 'aws:cloudformation:stack', environment: 'aws://123456789012/eu-west-1', properties: { templateFile: 'B.template.json' } },
+          },
+        }),
+      );
+
+    manifest('aws://123456789012/eu-west-1');
+    const onlyB = await run('preflight', '--stack', out, '--stack-name', 'B');
+    const missing = await run('preflight', '--stack', out, '--stack-name', 'C');
+    manifest('aws://unknown-account/unknown-region');
+    const agnostic = await run('preflight', '--stack', out);
+    const withRegion = await run('preflight', '--stack', out, '--region', 'us-west-2', '--json');
+
+    expect(onlyB).toMatchObject({ code: 2, stderr: expect.stringMatching(/no stack with an AWS::SageMaker::Endpoint/) });
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/--stack-name C: not in .*manifest.json; stacks: A, B/) });
+    expect(agnostic).toMatchObject({ code: 2, stderr: expect.stringMatching(/stack A is environment-agnostic \(aws:\/\/unknown-account\/unknown-region\): add --region/) });
+    expect(JSON.parse(withRegion.stdout).reports.map((r: PreflightReport) => r.target.region)).toEqual(['us-west-2']);
+  });
+
   test('GIVEN a template file and --region WHEN the quota of 8 allows 2 x 4 THEN exit 0', async () => {
     const { code, stdout } = await run('preflight', '--stack', write('s.template.json', template), '--region', 'us-west-2');
 
