@@ -28,10 +28,13 @@ export class InputError extends Error {
 /** Valid input that no option satisfies; `reasons` says why each option (family, instance) failed. */
 export class InfeasibleError extends Error {
   readonly reasons: readonly string[];
+  /** Machine-readable detail for `--json` output (the planner puts its resolved request and every rejection here). */
+  readonly details?: Readonly<Record<string, unknown>>;
 
-  constructor(summary: string, reasons: readonly string[]) {
+  constructor(summary: string, reasons: readonly string[], details?: Readonly<Record<string, unknown>>) {
     super(reasons.length > 0 ? `${summary}\n${reasons.map((r) => `- ${r}`).join('\n')}` : summary);
     this.name = 'InfeasibleError';
     this.reasons = reasons;
+    this.details = details;
   }
 }

@@ -15,3 +15,13 @@ export function once(flag: string): (value: string, previous: string | undefined
     return value;
   };
 }
+
+/** `once` for a flag whose value is parsed (a number, a list): refuses a second value, then parses the first. */
+export function onceParsed<T>(flag: string, parse: (value: string) => T): (value: string, previous: T | undefined) => T {
+  return (value, previous) => {
+    if (previous !== undefined) {
+      throw new InvalidArgumentError(`${flag} is given twice (${String(previous)}, then ${value}); give it once.`);
+    }
+    return parse(value);
+  };
+}

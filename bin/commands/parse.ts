@@ -4,10 +4,13 @@
  */
 import { InvalidArgumentError } from 'commander';
 
+/** A plain decimal number, exponent allowed: `Number()` alone would also take `0x10`, `0b11` and `Infinity`. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 function number(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) {
-    throw new InvalidArgumentError(`expected a number, got '${value}'.`);
+  if (!DECIMAL.test(value.trim()) || !Number.isFinite(n)) {
+    throw new InvalidArgumentError(`expected a decimal number, got '${value}'.`);
   }
   return n;
 }

@@ -6,10 +6,12 @@ import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
-import { planReport } from '../../lib/planner';
-import type { PlanReport, Rejection } from '../../lib/planner';
+import { InfeasibleError } from '../../lib/errors';
+import { INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
+import type { Plan, PlanReport, Rejection, ServingMode } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
+import { once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
 import { loadProfile } from './profiles';
 
@@ -19,6 +21,8 @@ interface PlanFlags {
   readonly throughput: number;
   readonly p99: number;
   readonly peak?: number;
+  readonly inputsPerRequest?: number;
+  readonly serving?: ServingMode | 'any';
   readonly region: string;
   readonly hosting: Hosting;
   readonly minInstances?: number;
@@ -28,56 +32,89 @@ interface PlanFlags {
   readonly instanceTypes?: string[];
   readonly pricing?: PricingKind;
   readonly prices?: string;
-  readonly alternatives: number;
+  readonly alternatives?: number;
   readonly json?: boolean;
 }
 
+const SERVING_CHOICES = [...SERVING_MODES, 'any'] as const;
+
 /** Registers `plan` on the program. */
 export function registerPlanCommand(program: Command, io: CliIo): void {
+  const value = <T>(flag: string, parse: (v: string) => T) => onceParsed(flag, parse);
   program
     .command('plan')
-    .description('Pick the cheapest instance type, NeuronCore layout and instance count that meet the targets')
-    .addOption(new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile'))
-    .addOption(new Option('--profile <file>', 'your own model profile as JSON'))
-    .requiredOption('--throughput <rps>', 'steady requests per second to serve', positiveNumber)
-    .requiredOption('--p99 <ms>', 'highest acceptable p99 latency in milliseconds', positiveNumber)
-    .option('--peak <rps>', 'peak requests per second autoscaling must reach', positiveNumber)
-    .requiredOption('--region <region>', 'AWS region, e.g. us-east-1')
-    .addOption(new Option('--hosting <hosting>', 'EC2 instances or a SageMaker endpoint').choices(HOSTINGS).makeOptionMandatory())
-    .option('--min-instances <n>', 'fewest instances, for availability (default 1)', positiveInteger)
-    .option('--max-instances <n>', 'most instances allowed (quota or budget)', positiveInteger)
-    .option('--headroom <fraction>', 'spare capacity above the target, 0.2 = 20 % (default 0.2)', nonNegativeNumber)
-    .option('--processes <n>', 'pin model processes per instance; must divide its NeuronCores', positiveInteger)
-    .option('--instance-types <list>', 'consider only these instance types, comma-separated', list)
-    .option('--pricing <kind>', `price to optimise: ${PRICING_KINDS.join(' or ')} (default on-demand)`, oneOf(PRICING_KINDS))
-    .option('--prices <file>', 'a price file that overrides or extends the built-in prices')
-    .option('--alternatives <n>', 'how many alternatives to show', positiveInteger, 5)
-    .option('--json', 'print { request, chosen, alternatives, rejected } as JSON')
+    .description('Pick the cheapest instance type, NeuronCore layout, serving mode and instance count that meet the targets')
+    .addOption(new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile').argParser(once('--model')))
+    .addOption(new Option('--profile <file>', 'your own model profile as JSON (format: docs/profile-format.md)').argParser(once('--profile')))
+    .requiredOption('--throughput <rps>', 'steady requests per second to serve, as users send them', value('--throughput', positiveNumber))
+    .requiredOption('--p99 <ms>', 'highest acceptable p99 latency of a request in milliseconds, queueing included', value('--p99', positiveNumber))
+    .option('--peak <rps>', 'peak requests per second autoscaling must reach', value('--peak', positiveNumber))
+    .option('--inputs-per-request <n>', 'inputs (sentences, images) each request carries (default 1)', value('--inputs-per-request', positiveInteger))
+    .addOption(
+      new Option(
+        '--serving <mode>',
+        `how requests become device calls (default stock). stock: ${SERVING_SUPPORT.stock}. batching: ${SERVING_SUPPORT.batching}. ` +
+          'any: the cheaper of the two',
+      ).argParser(value('--serving', oneOf(SERVING_CHOICES))),
+    )
+    .requiredOption('--region <region>', 'AWS region, e.g. us-east-1', once('--region'))
+    .addOption(
+      new Option('--hosting <hosting>', `EC2 instances or a SageMaker endpoint: ${HOSTINGS.join(' or ')}`)
+        .argParser(value('--hosting', oneOf(HOSTINGS)))
+        .makeOptionMandatory(),
+    )
+    .option('--min-instances <n>', 'fewest instances, for availability (default 1)', value('--min-instances', positiveInteger))
+    .option('--max-instances <n>', 'most instances allowed (quota or budget)', value('--max-instances', positiveInteger))
+    .option('--headroom <fraction>', 'spare capacity above the target, a fraction from 0 to 1: 0.2 = 20 % (default 0.2)', value('--headroom', nonNegativeNumber))
+    .option('--processes <n>', 'pin model processes per instance; they must fit its NeuronCores', value('--processes', positiveInteger))
+    .option('--instance-types <list>', 'consider only these instance types, comma-separated', value('--instance-types', list))
+    .option('--pricing <kind>', `price to optimise: ${PRICING_KINDS.join(' or ')} (default on-demand)`, value('--pricing', oneOf(PRICING_KINDS)))
+    .option('--prices <file>', 'a price file that overrides or extends the built-in prices', once('--prices'))
+    .option('--alternatives <n>', 'how many alternatives to show (default 5)', value('--alternatives', positiveInteger))
+    .option('--json', 'print { request, chosen, alternatives, rejected, profileWarnings } as JSON; with no plan, chosen is null and reasons say why')
     .action((flags: PlanFlags) => {
       const { profile, warnings } = loadProfile({ model: flags.model, profile: flags.profile });
       const catalog = loadCatalog(flags.prices);
-      const report = planReport(
-        profile,
-        { throughputRps: flags.throughput, p99Ms: flags.p99, ...(flags.peak !== undefined ? { peakThroughputRps: flags.peak } : {}) },
-        {
-          region: flags.region,
-          hosting: flags.hosting,
-          minInstances: flags.minInstances,
-          maxInstances: flags.maxInstances,
-          headroom: flags.headroom,
-          processesPerInstance: flags.processes,
-          instanceTypes: flags.instanceTypes,
-          pricing: flags.pricing,
-        },
-        catalog,
-      );
+      const profileWarnings = warnings.map((w) => w.message);
+      let report: PlanReport;
+      try {
+        report = planReport(
+          profile,
+          {
+            throughputRps: flags.throughput,
+            p99Ms: flags.p99,
+            ...(flags.peak !== undefined ? { peakThroughputRps: flags.peak } : {}),
+            ...(flags.inputsPerRequest !== undefined ? { inputsPerRequest: flags.inputsPerRequest } : {}),
+          },
+          {
+            region: flags.region,
+            hosting: flags.hosting,
+            minInstances: flags.minInstances,
+            maxInstances: flags.maxInstances,
+            headroom: flags.headroom,
+            processesPerInstance: flags.processes,
+            instanceTypes: flags.instanceTypes,
+            pricing: flags.pricing,
+            serving: flags.serving,
+          },
+          catalog,
+        );
+      } catch (e) {
+        if (flags.json && e instanceof InfeasibleError) {
+          // Scripts read stdout: no plan is still a JSON document, with the reasons; the exit code stays 1.
+          io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, profileWarnings }, null, 2) + '\n');
+        }
+        throw e;
+      }
       if (flags.json) {
-        io.stdout(JSON.stringify(report, null, 2) + '\n');
+        io.stdout(JSON.stringify({ ...report, profileWarnings }, null, 2) + '\n');
         return;
       }
-      io.stdout(formatPlanReport(report, flags.alternatives));
-      const notes = [...warnings.map((w) => w.message), ...report.chosen.warnings];
-      for (const note of notes) {
+      io.stdout(formatPlanReport(report, flags.alternatives ?? 5));
+      // The chosen plan's warnings already name its own measurement's problems; add the profile's others once.
+      const chosenRow = report.chosen.measurement;
+      const others = warnings.filter((w) => profile.measurements[w.measurementIndex] !== chosenRow).map((w) => `${profile.id}: ${w.message}`);
+      for (const note of [...report.chosen.warnings, ...others]) {
         io.stderr(`warning: ${note}\n`);
       }
     });
@@ -90,8 +127,9 @@ const percent = (n: number) => `${Math.round(n * 100)} %`;
 export function formatPlanReport(report: PlanReport, alternatives: number): string {
   const { chosen: p, request } = report;
   const out: string[] = [];
+  const inputs = p.inputsPerRequest === 1 ? '' : ` of ${p.inputsPerRequest} inputs`;
   out.push(
-    `Plan for ${p.profileId}: ${p.targets.throughputRps} rps at p99 <= ${p.targets.p99Ms} ms, ` +
+    `Plan for ${p.profileId}: ${p.targets.throughputRps} requests/s${inputs} at p99 <= ${p.targets.p99Ms} ms, ` +
       `${p.hosting} in ${p.region}, headroom ${percent(p.headroom)}, ${request.options.pricing} prices\n`,
   );
 
@@ -99,11 +137,18 @@ export function formatPlanReport(report: PlanReport, alternatives: number): stri
   summary.push(
     { 'instance type': `${p.instanceType} (${p.instance.coreVersion === 'v1' ? 'NeuronCore-v1' : 'NeuronCore-v2'}, ${p.instance.chips * p.instance.coresPerChip} cores)` },
     { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
-    { 'processes / instance': `${p.processesPerInstance} x ${p.coresPerProcess} NeuronCore${p.coresPerProcess > 1 ? 's' : ''}, batch ${p.batchSize}` },
+    { 'processes / instance': `${p.processesPerInstance} x ${p.coresPerProcess} NeuronCore${p.coresPerProcess > 1 ? 's' : ''}, model compiled for batch ${p.batchSize}` },
+    { serving: servingSummary(p) },
     { 'idle NeuronCores': `${p.idleCoresPerInstance} per instance` },
-    { 'expected latency': `p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms` },
-    { capacity: `${round1(p.capacityRps)} rps (${round1(p.capacityPerInstanceRps)} per instance), utilisation ${percent(p.utilization)} at target` },
-    { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MInferencesUsd, 3)} per 1M inferences` },
+    {
+      latency: `predicted p99 ${round2(p.predictedP99Ms)} ms at the target rate (queueing included); one device call: p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms`,
+    },
+    {
+      capacity: `${round1(p.capacityRps)} requests/s within p99 ${p.targets.p99Ms} ms (${round1(p.capacityPerInstanceRps)} per instance); ` +
+        `model processes ${percent(p.utilization)} busy at the target`,
+    },
+    { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MRequestsUsd, 3)} per 1M requests` },
+    ...(p.instance.family === 'inf1' ? [{ 'Inf1 support': INF1_END_OF_SUPPORT }] : []),
     { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
     {
       'one process per instance': `${p.naive.instanceCount} instances, ${usd(p.naive.hourlyCostUsd)}/h: packing NeuronCores saves ${Math.round(p.naive.savingsPercent)} %`,
@@ -121,7 +166,7 @@ export function formatPlanReport(report: PlanReport, alternatives: number): stri
   if (report.alternatives.length > 0) {
     const shown = report.alternatives.slice(0, alternatives);
     const table = new Table({
-      head: ['instance type', 'count', 'processes x cores', 'batch', 'p99 ms', '$/hour', '$/1M', 'utilisation'],
+      head: ['instance type', 'count', 'processes x cores', 'serving', 'batch', 'delay ms', 'requests/s per instance', 'p99 ms', '$/hour', '$/1M requests'],
       style: { head: [], border: [] },
     });
     for (const a of shown) {
@@ -129,11 +174,13 @@ export function formatPlanReport(report: PlanReport, alternatives: number): stri
         a.instanceType + (a.price.unverified ? ' *' : ''),
         a.instanceCount,
         `${a.processesPerInstance} x ${a.coresPerProcess}`,
+        a.serving,
         a.batchSize,
-        a.p99Ms,
+        a.batching ? a.batching.maxDelayMs : '-',
+        round1(a.capacityPerInstanceRps),
+        round2(a.predictedP99Ms),
         usd(a.hourlyCostUsd),
-        usd(a.costPer1MInferencesUsd, 3),
-        percent(a.utilization),
+        usd(a.costPer1MRequestsUsd, 3),
       ]);
     }
     out.push(`Alternatives (${shown.length} of ${report.alternatives.length}, * = UNVERIFIED price):\n${table.toString()}\n`);
@@ -163,6 +210,17 @@ function groupRejections(rejected: readonly Rejection[]): Map<string, string[]> 
   return groups;
 }
 
+/** `stock: one padded batch-8 call per request` or `batching: up to 8 inputs a call, waiting at most 1.2 ms`. */
+function servingSummary(p: Plan): string {
+  return p.batching
+    ? `batching: up to ${p.batching.maxBatchSize} inputs a device call, a batch waits at most ${p.batching.maxDelayMs} ms to fill`
+    : `stock: one device call per request${p.batchSize > 1 ? `, padded to batch ${p.batchSize}` : ''}`;
+}
+
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
 }

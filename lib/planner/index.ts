@@ -2,17 +2,22 @@
  * The sizing planner: the cheapest Neuron deployment of a model that meets its throughput and latency targets.
  */
 export * from './types';
-export { coreLayout, devicesForCores, divisors, validateLayout, visibleCoresValue } from './layout';
+export { coreLayout, devicesForCores, supportedGroupSizes, validateLayout, visibleCoresValue } from './layout';
+export { chipOf, comparePlans, DEFAULT_HEADROOM, describeMeasurement, measurementApplies, plan, planReport } from './planner';
 export {
-  chipOf,
-  comparePlans,
-  costPer1MInferences,
-  DEFAULT_HEADROOM,
-  describeMeasurement,
+  BATCHING_DELAY_FRACTIONS,
+  costPer1MRequests,
+  DEFAULT_HOST_CPU_MS_PER_REQUEST,
+  FRONT_END_VCPUS,
   HOST_MEMORY_USABLE_FRACTION,
   HOURS_PER_MONTH,
+  INF1_END_OF_SUPPORT,
   instancesFor,
-  measurementApplies,
-  plan,
-  planReport,
-} from './planner';
+  MAX_PLANNED_INSTANCES,
+  planServingModel,
+} from './candidate';
+export { SERVING_MODES, capacityRps, servingModel, predictedP99Seconds, processUtilization, saturationPerProcessRps } from './serving';
+export type { ServingChoice, ServingModel } from './serving';
+export { erlangC, meanBatchRequests, MIN_SERVICE_SCV, serviceScv, waitQuantileSeconds } from './queueing';
+export { simulateInstance } from './simulate';
+export type { SimulationInput, SimulationResult } from './simulate';

@@ -1,30 +1,22 @@
 /**
  * NeuronCore layout rules: which cores and devices each model process owns on one instance.
  *
- * Cortex rule (shared/seeds/000, "NeuronCore Groups"): the processes on an instance must divide its NeuronCores,
- * and each process gets an equal group of `cores / processes` NeuronCores.
- * Device rule (shared/reference/anchors.md, "Facts worth reusing"): core i lives on `/dev/neuron(i / coresPerChip)`:
- * 4 cores per chip on Inf1, 2 on Inf2/Trn1 (the FastAPI sample's `core / 4` was wrong on Inf2).
+ * Group rule: a process owns a NeuronCore group of a size the Neuron SDK supports on the chip (`supportedGroupSizes`);
+ * the groups of an instance need not use all its cores (Cortex docs, "NeuronCore Groups", required them to divide
+ * the cores; Neuron itself does not).
+ * Device rule (AWS Neuron docs, deploy/tutorials/build-run-container.rst): core i lives on
+ * `/dev/neuron(i / coresPerChip)`: 4 cores per chip on Inf1, 2 on Inf2/Trn1 (the FastAPI-on-Inferentia sample's
+ * `core / 4` was wrong on Inf2).
  */
 import { neuronCores } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
 import type { ProcessLayout } from './types';
 
-/** Every divisor of `n` in ascending order: the process counts an instance with `n` NeuronCores accepts. */
-export function divisors(n: number): number[] {
-  const result: number[] = [];
-  for (let d = 1; d <= n; d++) {
-    if (n % d === 0) {
-      result.push(d);
-    }
-  }
-  return result;
-}
-
 /**
  * The value of `NEURON_RT_VISIBLE_CORES` for a contiguous run of cores: `"3"` or the inclusive range `"2-3"`.
  *
- * Ranges are accepted by every Neuron runtime; lists only since 2.16 (shared/reference/anchors.md).
+ * Ranges are accepted by every Neuron runtime 2.x (AWS Neuron docs, Neuron Runtime configuration:
+ * "Integer range (like 1-3)"); comma lists only by newer runtimes.
  */
 export function visibleCoresValue(first: number, count: number): string {
   return count === 1 ? `${first}` : `${first}-${first + count - 1}`;
@@ -37,14 +29,41 @@ export function devicesForCores(cores: readonly number[], coresPerChip: number):
 }
 
 /**
+ * NeuronCore group sizes (cores one model process may own) the Neuron SDK supports on each chip, or `undefined`
+ * where any consecutive group fits.
+ *
+ * - Inferentia (Inf1): any group of consecutive NeuronCores, 1 up to the instance's total (AWS Neuron docs,
+ *   "Parallel Execution using NEURON_RT_NUM_CORES", appnotes/perf/neuron-cc/parallel-ncgs.rst: models load "into
+ *   different consecutive groups of NeuronCores"; Neuron Runtime configuration: `NEURON_RT_VISIBLE_CORES` takes
+ *   "any value or range between 0 to Max NeuronCore in the system").
+ * - Inferentia2 (Inf2): 1, 2, 4, 8 and 24 cores; Trainium (Trn1, Trn1n): 1, 2, 8, 16 and 32 cores, the tensor
+ *   parallel degrees NxD Inference supports (AWS Neuron docs, libraries/nxd-inference/api-guides/api-guide.rst,
+ *   2025-12-19). A one-core model runs data parallel, one copy per process.
+ */
+export function supportedGroupSizes(instance: Pick<InstanceSpec, 'family'>): readonly number[] | undefined {
+  switch (instance.family) {
+    case 'inf2':
+      return [1, 2, 4, 8, 24];
+    case 'trn1':
+    case 'trn1n':
+      return [1, 2, 8, 16, 32];
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Why `processesPerInstance` processes of `coresPerProcess` cores cannot run on `instance`; empty when they can.
  *
- * Messages name the value, the instance and the valid values, e.g.
- * `processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2`.
+ * A process's cores must be a NeuronCore group the chip supports (`supportedGroupSizes`), and all groups must fit
+ * the instance's cores. They need not use every core: five 3-core groups on a 16-core inf1.6xlarge leave one idle,
+ * which the plan reports. Messages name the value, the instance and the valid values, e.g.
+ * `processesPerInstance=3 x coresPerProcess=1 needs 3 NeuronCores but inf2.xlarge has 2; valid values: 1, 2`.
  */
 export function validateLayout(instance: InstanceSpec, coresPerProcess: number, processesPerInstance: number): string[] {
   const cores = neuronCores(instance);
   const problems: string[] = [];
+  const sizes = supportedGroupSizes(instance)?.filter((g) => g <= cores);
   if (!Number.isInteger(coresPerProcess) || coresPerProcess < 1) {
     problems.push(`coresPerProcess=${coresPerProcess} must be a whole number of NeuronCores, at least 1`);
   } else if (coresPerProcess > cores) {
@@ -52,20 +71,20 @@ export function validateLayout(instance: InstanceSpec, coresPerProcess: number, 
       `coresPerProcess=${coresPerProcess} exceeds the ${cores} NeuronCores of ${instance.name}; ` +
         `use an instance with at least ${coresPerProcess} NeuronCores or compile the model for fewer cores`,
     );
+  } else if (sizes && !sizes.includes(coresPerProcess)) {
+    problems.push(
+      `coresPerProcess=${coresPerProcess} is not a NeuronCore group size the Neuron SDK supports on ${instance.name}; ` +
+        `compile the model for one of: ${sizes.join(', ')}`,
+    );
   }
   if (!Number.isInteger(processesPerInstance) || processesPerInstance < 1) {
     problems.push(`processesPerInstance=${processesPerInstance} must be a whole number, at least 1`);
-  } else if (cores % processesPerInstance !== 0) {
-    problems.push(
-      `processesPerInstance=${processesPerInstance} does not divide the ${cores} NeuronCores of ${instance.name}; ` +
-        `valid values: ${divisors(cores).join(', ')}`,
-    );
   } else if (problems.length === 0 && processesPerInstance * coresPerProcess > cores) {
-    const fits = divisors(cores).filter((p) => p * coresPerProcess <= cores);
+    const most = Math.floor(cores / coresPerProcess);
     problems.push(
       `processesPerInstance=${processesPerInstance} x coresPerProcess=${coresPerProcess} needs ` +
         `${processesPerInstance * coresPerProcess} NeuronCores but ${instance.name} has ${cores}; ` +
-        `valid values for ${coresPerProcess}-core processes: ${fits.join(', ')}`,
+        `valid values for ${coresPerProcess}-core processes: 1 to ${most}`,
     );
   }
   return problems;
@@ -74,9 +93,12 @@ export function validateLayout(instance: InstanceSpec, coresPerProcess: number, 
 /**
  * The cores, `NEURON_RT_VISIBLE_CORES` value and devices of every process on one instance.
  *
- * Each process has an equal, contiguous group of `cores / processesPerInstance` NeuronCores (the Cortex NeuronCore
- * Group) and is given the first `coresPerProcess` of them: a model compiled for fewer cores than its group leaves
- * the rest idle and unreserved. Contiguous, aligned groups keep a process on as few chips as possible.
+ * Processes are spread evenly: process `i` starts at core `i x stride`, with the stride the largest multiple of
+ * the group size that fits `cores / processes`, and owns the next `coresPerProcess` cores. When the processes
+ * divide the cores this is the Cortex NeuronCore Group (an equal share each, the unused rest of each share idle),
+ * so idle cores sit on different chips instead of one process crowding another's memory bandwidth; otherwise the
+ * groups pack from core 0 and the idle cores are the last. Groups aligned to their size keep a process on as few
+ * chips as possible.
  *
  * @throws Error when the layout is invalid: call `validateLayout` first for user-facing messages.
  */
@@ -85,9 +107,9 @@ export function coreLayout(instance: InstanceSpec, coresPerProcess: number, proc
   if (problems.length > 0) {
     throw new Error(problems.join('; '));
   }
-  const groupSize = neuronCores(instance) / processesPerInstance;
+  const stride = Math.floor(neuronCores(instance) / (processesPerInstance * coresPerProcess)) * coresPerProcess;
   return Array.from({ length: processesPerInstance }, (_, index) => {
-    const first = index * groupSize;
+    const first = index * stride;
     const cores = Array.from({ length: coresPerProcess }, (__, i) => first + i);
     return {
       index,

@@ -1,29 +1,27 @@
 /**
- * The sizing planner: from a model profile and throughput/latency targets to the cheapest deployment that meets them.
+ * The sizing planner: from a model profile and request-level targets to the cheapest deployment that meets them.
  *
- * Every (instance type, measurement) pair of the catalog is a candidate. A candidate is sized, checked against the
- * memory, vCPU and latency limits, priced, and either kept (feasible) or rejected with a reason a person can act on.
- * The cheapest feasible candidate wins; ties go to lower p99, then fewer instances, then the instance name.
+ * Targets are requests per second as users send them, each carrying `inputsPerRequest` inputs, with queueing
+ * included. Every (instance type, measurement, serving mode) of the catalog is a candidate: its processes per
+ * instance are the most the NeuronCores, host memory and vCPUs allow (more processes only add servers to the
+ * instance's queue, so the most is the best), each serving mode is sized by the largest arrival rate an instance
+ * holds within the p99 target (`serving.ts`, `queueing.ts`), batching over a small grid of delays, and the fleet is
+ * priced. The cheapest feasible candidate wins; ties go to lower predicted p99, then fewer instances, then the name.
  */
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
 import { isAwsRegion } from '../catalog/regions';
 import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
-import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+import type { Hosting, InstanceSpec, PricingKind } from '../catalog/types';
 import { InfeasibleError, InputError } from '../errors';
 import { checkProfile } from '../profiles/check';
 import type { Measurement, ModelProfile } from '../profiles/types';
-import { coreLayout, divisors } from './layout';
+import { HOST_MEMORY_USABLE_FRACTION, round, sizeCandidate } from './candidate';
+import type { ResolvedRequest } from './candidate';
+import { SERVING_MODES } from './serving';
 import type { Plan, PlanOptions, PlanReport, PlanTargets, Rejection } from './types';
 
-/** Share of host memory model processes may use; the rest is left to the OS, the runtime and the model server. */
-export const HOST_MEMORY_USABLE_FRACTION = 0.9;
 /** Spare capacity above the target when the caller gives none. */
 export const DEFAULT_HEADROOM = 0.2;
-/** Hours in the month used for monthly costs (AWS pricing pages use 730). */
-export const HOURS_PER_MONTH = 730;
-
-/** The request with every default applied. */
-type ResolvedRequest = PlanReport['request'];
 
 /**
  * The cheapest plan that meets the targets.
@@ -35,10 +33,12 @@ export function plan(profile: ModelProfile, targets: PlanTargets, options: PlanO
 }
 
 /**
- * The chosen plan, every other feasible plan (cheapest first) and every rejected candidate with its reason.
+ * The chosen plan, the best plan of every other instance type, measurement and serving mode (cheapest first), and
+ * every rejected candidate with its reason.
  *
  * @param catalog instances and prices @default Catalog.builtIn()
- * @throws InputError for invalid targets or options, InfeasibleError when no instance meets the targets
+ * @throws InputError for invalid targets or options, InfeasibleError when no instance meets the targets (its
+ *   `rejected` lists every candidate and why it lost)
  */
 export function planReport(
   profile: ModelProfile,
@@ -59,27 +59,34 @@ export function planReport(
   }
 
   if (feasible.length === 0) {
+    const inputs = request.targets.inputsPerRequest;
     throw new InfeasibleError(
-      `No ${request.options.hosting} deployment of ${profile.id} meets ${targets.throughputRps} rps at p99 ` +
-        `${targets.p99Ms} ms in ${request.options.region}:`,
+      `No ${request.options.hosting} deployment of ${profile.id} meets ${request.targets.throughputRps} requests/s` +
+        `${inputs > 1 ? ` of ${inputs} inputs` : ''} at p99 ${request.targets.p99Ms} ms in ${request.options.region} ` +
+        `(${request.options.serving === 'any' ? 'stock or batching' : request.options.serving} serving):`,
       explainInfeasible(profile, request, instances, rejected, catalog),
+      { request, rejected },
     );
   }
   const sorted = [...feasible].sort(comparePlans);
   return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
 }
 
-/** Lowest hourly cost first; ties go to lower p99, then fewer instances, then the instance name. */
+/** Lowest hourly cost first; ties go to lower predicted p99, then fewer instances, then the instance name. */
 export function comparePlans(a: Plan, b: Plan): number {
   return (
     a.hourlyCostUsd - b.hourlyCostUsd ||
-    a.p99Ms - b.p99Ms ||
+    a.predictedP99Ms - b.predictedP99Ms ||
     a.instanceCount - b.instanceCount ||
     a.instance.name.localeCompare(b.instance.name) ||
     a.batchSize - b.batchSize ||
-    a.coresPerProcess - b.coresPerProcess
+    a.coresPerProcess - b.coresPerProcess ||
+    a.serving.localeCompare(b.serving)
   );
 }
+
+/** Serving-mode choices a request may name: one mode, or `any`. */
+const SERVING_CHOICES: readonly string[] = [...SERVING_MODES, 'any'];
 
 /** Validates targets and options, naming each bad field, its value and the fix; applies defaults. */
 function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: PlanOptions, catalog: Catalog): ResolvedRequest {
@@ -98,6 +105,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
   positive('throughput', targets.throughputRps, 'give the steady requests per second to serve, e.g. 500');
   positive('p99', targets.p99Ms, 'give the highest acceptable p99 latency in milliseconds, e.g. 50');
   positive('peakThroughput', targets.peakThroughputRps, 'give the peak requests per second, or leave it out');
+  wholeAtLeastOne('inputsPerRequest', targets.inputsPerRequest);
   if (
     targets.peakThroughputRps !== undefined &&
     targets.peakThroughputRps > 0 &&
@@ -121,6 +129,10 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
   if (!PRICING_KINDS.includes(pricing)) {
     problems.push(`pricing='${pricing}' is not supported; use one of: ${PRICING_KINDS.join(', ')}`);
   }
+  const serving = options.serving ?? 'stock';
+  if (!SERVING_CHOICES.includes(serving)) {
+    problems.push(`serving='${serving}' is not supported; use one of: ${SERVING_CHOICES.join(', ')}`);
+  }
   const minInstances = options.minInstances ?? 1;
   wholeAtLeastOne('minInstances', minInstances);
   wholeAtLeastOne('maxInstances', options.maxInstances);
@@ -128,10 +140,16 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     problems.push(`maxInstances=${options.maxInstances} is below minInstances=${minInstances}; raise it or lower minInstances`);
   }
   const headroom = options.headroom ?? DEFAULT_HEADROOM;
-  if (!(Number.isFinite(headroom) && headroom >= 0)) {
-    problems.push(`headroom=${headroom} must be 0 or more (a fraction: 0.2 keeps 20 % spare capacity)`);
+  if (!(Number.isFinite(headroom) && headroom >= 0 && headroom <= 1)) {
+    problems.push(
+      `headroom=${headroom} must be a fraction from 0 to 1 (0.2 keeps 20 % spare capacity)` +
+        (headroom > 1 && headroom <= 100 ? `; for ${headroom} % give ${headroom / 100}` : ''),
+    );
   }
   wholeAtLeastOne('processesPerInstance', options.processesPerInstance);
+  if (options.instanceTypes !== undefined && options.instanceTypes.length === 0) {
+    problems.push('instanceTypes is empty; name at least one instance type, or leave it out to consider every one');
+  }
   for (const name of options.instanceTypes ?? []) {
     if (!catalog.instance(name)) {
       problems.push(
@@ -140,24 +158,28 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
       );
     }
   }
-  if (problems.length === 0 && HOSTINGS.includes(hosting) && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
+  if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
     const known = catalog.regionsWithPrices(hosting, pricing);
     problems.push(
       `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ${known.join(', ') || 'none'}); ` +
-        `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json`,
+        (pricing === 'on-demand'
+          ? `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json`
+          : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) ` +
+            'and pass --prices, or plan with --pricing on-demand'),
     );
   }
   InputError.throwIfAny(problems);
 
   return {
     profileId: profile.id,
-    targets,
+    targets: { ...targets, inputsPerRequest: targets.inputsPerRequest ?? 1 },
     options: {
       region,
       hosting,
       minInstances,
       headroom,
       pricing,
+      serving,
       ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
       ...(options.processesPerInstance !== undefined ? { processesPerInstance: options.processesPerInstance } : {}),
       ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
@@ -234,7 +256,7 @@ interface InstanceOutcome {
   readonly rejections: Rejection[];
 }
 
-/** Sizes every measurement of the instance's core version on the instance. */
+/** Sizes every measurement of the instance's chip on the instance. */
 function evaluateInstance(
   profile: ModelProfile,
   request: ResolvedRequest,
@@ -242,38 +264,18 @@ function evaluateInstance(
   catalog: Catalog,
   warningsByMeasurement: Map<number, string[]>,
 ): InstanceOutcome {
-  const { region, hosting, pricing, processesPerInstance: pinned } = request.options;
+  const { region, hosting, pricing } = request.options;
   const instanceType = hostedName(instance, hosting);
-  const reject = (code: Rejection['code'], reason: string, m?: Measurement): Rejection => ({
-    instanceType,
-    ...(m ? { measurement: describeMeasurement(m) } : {}),
-    code,
-    reason,
-  });
-
   const price = catalog.price(instance.name, region, hosting, pricing);
   if (!price) {
-    return { plans: [], rejections: [reject('no-price', `no ${pricing} ${hosting} price for ${instanceType} in ${region}`)] };
-  }
-  const cores = neuronCores(instance);
-  if (pinned !== undefined && cores % pinned !== 0) {
-    return {
-      plans: [],
-      rejections: [
-        reject(
-          'divisor',
-          `processesPerInstance=${pinned} does not divide the ${cores} NeuronCores of ${instance.name}; ` +
-            `valid values: ${divisors(cores).join(', ')}`,
-        ),
-      ],
-    };
+    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: `no ${pricing} ${hosting} price for ${instanceType} in ${region}` }] };
   }
   const indexed = profile.measurements.map((m, index) => ({ m, index })).filter(({ m }) => measurementApplies(m, instance));
   if (indexed.length === 0) {
     return {
       plans: [],
       rejections: [
-        reject('no-measurement', `${profile.id} has no measurement on ${chipName(instance)} (${coreVersionLabel(instance)})`),
+        { instanceType, code: 'no-measurement', reason: `${profile.id} has no measurement on ${chipName(instance)} (${coreVersionLabel(instance)})` },
       ],
     };
   }
@@ -281,184 +283,11 @@ function evaluateInstance(
   const plans: Plan[] = [];
   const rejections: Rejection[] = [];
   for (const { m, index } of indexed) {
-    const result = sizeCandidate(profile, request, instance, price, m, warningsByMeasurement.get(index) ?? []);
-    if ('code' in result) {
-      rejections.push({ ...reject(result.code, result.reason, m), ...(result.instancesNeeded ? { instancesNeeded: result.instancesNeeded } : {}) });
-    } else {
-      plans.push(result);
-    }
+    const outcome = sizeCandidate(profile, request, instance, instanceType, price, m, warningsByMeasurement.get(index) ?? []);
+    plans.push(...outcome.plans);
+    rejections.push(...outcome.rejections.map((r) => ({ instanceType, measurement: describeMeasurement(m), ...r })));
   }
   return { plans, rejections };
-}
-
-type CandidateResult = Plan | Pick<Rejection, 'code' | 'reason' | 'instancesNeeded'>;
-
-/** Sizes one measurement on one instance: the core layout, the limits, the count and the cost. */
-function sizeCandidate(
-  profile: ModelProfile,
-  request: ResolvedRequest,
-  instance: InstanceSpec,
-  price: Price,
-  m: Measurement,
-  measurementNotes: readonly string[],
-): CandidateResult {
-  const { targets } = request;
-  const { hosting, headroom, minInstances, maxInstances, processesPerInstance: pinned } = request.options;
-  const cores = neuronCores(instance);
-  const g = m.coresPerProcess;
-  const vcpuPerProcess = profile.vcpuPerProcess ?? 1;
-  const warnings: string[] = [];
-
-  if (g > cores) {
-    return { code: 'cores', reason: `the measured core group of ${g} NeuronCores exceeds the ${cores} of ${instance.name}` };
-  }
-  const groupMemory = g * deviceMemoryPerCoreGiB(instance);
-  if (profile.deviceMemoryGiB > groupMemory) {
-    return {
-      code: 'device-memory',
-      reason:
-        `needs ${profile.deviceMemoryGiB} GiB of device memory per process; ${g} ${coreVersionLabel(instance)} ` +
-        `core(s) hold ${groupMemory} GiB`,
-    };
-  }
-
-  // Processes must divide the NeuronCores (Cortex rule). Unpinned, take the most that fit the cores, then step down
-  // through the divisors while host memory or vCPUs run short: fewer processes beat no plan.
-  const hostLimit = HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB;
-  const fitsHost = (p: number) => p * profile.hostMemoryGiB <= hostLimit + 1e-9;
-  const fitsVcpu = (p: number) => p * vcpuPerProcess <= instance.vcpus;
-  let processes: number;
-  if (pinned !== undefined) {
-    if (pinned * g > cores) {
-      return {
-        code: 'cores',
-        reason: `processesPerInstance=${pinned} x ${g} NeuronCores needs ${pinned * g} but ${instance.name} has ${cores}`,
-      };
-    }
-    processes = pinned;
-  } else {
-    const byCores = divisors(cores).filter((p) => p * g <= cores);
-    const mostByCores = byCores[byCores.length - 1];
-    const fitting = byCores.filter((p) => fitsHost(p) && fitsVcpu(p));
-    processes = fitting.length > 0 ? fitting[fitting.length - 1] : 1;
-    if (fitting.length > 0 && processes < mostByCores) {
-      warnings.push(
-        `runs ${processes} instead of ${mostByCores} processes per instance: host memory or vCPUs limit it ` +
-          `(${profile.hostMemoryGiB} GiB, ${vcpuPerProcess} vCPU per process)`,
-      );
-    }
-  }
-  if (!fitsHost(processes)) {
-    return {
-      code: 'host-memory',
-      reason:
-        `${processes} process(es) x ${profile.hostMemoryGiB} GiB of host memory exceed ${round(hostLimit, 1)} GiB ` +
-        `(${HOST_MEMORY_USABLE_FRACTION * 100} % of ${instance.memoryGiB} GiB)`,
-    };
-  }
-  if (!fitsVcpu(processes)) {
-    return {
-      code: 'vcpu',
-      reason: `${processes} process(es) x ${vcpuPerProcess} vCPU exceed the ${instance.vcpus} vCPUs of ${instance.name}`,
-    };
-  }
-  if (m.p99Ms > targets.p99Ms) {
-    return { code: 'latency', reason: `measured p99 ${m.p99Ms} ms exceeds the target ${targets.p99Ms} ms` };
-  }
-
-  const capacityPerInstance = processes * m.throughputRps;
-  const instanceCount = Math.max(minInstances, instancesFor(targets.throughputRps, headroom, capacityPerInstance));
-  if (maxInstances !== undefined && instanceCount > maxInstances) {
-    return {
-      code: 'max-instances',
-      instancesNeeded: instanceCount,
-      reason:
-        `needs ${instanceCount} instances (${round(capacityPerInstance, 1)} rps each) but maxInstances is ${maxInstances}`,
-    };
-  }
-  let maxInstanceCount = instanceCount;
-  if (targets.peakThroughputRps !== undefined) {
-    const forPeak = Math.max(instanceCount, instancesFor(targets.peakThroughputRps, headroom, capacityPerInstance));
-    maxInstanceCount = maxInstances !== undefined ? Math.min(forPeak, maxInstances) : forPeak;
-    if (forPeak > maxInstanceCount) {
-      warnings.push(`the peak of ${targets.peakThroughputRps} rps needs ${forPeak} instances; maxInstances limits it to ${maxInstanceCount}`);
-    }
-  }
-
-  const idleCoresPerInstance = cores - processes * g;
-  if (idleCoresPerInstance > 0) {
-    warnings.push(`${idleCoresPerInstance} of ${cores} NeuronCores per instance stay idle`);
-  }
-  if (price.unverified) {
-    warnings.push(`price $${price.usdPerHour}/h is UNVERIFIED (${price.source}); confirm it or pass --prices`);
-  }
-  warnings.push(...measurementNotes.map((note) => `measurement ${describeMeasurement(m)}: ${note}`));
-
-  const layout = coreLayout(instance, g, processes);
-  const capacityRps = instanceCount * capacityPerInstance;
-  const hourlyCostUsd = instanceCount * price.usdPerHour;
-  const naiveCount = Math.max(minInstances, instancesFor(targets.throughputRps, headroom, m.throughputRps));
-  const naiveHourly = naiveCount * price.usdPerHour;
-
-  return {
-    profileId: profile.id,
-    region: request.options.region,
-    hosting,
-    targets,
-    headroom,
-    instanceType: hostedName(instance, hosting),
-    instance,
-    instanceCount,
-    maxInstanceCount,
-    processesPerInstance: processes,
-    coresPerProcess: g,
-    idleCoresPerInstance,
-    batchSize: m.batchSize,
-    processes: layout,
-    visibleCores: layout.map((proc) => proc.visibleCores),
-    p50Ms: m.p50Ms,
-    p99Ms: m.p99Ms,
-    throughputPerProcessRps: m.throughputRps,
-    capacityPerInstanceRps: capacityPerInstance,
-    capacityRps,
-    utilization: targets.throughputRps / capacityRps,
-    price,
-    hourlyCostUsd,
-    monthlyCostUsd: hourlyCostUsd * HOURS_PER_MONTH,
-    costPer1MInferencesUsd: costPer1MInferences(hourlyCostUsd, targets.throughputRps),
-    naive: {
-      instanceCount: naiveCount,
-      hourlyCostUsd: naiveHourly,
-      monthlyCostUsd: naiveHourly * HOURS_PER_MONTH,
-      savingsPercent: (1 - hourlyCostUsd / naiveHourly) * 100,
-    },
-    measurement: m,
-    deviceMemoryGiB: profile.deviceMemoryGiB,
-    hostMemoryGiB: profile.hostMemoryGiB,
-    vcpuPerProcess,
-    warnings,
-  };
-}
-
-/** Instances needed to serve `rps` with `headroom` spare at `capacityPerInstance` each. */
-export function instancesFor(rps: number, headroom: number, capacityPerInstance: number): number {
-  // The epsilon keeps 1000 * 1.2 / 600 = 2.0000000000000004 from becoming 3 instances.
-  return Math.ceil((rps * (1 + headroom)) / capacityPerInstance - 1e-9);
-}
-
-/**
- * Cost of one million inferences at a steady rate: `hourly / (rps * 3600) * 1e6`.
- *
- * The Neuron performance pages compute their "cost per 1M inferences" column the same way
- * (shared/reference/inferentia-facts.md §2a: `(1e6 / throughput) * (hourly_rate / 3600)`).
- */
-export function costPer1MInferences(hourlyUsd: number, rps: number): number {
-  return (hourlyUsd / (rps * 3600)) * 1e6;
-}
-
-function round(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }
 
 /**
@@ -476,11 +305,16 @@ function explainInfeasible(
     const members = instances.filter((i) => i.family === family);
     const names = new Set(members.map((i) => hostedName(i, request.options.hosting)));
     const familyRejections = rejected.filter((r) => names.has(r.instanceType));
-    const codes = [...new Set(familyRejections.map((r) => r.code))];
+    // The reasons that stopped the most promising candidates first: latency and size limits before price gaps.
+    const codes = [...new Set(familyRejections.map((r) => r.code))].sort((a, b) => CODE_ORDER.indexOf(a) - CODE_ORDER.indexOf(b));
     const reasons = codes.map((code) => familyReason(code, profile, request, members, familyRejections, catalog));
     return `${family}: ${reasons.join('; ')}`;
   });
 }
+
+const CODE_ORDER: readonly Rejection['code'][] = [
+  'latency', 'max-instances', 'inputs', 'device-memory', 'host-memory', 'vcpu', 'cores', 'layout', 'no-measurement', 'no-price', 'excluded',
+];
 
 function familyReason(
   code: Rejection['code'],
@@ -490,56 +324,46 @@ function familyReason(
   rejections: readonly Rejection[],
   catalog: Catalog,
 ): string {
-  const { targets } = request;
   const { region, hosting, pricing } = request.options;
   const version = members[0];
-  const measured = profile.measurements.filter((m) => measurementApplies(m, version));
+  const ofCode = rejections.filter((r) => r.code === code);
+  const distinct = (list: readonly Rejection[]) => [...new Set(list.map((r) => (r.measurement ? `${r.measurement}: ${r.reason}` : r.reason)))];
   switch (code) {
-    case 'latency': {
-      const fastest = [...measured].sort((a, b) => a.p99Ms - b.p99Ms)[0];
-      return (
-        `p99 target ${targets.p99Ms} ms is below the fastest measured p99 of ${profile.id} ` +
-        `(${fastest.p99Ms} ms on ${coreVersionLabel(version)}, batch ${fastest.batchSize})`
-      );
-    }
+    case 'latency':
+    case 'inputs':
+    case 'cores':
+    case 'layout':
+    case 'vcpu':
+      return distinct(ofCode).join('; ');
     case 'device-memory': {
+      const measured = profile.measurements.filter((m) => measurementApplies(m, version));
       const largest = Math.max(
         ...members.flatMap((i) =>
           measured.filter((m) => m.coresPerProcess <= neuronCores(i)).map((m) => m.coresPerProcess * deviceMemoryPerCoreGiB(i)),
         ),
       );
-      return `needs ${profile.deviceMemoryGiB} GiB of device memory; the largest core group measured holds ${largest} GiB`;
+      return `${distinct(ofCode)[0]}; the largest core group measured holds ${largest} GiB`;
     }
     case 'host-memory': {
-      const tried = new Set(rejections.filter((r) => r.code === 'host-memory').map((r) => ec2Name(r.instanceType)));
-      const largest = [...members].filter((i) => tried.has(i.name)).sort((a, b) => b.memoryGiB - a.memoryGiB)[0];
+      const priced = members.filter((i) => !rejections.some((r) => r.code === 'no-price' && ec2Name(r.instanceType) === i.name));
+      const largest = [...priced].sort((a, b) => b.memoryGiB - a.memoryGiB)[0] ?? members[0];
+      const perProcess = Math.min(...profile.measurements.filter((m) => measurementApplies(m, version)).map((m) => m.hostMemoryGiB ?? profile.hostMemoryGiB));
       return (
-        `one process needs ${profile.hostMemoryGiB} GiB of host memory; the largest priced ${version.family} instance ` +
+        `one process needs ${perProcess} GiB of host memory; the largest priced ${version.family} instance ` +
         `(${largest.name}) allows ${round(HOST_MEMORY_USABLE_FRACTION * largest.memoryGiB, 1)} GiB`
       );
     }
-    case 'vcpu':
-      return `one process needs ${profile.vcpuPerProcess ?? 1} vCPUs; more than the ${version.family} instances have`;
     case 'max-instances': {
-      const fewest = Math.min(...rejections.map((r) => r.instancesNeeded ?? Infinity));
-      return `needs at least ${fewest} instances but maxInstances is ${request.options.maxInstances}`;
+      const fewest = Math.min(...ofCode.map((r) => r.instancesNeeded ?? Infinity));
+      const best = ofCode.find((r) => r.instancesNeeded === fewest);
+      return best ? `${best.instanceType} ${best.measurement ?? ''}: ${best.reason}`.replace('  ', ' ') : 'too many instances';
     }
-    case 'cores':
-      return rejections.find((r) => r.code === 'cores')?.reason ?? 'too few NeuronCores';
-    case 'divisor':
-      return rejections
-        .filter((r) => r.code === 'divisor')
-        .map((r) => r.reason)
-        .join('; ');
     case 'no-measurement':
       return `${profile.id} has no measurement on ${chipName(version)} (${coreVersionLabel(version)})`;
     case 'no-price':
       return (
         `no ${pricing} ${hosting} price in ${region} for ` +
-        rejections
-          .filter((r) => r.code === 'no-price')
-          .map((r) => r.instanceType)
-          .join(', ') +
+        ofCode.map((r) => r.instanceType).join(', ') +
         (catalog.regionsWithPrices(hosting, pricing).includes(region) ? '' : '; pass --prices with one')
       );
     case 'excluded':

@@ -6,11 +6,20 @@
  */
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import type { Measurement } from '../profiles/types';
+import type { ServingMode } from './serving';
 
-/** What the deployment must sustain. */
+export type { ServingMode } from './serving';
+
+/** What the deployment must sustain, in requests as users send them. */
 export interface PlanTargets {
-  /** Steady requests (inferences) per second to serve. */
+  /** Steady requests per second to serve, queueing included. */
   readonly throughputRps: number;
+  /**
+   * Inputs (sentences, images) each request carries.
+   *
+   * @default 1
+   */
+  readonly inputsPerRequest?: number;
   /** Highest acceptable 99th percentile latency in milliseconds. */
   readonly p99Ms: number;
   /**
@@ -34,15 +43,39 @@ export interface PlanOptions {
   /** Spare capacity above the target, as a fraction (0.2 = 20 %). @default 0.2 */
   readonly headroom?: number;
   /**
-   * Pin the model processes per instance (Cortex `processes_per_replica`); it must divide the instance's NeuronCores.
+   * Pin the model processes per instance (Cortex `processes_per_replica`); they must fit the instance's NeuronCores.
    *
-   * @default - as many processes as the measured core group fits
+   * @default - as many processes as the cores, host memory and vCPUs allow
    */
   readonly processesPerInstance?: number;
   /** Consider only these instance types (EC2 names). @default - every catalog instance */
   readonly instanceTypes?: readonly string[];
   /** Which price to optimise. @default 'on-demand' */
   readonly pricing?: PricingKind;
+  /**
+   * Serving modes to consider: `stock` (one device call per request: the SageMaker PyTorch toolkit, any server of
+   * your own), `batching` (a server that combines requests into device batches: the cdk-inferentia model server in
+   * `serving/`), or `any` for the cheaper of the two. See `SERVING_SUPPORT` for which hosting runs which.
+   *
+   * @default 'stock' - what every hosting runs today
+   */
+  readonly serving?: ServingMode | 'any';
+}
+
+/** Which hostings run each serving mode today, for messages and `--help`. */
+export const SERVING_SUPPORT: Readonly<Record<ServingMode, string>> = {
+  stock: 'any server that makes one device call per request: NeuronSageMakerEndpoint with a Neuron DLC, or your own container',
+  batching:
+    'the cdk-inferentia model server (serving/), which closes a batch when full or maxDelayMs after its first request; ' +
+    'NeuronSageMakerEndpoint does not run it yet, so SageMaker plans must be stock',
+};
+
+/** How a batching plan combines requests, as the model server reads it. */
+export interface BatchingSettings {
+  /** Most inputs one device call carries: the compiled batch size. */
+  readonly maxBatchSize: number;
+  /** Longest a batch waits for more requests after its first one arrived, in milliseconds. */
+  readonly maxDelayMs: number;
 }
 
 /** One model process on an instance and the NeuronCores and devices it owns. */
@@ -91,20 +124,35 @@ export interface Plan {
   readonly processes: readonly ProcessLayout[];
   /** `NEURON_RT_VISIBLE_CORES` of each process, in process order (the same as in `processes`). */
   readonly visibleCores: readonly string[];
-  /** Expected latencies, from the measurement. */
+  /** Inputs each request carries (from the targets). */
+  readonly inputsPerRequest: number;
+  /** How requests become device calls. */
+  readonly serving: ServingMode;
+  /** How requests are combined into device batches; `null` for stock serving. */
+  readonly batching: BatchingSettings | null;
+  /** Median and p99 of one device call, as measured (no queueing). */
   readonly p50Ms: number;
   readonly p99Ms: number;
-  readonly throughputPerProcessRps: number;
+  /** Predicted p99 of a request at the target rate: batching wait + queueing wait + the call + host work. */
+  readonly predictedP99Ms: number;
+  /**
+   * Requests per second one instance holds with its predicted p99 within the target: queueing included, headroom
+   * not (headroom is in the instance count).
+   */
   readonly capacityPerInstanceRps: number;
-  /** Capacity of all planned instances. */
+  /** Requests per second all planned instances hold: `instanceCount x capacityPerInstanceRps`. */
   readonly capacityRps: number;
-  /** Target throughput / capacity (0..1). */
+  /** Fraction of the model processes' time busy at the target rate (0..1). */
   readonly utilization: number;
+  /** Host CPU milliseconds one request costs in its model process (the profile's, or the planner default). */
+  readonly hostCpuMsPerRequest: number;
   readonly price: Price;
   readonly hourlyCostUsd: number;
   /** Hourly cost x 730 hours. */
   readonly monthlyCostUsd: number;
-  /** `hourly / (targetRps * 3600) * 1e6`. */
+  /** `hourly / (target requests/s x 3600) x 1e6`. */
+  readonly costPer1MRequestsUsd: number;
+  /** Cost per million inputs: `costPer1MRequestsUsd / inputsPerRequest`, comparable with the Neuron tables. */
   readonly costPer1MInferencesUsd: number;
   readonly naive: NaiveComparison;
   /** The measured operating point the plan relies on. */
@@ -113,7 +161,7 @@ export interface Plan {
   readonly deviceMemoryGiB: number;
   readonly hostMemoryGiB: number;
   readonly vcpuPerProcess: number;
-  /** Things a reviewer should know (UNVERIFIED price, idle cores, suspicious measurement). */
+  /** Things a reviewer should know (UNVERIFIED price, idle cores, Inf1 end of support, suspicious measurement). */
   readonly warnings: readonly string[];
 }
 
@@ -128,7 +176,8 @@ export interface Rejection {
     | 'no-price'
     | 'no-measurement'
     | 'cores'
-    | 'divisor'
+    | 'layout'
+    | 'inputs'
     | 'device-memory'
     | 'host-memory'
     | 'vcpu'
@@ -146,11 +195,11 @@ export interface PlanReport {
   readonly request: {
     readonly profileId: string;
     readonly targets: PlanTargets;
-    readonly options: Required<Pick<PlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
+    readonly options: Required<Pick<PlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing' | 'serving'>> &
       Pick<PlanOptions, 'maxInstances' | 'processesPerInstance' | 'instanceTypes'>;
   };
   readonly chosen: Plan;
-  /** Every other feasible plan (each instance type with each measured layout), best first. */
+  /** The best feasible plan of every other instance type, measurement and serving mode, best first. */
   readonly alternatives: readonly Plan[];
   readonly rejected: readonly Rejection[];
 }

@@ -28,11 +28,13 @@ const HTTP_JSON =
  */
 export const HOST_CPU_DEFAULTS: Readonly<Record<ActivationKind, HostCpuDefault>> = {
   textSeq128: {
-    ms: 2,
+    ms: 1,
     source:
-      `UNVERIFIED estimate for text at sequence length 128: ${HTTP_JSON}; a Rust-backed Hugging Face fast tokenizer ` +
-      'takes well under 0.5 ms for one 128-token sequence (its README: under 20 s per GB of text); padding and tensor ' +
-      'creation add a little. About 1.5 ms, rounded up to 2 ms. Measure yours with the model server.',
+      'UNVERIFIED estimate for text at sequence length 128: the cdk-inferentia model server spends 0.52 ms of CPU per ' +
+      'single-input request at batch 1 on HTTP, JSON, queueing and slicing (npm run bench:serving-overhead, 2-core ' +
+      'host, 2026-11-23); a Rust-backed Hugging Face fast tokenizer takes well under 0.5 ms for one 128-token ' +
+      'sequence (its README: under 20 s per GB of text). About 0.9 ms, rounded up to 1 ms. Measure yours with the ' +
+      'model server.',
   },
   image224: {
     ms: 10,

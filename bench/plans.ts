@@ -1,0 +1,112 @@
+/**
+ * Keeps the planner honest: plans every built-in profile for a grid of targets on both hostings and both serving
+ * modes, then replays each chosen plan in a discrete-event simulation (`simulateInstance`: Poisson single-input
+ * arrivals, the instance's processes sharing one queue, call times drawn from the plan's own measurement row) at the
+ * target rate, and prints predicted against simulated p99, and the planner's capacity per instance against the
+ * highest rate the simulation holds within the target.
+ *
+ * The last line is `plans over target: N of M`, the plans whose simulated p99 exceeds the target at the target rate.
+ * Goal: 0. Run with `npm run bench:plans` (`-- --verbose` prints every plan, `-- --requests N` sets the replay length).
+ */
+import { HOSTINGS } from '../lib/catalog/types';
+import { InfeasibleError } from '../lib/errors';
+import { planReport, planServingModel, simulateInstance } from '../lib/planner';
+import type { Plan, ServingMode } from '../lib/planner';
+import { builtInProfiles } from '../lib/profiles';
+
+/** Targets the grid crosses with every profile: steady requests/s and p99 ms. */
+const THROUGHPUTS = [50, 500, 2000, 10000];
+const P99_TARGETS_MS = [2, 10, 50, 250, 5000];
+const SERVING: readonly ServingMode[] = ['stock', 'batching'];
+
+interface Row {
+  readonly label: string;
+  readonly plan: Plan;
+  readonly simulatedP99Ms: number;
+  readonly simulatedCapacityRps: number;
+}
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** Replays one plan at `rate` requests/s on one instance and returns the simulated p99 in ms. */
+function simulatedP99Ms(plan: Plan, rate: number, requests: number, seed: number): number {
+  const result = simulateInstance({
+    model: planServingModel(plan),
+    callP50Seconds: plan.p50Ms / 1000,
+    arrivalsPerSecond: rate,
+    requests,
+    seed,
+  });
+  return result.p99Seconds * 1000;
+}
+
+/** Highest rate per instance the simulation holds within the target, by bisection up to twice the planner's figure. */
+function simulatedCapacity(plan: Plan, requests: number): number {
+  let low = 0;
+  let high = plan.capacityPerInstanceRps * 2;
+  for (let i = 0; i < 12; i++) {
+    const mid = (low + high) / 2;
+    if (simulatedP99Ms(plan, mid, requests, 7) <= plan.targets.p99Ms) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+function main(): void {
+  const requests = flag('--requests', 20000);
+  const verbose = process.argv.includes('--verbose');
+  const rows: Row[] = [];
+  let infeasible = 0;
+  const started = Date.now();
+  for (const profile of builtInProfiles()) {
+    for (const hosting of HOSTINGS) {
+      for (const serving of SERVING) {
+        for (const throughputRps of THROUGHPUTS) {
+          for (const p99Ms of P99_TARGETS_MS) {
+            try {
+              const plan = planReport(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, serving, headroom: 0 }).chosen;
+              const rate = throughputRps / plan.instanceCount;
+              rows.push({
+                label: `${profile.id} ${hosting} ${serving} ${throughputRps} rps p99 ${p99Ms} ms`,
+                plan,
+                simulatedP99Ms: simulatedP99Ms(plan, rate, requests, 1),
+                simulatedCapacityRps: verbose ? simulatedCapacity(plan, requests) : NaN,
+              });
+            } catch (e) {
+              if (!(e instanceof InfeasibleError)) throw e;
+              infeasible++;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  const over = rows.filter((r) => r.simulatedP99Ms > r.plan.targets.p99Ms);
+  const print = verbose ? rows : over;
+  for (const r of print) {
+    const p = r.plan;
+    console.log(
+      `${over.includes(r) ? 'OVER ' : '     '}${r.label}: ${p.instanceCount} x ${p.instanceType} ${p.processesPerInstance}x${p.coresPerProcess} ` +
+        `b${p.batchSize}${p.batching ? ` delay ${p.batching.maxDelayMs} ms` : ''}; p99 predicted ${p.predictedP99Ms.toFixed(2)} ` +
+        `simulated ${r.simulatedP99Ms.toFixed(2)} ms; capacity/instance planned ${p.capacityPerInstanceRps}` +
+        (Number.isNaN(r.simulatedCapacityRps) ? '' : ` simulated ${r.simulatedCapacityRps.toFixed(1)}`) + ' requests/s',
+    );
+  }
+  // How much room the model leaves: simulated p99 as a share of the predicted p99 at the target rate.
+  const ratios = rows.map((r) => r.simulatedP99Ms / r.plan.predictedP99Ms).sort((a, b) => a - b);
+  const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))].toFixed(2);
+  console.log(
+    `${rows.length} plans (${infeasible} grid points infeasible) replayed with ${requests} requests each in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      `simulated / predicted p99: min ${at(0)}, median ${at(0.5)}, max ${at(1)}`,
+  );
+  console.log(`plans over target: ${over.length} of ${rows.length}`);
+}
+
+main();

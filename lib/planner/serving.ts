@@ -1,0 +1,111 @@
+/**
+ * How one instance serves requests, in the unit users send them: requests per second, each with
+ * `inputsPerRequest` inputs, through `c` model processes that share one queue.
+ *
+ * Two serving modes:
+ * - `stock`: one device call per request (the SageMaker PyTorch toolkit runs the requests TorchServe aggregates one
+ *   at a time). A request costs one whole call at the compiled batch size, padded, whatever inputs it carries.
+ * - `batching`: a server queues requests and closes a batch when it holds `maxBatchSize` inputs or `maxDelayMs` after
+ *   its first request arrived, whichever comes first; the batch is one padded device call. Requests are never split.
+ *
+ * Host work (HTTP, JSON, tokenization or decoding) costs `hostMsPerRequest` of one vCPU per request and runs in the
+ * process that holds the model (the SageMaker handler contract: `input_fn` and `output_fn` run beside `predict_fn`),
+ * so it adds to the process's busy time. One vCPU is kept for the HTTP front end (see the planner).
+ */
+import type { Measurement } from '../profiles/types';
+import { largestFitting, meanBatchRequests, serviceScv, waitQuantileSeconds } from './queueing';
+
+/** The two ways a model server can turn requests into device calls. */
+export const SERVING_MODES = ['stock', 'batching'] as const;
+/** `stock`: one device call per request; `batching`: requests combined into device batches. */
+export type ServingMode = (typeof SERVING_MODES)[number];
+
+/** What the queueing model needs to know about one candidate deployment on one instance. */
+export interface ServingModel {
+  readonly mode: ServingMode;
+  /** Model processes on the instance: the servers of its queue. */
+  readonly processes: number;
+  /** Device time of one call at the compiled batch: `batchSize / measured inferences per second per process`. */
+  readonly callSeconds: number;
+  /** Measured p99 of one call, in seconds. */
+  readonly callP99Seconds: number;
+  /** Host CPU seconds one request costs in its process. */
+  readonly hostSecondsPerRequest: number;
+  /** Requests one device call serves: 1 for stock, `floor(maxBatchSize / inputsPerRequest)` with batching. */
+  readonly requestsPerBatch: number;
+  /** Longest a batch waits to fill, in seconds; 0 for stock. */
+  readonly maxDelaySeconds: number;
+  /** Squared coefficient of variation of a call's busy time (`serviceScv` of the measured p50 and p99). */
+  readonly serviceScv: number;
+}
+
+/** Busy time of one process for one device call: the call plus the host work of every request it may carry. */
+export function busySecondsPerCall(model: ServingModel): number {
+  return model.callSeconds + model.requestsPerBatch * model.hostSecondsPerRequest;
+}
+
+/** Device calls per second the instance makes when requests arrive at `arrivalsPerSecond`. */
+export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): number {
+  if (model.mode === 'stock') {
+    return arrivalsPerSecond;
+  }
+  return arrivalsPerSecond / meanBatchRequests(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
+}
+
+/**
+ * Predicted p99 latency of a request, in seconds, at `arrivalsPerSecond` requests per second on one instance: the
+ * wait for the batch to close (the full `maxDelay`, its worst case) + the p99 queueing wait for a process (M/M/c,
+ * see `queueing.ts`) + the measured p99 of the call + the host work of the call's requests. Infinite when the
+ * processes cannot keep up.
+ */
+export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
+  const busy = busySecondsPerCall(model);
+  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv);
+  return model.maxDelaySeconds + wait + model.callP99Seconds + model.requestsPerBatch * model.hostSecondsPerRequest;
+}
+
+/** Fraction of the processes' time spent busy at `arrivalsPerSecond` (1 or more means the queue grows without end). */
+export function processUtilization(model: ServingModel, arrivalsPerSecond: number): number {
+  return (callsPerSecond(model, arrivalsPerSecond) * busySecondsPerCall(model)) / model.processes;
+}
+
+/**
+ * Most requests per second one process could complete with every call full and no latency target: the ceiling
+ * rejections quote ("batch 8 without server batching serves 167 single-input requests/s per process").
+ */
+export function saturationPerProcessRps(model: ServingModel): number {
+  return model.requestsPerBatch / busySecondsPerCall(model);
+}
+
+/**
+ * The largest arrival rate, in requests per second, one instance holds with the predicted p99 within
+ * `targetP99Seconds`; 0 when even a single request misses it.
+ */
+export function capacityRps(model: ServingModel, targetP99Seconds: number): number {
+  const ceiling = model.processes * saturationPerProcessRps(model);
+  return largestFitting(ceiling, (rate) => predictedP99Seconds(model, rate) <= targetP99Seconds);
+}
+
+/** What `servingModel` needs of a sized candidate or a finished plan. */
+export interface ServingChoice {
+  readonly mode: ServingMode;
+  readonly processes: number;
+  /** Host CPU milliseconds of one request (all its inputs). */
+  readonly hostMsPerRequest: number;
+  readonly requestsPerBatch: number;
+  readonly maxDelayMs: number;
+}
+
+/** The queueing model of a measurement served one way: the one place a row's figures become service times. */
+export function servingModel(m: Pick<Measurement, 'batchSize' | 'throughputRps' | 'p50Ms' | 'p99Ms'>, choice: ServingChoice): ServingModel {
+  return {
+    mode: choice.mode,
+    processes: choice.processes,
+    callSeconds: m.batchSize / m.throughputRps,
+    callP99Seconds: m.p99Ms / 1000,
+    hostSecondsPerRequest: choice.hostMsPerRequest / 1000,
+    requestsPerBatch: choice.requestsPerBatch,
+    maxDelaySeconds: choice.maxDelayMs / 1000,
+    serviceScv: serviceScv(m.p50Ms, m.p99Ms),
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * A discrete-event replay of one instance serving Poisson arrivals, to hold the planner's queueing model against
+ * the serving semantics it claims (`bench/plans.ts` and the property test use it; the planner never does).
+ *
+ * Semantics replayed, the same as `serving.ts` states them:
+ * - requests arrive as a Poisson stream; the instance's processes take work first-come, first-served from one queue;
+ * - `stock`: each request is one call; `batching`: a batch closes when it holds `requestsPerBatch` requests or
+ *   `maxDelaySeconds` after its first request, whichever comes first, and is one call;
+ * - a process spends the host work of each request of the call, then the call itself;
+ * - a call's latency is drawn from a log-normal with the measured p50 and p99 (the Neuron tables give both), and
+ *   the process is busy for the call's share of the measured throughput, `callSeconds`, scaled by the same draw,
+ *   so a slow call also holds its process longer.
+ */
+import { Z99 } from './queueing';
+import type { ServingModel } from './serving';
+
+/** What one replay is asked to do. */
+export interface SimulationInput {
+  readonly model: ServingModel;
+  /** Measured median call latency in seconds (the p99 is in the model). */
+  readonly callP50Seconds: number;
+  /** Requests per second arriving at the instance. */
+  readonly arrivalsPerSecond: number;
+  /** Requests to replay, warm-up included. @default 20000 */
+  readonly requests?: number;
+  /** Leading requests left out of the statistics while the queue fills. @default 10 % of `requests` */
+  readonly warmupRequests?: number;
+  /** Seed of the pseudo-random stream, so a replay repeats exactly. @default 1 */
+  readonly seed?: number;
+}
+
+/** What the replay measured. */
+export interface SimulationResult {
+  /** 99th percentile latency of the measured requests, in seconds. */
+  readonly p99Seconds: number;
+  /** Mean latency of the measured requests, in seconds. */
+  readonly meanSeconds: number;
+  /** Requests completed per second of simulated time over the measured requests. */
+  readonly completedPerSecond: number;
+  /** Mean requests per device call. */
+  readonly meanBatchRequests: number;
+}
+
+/** mulberry32: a small, fast, seedable generator; quality is ample for arrival times and service draws. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal draw (Box-Muller). */
+function normal(next: () => number): number {
+  const u = 1 - next();
+  const v = next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+/** Replays `requests` Poisson arrivals through one instance and measures their latency. */
+export function simulateInstance(input: SimulationInput): SimulationResult {
+  const { model } = input;
+  const total = input.requests ?? 20000;
+  const warmup = input.warmupRequests ?? Math.floor(total / 10);
+  const next = random(input.seed ?? 1);
+  const p50 = input.callP50Seconds;
+  const sigma = model.callP99Seconds > p50 && p50 > 0 ? Math.log(model.callP99Seconds / p50) / Z99 : 0;
+
+  // Arrival times.
+  const arrivals = new Float64Array(total);
+  let now = 0;
+  for (let i = 0; i < total; i++) {
+    now += -Math.log(1 - next()) / input.arrivalsPerSecond;
+    arrivals[i] = now;
+  }
+
+  // Calls: [first request, last request + 1, time the call joins the queue].
+  const calls: Array<[number, number, number]> = [];
+  if (model.mode === 'stock') {
+    for (let i = 0; i < total; i++) {
+      calls.push([i, i + 1, arrivals[i]]);
+    }
+  } else {
+    let first = 0;
+    while (first < total) {
+      const deadline = arrivals[first] + model.maxDelaySeconds;
+      let end = first + 1;
+      while (end < total && end - first < model.requestsPerBatch && arrivals[end] <= deadline) {
+        end++;
+      }
+      const closes = end - first === model.requestsPerBatch ? arrivals[end - 1] : deadline;
+      calls.push([first, end, closes]);
+      first = end;
+    }
+  }
+
+  // First-come, first-served over the processes: each call goes to the process that frees first.
+  const freeAt = new Float64Array(model.processes);
+  const latencies: number[] = [];
+  let latencySum = 0;
+  let lastFinish = 0;
+  for (const [first, end, ready] of calls) {
+    let server = 0;
+    for (let s = 1; s < freeAt.length; s++) {
+      if (freeAt[s] < freeAt[server]) {
+        server = s;
+      }
+    }
+    const start = Math.max(ready, freeAt[server]);
+    const draw = Math.exp(sigma * normal(next));
+    const host = (end - first) * model.hostSecondsPerRequest;
+    const busy = model.callSeconds * draw;
+    const latency = p50 * draw;
+    freeAt[server] = start + host + busy;
+    const finish = start + host + Math.max(latency, busy);
+    for (let r = first; r < end; r++) {
+      if (r >= warmup) {
+        const l = finish - arrivals[r];
+        latencies.push(l);
+        latencySum += l;
+        lastFinish = Math.max(lastFinish, finish);
+      }
+    }
+  }
+
+  latencies.sort((a, b) => a - b);
+  const measured = latencies.length;
+  const p99Index = Math.min(measured - 1, Math.ceil(0.99 * measured) - 1);
+  return {
+    p99Seconds: measured > 0 ? latencies[p99Index] : 0,
+    meanSeconds: measured > 0 ? latencySum / measured : 0,
+    completedPerSecond: measured > 0 ? measured / (lastFinish - arrivals[Math.min(warmup, total - 1)]) : 0,
+    meanBatchRequests: total / calls.length,
+  };
+}
