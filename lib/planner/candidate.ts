@@ -118,13 +118,14 @@ export function sizeCandidate(
     if (mode === 'batching' && requestsPerBatch === 1 && modes.includes('stock')) {
       continue; // One request per batch is stock serving plus a delay: it can only lose.
     }
-    const fixedMs = m.p99Ms + requestsPerBatch * hostMs;
-    const budgetMs = targets.p99Ms - fixedMs;
+    const callP99Ms = servingModel(m, { mode, processes: 1, hostMsPerRequest: 0, requestsPerBatch: 1, maxDelayMs: 0 }).callP99Seconds * 1000;
+    const budgetMs = targets.p99Ms - callP99Ms - hostMs;
     if (budgetMs <= 0) {
       rejections.push({
         code: 'latency',
         reason:
-          `measured p99 ${m.p99Ms} ms + ${round(requestsPerBatch * hostMs, 2)} ms of host work per call ` +
+          (callP99Ms > m.p99Ms ? `a call's p99 of ${round(callP99Ms, 2)} ms (measured ${m.p99Ms} ms, longer calls implied by the throughput)` : `measured p99 ${m.p99Ms} ms`) +
+          ` + ${round(hostMs, 2)} ms of host work per request ` +
           `exceeds the target ${targets.p99Ms} ms`,
       });
       continue;

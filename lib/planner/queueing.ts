@@ -111,6 +111,28 @@ export function meanBatchRequests(arrivalsPerSecond: number, delaySeconds: numbe
 }
 
 /**
+ * The `quantile` of the requests in such a batch, `min(n, 1 + N)` with `N ~ Poisson(λ T)`: how much host work the
+ * batch of a request at the tail carries.
+ */
+export function batchRequestsQuantile(
+  arrivalsPerSecond: number,
+  delaySeconds: number,
+  maxRequests: number,
+  quantile: number = TARGET_QUANTILE,
+): number {
+  const mean = arrivalsPerSecond * delaySeconds;
+  let pmf = Math.exp(-mean);
+  let cdf = pmf;
+  let extra = 0;
+  while (cdf < quantile && 1 + extra < maxRequests) {
+    extra++;
+    pmf *= mean / extra;
+    cdf += pmf;
+  }
+  return Math.min(maxRequests, 1 + extra);
+}
+
+/**
  * The largest value in `[0, upper]` for which `fits` holds, by bisection; `fits` must hold below any value where it
  * holds (monotone). Returns 0 when `fits` fails everywhere above 0.
  */

@@ -13,7 +13,7 @@
  * so it adds to the process's busy time. One vCPU is kept for the HTTP front end (see the planner).
  */
 import type { Measurement } from '../profiles/types';
-import { largestFitting, meanBatchRequests, serviceScv, waitQuantileSeconds } from './queueing';
+import { batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, waitQuantileSeconds } from './queueing';
 
 /** The two ways a model server can turn requests into device calls. */
 export const SERVING_MODES = ['stock', 'batching'] as const;
@@ -39,34 +39,37 @@ export interface ServingModel {
   readonly serviceScv: number;
 }
 
-/** Busy time of one process for one device call: the call plus the host work of every request it may carry. */
-export function busySecondsPerCall(model: ServingModel): number {
-  return model.callSeconds + model.requestsPerBatch * model.hostSecondsPerRequest;
+/** Mean requests one device call carries when requests arrive at `arrivalsPerSecond`. */
+export function requestsPerCall(model: ServingModel, arrivalsPerSecond: number): number {
+  return model.mode === 'stock' ? 1 : meanBatchRequests(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
+}
+
+/** Mean busy time of one process for one device call: the call plus the host work of the requests it carries. */
+export function busySecondsPerCall(model: ServingModel, arrivalsPerSecond: number): number {
+  return model.callSeconds + requestsPerCall(model, arrivalsPerSecond) * model.hostSecondsPerRequest;
 }
 
 /** Device calls per second the instance makes when requests arrive at `arrivalsPerSecond`. */
 export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): number {
-  if (model.mode === 'stock') {
-    return arrivalsPerSecond;
-  }
-  return arrivalsPerSecond / meanBatchRequests(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
+  return arrivalsPerSecond / requestsPerCall(model, arrivalsPerSecond);
 }
 
 /**
  * Predicted p99 latency of a request, in seconds, at `arrivalsPerSecond` requests per second on one instance: the
  * wait for the batch to close (the full `maxDelay`, its worst case) + the p99 queueing wait for a process (M/M/c,
- * see `queueing.ts`) + the measured p99 of the call + the host work of the call's requests. Infinite when the
- * processes cannot keep up.
+ * see `queueing.ts`, with the mean busy time of a call) + the measured p99 of the call + the host work of a batch
+ * at its 99th percentile size. Infinite when the processes cannot keep up.
  */
 export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
-  const busy = busySecondsPerCall(model);
+  const busy = busySecondsPerCall(model, arrivalsPerSecond);
   const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv);
-  return model.maxDelaySeconds + wait + model.callP99Seconds + model.requestsPerBatch * model.hostSecondsPerRequest;
+  const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
+  return model.maxDelaySeconds + wait + model.callP99Seconds + tailBatch * model.hostSecondsPerRequest;
 }
 
 /** Fraction of the processes' time spent busy at `arrivalsPerSecond` (1 or more means the queue grows without end). */
 export function processUtilization(model: ServingModel, arrivalsPerSecond: number): number {
-  return (callsPerSecond(model, arrivalsPerSecond) * busySecondsPerCall(model)) / model.processes;
+  return (callsPerSecond(model, arrivalsPerSecond) * busySecondsPerCall(model, arrivalsPerSecond)) / model.processes;
 }
 
 /**
@@ -74,7 +77,7 @@ export function processUtilization(model: ServingModel, arrivalsPerSecond: numbe
  * rejections quote ("batch 8 without server batching serves 167 single-input requests/s per process").
  */
 export function saturationPerProcessRps(model: ServingModel): number {
-  return model.requestsPerBatch / busySecondsPerCall(model);
+  return model.requestsPerBatch / (model.callSeconds + model.requestsPerBatch * model.hostSecondsPerRequest);
 }
 
 /**
@@ -96,13 +99,21 @@ export interface ServingChoice {
   readonly maxDelayMs: number;
 }
 
-/** The queueing model of a measurement served one way: the one place a row's figures become service times. */
+/**
+ * The queueing model of a measurement served one way: the one place a row's figures become service times.
+ *
+ * A call's p99 is the measured one, unless the row's throughput implies calls longer than its p50 (the benchmark
+ * lost time between calls that its latency column does not show): then the call time scaled by the row's own
+ * p99 / p50, since a request cannot finish before its process does.
+ */
 export function servingModel(m: Pick<Measurement, 'batchSize' | 'throughputRps' | 'p50Ms' | 'p99Ms'>, choice: ServingChoice): ServingModel {
+  const callSeconds = m.batchSize / m.throughputRps;
+  const spread = m.p50Ms > 0 ? Math.max(1, m.p99Ms / m.p50Ms) : 1;
   return {
     mode: choice.mode,
     processes: choice.processes,
-    callSeconds: m.batchSize / m.throughputRps,
-    callP99Seconds: m.p99Ms / 1000,
+    callSeconds,
+    callP99Seconds: Math.max(m.p99Ms / 1000, callSeconds * spread),
     hostSecondsPerRequest: choice.hostMsPerRequest / 1000,
     requestsPerBatch: choice.requestsPerBatch,
     maxDelaySeconds: choice.maxDelayMs / 1000,
