@@ -205,19 +205,19 @@ function processLimits(
   if (processes > byCores) {
     return { code: 'cores', reason: `processesPerInstance=${pinned} x ${g} NeuronCores needs ${pinned! * g} but ${instance.name} has ${cores}` };
   }
-  if (processes < 1 || processes > byHost) {
+  if (processes > byVcpu || byVcpu < 1) {
+    return {
+      code: 'vcpu',
+      reason: `${Math.max(processes, 1)} process(es) x ${vcpuPerProcess} vCPU + ${FRONT_END_VCPUS} for the front end exceed the ` +
+        `${instance.vcpus} vCPUs of ${instance.name}`,
+    };
+  }
+  if (processes > byHost || byHost < 1) {
     return {
       code: 'host-memory',
       reason:
         `${Math.max(processes, 1)} process(es) x ${hostMemoryGiB} GiB of host memory exceed ${round(hostLimit, 1)} GiB ` +
         `(${HOST_MEMORY_USABLE_FRACTION * 100} % of ${instance.memoryGiB} GiB)`,
-    };
-  }
-  if (processes > byVcpu) {
-    return {
-      code: 'vcpu',
-      reason: `${processes} process(es) x ${vcpuPerProcess} vCPU + ${FRONT_END_VCPUS} for the front end exceed the ` +
-        `${instance.vcpus} vCPUs of ${instance.name}`,
     };
   }
   return { processes, byCores, deviceMemoryGiB, hostMemoryGiB, vcpuPerProcess };

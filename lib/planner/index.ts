@@ -6,6 +6,7 @@ export { coreLayout, devicesForCores, supportedGroupSizes, validateLayout, visib
 export { chipOf, comparePlans, DEFAULT_HEADROOM, describeMeasurement, measurementApplies, plan, planReport } from './planner';
 export {
   BATCHING_DELAY_FRACTIONS,
+  batchingDelaysMs,
   costPer1MRequests,
   DEFAULT_HOST_CPU_MS_PER_REQUEST,
   FRONT_END_VCPUS,

@@ -93,12 +93,11 @@ export function validateLayout(instance: InstanceSpec, coresPerProcess: number, 
 /**
  * The cores, `NEURON_RT_VISIBLE_CORES` value and devices of every process on one instance.
  *
- * Processes are spread evenly: process `i` starts at core `i x stride`, with the stride the largest multiple of
- * the group size that fits `cores / processes`, and owns the next `coresPerProcess` cores. When the processes
- * divide the cores this is the Cortex NeuronCore Group (an equal share each, the unused rest of each share idle),
- * so idle cores sit on different chips instead of one process crowding another's memory bandwidth; otherwise the
- * groups pack from core 0 and the idle cores are the last. Groups aligned to their size keep a process on as few
- * chips as possible.
+ * Processes are spread evenly: process `i` starts at core `i x stride` and owns the next `coresPerProcess` cores,
+ * with the stride `cores / processes` rounded down (to a whole chip or group where the group and the chip nest, so
+ * a group never straddles two chips it could have fitted in one). When the processes divide the cores this is the
+ * Cortex NeuronCore Group (an equal share each, the unused rest of each share idle), so idle cores sit on different
+ * chips instead of one process crowding another's memory bandwidth; otherwise the idle cores are the last.
  *
  * @throws Error when the layout is invalid: call `validateLayout` first for user-facing messages.
  */
@@ -107,7 +106,10 @@ export function coreLayout(instance: InstanceSpec, coresPerProcess: number, proc
   if (problems.length > 0) {
     throw new Error(problems.join('; '));
   }
-  const stride = Math.floor(neuronCores(instance) / (processesPerInstance * coresPerProcess)) * coresPerProcess;
+  const chip = instance.coresPerChip;
+  const nested = coresPerProcess % chip === 0 || chip % coresPerProcess === 0;
+  const align = nested ? Math.min(coresPerProcess, chip) : 1;
+  const stride = Math.floor(Math.floor(neuronCores(instance) / processesPerInstance) / align) * align;
   return Array.from({ length: processesPerInstance }, (_, index) => {
     const first = index * stride;
     const cores = Array.from({ length: coresPerProcess }, (__, i) => first + i);

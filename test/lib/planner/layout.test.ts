@@ -1,6 +1,6 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import type { InstanceSpec } from '../../../lib/catalog/types';
-import { coreLayout, devicesForCores, divisors, validateLayout, visibleCoresValue } from '../../../lib/planner';
+import { coreLayout, devicesForCores, supportedGroupSizes, validateLayout, visibleCoresValue } from '../../../lib/planner';
 
 function instance(name: string): InstanceSpec {
   const spec = Catalog.builtIn().instance(name);
@@ -9,10 +9,11 @@ function instance(name: string): InstanceSpec {
 }
 
 describe('the NeuronCore layout of processes on one instance', () => {
-  test('the process counts an instance accepts are the divisors of its NeuronCores', () => {
-    expect(divisors(2)).toEqual([1, 2]);
-    expect(divisors(12)).toEqual([1, 2, 3, 4, 6, 12]);
-    expect(divisors(16)).toEqual([1, 2, 4, 8, 16]);
+  test('the group sizes Neuron supports: any on Inf1, 1/2/4/8/24 on Inf2, 1/2/8/16/32 on Trn1', () => {
+    expect(supportedGroupSizes(instance('inf1.6xlarge'))).toBeUndefined();
+    expect(supportedGroupSizes(instance('inf2.48xlarge'))).toEqual([1, 2, 4, 8, 24]);
+    expect(supportedGroupSizes(instance('trn1.32xlarge'))).toEqual([1, 2, 8, 16, 32]);
+    expect(supportedGroupSizes(instance('trn1n.32xlarge'))).toEqual([1, 2, 8, 16, 32]);
   });
 
   test('NEURON_RT_VISIBLE_CORES is one index for one core and an inclusive range for more', () => {
@@ -32,16 +33,24 @@ describe('the NeuronCore layout of processes on one instance', () => {
     expect(devicesForCores([22, 23], 2)).toEqual(['/dev/neuron11']);
   });
 
-  test('WHEN the process count does not divide the NeuronCores THEN the message lists the valid values', () => {
-    expect(validateLayout(instance('inf2.xlarge'), 1, 3)).toEqual([
-      'processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2',
+  test('WHEN the processes need not divide the NeuronCores THEN fewer processes than cores are valid', () => {
+    expect(validateLayout(instance('inf1.6xlarge'), 3, 5)).toEqual([]);
+    expect(validateLayout(instance('inf1.xlarge'), 1, 3)).toEqual([]);
+  });
+
+  test('WHEN a group size is not one Neuron supports on the chip THEN the message lists the sizes', () => {
+    expect(validateLayout(instance('inf2.24xlarge'), 3, 1)).toEqual([
+      'coresPerProcess=3 is not a NeuronCore group size the Neuron SDK supports on inf2.24xlarge; compile the model for one of: 1, 2, 4, 8',
     ]);
   });
 
   test('WHEN processes x cores exceed the instance THEN the message names both and the fitting values', () => {
     expect(validateLayout(instance('inf2.24xlarge'), 4, 6)).toEqual([
       'processesPerInstance=6 x coresPerProcess=4 needs 24 NeuronCores but inf2.24xlarge has 12; ' +
-        'valid values for 4-core processes: 1, 2, 3',
+        'valid values for 4-core processes: 1 to 3',
+    ]);
+    expect(validateLayout(instance('inf2.xlarge'), 1, 3)).toEqual([
+      'processesPerInstance=3 x coresPerProcess=1 needs 3 NeuronCores but inf2.xlarge has 2; valid values for 1-core processes: 1 to 2',
     ]);
     expect(validateLayout(instance('inf2.xlarge'), 4, 1)[0]).toMatch(/^coresPerProcess=4 exceeds the 2 NeuronCores of inf2.xlarge/);
     expect(validateLayout(instance('inf2.xlarge'), 0, 1.5)).toHaveLength(2);
@@ -71,7 +80,21 @@ describe('the NeuronCore layout of processes on one instance', () => {
     expect(layout[1].devices).toEqual(['/dev/neuron1']);
   });
 
+  test('GIVEN 5 processes of 3 cores on 16 cores THEN they pack from core 0 and core 15 idles', () => {
+    expect(coreLayout(instance('inf1.6xlarge'), 3, 5).map((p) => p.visibleCores)).toEqual(['0-2', '3-5', '6-8', '9-11', '12-14']);
+  });
+
+  test('GIVEN 4 two-core processes on 12 Inferentia2 cores THEN no group straddles two chips', () => {
+    const layout = coreLayout(instance('inf2.24xlarge'), 2, 4);
+    expect(layout.map((p) => p.visibleCores)).toEqual(['0-1', '2-3', '4-5', '6-7']);
+    expect(layout.every((p) => p.devices.length === 1)).toBe(true);
+  });
+
+  test('GIVEN 3 one-core processes on inf1.xlarge THEN cores 0-2 are used and core 3 idles', () => {
+    expect(coreLayout(instance('inf1.xlarge'), 1, 3).map((p) => p.visibleCores)).toEqual(['0', '1', '2']);
+  });
+
   test('an invalid layout throws rather than producing overlapping cores', () => {
-    expect(() => coreLayout(instance('inf2.xlarge'), 1, 3)).toThrow(/does not divide/);
+    expect(() => coreLayout(instance('inf2.xlarge'), 1, 3)).toThrow(/needs 3 NeuronCores but inf2.xlarge has 2/);
   });
 });
