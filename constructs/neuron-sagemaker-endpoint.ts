@@ -744,10 +744,11 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     }
 
     if (layout.batchSize > 1) {
-      Annotations.of(this).addInfo(`The plan runs the model at batch ${layout.batchSize}: the endpoint reaches the `
-        + `planned throughput when each request carries up to ${layout.batchSize} inputs (the handler pads to the `
-        + 'compiled batch). Requests of one input are served at the same latency but 1/' + layout.batchSize
-        + ' of the throughput' + (scaling ? '; autoscaling counts invocations accordingly.' : '.'));
+      Annotations.of(this).addInfo(`The model runs at batch ${layout.batchSize}: the stock toolkit makes one padded `
+        + `batch-${layout.batchSize} call per request, so a request may carry up to ${layout.batchSize} inputs at the `
+        + 'same cost as one' + (layout.capacityPerInstanceRps !== undefined
+          ? `; the plan's ${layout.capacityPerInstanceRps} requests/s per instance already count one call per request.`
+          : '.'));
     }
     if (host.warning !== undefined) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:hostImageUnchecked', host.warning);
@@ -858,6 +859,12 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         problems.push(`plan.hosting=${JSON.stringify(plan.hosting)}: the plan was made for EC2 (instance names without `
           + "'ml.', EC2 prices); re-plan with { hosting: 'sagemaker' }");
       }
+      if (plan.serving !== undefined && plan.serving !== 'stock') {
+        // The endpoint runs the Neuron DLC's stock toolkit, which makes one device call per request: a plan that
+        // counts on requests sharing calls would promise a capacity this endpoint cannot serve.
+        problems.push(`plan.serving=${JSON.stringify(plan.serving)}: this endpoint runs the stock SageMaker toolkit, one `
+          + "device call per request, so it cannot hold a batching plan's capacity; re-plan with { serving: 'stock' }");
+      }
       if (!Token.isUnresolved(stackRegion) && plan.region !== stackRegion) {
         problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
           + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
@@ -932,10 +939,9 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     if (problems.length > 0 || capacity === undefined || max === min) {
       return undefined;
     }
-    // SageMakerVariantInvocationsPerInstance counts invocations per instance per MINUTE. The toolkit runs one
-    // invocation per model execution, so a model measured at batch N completes capacity / N invocations per second
-    // at full load, whether each request carries one input or N.
-    const invocationsPerSecond = capacity / layout.batchSize;
+    // SageMakerVariantInvocationsPerInstance counts invocations per instance per MINUTE; the plan's capacity is
+    // already in requests (invocations) per second, queueing and padding to the compiled batch included.
+    const invocationsPerSecond = capacity;
     return {
       min,
       max,

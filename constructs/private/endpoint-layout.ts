@@ -19,7 +19,7 @@ export interface EndpointLayout {
   readonly p99TargetMs?: number;
   /** The plan's expected p99 at its operating point in milliseconds, when a plan says. */
   readonly expectedP99Ms?: number;
-  /** Inferences per second one instance serves at the plan's operating point, when a plan says. */
+  /** Requests per second one instance holds within the p99 target, queueing included, when a plan says. */
   readonly capacityPerInstanceRps?: number;
   /** Accelerator memory one model process needs, in GiB, when a plan says. */
   readonly deviceMemoryGiB?: number;

@@ -47,16 +47,21 @@ function testPlan(overrides: Partial<Plan> & { instanceName?: string } = {}): Pl
     visibleCores: [],
     p50Ms: 1,
     p99Ms: 1.04,
-    throughputPerProcessRps: 999.105,
+    inputsPerRequest: 1,
+    serving: 'stock',
+    batching: null,
+    predictedP99Ms: 6.4,
     capacityPerInstanceRps: 1998.21,
     capacityRps: 3996.42,
     utilization: 0.75,
+    hostCpuMsPerRequest: 1,
     price: {
       instanceType: instanceName, region: 'us-east-1', hosting: 'sagemaker', usdPerHour: 0.99, kind: 'on-demand',
       source: 'test', asOf: '2026-01-01', unverified: true,
     },
     hourlyCostUsd: 1.98,
     monthlyCostUsd: 1445.4,
+    costPer1MRequestsUsd: 0.18,
     costPer1MInferencesUsd: 0.18,
     naive: { instanceCount: 4, hourlyCostUsd: 3.96, monthlyCostUsd: 2890.8, savingsPercent: 50 },
     measurement: {
@@ -386,11 +391,11 @@ describe('The metrics of an endpoint', () => {
 });
 
 describe('An endpoint on one instance with a batch-8 plan and a peak', () => {
-  // GIVEN 1 x ml.inf2.xlarge at batch 8, 2674.19 rps per instance, up to 3 instances
+  // GIVEN 1 x ml.inf2.xlarge at batch 8, 334.3 requests/s per instance (one padded batch-8 call each), up to 3 instances
   const stack = newStack();
   // WHEN
   const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
-    plan: testPlan({ instanceCount: 1, maxInstanceCount: 3, batchSize: 8, capacityPerInstanceRps: 2674.19 }),
+    plan: testPlan({ instanceCount: 1, maxInstanceCount: 3, batchSize: 8, capacityPerInstanceRps: 334.3 }),
     image: dlc(),
     modelData: bucketData(stack),
     autoScaling: { targetUtilization: 0.5, scaleInCooldown: Duration.minutes(20), scaleOutCooldown: Duration.minutes(3) },
@@ -417,17 +422,17 @@ describe('An endpoint on one instance with a batch-8 plan and a peak', () => {
     });
   });
 
-  test('counts one invocation per batch-8 execution when setting the scaling target', () => {
-    // THEN target = floor(2674.19 / 8 x 60 x 0.5) = floor(10028.2125) = 10028
+  test('sets the scaling target from the plan requests per second: each request is one invocation', () => {
+    // THEN target = floor(334.3 x 60 x 0.5) = floor(10029) = 10029
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 1, MaxCapacity: 3 });
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
-      TargetTrackingScalingPolicyConfiguration: { TargetValue: 10028, ScaleInCooldown: 1200, ScaleOutCooldown: 180 },
+      TargetTrackingScalingPolicyConfiguration: { TargetValue: 10029, ScaleInCooldown: 1200, ScaleOutCooldown: 180 },
     });
   });
 
-  test('tells the user that full throughput needs requests of 8 inputs', () => {
+  test('tells the user each request is one padded batch-8 call, already counted in the plan', () => {
     // THEN
-    Annotations.fromStack(stack).hasInfo('/Stack/Endpoint', Match.stringLikeRegexp('each request carries up to 8 inputs'));
+    Annotations.fromStack(stack).hasInfo('/Stack/Endpoint', Match.stringLikeRegexp('one padded batch-8 call per request.*334.3 requests/s per instance'));
     expect(endpoint.plan?.batchSize).toBe(8);
   });
 });
@@ -643,7 +648,17 @@ describe('Validation of the endpoint props', () => {
     // THEN
     expect(error.problems).toEqual([
       'plan.instanceCount=0 must be a whole number of at least 1; re-plan',
-      'plan: processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2',
+      'plan: processesPerInstance=3 x coresPerProcess=1 needs 3 NeuronCores but inf2.xlarge has 2; valid values for 1-core processes: 1 to 2',
+    ]);
+  });
+
+  test('rejects a batching plan: the stock toolkit makes one device call per request', () => {
+    // WHEN
+    const error = build({ plan: testPlan({ serving: 'batching', batchSize: 8, batching: { maxBatchSize: 8, maxDelayMs: 2 } }) });
+    // THEN
+    expect(error.problems).toEqual([
+      'plan.serving="batching": this endpoint runs the stock SageMaker toolkit, one device call per request, so it '
+        + "cannot hold a batching plan's capacity; re-plan with { serving: 'stock' }",
     ]);
   });
 
@@ -665,7 +680,7 @@ describe('Validation of the endpoint props', () => {
     // THEN
     expect(error.problems).toEqual([
       'instanceCount=0 must be a whole number of at least 1',
-      'processesPerInstance=3 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2',
+      'processesPerInstance=3 x coresPerProcess=1 needs 3 NeuronCores but inf2.xlarge has 2; valid values for 1-core processes: 1 to 2',
     ]);
   });
 
