@@ -124,7 +124,7 @@ export function sizeCandidate(
       rejections.push({
         code: 'latency',
         reason:
-          (callP99Ms > m.p99Ms ? `a call's p99 of ${round(callP99Ms, 2)} ms (measured ${m.p99Ms} ms, longer calls implied by the throughput)` : `measured p99 ${m.p99Ms} ms`) +
+          (round(callP99Ms, 2) > m.p99Ms ? `a call's p99 of ${round(callP99Ms, 2)} ms (measured ${m.p99Ms} ms, longer calls implied by the throughput)` : `measured p99 ${m.p99Ms} ms`) +
           ` + ${round(hostMs, 2)} ms of host work per request ` +
           `exceeds the target ${targets.p99Ms} ms`,
       });

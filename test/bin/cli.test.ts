@@ -20,38 +20,83 @@ describe('the cdk-inferentia plan command', () => {
     expect(stderr).toMatch(/UNVERIFIED/);
   });
 
-  test('WHEN --json THEN it prints request, chosen, alternatives and rejected with the promised fields', async () => {
+  test('WHEN --json THEN it prints request, chosen, alternatives, rejected and profile warnings with the promised fields', async () => {
     const { code, stdout } = await run(...bert, '--json');
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(['request', 'chosen', 'alternatives', 'rejected']);
+    expect(Object.keys(report)).toEqual(['request', 'chosen', 'alternatives', 'rejected', 'profileWarnings']);
     expect(report.chosen).toMatchObject({
       instanceType: 'ml.inf2.xlarge',
       hosting: 'sagemaker',
-      instanceCount: 3, // ceil(5000 x 1.2 / 2674.19)
       processesPerInstance: 2,
       coresPerProcess: 1,
-      batchSize: 8,
+      batchSize: 1,
+      inputsPerRequest: 1,
+      serving: 'stock',
+      batching: null,
       visibleCores: ['0', '1'],
     });
-    expect(report.chosen.processes.map((p: { visibleCores: string }) => p.visibleCores)).toEqual(['0', '1']);
-    for (const field of ['p50Ms', 'p99Ms', 'capacityRps', 'utilization', 'hourlyCostUsd', 'costPer1MInferencesUsd']) {
+    // 5000 requests/s x 1.2 over the planned requests/s per instance.
+    expect(report.chosen.instanceCount).toBe(Math.ceil((5000 * 1.2) / report.chosen.capacityPerInstanceRps - 1e-6));
+    for (const field of ['p50Ms', 'p99Ms', 'predictedP99Ms', 'capacityPerInstanceRps', 'capacityRps', 'utilization', 'hourlyCostUsd', 'costPer1MRequestsUsd']) {
       expect(typeof report.chosen[field]).toBe('number');
     }
+    expect(report.chosen.predictedP99Ms).toBeLessThanOrEqual(10);
+  });
+
+  test('WHEN --serving batching --hosting ec2 --inputs-per-request 2 THEN the plan batches requests of 2 inputs', async () => {
+    const argv = ['plan', '--model', 'bert-base-uncased', '--throughput', '5000', '--p99', '50', '--region', 'us-east-1', '--hosting', 'ec2'];
+    const { code, stdout } = await run(...argv, '--serving', 'batching', '--inputs-per-request', '2', '--json');
+    expect(code).toBe(0);
+    const { chosen } = JSON.parse(stdout);
+    expect(chosen.serving).toBe('batching');
+    expect(chosen.inputsPerRequest).toBe(2);
+    const table = await run(...argv, '--serving', 'batching', '--inputs-per-request', '2');
+    expect(table.stdout).toMatch(/5000 requests\/s of 2 inputs at p99 <= 50 ms/);
+    expect(table.stdout).toMatch(/predicted p99 [\d.]+ ms at the target rate/);
+  });
+
+  test('the table shows the serving mode, capacity in requests/s and predicted p99', async () => {
+    const { stdout } = await run(...bert);
+    expect(stdout).toMatch(/stock: one device call per request/);
+    expect(stdout).toMatch(/requests\/s within p99 10 ms/);
+    expect(stdout).toMatch(/requests\/s per instance/);
+  });
+
+  test('GIVEN an Inf1 plan THEN the Inf1 end of support stands beside the cost', async () => {
+    const { code, stdout } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '50', '--p99', '60', '--region', 'us-east-1', '--hosting', 'ec2', '--instance-types', 'inf1.xlarge');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Inf1 support[\s│]+Inf1 is past Neuron end of support/);
   });
 
   test('GIVEN an impossible p99 THEN it exits 1 and says why per family', async () => {
     const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '100', '--p99', '0.2', '--region', 'us-east-1', '--hosting', 'ec2');
     expect(code).toBe(1);
-    expect(stderr).toMatch(/inf2: p99 target 0.2 ms is below the fastest measured p99 of bert-base-uncased \(1.04 ms on NeuronCore-v2, batch 1\)/);
+    expect(stderr).toMatch(/inf2: .*measured p99 1.04 ms \+ 1 ms of host work per request exceeds the target 0.2 ms/);
+  });
+
+  test('GIVEN no plan fits and --json THEN stdout is still a JSON document with the reasons, exit 1', async () => {
+    const { code, stdout } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '100', '--p99', '0.2', '--region', 'us-east-1', '--hosting', 'ec2', '--json');
+    expect(code).toBe(1);
+    const doc = JSON.parse(stdout);
+    expect(doc.chosen).toBeNull();
+    expect(doc.reasons.some((r: string) => r.startsWith('inf2:'))).toBe(true);
+    expect(doc.rejected.length).toBeGreaterThan(0);
+    expect(doc.request.targets.p99Ms).toBe(0.2);
   });
 
   test.each([
-    ['a non-numeric throughput', ['--throughput', 'fast'], /--throughput.*expected a number/],
+    ['a non-numeric throughput', ['--throughput', 'fast'], /--throughput.*expected a decimal number/],
+    ['a hexadecimal throughput', ['--throughput', '0x10'], /expected a decimal number, got '0x10'/],
     ['a zero throughput', ['--throughput', '0'], /expected a number above 0/],
-    ['an unknown hosting', ['--hosting', 'eks'], /Allowed choices are ec2, sagemaker/],
+    ['an unknown hosting', ['--hosting', 'eks'], /expected one of ec2, sagemaker, got 'eks'/],
+    ['an unknown serving mode', ['--serving', 'fast'], /expected one of stock, batching, any, got 'fast'/],
     ['an unknown region', ['--region', 'moon-1'], /region='moon-1' is not an AWS region code/],
-    ['a pinned process count that does not divide any core count', ['--processes', '5', '--instance-types', 'inf2.xlarge'], /processesPerInstance=5 does not divide the 2 NeuronCores of inf2.xlarge; valid values: 1, 2/],
+    ['a headroom given as a percentage', ['--headroom', '20'], /headroom=20 must be a fraction from 0 to 1.*for 20 % give 0.2/],
+    ['an empty instance type list', ['--instance-types', ','], /instanceTypes is empty/],
+    ['zero inputs per request', ['--inputs-per-request', '0'], /expected a whole number of 1 or more/],
+    ['a pinned process count above the cores', ['--processes', '5', '--instance-types', 'inf2.xlarge'], /processesPerInstance=5 x 1 NeuronCores needs 5 but inf2.xlarge has 2/],
+    ['an absurd throughput', ['--throughput', '1e300'], /more than 10,000 instances is not a plan/],
   ])('GIVEN %s THEN it exits with the reason', async (_name, override, message) => {
     const argv = [...bert];
     for (let i = 0; i < override.length; i += 2) {
@@ -60,8 +105,25 @@ describe('the cdk-inferentia plan command', () => {
       else argv.push(override[i], override[i + 1]);
     }
     const { code, stderr } = await run(...argv);
-    expect(code).toBe(override[0] === '--processes' ? 1 : 2);
+    expect(code).toBe(['--processes', '--throughput'].includes(override[0]) && !/decimal|above/.test(String(message)) ? 1 : 2);
     expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /); // never a stack trace
+  });
+
+  test('GIVEN a flag given twice THEN it exits 2 instead of silently taking the last value', async () => {
+    const { code, stderr } = await run(...bert, '--throughput', '10');
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--throughput is given twice \(5000, then 10\); give it once/);
+  });
+
+  test('profile warnings are printed once, on stderr, and carried in --json', async () => {
+    const argv = ['plan', '--model', 'openai/clip-vit-base-patch32', '--throughput', '100', '--p99', '100', '--region', 'us-east-1', '--hosting', 'ec2'];
+    const { code, stderr } = await run(...argv);
+    expect(code).toBe(0);
+    const lines = stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(new Set(lines).size).toBe(lines.length);
+    const json = JSON.parse((await run(...argv, '--json')).stdout);
+    expect(json.profileWarnings.length).toBeGreaterThan(0);
   });
 
   test('GIVEN an unknown model THEN it exits 2 naming the closest models', async () => {
