@@ -62,7 +62,7 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     ['inf2.xlarge', 'ec2', 'ri-effective', 0.328, false],
     ['trn1.32xlarge', 'ec2', 'ri-effective', 8.197, false],
     ['inf2.xlarge', 'sagemaker', 'on-demand', 0.99, true],
-    ['trn1.32xlarge', 'sagemaker', 'on-demand', 24.73, true],
+    ['trn1.32xlarge', 'sagemaker', 'on-demand', 28.497, true],
     // ml.inf1: conflicting third-party values; the higher figure of each range.
     ['inf1.xlarge', 'sagemaker', 'on-demand', 0.297, true],
     ['inf1.2xlarge', 'sagemaker', 'on-demand', 0.472, true],

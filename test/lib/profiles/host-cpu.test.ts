@@ -3,8 +3,8 @@ import { builtInProfiles, findProfile, HOST_CPU_DEFAULTS } from '../../../lib/pr
 describe('every built-in profile carries a conservative host CPU cost per request by kind of input', () => {
   test.each([
     // [profile, ms of one vCPU per request]: text tokenization + JSON, image decoding, large images, image generation
-    ['bert-base-uncased', 2],
-    ['xlm-roberta-base', 2],
+    ['bert-base-uncased', 1],
+    ['xlm-roberta-base', 1],
     ['resnet50', 10],
     ['openai/clip-vit-base-patch32', 10],
     ['YOLOv4 (PT 1.13)', 30],
