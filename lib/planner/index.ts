@@ -19,6 +19,6 @@ export {
 } from './candidate';
 export { SERVING_MODES, capacityRps, servingModel, predictedP99Seconds, processUtilization, saturationPerProcessRps } from './serving';
 export type { ServingChoice, ServingModel } from './serving';
-export { batchRequestsQuantile, erlangC, largestFitting, meanBatchRequests, MIN_SERVICE_SCV, serviceScv, waitQuantileSeconds } from './queueing';
+export { batchArrivalScv, batchRequestsQuantile, erlangC, largestFitting, meanBatchRequests, MIN_SERVICE_SCV, serviceScv, waitQuantileSeconds } from './queueing';
 export { simulateInstance } from './simulate';
 export type { SimulationInput, SimulationResult } from './simulate';

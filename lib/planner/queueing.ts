@@ -4,18 +4,18 @@
  * Model: the processes of one instance are `c` servers sharing one FIFO queue; requests (or, with server batching,
  * the batches formed from them) arrive as a Poisson stream; a request waits more than `t` with probability
  *
- *   P(W > t) = C(c, a) x exp(-(c μ - λ) t x 2 / (1 + cs²))
+ *   P(W > t) = C(c, a) x exp(-(c μ - λ) t x 2 / (ca² + cs²))
  *
- * where C is Erlang C (the M/M/c probability of waiting) and cs² the squared coefficient of variation of the busy
- * time of one call. This is the M/G/c approximation of Lee and Longton (waits scale with (1 + cs²) / 2 against
- * M/M/c, Kingman's heavy-traffic factor), applied to the exponential tail of the M/M/c wait.
+ * where C is Erlang C (the M/M/c probability of waiting), cs² the squared coefficient of variation of the busy
+ * time of one call and ca² that of the time between calls (1 for Poisson requests; less for batches, which close
+ * full or after their delay). This is the GI/G/c approximation of Allen and Cunneen (waits scale with
+ * (ca² + cs²) / 2 against M/M/c, Kingman's heavy-traffic factor), applied to the exponential tail of the M/M/c wait.
  *
  * Why it is safe: C(c, a) over-states the chance of waiting for low-variance service (M/D/c waits less often than
  * M/M/c), the tail rate is exact in heavy traffic, and cs² is floored at `MIN_SERVICE_SCV` (a coefficient of
  * variation of 0.5) although Neuron calls at a fixed shape vary far less (the Neuron tables put p99 within 1-10 %
- * of p50 on Inf2: cs² below 0.002). Batches formed by a batching server arrive more regularly than Poisson (each
- * is full or spans the whole batching delay), which only lowers the real wait. `bench/plans.ts` replays every
- * chosen plan in a discrete-event simulation to check the claim, and a property test does the same on random input.
+ * of p50 on Inf2: cs² below 0.002). `bench/plans.ts` replays every chosen plan in a discrete-event simulation to
+ * check the claim, and a property test does the same on random input.
  */
 
 /**
@@ -69,6 +69,7 @@ export const TARGET_QUANTILE = 0.99;
  * @param serviceSeconds 1 / μ, mean time one server spends on one arrival
  * @param servers c
  * @param scv cs², squared coefficient of variation of the service time
+ * @param arrivalScv ca², squared coefficient of variation of the time between arrivals (1 for Poisson)
  */
 export function waitQuantileSeconds(
   arrivalsPerSecond: number,
@@ -76,6 +77,7 @@ export function waitQuantileSeconds(
   servers: number,
   scv = 1,
   quantile: number = TARGET_QUANTILE,
+  arrivalScv = 1,
 ): number {
   if (arrivalsPerSecond <= 0) {
     return 0;
@@ -86,7 +88,7 @@ export function waitQuantileSeconds(
   }
   const waits = erlangC(servers, arrivalsPerSecond * serviceSeconds);
   const tail = 1 - quantile;
-  return waits <= tail ? 0 : (Math.log(waits / tail) * (1 + scv)) / (2 * drain);
+  return waits <= tail ? 0 : (Math.log(waits / tail) * (arrivalScv + scv)) / (2 * drain);
 }
 
 /**
@@ -108,6 +110,38 @@ export function meanBatchRequests(arrivalsPerSecond: number, delaySeconds: numbe
     cdf += pmf;
   }
   return expected;
+}
+
+/**
+ * Squared coefficient of variation of the time between such batches: the gap to the batch's first request,
+ * `X ~ Exp(λ)`, plus its filling time `Y = min(T, G)` with `G ~ Gamma(n - 1, λ)`, independent. `E[Y]` follows from
+ * the mean batch size (`E[S] = 1 + λ E[Y]`) and `E[Y²] = 2/λ² x sum_{j=0}^{n-2} (j + 1) P(N >= j + 2)`,
+ * `N ~ Poisson(λ T)`. 1 for batches of one request (Poisson arrivals).
+ */
+export function batchArrivalScv(arrivalsPerSecond: number, delaySeconds: number, maxRequests: number): number {
+  if (maxRequests <= 1 || delaySeconds <= 0 || arrivalsPerSecond <= 0) {
+    return 1;
+  }
+  const lambda = arrivalsPerSecond;
+  const mean = lambda * delaySeconds;
+  // Poisson tail P(N >= k) for k = 0..n, from the pmf.
+  const tail: number[] = [];
+  let pmf = Math.exp(-mean);
+  let below = 0;
+  for (let k = 0; k <= maxRequests; k++) {
+    tail.push(Math.max(0, 1 - below));
+    below += pmf;
+    pmf *= mean / (k + 1);
+  }
+  let y1 = 0;
+  let y2 = 0;
+  for (let j = 0; j <= maxRequests - 2; j++) {
+    y1 += tail[j + 1] / lambda;
+    y2 += (2 * (j + 1) * tail[j + 2]) / (lambda * lambda);
+  }
+  const meanGap = 1 / lambda + y1;
+  const variance = 1 / (lambda * lambda) + y2 - y1 * y1;
+  return variance / (meanGap * meanGap);
 }
 
 /**

@@ -13,7 +13,7 @@
  * so it adds to the process's busy time. One vCPU is kept for the HTTP front end (see the planner).
  */
 import type { Measurement } from '../profiles/types';
-import { batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, waitQuantileSeconds } from './queueing';
+import { batchArrivalScv, batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, waitQuantileSeconds } from './queueing';
 
 /** The two ways a model server can turn requests into device calls. */
 export const SERVING_MODES = ['stock', 'batching'] as const;
@@ -57,12 +57,13 @@ export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): 
 /**
  * Predicted p99 latency of a request, in seconds, at `arrivalsPerSecond` requests per second on one instance: the
  * wait for the batch to close (the full `maxDelay`, its worst case) + the p99 queueing wait for a process (M/M/c,
- * see `queueing.ts`, with the mean busy time of a call) + the measured p99 of the call + the host work of a batch
+ * see `queueing.ts`, with the mean busy time of a call and the regularity of batch arrivals) + the measured p99 of the call + the host work of a batch
  * at its 99th percentile size. Infinite when the processes cannot keep up.
  */
 export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
   const busy = busySecondsPerCall(model, arrivalsPerSecond);
-  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv);
+  const arrivalScv = model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
+  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, undefined, arrivalScv);
   const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   return model.maxDelaySeconds + wait + model.callP99Seconds + tailBatch * model.hostSecondsPerRequest;
 }

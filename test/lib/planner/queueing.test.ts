@@ -1,4 +1,5 @@
 import {
+  batchArrivalScv,
   erlangC,
   largestFitting,
   meanBatchRequests,
@@ -99,5 +100,25 @@ describe('largestFitting finds the edge of a monotone condition', () => {
     expect(largestFitting(10, () => true)).toBe(10);
     expect(largestFitting(10, (x) => x <= 3.5)).toBeCloseTo(3.5, 4);
     expect(largestFitting(10, () => false)).toBe(0);
+  });
+});
+
+describe('batches arrive more regularly than requests', () => {
+  test('GIVEN batches of one request THEN the gaps are Poisson: ca² = 1', () => {
+    expect(batchArrivalScv(500, 0.01, 1)).toBe(1);
+    expect(batchArrivalScv(500, 0, 8)).toBe(1);
+  });
+
+  test('GIVEN batches of at most 2 THEN ca² matches the hand-computed gap Exp(λ) + min(T, Exp(λ))', () => {
+    // λ = 100/s, T = 10 ms: E[Y] = (1 - e^-1) / λ, E[Y²] = 2/λ² (1 - 2e^-1) (Gamma(2) mass below T is 1 - 2/e).
+    const l = 100;
+    const y1 = (1 - Math.exp(-1)) / l;
+    const y2 = (2 / (l * l)) * (1 - 2 * Math.exp(-1));
+    const mean = 1 / l + y1;
+    expect(batchArrivalScv(l, 0.01, 2)).toBeCloseTo((1 / (l * l) + y2 - y1 * y1) / (mean * mean), 12);
+  });
+
+  test('GIVEN a busy server filling batches of 8 THEN ca² is far below 1', () => {
+    expect(batchArrivalScv(2000, 0.004, 8)).toBeLessThan(0.1);
   });
 });
