@@ -14,7 +14,11 @@ const ENV = { account: '123456789012', region: 'us-east-1' };
 
 /** The example app's plan: bert-base-uncased for 2,000 rps at p99 10 ms on SageMaker in us-east-1. */
 function examplePlan(): Plan {
-  return plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region: 'us-east-1', hosting: 'sagemaker' });
+  return plan(
+    requireProfile('bert-base-uncased'),
+    { throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000 },
+    { region: 'us-east-1', hosting: 'sagemaker', minInstances: 2 },
+  );
 }
 
 /** The template as JSON with every 64-hex asset hash masked, so the snapshot survives unrelated file changes. */
@@ -115,8 +119,9 @@ describe('The plan summary', () => {
       processesPerInstance: 2,
       coresPerProcess: 1,
       batchSize: 8,
-      capacityRps: 2674.19,
-      p99Ms: 6.17,
+      serving: 'stock',
+      capacityRps: 2736.21,
+      predictedP99Ms: 9.123,
       hourlyCostUsd: 0.99,
       monthlyCostUsd: 722.7,
       targets: { throughputRps: 2000, p99Ms: 10 },
@@ -124,7 +129,8 @@ describe('The plan summary', () => {
     };
     // THEN
     expect(planSummary(written)).toBe('bert-base-uncased: 1 x ml.inf2.xlarge (max 2), 2 processes x 1 NeuronCore(s), '
-      + 'batch 8; capacity 2674.2 rps for 2000 rps; p99 6.17 ms for <= 10 ms; $0.99/h, $722.70/month in us-east-1 '
+      + 'batch 8, stock serving; capacity 2736.2 requests/s for 2000 requests/s; predicted p99 9.1 ms for <= 10 ms; '
+      + '$0.99/h, $722.70/month in us-east-1 '
       + '(price UNVERIFIED)');
   });
 });
