@@ -30,7 +30,7 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     ['trn1.32xlarge', 16, 2, 32, 'v2', 32, 128, 512],
     ['trn1n.32xlarge', 16, 2, 32, 'v2', 32, 128, 512],
   ])('%s has %i chips x %i cores = %i NeuronCores (%s), %i GiB per chip, %i vCPU, %i GiB', (name, chips, perChip, cores, version, gib, vcpus, mem) => {
-    // GIVEN the facts table (inferentia-facts.md §1b) WHEN reading the spec THEN every field matches it
+    // GIVEN the facts table (SOURCES.md, Instances) WHEN reading the spec THEN every field matches it
     const spec = catalog.instance(name)!;
     expect(spec).toMatchObject({
       name, family: name.split('.')[0], chips, coresPerChip: perChip, coreVersion: version, deviceMemoryPerChipGiB: gib,
@@ -54,7 +54,7 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
   });
 
   test.each([
-    // instance, hosting, kind, USD/h, unverified (inferentia-facts.md §2a-2c)
+    // instance, hosting, kind, USD/h, unverified (SOURCES.md, Prices)
     ['inf1.xlarge', 'ec2', 'on-demand', 0.228, false],
     ['inf1.24xlarge', 'ec2', 'on-demand', 4.721, false],
     ['inf2.xlarge', 'ec2', 'on-demand', 0.7582, true],
