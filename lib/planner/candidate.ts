@@ -74,16 +74,22 @@ interface SizedMode {
   readonly capacityPerInstance: number;
 }
 
+/** One measurement of a model on one priced instance type: what the planner sizes. */
+export interface Candidate {
+  readonly profile: ModelProfile;
+  readonly request: ResolvedRequest;
+  readonly instance: InstanceSpec;
+  /** Instance type as the hosting names it (`ml.` for SageMaker). */
+  readonly instanceType: string;
+  readonly price: Price;
+  readonly m: Measurement;
+  /** The profile check's warnings about this measurement. */
+  readonly measurementNotes: readonly string[];
+}
+
 /** Sizes one measurement on one instance, trying every serving mode the request allows and every batching delay. */
-export function sizeCandidate(
-  profile: ModelProfile,
-  request: ResolvedRequest,
-  instance: InstanceSpec,
-  instanceType: string,
-  price: Price,
-  m: Measurement,
-  measurementNotes: readonly string[],
-): CandidateOutcome {
+export function sizeCandidate(candidate: Candidate): CandidateOutcome {
+  const { profile, request, instance, m } = candidate;
   const rejections: CandidateOutcome['rejections'] = [];
   const reject = (code: Rejection['code'], reason: string): CandidateOutcome => ({ plans: [], rejections: [{ code, reason }] });
 
@@ -147,7 +153,7 @@ export function sizeCandidate(
       });
       continue;
     }
-    const sized = buildPlan(profile, request, instance, instanceType, price, m, limits, best, measurementNotes);
+    const sized = buildPlan(candidate, limits, best);
     if ('code' in sized) {
       rejections.push(sized);
     } else {
@@ -238,16 +244,11 @@ function servingPhrase(mode: ServingMode, batchSize: number, delaysMs: readonly 
 
 /** Counts, costs and warnings of the fleet for one sized serving mode; a rejection when the fleet is too large. */
 function buildPlan(
-  profile: ModelProfile,
-  request: ResolvedRequest,
-  instance: InstanceSpec,
-  instanceType: string,
-  price: Price,
-  m: Measurement,
+  candidate: Candidate,
   limits: ProcessCount,
   sized: SizedMode,
-  measurementNotes: readonly string[],
 ): Plan | Pick<Rejection, 'code' | 'reason' | 'instancesNeeded'> {
+  const { profile, request, instance, instanceType, price, m, measurementNotes } = candidate;
   const { targets } = request;
   const { hosting, headroom, minInstances, maxInstances } = request.options;
   const { model, capacityPerInstance } = sized;

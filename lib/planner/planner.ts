@@ -283,7 +283,7 @@ function evaluateInstance(
   const plans: Plan[] = [];
   const rejections: Rejection[] = [];
   for (const { m, index } of indexed) {
-    const outcome = sizeCandidate(profile, request, instance, instanceType, price, m, warningsByMeasurement.get(index) ?? []);
+    const outcome = sizeCandidate({ profile, request, instance, instanceType, price, m, measurementNotes: warningsByMeasurement.get(index) ?? [] });
     plans.push(...outcome.plans);
     rejections.push(...outcome.rejections.map((r) => ({ instanceType, measurement: describeMeasurement(m), ...r })));
   }
