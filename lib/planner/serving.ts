@@ -13,7 +13,7 @@
  * so it adds to the process's busy time. One vCPU is kept for the HTTP front end (see the planner).
  */
 import type { Measurement } from '../profiles/types';
-import { batchArrivalScv, batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, waitQuantileSeconds } from './queueing';
+import { batchArrivalScv, batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, WAIT_QUANTILE, waitQuantileSeconds } from './queueing';
 
 /** The two ways a model server can turn requests into device calls. */
 export const SERVING_MODES = ['stock', 'batching'] as const;
@@ -63,7 +63,7 @@ export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): 
 export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
   const busy = busySecondsPerCall(model, arrivalsPerSecond);
   const arrivalScv = model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
-  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, undefined, arrivalScv);
+  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv);
   const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   return model.maxDelaySeconds + wait + model.callP99Seconds + tailBatch * model.hostSecondsPerRequest;
 }
