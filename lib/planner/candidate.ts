@@ -4,7 +4,7 @@
  * fleet costs. The planner (`planner.ts`) runs this for every candidate and keeps the cheapest.
  */
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
-import type { Hosting, InstanceSpec, Price } from '../catalog/types';
+import type { InstanceSpec, Price } from '../catalog/types';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { coreLayout, supportedGroupSizes } from './layout';
 import { capacityRps, predictedP99Seconds, processUtilization, saturationPerProcessRps, servingModel } from './serving';
@@ -209,7 +209,7 @@ function processLimits(
   const pinned = request.options.processesPerInstance;
   const processes = pinned ?? Math.min(byCores, byHost, byVcpu);
   if (processes > byCores) {
-    return { code: 'cores', reason: `processesPerInstance=${pinned} x ${g} NeuronCores needs ${pinned! * g} but ${instance.name} has ${cores}` };
+    return { code: 'cores', reason: `processesPerInstance=${pinned} x ${g} NeuronCores needs ${processes * g} but ${instance.name} has ${cores}` };
   }
   if (processes > byVcpu || byVcpu < 1) {
     return {
@@ -322,7 +322,7 @@ function buildPlan(
   return {
     profileId: profile.id,
     region: request.options.region,
-    hosting: hosting as Hosting,
+    hosting,
     targets,
     headroom,
     instanceType,
