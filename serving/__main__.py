@@ -1,16 +1,11 @@
 """Entry point: `python3 -m serving` checks the environment, then runs the front end and its workers."""
 import asyncio
-import sys
 
-from .config import ConfigError, load
+from .config import load_or_exit
 
 
 def main():
-    try:
-        config = load()
-    except ConfigError as error:
-        print(f"model server configuration is invalid:\n{error}", file=sys.stderr)
-        sys.exit(2)
+    config = load_or_exit()
     from .frontend import Server  # after the check: a bad environment is reported even where aiohttp is missing
 
     asyncio.run(Server(config).run())

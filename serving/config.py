@@ -155,13 +155,17 @@ def _parse_groups(raw):
     return groups
 
 
-def main():
+def load_or_exit():
+    """The configuration, or exit 2 with every problem named on stderr: the server and this check report alike."""
     try:
-        config = load()
+        return load()
     except ConfigError as error:
         print(f"model server configuration is invalid:\n{error}", file=sys.stderr)
         sys.exit(2)
-    print(json.dumps(config.as_dict(), sort_keys=True))
+
+
+def main():
+    print(json.dumps(load_or_exit().as_dict(), sort_keys=True))
 
 
 if __name__ == "__main__":
