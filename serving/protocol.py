@@ -5,6 +5,7 @@ end reads with asyncio streams (never blocks the event loop on a half-written fr
 """
 import pickle
 import struct
+from typing import NamedTuple
 
 _HEADER = struct.Struct("!Q")
 
@@ -47,41 +48,25 @@ def _recv_exactly(sock, size: int) -> bytes:
     return b"".join(chunks)
 
 
-class WorkItem:
-    """One request as a worker sees it. Times are `time.monotonic()` seconds, one clock for every process on the host."""
+class WorkItem(NamedTuple):
+    """One request as a worker sees it. Times are `time.monotonic()` seconds, one clock for every process on the host.
 
-    __slots__ = ("id", "body", "content_type", "accept", "enqueued", "deadline")
+    A named tuple: compact, immutable once queued, and pickled as a plain tuple across the worker socket."""
 
-    def __init__(self, id, body, content_type, accept, enqueued, deadline):
-        self.id = id
-        self.body = body
-        self.content_type = content_type
-        self.accept = accept
-        self.enqueued = enqueued
-        self.deadline = deadline
-
-    def __getstate__(self):
-        return (self.id, self.body, self.content_type, self.accept, self.enqueued, self.deadline)
-
-    def __setstate__(self, state):
-        self.id, self.body, self.content_type, self.accept, self.enqueued, self.deadline = state
+    id: int
+    body: bytes
+    content_type: str
+    accept: str
+    enqueued: float
+    deadline: float
 
 
-class BatchStats:
+class BatchStats(NamedTuple):
     """What one device call did: inputs and requests in it, when it started, how long `predict_fn` took, and how long
     each of its requests waited from arrival to the call."""
 
-    __slots__ = ("inputs", "requests", "started", "device_ms", "queue_waits_ms")
-
-    def __init__(self, inputs, requests, started, device_ms, queue_waits_ms):
-        self.inputs = inputs
-        self.requests = requests
-        self.started = started
-        self.device_ms = device_ms
-        self.queue_waits_ms = queue_waits_ms
-
-    def __getstate__(self):
-        return (self.inputs, self.requests, self.started, self.device_ms, self.queue_waits_ms)
-
-    def __setstate__(self, state):
-        self.inputs, self.requests, self.started, self.device_ms, self.queue_waits_ms = state
+    inputs: int
+    requests: int
+    started: float
+    device_ms: float
+    queue_waits_ms: list
