@@ -5,6 +5,7 @@
 import { runCli } from '../../bin/cli';
 import type { BenchReport } from '../../lib/bench';
 import { startHttpServer, startSageMakerRuntimeServer, type ServerBehaviour } from '../support';
+import { withoutCredentials } from '../support/aws-env';
 
 async function run(...argv: string[]) {
   let stdout = '';
@@ -92,17 +93,6 @@ describe('bench --endpoint names missing or rejected AWS credentials', () => {
     process.env = { ...saved };
   });
 
-  /** An environment where the SDK's default chain finds no credentials: no keys, no files, no container or IMDS. */
-  function withoutCredentials(): void {
-    for (const name of Object.keys(process.env)) {
-      if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|DEFAULT_PROFILE|CONTAINER_|WEB_IDENTITY_|ROLE_)/.test(name)) {
-        delete process.env[name];
-      }
-    }
-    process.env.AWS_CONFIG_FILE = '/nonexistent/aws-config';
-    process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/aws-credentials';
-    process.env.AWS_EC2_METADATA_DISABLED = 'true';
-  }
 
   test('GIVEN no credentials anywhere WHEN benchmarking an endpoint THEN exit 1 before any request, naming credentials and the fix', async () => {
     // GIVEN a runtime that would answer, and no credentials

@@ -14,6 +14,7 @@ import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand, ServiceQu
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from '../../bin/cli';
 import type { PreflightReport } from '../../lib/preflight';
+import { withoutCredentials } from '../support/aws-env';
 
 async function run(...argv: string[]) {
   let stdout = '';
@@ -169,14 +170,7 @@ describe('preflight of a plan', () => {
 
 describe('preflight without credentials', () => {
   test('GIVEN the SDK chain finds no credentials THEN exit 1 with one line naming them and the fix, before any check', async () => {
-    for (const name of Object.keys(process.env)) {
-      if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|DEFAULT_PROFILE|CONTAINER_|WEB_IDENTITY_|ROLE_)/.test(name)) {
-        delete process.env[name];
-      }
-    }
-    process.env.AWS_CONFIG_FILE = '/nonexistent/aws-config';
-    process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/aws-credentials';
-    process.env.AWS_EC2_METADATA_DISABLED = 'true';
+    withoutCredentials();
 
     const { code, stdout, stderr } = await run('preflight', '--plan', write('plan.json', plan));
     const json = await run('preflight', '--plan', write('plan.json', plan), '--json');
