@@ -14,9 +14,9 @@ import { defaultMaxInFlight } from '../lib/bench/engine';
 import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../lib/bench/types';
 import { InputError } from '../lib/errors';
 import type { Plan } from '../lib/planner/types';
-import { requiredFunctionTimeoutMs, type RunShape } from '../lambdas/smoke-benchmark/budget';
-import { MAX_IN_FLIGHT, SMOKE_ENV, smokeConfigSchema, type SmokeConfig } from '../lambdas/smoke-benchmark/config';
-import { SMOKE_DIMENSION, SMOKE_METRIC } from '../lambdas/smoke-benchmark/report';
+import { requiredFunctionTimeoutMs, type RunShape } from '../lib/smoke/budget';
+import { MAX_IN_FLIGHT, SMOKE_ENV, smokeConfigSchema, type SmokeConfig } from '../lib/smoke/config';
+import { SMOKE_DIMENSION, SMOKE_METRIC } from '../lib/smoke/metrics';
 import { NeuronFunction } from './private/neuron-function';
 
 /**

@@ -15,8 +15,8 @@ import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { Context } from 'aws-lambda';
 import { runBenchmark } from '../../lib/bench/engine';
 import type { BenchOptions, BenchReport } from '../../lib/bench/types';
-import { planRunBudget, STOP_GRACE_MS } from './budget';
-import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from './config';
+import { planRunBudget, STOP_GRACE_MS } from '../../lib/smoke/budget';
+import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from '../../lib/smoke/config';
 import { failureMessage, publishMetrics, reportDocument, reportKeys, type SmokeReportDocument } from './report';
 import { readStackState } from './stack-status';
 

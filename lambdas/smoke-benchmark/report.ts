@@ -5,28 +5,8 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { describeThreshold } from '../../lib/bench/errors';
 import type { BenchReport } from '../../lib/bench/types';
-import type { SmokeSettings } from './config';
-
-/** Metric names, shared with the construct's `metricXxx()` helpers. */
-export const SMOKE_METRIC = {
-  p50: 'LatencyP50',
-  p90: 'LatencyP90',
-  p99: 'LatencyP99',
-  max: 'LatencyMax',
-  throughput: 'Throughput',
-  /** Percent, 0-100. */
-  errorRate: 'ErrorRate',
-  requests: 'Requests',
-  errors: 'Errors',
-  /** 1 when every threshold held, else 0. */
-  passed: 'Passed',
-} as const;
-
-/** Dimension names, shared with the construct. */
-export const SMOKE_DIMENSION = {
-  endpoint: 'EndpointName',
-  environment: 'Environment',
-} as const;
+import type { SmokeSettings } from '../../lib/smoke/config';
+import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
 
 /** The S3 keys of one run's report. */
 export interface ReportKeys {

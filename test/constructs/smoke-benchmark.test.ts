@@ -16,7 +16,7 @@ import {
   SmokeTarget,
   smokeThresholdDefaults,
 } from '../../constructs/smoke-benchmark';
-import type { SmokeConfig } from '../../lambdas/smoke-benchmark/config';
+import type { SmokeConfig } from '../../lib/smoke/config';
 import { InputError } from '../../lib/errors';
 import { plan } from '../../lib/planner';
 import type { Plan } from '../../lib/planner/types';

@@ -7,7 +7,7 @@ import { CloudFormationClient, DescribeStacksCommand, type StackStatus } from '@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import type { SmokeConfig } from '../../../lambdas/smoke-benchmark/config';
+import type { SmokeConfig } from '../../../lib/smoke/config';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { SmokeReportDocument } from '../../../lambdas/smoke-benchmark/report';
 import {

@@ -6,8 +6,8 @@ import {
   STARTUP_ALLOWANCE_MS,
   STOP_GRACE_MS,
   type RunShape,
-} from '../../../lambdas/smoke-benchmark/budget';
-import { readSettings } from '../../../lambdas/smoke-benchmark/config';
+} from '../../../lib/smoke/budget';
+import { readSettings } from '../../../lib/smoke/config';
 import { reportKeys } from '../../../lambdas/smoke-benchmark/report';
 import { isRollingBack } from '../../../lambdas/smoke-benchmark/stack-status';
 

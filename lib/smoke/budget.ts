@@ -5,7 +5,7 @@
  * no metrics and a message that says nothing about the endpoint. The handler therefore sizes the run from the time
  * it has left and stops it itself; the construct uses the same numbers to reject, at synth, a run that cannot fit.
  */
-import type { LoadMode, StopCondition } from '../../lib/bench/types';
+import type { LoadMode, StopCondition } from '../bench/types';
 
 /** Kept back after the run for the report: two S3 PutObject calls (with SDK retries) and the EMF metrics line. */
 export const REPORT_RESERVE_MS = 5_000;

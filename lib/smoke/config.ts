@@ -10,7 +10,7 @@
  * name) each get a variable of their own; every literal setting travels as one JSON document in `SMOKE_CONFIG`.
  */
 import { z } from 'zod';
-import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../../lib/bench/types';
+import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../bench/types';
 
 /**
  * Most requests the Lambda keeps in flight (closed-loop concurrency or open-loop in-flight cap).
