@@ -28,6 +28,10 @@ from .metrics import Metrics
 MAX_BODY_BYTES = 64 * 1024 * 1024
 # A worker that fails to load is retried with exponential backoff up to this, so a bad model does not spin the CPU.
 MAX_RESTART_DELAY_S = 30.0
+# SageMaker returns this response header to the InvokeEndpoint caller as `CustomAttributes` (at most 1024 visible
+# US-ASCII characters; https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_runtime_InvokeEndpoint.html),
+# and a load balancer passes it on as is: one header gives the caller the server-side time and batch on both hostings.
+TIMING_HEADER = "X-Amzn-SageMaker-Custom-Attributes"
 SERVING_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -38,12 +42,13 @@ def log(message):
 class Pending:
     """A request between arrival and answer."""
 
-    __slots__ = ("item", "future", "state")
+    __slots__ = ("item", "future", "state", "batch")
 
     def __init__(self, item, future):
         self.item = item
         self.future = future
         self.state = "queued"  # queued -> assigned (a worker holds it) -> answered
+        self.batch = None  # the BatchStats of the device call that answered it, for the timing header
 
 
 class WorkerSlot:
@@ -154,6 +159,7 @@ class Server:
             for request_id, status, body, content_type in message[1]:
                 pending = slot.inflight.pop(request_id, None)
                 if pending is not None:
+                    pending.batch = message[2]
                     self.answer(pending, status, body, content_type)
             if message[2] is not None:
                 self.metrics.workers[slot.index].record_batch(message[2])
@@ -267,12 +273,19 @@ class Server:
             self.withdraw(pending)
             return _json_error(
                 504, f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
-                f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}"
+                f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}",
+                headers={TIMING_HEADER: timing_attributes(now, None)},
             )
         finally:
             if not pending.future.done():
                 self.withdraw(pending)  # the client went away
-        return web.Response(status=status, body=body, content_type=_base_type(content_type), charset=_charset(content_type))
+        return web.Response(
+            status=status,
+            body=body,
+            content_type=_base_type(content_type),
+            charset=_charset(content_type),
+            headers={TIMING_HEADER: timing_attributes(now, pending.batch)},
+        )
 
     def withdraw(self, pending):
         """Drops a request nobody waits for: out of the queue if not started; a worker's late answer is ignored."""
@@ -322,6 +335,19 @@ class Server:
             if slot.process is not None and slot.process.returncode is None:
                 slot.process.kill()
         self.metrics.flush()
+
+
+def timing_attributes(arrived, batch):
+    """The value of TIMING_HEADER: the request's time in the server and the device call it rode in.
+
+    `server-ms` runs from the arrival of the whole body to the answer (queue wait + batch formation + device call);
+    `batch-requests`/`batch-inputs` count the requests and inputs of that call and `device-ms` is how long it took.
+    A request answered without a device call (deadline passed, worker died) carries `server-ms` only.
+    """
+    parts = [f"server-ms={(time.monotonic() - arrived) * 1000:.3f}"]
+    if batch is not None:
+        parts += [f"batch-requests={batch.requests}", f"batch-inputs={batch.inputs}", f"device-ms={batch.device_ms:.3f}"]
+    return ",".join(parts)
 
 
 def _exit_cause(code):
