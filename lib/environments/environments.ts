@@ -1,0 +1,243 @@
+/**
+ * Resolving and checking the environments config: defaults filled, every problem named by environment and field.
+ */
+import type { z } from 'zod';
+import { Catalog, isAwsRegion } from '../catalog';
+import type { Hosting } from '../catalog';
+import { InfeasibleError, InputError } from '../errors';
+import { plan } from '../planner';
+import type { Plan, PlanTargets } from '../planner';
+import { closestProfileIds, findProfile } from '../profiles';
+import { IMAGE_DIGEST, environmentsInputSchema } from './schema';
+
+/** When a smoke report counts as current, and whether the capacity proof must have passed too. */
+export interface GateSettings {
+  /** The smoke benchmark's p99 limit: at most the environment's p99 target. */
+  readonly p99MaxMs: number;
+  /** Share of failed requests the smoke benchmark allows, 0-1. */
+  readonly maxErrorRate: number;
+  /** A report older than this is stale and promotes nothing. */
+  readonly maxReportAgeHours: number;
+  /** Promotion out of this environment also needs a passed capacity proof in the report. */
+  readonly capacityProofRequired: boolean;
+}
+
+/** One environment, resolved: defaults filled, checked against the catalog, planned. */
+export interface EnvironmentConfig {
+  /** `dev`, `staging`, `prod`: the Stage id and the path segment of its records. */
+  readonly name: string;
+  /** Position in the promotion order, from 0. */
+  readonly index: number;
+  readonly account: string;
+  readonly region: string;
+  readonly hosting: Hosting;
+  /** Built-in model profile id. */
+  readonly profileId: string;
+  readonly targets: PlanTargets;
+  /** Fewest instances the endpoint runs; SageMaker spreads two or more across Availability Zones. */
+  readonly minInstances: number;
+  /** Why a production environment runs on one instance, when it does. */
+  readonly availabilityWaiver?: string;
+  /** Serves users: needs two instances unless waived, and approval by default. */
+  readonly production: boolean;
+  /** Whether promotion into this environment waits for a person. */
+  readonly approval: 'manual' | 'none';
+  readonly gate: GateSettings;
+  /** The ECR repository, in this environment's account and region, that holds the images it runs. */
+  readonly repositoryName: string;
+  /** Where this environment keeps compiled model artifacts, when it uses them. */
+  readonly artifact?: { readonly bucket: string; readonly prefix: string };
+  /** Role the `promote` command assumes to read or write this environment; else the caller's credentials. */
+  readonly promotionRoleArn?: string;
+  /** The plan for the targets in this region and hosting. */
+  readonly plan: Plan;
+}
+
+/** Every environment of one application, in promotion order. */
+export interface EnvironmentsConfig {
+  /** Names the records and the default repository: `/cdk-inferentia/<application>/<environment>/...`. */
+  readonly application: string;
+  /** The image digest being rolled out, the same in every environment; undefined until one is built. */
+  readonly imageDigest?: string;
+  readonly environments: readonly EnvironmentConfig[];
+}
+
+/** Options of {@link parseEnvironments}. */
+export interface ParseEnvironmentsOptions {
+  /** Named in every problem, e.g. `environments.json`. */
+  readonly source: string;
+  /** @default Catalog.builtIn() */
+  readonly catalog?: Catalog;
+  /**
+   * Hostings the toolkit can deploy; `ec2` needs the ECS hosting construct.
+   *
+   * @default ['sagemaker']
+   */
+  readonly hostings?: readonly Hosting[];
+}
+
+/**
+ * Validates an environments config and resolves it.
+ *
+ * Checks, each reported as `<source>: environment "<name>" <field>: <problem>; <fix>`: the structure (zod), account
+ * ids, region codes, hosting, the profile, prices for the hosting in the region, a plan that meets the targets in
+ * that region (so the region offers a family that can), smoke thresholds no looser than the targets, production on
+ * at least two instances unless `availability.waiver` says why, distinct names, a role in the environment's account.
+ *
+ * @throws InputError listing every problem at once
+ */
+export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptions): EnvironmentsConfig {
+  const { source } = options;
+  const catalog = options.catalog ?? Catalog.builtIn();
+  const hostings = options.hostings ?? ['sagemaker'];
+  const result = environmentsInputSchema.safeParse(json);
+  if (!result.success) {
+    throw new InputError(result.error.issues.map((issue) => `${source}: ${describeIssue(json, issue)}`));
+  }
+  const input = result.data;
+  const problems: string[] = [];
+  const at = (name: string, field: string, message: string) =>
+    problems.push(`${source}: environment "${name}" ${field}: ${message}`);
+
+  if (input.imageDigest !== undefined && !IMAGE_DIGEST.test(input.imageDigest)) {
+    problems.push(`${source}: imageDigest=${JSON.stringify(input.imageDigest)} is not "sha256:" and 64 lowercase hex `
+      + 'digits; copy it from `aws ecr describe-images --query imageDetails[0].imageDigest` or remove it until an image is built');
+  }
+  const seen = new Set<string>();
+  const environments: EnvironmentConfig[] = [];
+  const last = input.environments.length - 1;
+  input.environments.forEach((env, index) => {
+    const { name } = env;
+    if (seen.has(name)) {
+      at(name, 'name', `appears twice (environments[${index}]); give each environment its own name`);
+    }
+    seen.add(name);
+    const production = env.production ?? index === last;
+    const before = problems.length;
+    if (!isAwsRegion(env.region)) {
+      at(name, 'region', `${JSON.stringify(env.region)} is not an AWS region code; use e.g. "us-east-1"`);
+    }
+    if (!hostings.includes(env.hosting)) {
+      at(name, 'hosting', `"${env.hosting}" cannot be deployed by this version (no ECS hosting construct yet); use "sagemaker"`);
+    }
+    const profile = findProfile(env.profile);
+    if (profile === undefined) {
+      const close = closestProfileIds(env.profile);
+      at(name, 'profile', `"${env.profile}" is not a built-in profile${close.length > 0 ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''}`
+        + ' (`npx cdk-inferentia profiles list` lists them)');
+    }
+    if (isAwsRegion(env.region) && !catalog.regionsWithPrices(env.hosting).includes(env.region)) {
+      at(name, 'region', `no ${env.hosting} prices for ${env.region} (priced: ${catalog.regionsWithPrices(env.hosting).join(', ')}); `
+        + `fetch them with \`npx cdk-inferentia catalog refresh --regions ${env.region} --out prices.json\` and pass -c prices=prices.json`);
+    }
+    const peak = env.targets.peakThroughputRps;
+    if (peak !== undefined && peak < env.targets.throughputRps) {
+      at(name, 'targets.peakThroughputRps', `${peak} is below targets.throughputRps=${env.targets.throughputRps}; `
+        + `the peak is the most autoscaling must serve: set it to ${env.targets.throughputRps} or more`);
+    }
+    const p99MaxMs = env.smoke.p99MaxMs ?? env.targets.p99Ms;
+    if (p99MaxMs > env.targets.p99Ms) {
+      at(name, 'smoke.p99MaxMs', `${p99MaxMs} ms is looser than targets.p99Ms=${env.targets.p99Ms} ms, so a deployment `
+        + `that misses its target would pass; set it to ${env.targets.p99Ms} or less (or leave it out)`);
+    }
+    if (production && env.availability.minInstances < 2 && env.availability.waiver === undefined) {
+      at(name, 'availability.minInstances', `${env.availability.minInstances} in a production environment leaves one `
+        + 'Availability Zone between users and an outage; set it to 2 or more (SageMaker spreads instances across AZs), '
+        + 'or say why not in availability.waiver');
+    }
+    if (env.promotionRoleArn !== undefined && env.promotionRoleArn.split(':')[4] !== env.account) {
+      at(name, 'promotionRoleArn', `${env.promotionRoleArn} is not in the environment's account ${env.account}; name a role `
+        + `in ${env.account} that promote may assume (its trust policy names the pipeline's or CI's role)`);
+    }
+    if (problems.length > before || profile === undefined) {
+      return;
+    }
+    const targets: PlanTargets = { throughputRps: env.targets.throughputRps, p99Ms: env.targets.p99Ms, peakThroughputRps: peak };
+    let planned: Plan;
+    try {
+      planned = plan(profile, targets, { region: env.region, hosting: env.hosting, minInstances: env.availability.minInstances }, catalog);
+    } catch (e) {
+      if (e instanceof InfeasibleError || e instanceof InputError) {
+        at(name, 'targets', `no ${env.hosting} deployment in ${env.region} meets ${targets.throughputRps} requests/s at `
+          + `p99 ${targets.p99Ms} ms: ${e.message.split('\n').join(' ')}; relax the targets or pick a region with Inf2/Trn1`);
+        return;
+      }
+      throw e;
+    }
+    environments.push({
+      name,
+      index,
+      account: env.account,
+      region: env.region,
+      hosting: env.hosting,
+      profileId: profile.id,
+      targets,
+      minInstances: env.availability.minInstances,
+      ...(env.availability.waiver !== undefined ? { availabilityWaiver: env.availability.waiver } : {}),
+      production,
+      approval: env.approval ?? (production ? 'manual' : 'none'),
+      gate: {
+        p99MaxMs,
+        maxErrorRate: env.smoke.maxErrorRate,
+        maxReportAgeHours: env.smoke.maxReportAgeHours,
+        capacityProofRequired: env.capacityProof.required,
+      },
+      repositoryName: env.repositoryName ?? input.application,
+      ...(env.artifact !== undefined ? { artifact: env.artifact } : {}),
+      ...(env.promotionRoleArn !== undefined ? { promotionRoleArn: env.promotionRoleArn } : {}),
+      plan: planned,
+    });
+  });
+  InputError.throwIfAny(problems);
+  return {
+    application: input.application,
+    ...(input.imageDigest !== undefined ? { imageDigest: input.imageDigest } : {}),
+    environments,
+  };
+}
+
+/**
+ * The environment named `name`.
+ *
+ * @throws InputError naming the environments there are
+ */
+export function environmentNamed(config: EnvironmentsConfig, name: string, field = 'environment'): EnvironmentConfig {
+  const env = config.environments.find((e) => e.name === name);
+  if (env === undefined) {
+    throw new InputError(`${field} "${name}" is not in the environments config; environments: `
+      + config.environments.map((e) => e.name).join(', '));
+  }
+  return env;
+}
+
+/** The environment promoted into after `env`, or undefined for the last one. */
+export function nextEnvironment(config: EnvironmentsConfig, env: EnvironmentConfig): EnvironmentConfig | undefined {
+  return config.environments[env.index + 1];
+}
+
+/** `environments[1] ("staging").targets.p99Ms` for a zod path. */
+function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
+  const path = issue.path;
+  let where = '';
+  let current: unknown = json;
+  for (const key of path) {
+    current = (current as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+    if (typeof key === 'number') {
+      const name = (current as { name?: unknown } | undefined)?.name;
+      where += `[${key}]${typeof name === 'string' ? ` (environment "${name}")` : ''}`;
+    } else {
+      where += where === '' ? String(key) : `.${String(key)}`;
+    }
+  }
+  if (issue.code === 'unrecognized_keys') {
+    return `${where === '' ? '' : `${where}: `}unknown field${issue.keys.length > 1 ? 's' : ''} `
+      + `${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename ${issue.keys.length > 1 ? 'them' : 'it'}`;
+  }
+  if (where === '') {
+    return `expected a JSON object with application and environments, got ${JSON.stringify(json)?.slice(0, 80)}`;
+  }
+  if (current === undefined) {
+    return `${where}: missing; add it (see examples/environments.json)`;
+  }
+  return `${where}: ${issue.message}, got ${JSON.stringify(current)?.slice(0, 80)}`;
+}

@@ -1,0 +1,5 @@
+/**
+ * The environments a model is promoted through, as typed config shared by the CDK app and the `promote` command.
+ */
+export * from './schema';
+export * from './environments';
