@@ -6,6 +6,7 @@
  */
 export * from './model-image-repository';
 export * from './model-image';
+export * from './model-server-metrics';
 export * from './model-data';
 export * from './sagemaker-execution-role';
 export * from './endpoint-deployment';

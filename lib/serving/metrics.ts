@@ -1,0 +1,61 @@
+/**
+ * The model server's metrics contract: the CloudWatch names, units and dimensions of the embedded-metric-format lines
+ * `serving/metrics.py` writes, so dashboards, alarms and the smoke benchmark read exactly what the server emits.
+ *
+ * A test parses `serving/metrics.py` and fails when the two drift.
+ */
+
+/** A metric the server emits: its CloudWatch name and the EMF unit it declares. */
+export interface ModelServerMetricName {
+  /** CloudWatch metric name. */
+  readonly name: string;
+  /** EMF/CloudWatch unit, spelled as CloudWatch spells it. */
+  readonly unit: 'Count' | 'Milliseconds';
+}
+
+/** The dimension names of the server's metrics. */
+export const MODEL_SERVER_DIMENSION = {
+  /** `$MODEL_SERVER_METRICS_SERVICE`: one value per endpoint or service. */
+  service: 'Service',
+  /** The worker index, `"0"`, `"1"`, ...: one worker per NeuronCore group, in the plan's process order. */
+  worker: 'Worker',
+} as const;
+
+/**
+ * Exact counts per worker per interval, written with dimension sets `[Service]` and `[Service, Worker]`.
+ *
+ * Sum them: `Inputs / Batches` is the exact mean batch size.
+ */
+export const MODEL_SERVER_WORKER_COUNTERS = {
+  /** Device calls. */
+  batches: { name: 'Batches', unit: 'Count' },
+  /** Requests answered by a device call. */
+  requests: { name: 'Requests', unit: 'Count' },
+  /** Inputs sent to the device, padding excluded (a request may carry several). */
+  inputs: { name: 'Inputs', unit: 'Count' },
+  /** Times the worker process was started again after it died. */
+  workerRestarts: { name: 'WorkerRestarts', unit: 'Count' },
+} as const satisfies Record<string, ModelServerMetricName>;
+
+/**
+ * Distributions per worker per interval, as a uniform sample of at most 100 values, written with dimension sets
+ * `[Service]` and `[Service, Worker]`: read percentiles or averages, never sums.
+ */
+export const MODEL_SERVER_WORKER_SAMPLES = {
+  /** Inputs per device call. */
+  batchSize: { name: 'BatchSize', unit: 'Count' },
+  /** Time from a request's arrival to the start of its device call. */
+  queueWait: { name: 'QueueWait', unit: 'Milliseconds' },
+  /** Time of one device call (the handler's `predict_fn` on the batch). */
+  deviceTime: { name: 'DeviceTime', unit: 'Milliseconds' },
+} as const satisfies Record<string, ModelServerMetricName>;
+
+/** Exact counts for the whole server per interval, written with dimension set `[Service]` only. */
+export const MODEL_SERVER_SERVICE_COUNTERS = {
+  /** Requests refused with 503 because the queue was full. */
+  queueFull: { name: 'QueueFull', unit: 'Count' },
+  /** Requests answered 504 because their deadline passed. */
+  deadlineExceeded: { name: 'DeadlineExceeded', unit: 'Count' },
+  /** Worker processes that died while serving (each of their in-flight requests was answered 500 at once). */
+  workerErrors: { name: 'WorkerErrors', unit: 'Count' },
+} as const satisfies Record<string, ModelServerMetricName>;
