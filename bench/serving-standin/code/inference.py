@@ -1,0 +1,47 @@
+"""Device stand-in for `npm run bench:serving`: the SageMaker handler names around a tiny numpy model and a sleep.
+
+What it stands for, and why each part is here:
+- the device call: `predict_fn` SLEEPS for a time drawn from the profile row's measured latency of one call at the
+  compiled batch (log-normal with the row's median and spread, as `lib/planner/simulate.ts` draws it). A sleep, not a
+  busy wait: a NeuronCore computes while the worker's host thread waits, so the call costs no host CPU;
+- the host work a real handler always does: pad the batch to the compiled shape (a Neuron model runs only that shape),
+  run the "model" (multiply by 2), and slice the padding's outputs off, in numpy, so the server's batching and
+  splitting run for real and each request gets its own answer.
+
+Parameters come from the environment bench/serving.ts gives the server (the bench computes them from the row; this
+file holds no sizing logic): BENCH_DEVICE_MEDIAN_MS (median call time), BENCH_DEVICE_SIGMA (sigma of ln(call time)),
+and MODEL_BATCH_SIZE (the compiled batch, also what the server reads).
+"""
+import json
+import math
+import os
+import random
+import time
+
+import numpy
+
+COMPILED_BATCH = int(os.environ["MODEL_BATCH_SIZE"])
+
+
+def model_fn(model_dir):
+    # Each worker draws its own stream (seeded by its index) so two workers do not sleep in lockstep.
+    draws = random.Random(int(os.environ.get("MODEL_SERVER_WORKER_INDEX", "0")) + 1)
+    median_s = float(os.environ["BENCH_DEVICE_MEDIAN_MS"]) / 1000.0
+    sigma = float(os.environ["BENCH_DEVICE_SIGMA"])
+    return {"weight": numpy.float32(2.0), "call_s": lambda: median_s * math.exp(sigma * draws.gauss(0.0, 1.0))}
+
+
+def input_fn(body, content_type):
+    inputs = json.loads(body)["inputs"]
+    return numpy.asarray(inputs, dtype=numpy.float32).reshape(len(inputs))
+
+
+def predict_fn(batch, model):
+    padded = numpy.zeros(COMPILED_BATCH, dtype=numpy.float32)
+    padded[: len(batch)] = batch
+    time.sleep(model["call_s"]())
+    return (padded * model["weight"])[: len(batch)]
+
+
+def output_fn(prediction, accept):
+    return json.dumps({"outputs": prediction.tolist()}), "application/json"

@@ -1,0 +1,526 @@
+/**
+ * Measured against predicted capacity of the real model server (`serving/`) on this machine: `npm run bench:serving`.
+ *
+ * For each of two plans of bert-base-uncased on inf2.xlarge (a batching plan that batches, and a stock plan), the
+ * bench runs `python3 -m serving` with the plan's server environment (`modelServerEnvironment`) and a device stand-in
+ * handler (`bench/serving-standin/code/inference.py`): each device call SLEEPS a time drawn from the plan's
+ * measurement row (log-normal with the row's median and p99, as `simulateInstance` draws it) around a tiny numpy
+ * model that pads the batch to the compiled shape and slices the answers. It then:
+ *
+ * 1. scales the layout to this machine: workers = min(the plan's processes, this machine's cores); every other
+ *    setting (compiled batch, max batch, max delay, queue bound) is the plan's;
+ * 2. calibrates: drives the server open-loop at the capacity the planner predicts with the profile's host CPU per
+ *    request, and measures the server's CPU per request (front end + workers, from /proc);
+ * 3. predicts the scaled layout's capacity and p99 with the planner's own functions (`servingModel`, `capacityRps`,
+ *    `predictedP99Seconds`), with that measured host CPU, the scaled worker count and the plan's batching settings;
+ * 4. drives the server open-loop with the project's load engine (`runBenchmark`) at the predicted capacity, then in
+ *    steps above it until a step fails (or below until one passes), and one step between the last pass and the first
+ *    fail. A step passes when its p99 is within the plan's target and no request failed. Measured capacity: the
+ *    highest passing rate below the lowest failing one.
+ *
+ * Each step also records what could make the figure wrong: the load generator's own CPU and event-loop delay (a late
+ * send counts in the latency: the engine stamps each request with its intended time), the stand-in's real device
+ * time (a sleep overshoots), and the machine's other CPU use and load average (the machine is shared).
+ *
+ * The last line is `capacity ratio measured/predicted: X.XX`, the lower of the two plans' ratios. Goal: >= 0.90,
+ * with the measured p99 at the predicted capacity within the predicted p99. Flags: `--seconds N` measured seconds
+ * per step (default 6), `--only batching|stock`.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import Table from 'cli-table3';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { request } from 'undici';
+import { runBenchmark } from '../lib/bench';
+import type { BenchReport } from '../lib/bench';
+import { capacityRps, planReport, predictedP99Seconds, servingModel } from '../lib/planner';
+import type { Plan, PlanTargets, ServingMode, ServingModel } from '../lib/planner';
+import { Z99 } from '../lib/planner/queueing';
+import { requireProfile } from '../lib/profiles';
+import { MODEL_SERVER_ENV, modelServerEnvironment } from '../lib/serving';
+
+const REPO = path.resolve(__dirname, '..');
+/** Debian's interpreter, with the numpy and aiohttp packages the server and the stand-in need (see GUIDE/CI). */
+const PYTHON = '/usr/bin/python3';
+const STANDIN_MODEL_DIR = path.join(REPO, 'bench', 'serving-standin');
+const PROFILE_ID = 'bert-base-uncased';
+const INSTANCE_TYPE = 'inf2.xlarge';
+/** Short metric intervals so a step of a few seconds holds several whole intervals of the server's counters. */
+const METRICS_INTERVAL_MS = 500;
+const WARMUP_MS = 1000;
+/** Per-request timeout of the load engine: far above any target, so a slow answer counts as slow, not as lost. */
+const TIMEOUT_MS = 5000;
+/** Rates tried above (below) the predicted capacity, as multiples of it, until a step fails (passes). */
+const UP = [1.1, 1.2, 1.35, 1.5];
+const DOWN = [0.9, 0.8, 0.7, 0.6, 0.5];
+const GOAL_RATIO = 0.9;
+const BODY = JSON.stringify({ inputs: [1.5] });
+
+/** One plan to measure: the targets it is planned for, and why this one. */
+interface Scenario {
+  readonly serving: ServingMode;
+  readonly targets: PlanTargets;
+  readonly why: string;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    serving: 'batching',
+    targets: { throughputRps: 2000, p99Ms: 50 },
+    why: 'p99 50 ms, where the batch-8 row with server batching costs the same as batch 1 (at 10 ms it holds 26 requests/s)',
+  },
+  {
+    serving: 'stock',
+    targets: { throughputRps: 2000, p99Ms: 10 },
+    why: "the example app's targets (bin/app.ts EXAMPLE_TARGETS): 2000 requests/s at p99 10 ms",
+  },
+];
+
+/** The plan the planner makes for a scenario; for batching, the best plan that really batches (max batch > 1). */
+function choosePlan(scenario: Scenario): Plan {
+  const report = planReport(requireProfile(PROFILE_ID), scenario.targets, {
+    region: 'us-east-1',
+    hosting: 'ec2',
+    serving: scenario.serving,
+    instanceTypes: [INSTANCE_TYPE],
+  });
+  // With batching allowed the planner may pick a batch-1 row (batching then only shares a backlog); this bench is
+  // about batches that form, so it takes the cheapest plan with a batch larger than one request.
+  const plan = [report.chosen, ...report.alternatives].find(
+    (p) => p.serving === scenario.serving && (p.batching === null || p.batching.maxBatchSize > p.inputsPerRequest),
+  );
+  if (!plan) {
+    throw new Error(`no ${scenario.serving} plan of ${PROFILE_ID} on ${INSTANCE_TYPE} for ${JSON.stringify(scenario.targets)}`);
+  }
+  return plan;
+}
+
+/** The plan's layout on this machine: no more workers than cores. */
+interface ScaledLayout {
+  readonly workers: number;
+  readonly visibleCores: readonly string[];
+  /** Median and log-normal sigma of the stand-in's device call, in ms, from the plan's measurement row. */
+  readonly deviceMedianMs: number;
+  readonly deviceSigma: number;
+}
+
+function scaleLayout(plan: Plan): ScaledLayout {
+  const workers = Math.min(plan.processesPerInstance, os.availableParallelism());
+  const m = plan.measurement;
+  // A call lasts its measured median, or longer when the row's throughput implies longer calls (batch / throughput):
+  // the same busy time the planner's `servingModel` charges, so the stand-in is never faster than the model assumes.
+  const deviceMedianMs = Math.max(m.p50Ms, (1000 * m.batchSize) / m.throughputRps);
+  const deviceSigma = m.p99Ms > m.p50Ms && m.p50Ms > 0 ? Math.log(m.p99Ms / m.p50Ms) / Z99 : 0;
+  return { workers, visibleCores: plan.visibleCores.slice(0, workers), deviceMedianMs, deviceSigma };
+}
+
+/** The planner's queueing model of the scaled layout with a given host CPU per request. */
+function scaledModel(plan: Plan, layout: ScaledLayout, hostMsPerRequest: number): ServingModel {
+  return servingModel(plan.measurement, {
+    mode: plan.serving,
+    processes: layout.workers,
+    hostMsPerRequest,
+    requestsPerBatch: plan.batching ? Math.floor(plan.batching.maxBatchSize / plan.inputsPerRequest) : 1,
+    maxDelayMs: plan.batching?.maxDelayMs ?? 0,
+  });
+}
+
+// ---- the server under test ----------------------------------------------------------------------------------------
+
+/** One embedded-metric-format line of the server, reduced to what the bench reads. */
+interface MetricLine {
+  readonly timestamp: number;
+  readonly worker?: string;
+  readonly batches: number;
+  readonly inputs: number;
+  readonly requests: number;
+  readonly deviceMs: readonly number[];
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** User + system CPU seconds of a process, from /proc (0 once it has gone). */
+function processCpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy CPU seconds of the whole machine (every core), from /proc/stat: all time but idle and iowait. */
+function machineBusySeconds(): number {
+  const [, ...values] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const ticks = values.slice(0, 8).map(Number);
+  return (ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4]) / CLOCK_TICKS;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+class ServerUnderTest {
+  readonly metrics: MetricLine[] = [];
+  private stderr = '';
+  private stdoutRest = '';
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => this.readMetrics(chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-20_000);
+    });
+  }
+
+  static async start(plan: Plan, layout: ScaledLayout): Promise<ServerUnderTest> {
+    const port = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      ...modelServerEnvironment(
+        { batching: plan.batching, batchSize: plan.batchSize, visibleCores: layout.visibleCores },
+        { metricsIntervalMs: METRICS_INTERVAL_MS, metricsService: 'bench-serving' },
+      ),
+      SAGEMAKER_BIND_TO_PORT: `${port}`,
+      MODEL_SERVER_MODEL_DIR: STANDIN_MODEL_DIR,
+      BENCH_DEVICE_MEDIAN_MS: `${layout.deviceMedianMs}`,
+      BENCH_DEVICE_SIGMA: `${layout.deviceSigma}`,
+    };
+    const child = spawn(PYTHON, ['-m', 'serving'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = new ServerUnderTest(child, `http://127.0.0.1:${port}`);
+    await server.waitHealthy();
+    return server;
+  }
+
+  /** The front end's CPU seconds, and its workers' (its child processes). */
+  cpuSeconds(): { frontEnd: number; workers: number } {
+    const pid = this.child.pid!;
+    let children: number[] = [];
+    try {
+      children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      // The server has exited: its failure is reported by the step that sees the errors.
+    }
+    return { frontEnd: processCpuSeconds(pid), workers: children.reduce((sum, child) => sum + processCpuSeconds(child), 0) };
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) {
+      return;
+    }
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private async waitHealthy(): Promise<void> {
+    const limit = Date.now() + 30_000;
+    while (Date.now() < limit) {
+      if (this.child.exitCode !== null) {
+        throw new Error(`the model server exited with ${this.child.exitCode} before it was healthy:\n${this.stderr}`);
+      }
+      try {
+        const { statusCode, body } = await request(`${this.url}/ping`);
+        await body.dump();
+        if (statusCode === 200) {
+          return;
+        }
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`the model server was not healthy within 30 s:\n${this.stderr}`);
+  }
+
+  private readMetrics(chunk: string): void {
+    const lines = (this.stdoutRest + chunk).split('\n');
+    this.stdoutRest = lines.pop() ?? '';
+    for (const line of lines) {
+      const doc = JSON.parse(line) as Record<string, unknown> & { _aws: { Timestamp: number } };
+      if (typeof doc.Worker === 'string') {
+        this.metrics.push({
+          timestamp: doc._aws.Timestamp,
+          worker: doc.Worker,
+          batches: Number(doc.Batches),
+          inputs: Number(doc.Inputs),
+          requests: Number(doc.Requests),
+          deviceMs: Array.isArray(doc.DeviceTime) ? (doc.DeviceTime as number[]) : [],
+        });
+      }
+    }
+  }
+}
+
+// ---- one step: a rate held for a few seconds ------------------------------------------------------------------------
+
+interface Step {
+  readonly label: string;
+  readonly rateRps: number;
+  readonly report: BenchReport;
+  readonly predictedP99Ms: number;
+  readonly passed: boolean;
+  readonly frontEndCpuMs: number;
+  readonly workerCpuMs: number;
+  readonly meanBatch: number;
+  readonly deviceMeanMs: number;
+  readonly loadgenCpuPercent: number;
+  readonly loopDelayP99Ms: number;
+  /** CPU of everything else on the machine during the step, in cores. */
+  readonly otherCores: number;
+  readonly loadavg1: number;
+}
+
+async function runStep(
+  server: ServerUnderTest,
+  label: string,
+  rateRps: number,
+  model: ServingModel,
+  targetMs: number,
+  seconds: number,
+): Promise<Step> {
+  const drive = (durationMs: number) =>
+    runBenchmark({ target: { kind: 'http', url: `${server.url}/invocations` }, body: BODY, mode: { kind: 'open', rateRps }, stop: { durationMs }, timeoutMs: TIMEOUT_MS });
+  // Its own unmeasured run first, so the CPU and metric counters below cover exactly the measured requests.
+  await drive(WARMUP_MS);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const cpuBefore = server.cpuSeconds();
+  const loadgenBefore = process.cpuUsage();
+  const machineBefore = machineBusySeconds();
+  const wallBefore = Date.now();
+  loop.enable();
+  const report = await drive(seconds * 1000);
+  loop.disable();
+  const wallAfter = Date.now();
+  const elapsedS = (wallAfter - wallBefore) / 1000;
+  const cpuAfter = server.cpuSeconds();
+  const loadgen = process.cpuUsage(loadgenBefore);
+  const loadgenS = (loadgen.user + loadgen.system) / 1e6;
+  const serverS = cpuAfter.frontEnd - cpuBefore.frontEnd + (cpuAfter.workers - cpuBefore.workers);
+  // Whole metric intervals inside the measured window only.
+  const lines = server.metrics.filter((l) => l.timestamp - METRICS_INTERVAL_MS >= wallBefore && l.timestamp <= wallAfter);
+  const batches = lines.reduce((n, l) => n + l.batches, 0);
+  const device = lines.flatMap((l) => l.deviceMs);
+  const perRequestMs = (s: number) => (report.requests > 0 ? (s * 1000) / report.requests : NaN);
+  return {
+    label,
+    rateRps,
+    report,
+    predictedP99Ms: predictedP99Seconds(model, rateRps) * 1000,
+    passed: report.errors === 0 && report.requests > 0 && report.latencyMs.p99 <= targetMs,
+    frontEndCpuMs: perRequestMs(cpuAfter.frontEnd - cpuBefore.frontEnd),
+    workerCpuMs: perRequestMs(cpuAfter.workers - cpuBefore.workers),
+    meanBatch: batches > 0 ? lines.reduce((n, l) => n + l.inputs, 0) / batches : NaN,
+    deviceMeanMs: device.length > 0 ? device.reduce((a, b) => a + b, 0) / device.length : NaN,
+    loadgenCpuPercent: (100 * loadgenS) / elapsedS,
+    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    otherCores: Math.max(0, (machineBusySeconds() - machineBefore - serverS - loadgenS) / elapsedS),
+    loadavg1: os.loadavg()[0],
+  };
+}
+
+// ---- one plan: calibrate, predict, search ---------------------------------------------------------------------------
+
+interface PlanResult {
+  readonly scenario: Scenario;
+  readonly plan: Plan;
+  readonly layout: ScaledLayout;
+  readonly hostMsPerRequest: number;
+  readonly predictedCapacityRps: number;
+  readonly predictedP99AtCapacityMs: number;
+  readonly steps: readonly Step[];
+  /** Highest passing rate below the lowest failing one; 0 when no rate passed. */
+  readonly measuredCapacityRps: number;
+  /** True when no tried rate failed: the capacity is at least the figure. */
+  readonly atLeast: boolean;
+}
+
+async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanResult> {
+  const plan = choosePlan(scenario);
+  const layout = scaleLayout(plan);
+  const targetMs = plan.targets.p99Ms;
+  const server = await ServerUnderTest.start(plan, layout);
+  try {
+    const steps: Step[] = [];
+    // 1. Calibration at the capacity the planner predicts for this layout with the profile's host CPU.
+    const profileModel = scaledModel(plan, layout, plan.hostCpuMsPerRequest);
+    const calibrationRate = round(capacityRps(profileModel, targetMs / 1000), 0);
+    const calibration = await runStep(server, 'calibration', calibrationRate, profileModel, targetMs, seconds);
+    const hostMsPerRequest = calibration.frontEndCpuMs + calibration.workerCpuMs;
+    // 2. The prediction with the measured host CPU; every step is judged against this model.
+    const model = scaledModel(plan, layout, hostMsPerRequest);
+    const predicted = capacityRps(model, targetMs / 1000);
+    steps.push({ ...calibration, predictedP99Ms: predictedP99Seconds(model, calibrationRate) * 1000 });
+    const at = async (multiple: number, label: string) => {
+      const step = await runStep(server, label, round(predicted * multiple, 0), model, targetMs, seconds);
+      steps.push(step);
+      return step;
+    };
+    // 3. Search around the prediction.
+    const first = await at(1, 'predicted');
+    for (const multiple of first.passed ? UP : DOWN) {
+      const step = await at(multiple, `x${multiple}`);
+      if (step.passed !== first.passed) {
+        break;
+      }
+    }
+    const { capacity, lowestFail } = measuredCapacity(steps);
+    if (lowestFail !== undefined && capacity > 0 && lowestFail / capacity > 1.06) {
+      await at((capacity + lowestFail) / 2 / predicted, 'between');
+    }
+    const final = measuredCapacity(steps);
+    return {
+      scenario,
+      plan,
+      layout,
+      hostMsPerRequest,
+      predictedCapacityRps: predicted,
+      predictedP99AtCapacityMs: predictedP99Seconds(model, predicted) * 1000,
+      steps,
+      measuredCapacityRps: final.capacity,
+      atLeast: final.lowestFail === undefined,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+function measuredCapacity(steps: readonly Step[]): { capacity: number; lowestFail?: number } {
+  const fails = steps.filter((s) => !s.passed).map((s) => s.rateRps);
+  const lowestFail = fails.length > 0 ? Math.min(...fails) : undefined;
+  const passes = steps.filter((s) => s.passed && (lowestFail === undefined || s.rateRps < lowestFail)).map((s) => s.rateRps);
+  return { capacity: passes.length > 0 ? Math.max(...passes) : 0, lowestFail };
+}
+
+// ---- output ---------------------------------------------------------------------------------------------------------
+
+function describePlan(r: PlanResult): string[] {
+  const { plan, layout } = r;
+  const m = plan.measurement;
+  const batching = plan.batching ? `batching: max batch ${plan.batching.maxBatchSize}, max delay ${plan.batching.maxDelayMs} ms` : 'stock: one request per device call';
+  return [
+    `${plan.serving} plan: ${PROFILE_ID} on ${plan.instanceType} for ${plan.targets.throughputRps} requests/s at p99 ${plan.targets.p99Ms} ms ` +
+      `(${r.scenario.why})`,
+    `  plan: ${plan.processesPerInstance} processes x ${plan.coresPerProcess} core, compiled batch ${plan.batchSize}, ${batching}; ` +
+      `${plan.capacityPerInstanceRps} requests/s per instance with the profile's ${plan.hostCpuMsPerRequest} ms host CPU per request`,
+    `  row: ${m.source}`,
+    `  this machine: ${layout.workers} worker(s) (${MODEL_SERVER_ENV.visibleCores}=${layout.visibleCores.join(';')}) of the plan's ` +
+      `${plan.processesPerInstance}, on ${os.availableParallelism()} cores shared by the front end, the workers and the load generator ` +
+      `(an ${plan.instance.name} has ${plan.instance.vcpus} vCPUs); device stand-in sleeps a log-normal call of median ` +
+      `${layout.deviceMedianMs.toFixed(3)} ms, sigma ${layout.deviceSigma.toFixed(4)} (row p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms)`,
+    `  predicted with the measured ${r.hostMsPerRequest.toFixed(3)} ms host CPU per request: capacity ${r.predictedCapacityRps.toFixed(0)} requests/s, ` +
+      `p99 ${r.predictedP99AtCapacityMs.toFixed(2)} ms there`,
+  ];
+}
+
+function stepTable(r: PlanResult): string {
+  const table = new Table({
+    head: ['step', 'asked/s', 'done/s', 'p50 ms', 'p99 ms', 'pred p99', 'errors', 'batch', 'device ms', 'CPU ms/req fe+wk', 'loadgen CPU/lag', 'other cores', 'load1', ''],
+    style: { head: [], border: [] },
+  });
+  for (const s of [...r.steps].sort((a, b) => a.rateRps - b.rateRps)) {
+    const errors = Object.entries(s.report.errorsByKind).map(([kind, n]) => `${n} ${kind}`).join(', ') || '0';
+    table.push([
+      s.label,
+      s.rateRps,
+      s.report.throughputRps.toFixed(0),
+      s.report.latencyMs.p50.toFixed(2),
+      s.report.latencyMs.p99.toFixed(2),
+      Number.isFinite(s.predictedP99Ms) ? s.predictedP99Ms.toFixed(2) : 'inf',
+      errors,
+      s.meanBatch.toFixed(2),
+      s.deviceMeanMs.toFixed(3),
+      `${s.frontEndCpuMs.toFixed(3)}+${s.workerCpuMs.toFixed(3)}`,
+      `${s.loadgenCpuPercent.toFixed(0)}% / ${s.loopDelayP99Ms.toFixed(1)} ms`,
+      s.otherCores.toFixed(2),
+      s.loadavg1.toFixed(2),
+      s.passed ? 'pass' : 'FAIL',
+    ]);
+  }
+  return table.toString();
+}
+
+function summary(r: PlanResult): string {
+  const ratio = r.measuredCapacityRps / r.predictedCapacityRps;
+  const atPredicted = r.steps.find((s) => s.label === 'predicted');
+  const p99 = atPredicted
+    ? `; at the predicted capacity measured p99 ${atPredicted.report.latencyMs.p99.toFixed(2)} ms vs predicted ${r.predictedP99AtCapacityMs.toFixed(2)} ms ` +
+      `(${atPredicted.report.latencyMs.p99 <= r.predictedP99AtCapacityMs ? 'within' : 'OVER'})`
+    : '';
+  return (
+    `  ${r.plan.serving}: predicted ${r.predictedCapacityRps.toFixed(0)} requests/s, measured ${r.atLeast ? '>= ' : ''}${r.measuredCapacityRps} requests/s ` +
+    `(p99 <= ${r.plan.targets.p99Ms} ms, no errors): ratio ${ratio.toFixed(2)}${p99}`
+  );
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+async function main(): Promise<void> {
+  const program = new Command('bench:serving')
+    .description('measured vs predicted capacity of the model server with a device stand-in')
+    .addOption(
+      new Option('--seconds <n>', 'measured seconds per step').default(6).argParser((raw) => {
+        const n = Number(raw);
+        if (!(Number.isFinite(n) && n >= 1 && n <= 120)) {
+          throw new InvalidArgumentError(`--seconds=${raw} must be a number of seconds from 1 to 120`);
+        }
+        return n;
+      }),
+    )
+    .addOption(new Option('--only <mode>', 'measure one plan only').choices(['batching', 'stock']))
+    .parse();
+  const { seconds, only } = program.opts<{ seconds: number; only?: ServingMode }>();
+
+  const started = Date.now();
+  const loadBefore = os.loadavg();
+  console.log(
+    `bench:serving: the model server (${PYTHON} -m serving) with a sleeping device stand-in, driven open-loop by lib/bench; ` +
+      `${os.availableParallelism()} cores; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}; ` +
+      `steps of ${WARMUP_MS / 1000} s warm-up + ${seconds} s measured`,
+  );
+  const results: PlanResult[] = [];
+  for (const scenario of SCENARIOS.filter((s) => only === undefined || s.serving === only)) {
+    const result = await measurePlan(scenario, seconds);
+    results.push(result);
+    console.log('');
+    console.log(describePlan(result).join('\n'));
+    console.log(stepTable(result));
+  }
+  console.log('');
+  console.log(
+    'columns: done/s = successful answers per second; batch = mean inputs per device call (server metrics Inputs / Batches); ' +
+      'device ms = mean stand-in call (server metrics DeviceTime); CPU = server CPU per request, front end + workers; ' +
+      'loadgen = the load generator process CPU (100% = one core) / its event-loop delay p99; other cores = CPU used by other processes on the machine',
+  );
+  console.log(`run: ${((Date.now() - started) / 1000).toFixed(0)} s; load average after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  for (const r of results) {
+    console.log(summary(r));
+  }
+  const worst = results.reduce((a, b) => (b.measuredCapacityRps / b.predictedCapacityRps < a.measuredCapacityRps / a.predictedCapacityRps ? b : a));
+  const ratio = worst.measuredCapacityRps / worst.predictedCapacityRps;
+  console.log(`goal >= ${GOAL_RATIO.toFixed(2)}: ${ratio >= GOAL_RATIO ? 'MET' : 'MISSED'} (the lower ratio, ${worst.plan.serving} plan, is the last line)`);
+  console.log(`capacity ratio measured/predicted: ${ratio.toFixed(2)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
