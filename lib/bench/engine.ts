@@ -6,6 +6,7 @@ import { compileAnswerCheck } from './answer';
 import { AwsCallError } from '../aws-errors';
 import { classifyError, errorKindForStatus, RequestTimeoutError, runFailures, type ErrorKind } from './errors';
 import { LatencyRecorder } from './latency';
+import { ServerTimingRecorder } from './server-timing';
 import { openSender, type Sender } from './targets';
 import { evaluateThresholds } from './thresholds';
 import type { BenchOptions, BenchProgress, BenchReport } from './types';
@@ -134,6 +135,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     mode.kind === 'closed' ? mode.concurrency : (mode.maxInFlight ?? defaultMaxInFlight(mode.rateRps, timeoutMs));
   const durationMs = 'durationMs' in options.stop ? options.stop.durationMs : undefined;
   const requestLimit = 'requests' in options.stop ? options.stop.requests : undefined;
+  const serverTiming = options.serverTiming === true || options.thresholds?.serverP99MaxMs !== undefined;
 
   const sender: Sender = openSender(options.target, {
     body: options.body,
@@ -142,6 +144,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     readBody: matcher !== undefined,
     expectStatus,
     sageMakerClient: deps.sageMakerClient,
+    serverTiming,
   });
 
   try {
@@ -154,6 +157,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
   }
 
   const recorder = new LatencyRecorder();
+  const serverRecorder = serverTiming ? new ServerTimingRecorder() : undefined;
   const errorsByKind: Record<string, number> = {};
   const errorSamples: Record<string, string> = {};
   // Requests in send order. Every request has the same timeout, so deadlines are in the same order and one timer
@@ -200,7 +204,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     queue.push(request);
     inFlight++;
     deadlineTimer ??= setTimeout(expire, timeoutMs);
-    request.abort = sender.start((error, status, body) => settle(request, judge(error, status, body)));
+    request.abort = sender.start((error, status, body, timing) => settle(request, judge(error, status, body), timing));
   }
 
   /** Times out every request past its deadline, then waits for the next deadline. */
@@ -223,7 +227,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     }
   }
 
-  function settle(request: InFlight, failure: Failure | undefined): void {
+  function settle(request: InFlight, failure: Failure | undefined, timing?: string): void {
     if (request.done) {
       return;
     }
@@ -237,6 +241,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
       requests++;
       if (failure === undefined) {
         recorder.record(now - request.startedAt);
+        serverRecorder?.record(timing);
       } else {
         countError(failure.kind, failure.sample);
       }
@@ -361,7 +366,9 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
 
   const measuredMs = Math.max(0, end - measureStart);
   const successes = requests - errors;
+  const server = serverRecorder?.report();
   const stats = {
+    ...(server !== undefined ? { server } : {}),
     requests,
     errors,
     errorRate: requests > 0 ? errors / requests : 0,
@@ -369,7 +376,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     latencyMs: recorder.percentiles(),
   };
   const thresholds = evaluateThresholds(stats, options.thresholds);
-  const failures = runFailures({ requests, errors, errorsByKind, errorSamples, thresholds });
+  const failures = runFailures({ requests, errors, errorsByKind, errorSamples, thresholds, server });
   const report: BenchReport = {
     ...stats,
     errorsByKind,
@@ -380,6 +387,22 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     durationMs: Math.round(measuredMs),
     startedAt: new Date(wallStart + warmupMs).toISOString(),
     histogram: recorder.buckets(),
+    ...(options.encodeHistograms === true
+      ? {
+          encoded: {
+            latency: recorder.encode(),
+            server:
+              serverRecorder === undefined
+                ? undefined
+                : {
+                    latency: serverRecorder.latency.encode(),
+                    batched: serverRecorder.batched,
+                    batchRequestsSum: serverRecorder.batchRequestsSum,
+                    batchInputsSum: serverRecorder.batchInputsSum,
+                  },
+          },
+        }
+      : {}),
   };
   options.onProgress?.({ phase: 'measure', elapsedMs: measuredMs, totalMs: durationMs, requests, errors });
   return report;

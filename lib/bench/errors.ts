@@ -167,7 +167,7 @@ export class BenchFailedError extends Error {
 }
 
 /** What `runFailures` reads of a report. */
-export type RunOutcome = Pick<BenchReport, 'requests' | 'errors' | 'errorsByKind' | 'thresholds'> & {
+export type RunOutcome = Pick<BenchReport, 'requests' | 'errors' | 'errorsByKind' | 'thresholds' | 'server'> & {
   readonly errorSamples?: BenchReport['errorSamples'];
 };
 
@@ -217,7 +217,7 @@ const HTTP_HINT = 'the target answered with an unexpected status; check the URL,
  */
 export function describeThreshold(
   result: ThresholdResult,
-  counts: { readonly requests: number; readonly errors: number },
+  counts: { readonly requests: number; readonly errors: number; readonly server?: unknown },
 ): string {
   switch (result.name) {
     case 'p50':
@@ -233,6 +233,14 @@ export function describeThreshold(
         return `error rate: no request measured (max ${pct(result.limit)})`;
       }
       return `error rate ${pct(result.measured)} ${result.passed ? '<=' : '>'} max ${pct(result.limit)}`;
+    case 'serverP99':
+      if (counts.server === undefined) {
+        return (
+          `server p99: no answer carried the model server's timing header (X-Amzn-SageMaker-Custom-Attributes ` +
+          `server-ms; max ${fmt(result.limit)} ms): serve with the project's model server or drop serverP99MaxMs`
+        );
+      }
+      return `server p99 ${fmt(result.measured)} ms ${result.passed ? '<=' : '>'} max ${fmt(result.limit)} ms`;
   }
 }
 

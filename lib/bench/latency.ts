@@ -1,7 +1,7 @@
 /**
  * Latency recording in an HDR histogram, and the buckets a report charts.
  */
-import { Int32Histogram } from 'hdr-histogram-js';
+import { decodeFromCompressedBase64, encodeIntoCompressedBase64, Int32Histogram, type JsHistogram } from 'hdr-histogram-js';
 import type { BenchReport } from './types';
 
 /** Microseconds per millisecond: the histogram counts whole microseconds. */
@@ -23,6 +23,25 @@ export class LatencyRecorder {
   /** Records one latency in milliseconds (fractions kept to the microsecond). */
   record(latencyMs: number): void {
     this.histogram.recordValue(Math.max(1, Math.round(latencyMs * US_PER_MS)));
+  }
+
+  /**
+   * The histogram in HdrHistogram's compressed base64 form, so another process (a load worker Lambda) can send its
+   * whole distribution and the receiver can merge it exactly: percentiles of merged percentiles would be wrong.
+   */
+  encode(): string {
+    return encodeIntoCompressedBase64(this.histogram);
+  }
+
+  /** Adds the latencies of an {@link encode}d histogram to this one. */
+  addEncoded(encoded: string): void {
+    // Decoded without WebAssembly, so it is a JsHistogram, the only kind a JsHistogram adds.
+    const other = decodeFromCompressedBase64(encoded, 32, false) as JsHistogram;
+    try {
+      this.histogram.add(other);
+    } finally {
+      other.destroy();
+    }
   }
 
   /** How many latencies were recorded. */

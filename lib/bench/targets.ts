@@ -6,14 +6,16 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { Pool, type Dispatcher } from 'undici';
+import { SERVER_TIMING_HEADER } from './server-timing';
 import type { BenchTarget } from './types';
 
 /**
  * Called once per request: with the error, or with the status and (when asked for) the body.
  *
  * Never called synchronously from `start`, so a run cannot recurse through a target that fails at once.
+ * `serverTiming` is the model server's timing header (`SenderOptions.serverTiming`), when asked for and sent.
  */
-export type Completion = (error: unknown, status: number, body: string) => void;
+export type Completion = (error: unknown, status: number, body: string, serverTiming?: string) => void;
 
 /** An open target: starts requests, then is closed once. */
 export interface Sender {
@@ -47,6 +49,13 @@ export interface SenderOptions {
    */
   readonly expectStatus?: number;
   readonly sageMakerClient?: SageMakerRuntimeClient;
+  /**
+   * Pass the model server's timing header (`X-Amzn-SageMaker-Custom-Attributes`; InvokeEndpoint's
+   * `CustomAttributes`) to the completion.
+   *
+   * @default false
+   */
+  readonly serverTiming?: boolean;
 }
 
 /** Opens the target for a run. */
@@ -72,9 +81,10 @@ function openHttpSender(target: Extract<BenchTarget, { kind: 'http' }>, options:
   };
   const readBody = options.readBody;
   const expectStatus = options.expectStatus ?? 200;
+  const serverTiming = options.serverTiming ?? false;
   return {
     start(complete) {
-      const handler = new HttpExchange(complete, readBody, expectStatus);
+      const handler = new HttpExchange(complete, readBody, expectStatus, serverTiming);
       try {
         pool.dispatch(dispatchOptions, handler);
       } catch (err) {
@@ -105,11 +115,13 @@ class HttpExchange implements Dispatcher.DispatchHandler {
   private chunks?: Buffer[];
   /** Bytes still to keep of an unexpected answer's body. */
   private errorBytes = 0;
+  private timing?: string;
 
   constructor(
     private readonly complete: Completion,
     private readonly readBody: boolean,
     private readonly expectStatus: number,
+    private readonly serverTiming: boolean = false,
   ) {}
 
   abort(reason: Error): void {
@@ -128,8 +140,12 @@ class HttpExchange implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Readonly<Record<string, string | string[] | undefined>>): void {
     this.status = statusCode;
+    if (this.serverTiming) {
+      const value = headers[SERVER_TIMING_HEADER];
+      this.timing = Array.isArray(value) ? value[0] : value;
+    }
     if (!this.readBody && statusCode !== this.expectStatus) {
       this.errorBytes = MAX_ERROR_BODY_BYTES;
     }
@@ -145,7 +161,7 @@ class HttpExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.finish(undefined, this.status, this.chunks ? Buffer.concat(this.chunks).toString('utf8') : '');
+    this.finish(undefined, this.status, this.chunks ? Buffer.concat(this.chunks).toString('utf8') : '', this.timing);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -156,15 +172,15 @@ class HttpExchange implements Dispatcher.DispatchHandler {
     this.finish(error, 0, '');
   }
 
-  private finish(error: unknown, status: number, body: string): void {
+  private finish(error: unknown, status: number, body: string, timing?: string): void {
     if (this.done) {
       return;
     }
     this.done = true;
     if (this.dispatched) {
-      this.complete(error, status, body);
+      this.complete(error, status, body, timing);
     } else {
-      process.nextTick(this.complete, error, status, body);
+      process.nextTick(this.complete, error, status, body, timing);
     }
   }
 }
@@ -191,6 +207,7 @@ function openSageMakerSender(target: Extract<BenchTarget, { kind: 'sagemaker' }>
     TargetVariant: target.targetVariant,
   };
   const readBody = options.readBody;
+  const serverTiming = options.serverTiming ?? false;
   return {
     start(complete) {
       const controller = new AbortController();
@@ -200,6 +217,7 @@ function openSageMakerSender(target: Extract<BenchTarget, { kind: 'sagemaker' }>
             undefined,
             output.$metadata.httpStatusCode ?? 200,
             readBody && output.Body ? output.Body.transformToString() : '',
+            serverTiming ? output.CustomAttributes : undefined,
           ),
         (err: unknown) => complete(err, 0, ''),
       );

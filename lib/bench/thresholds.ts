@@ -4,12 +4,12 @@
 import type { BenchReport, ThresholdResult, Thresholds } from './types';
 
 /** The measurements thresholds are checked against. */
-export type BenchStats = Pick<BenchReport, 'requests' | 'errors' | 'errorRate' | 'throughputRps' | 'latencyMs'>;
+export type BenchStats = Pick<BenchReport, 'requests' | 'errors' | 'errorRate' | 'throughputRps' | 'latencyMs' | 'server'>;
 
 /**
  * Checks each given limit; omitted limits are not checked.
  *
- * Results come in a fixed order: p50, p99, throughput, error rate. A run that measured nothing proves nothing, so a
+ * Results come in a fixed order: p50, p99, throughput, error rate, server p99. A run that measured nothing proves nothing, so a
  * latency limit fails when no request succeeded and an error-rate limit fails when no request was measured.
  *
  * @returns one result per given limit; the run passes when every result passed.
@@ -47,6 +47,16 @@ export function evaluateThresholds(stats: BenchStats, thresholds: Thresholds = {
       limit: thresholds.maxErrorRate,
       measured: stats.errorRate,
       passed: stats.requests > 0 && stats.errorRate <= thresholds.maxErrorRate,
+    });
+  }
+  if (thresholds.serverP99MaxMs !== undefined) {
+    // No header, no proof: a server that does not report its timing cannot pass a server-side limit.
+    const measured = stats.server?.latencyMs.p99;
+    results.push({
+      name: 'serverP99',
+      limit: thresholds.serverP99MaxMs,
+      measured: measured ?? 0,
+      passed: measured !== undefined && measured <= thresholds.serverP99MaxMs,
     });
   }
   return results;

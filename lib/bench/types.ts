@@ -47,6 +47,11 @@ export interface Thresholds {
   readonly minThroughputRps?: number;
   /** 0..1 */
   readonly maxErrorRate?: number;
+  /**
+   * Highest p99 of the time the model server itself reports (its timing header, see `serverTiming`): judged
+   * against the plan directly, without the network and router in between. Fails when no answer carried the header.
+   */
+  readonly serverP99MaxMs?: number;
 }
 
 /** Progress callback payload, about once per second. */
@@ -77,11 +82,37 @@ export interface BenchOptions {
   readonly onProgress?: (progress: BenchProgress) => void;
   /** Aborts the run; the report covers what was measured. */
   readonly signal?: AbortSignal;
+  /**
+   * Read the model server's timing header (`X-Amzn-SageMaker-Custom-Attributes`, returned by InvokeEndpoint as
+   * `CustomAttributes`) of every successful answer into `report.server`. Implied by `thresholds.serverP99MaxMs`.
+   *
+   * @default false
+   */
+  readonly serverTiming?: boolean;
+  /**
+   * Put the encoded HDR histograms in `report.encoded`, for a caller that merges several runs (the capacity
+   * proof's load workers).
+   *
+   * @default false
+   */
+  readonly encodeHistograms?: boolean;
+}
+
+/** What the model server said about the run's successful answers (see `BenchOptions.serverTiming`). */
+export interface ServerTimingReport {
+  /** Successful answers that carried the header. */
+  readonly answers: number;
+  /** Time in the server, from the arrival of the request to its answer. */
+  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  /** Mean requests per device call, weighted by request (what a request experienced). @default - not reported */
+  readonly meanBatchRequests?: number;
+  /** Mean inputs per device call, weighted by request. @default - not reported */
+  readonly meanBatchInputs?: number;
 }
 
 /** One threshold checked against the run. */
 export interface ThresholdResult {
-  readonly name: 'p50' | 'p99' | 'throughput' | 'errorRate';
+  readonly name: 'p50' | 'p99' | 'throughput' | 'errorRate' | 'serverP99';
   readonly limit: number;
   readonly measured: number;
   readonly passed: boolean;
@@ -111,4 +142,21 @@ export interface BenchReport {
   readonly startedAt: string;
   /** Latency distribution for charts: upper bound in ms and count per bucket. */
   readonly histogram: readonly { readonly upToMs: number; readonly count: number }[];
+  /** The server's own timing, when asked for and any answer carried it. @default - not measured */
+  readonly server?: ServerTimingReport;
+  /** The encoded HDR histograms (microseconds), when asked for (`encodeHistograms`). @default - not included */
+  readonly encoded?: EncodedHistograms;
+}
+
+/** A run's distributions in HdrHistogram compressed base64 form, with the counts merging needs. */
+export interface EncodedHistograms {
+  /** Client-side latency of successful requests. */
+  readonly latency: string;
+  /** The server's timing, when measured. */
+  readonly server?: {
+    readonly latency: string;
+    readonly batched: number;
+    readonly batchRequestsSum: number;
+    readonly batchInputsSum: number;
+  };
 }

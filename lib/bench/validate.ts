@@ -96,6 +96,7 @@ const thresholds = z.object({
     .number()
     .refine((n) => n >= 0 && n <= 1, 'maxErrorRate is a fraction between 0 and 1, e.g. 0.01 for 1 %')
     .optional(),
+  serverP99MaxMs: positive('serverP99MaxMs', '50').optional(),
 });
 
 const options = z

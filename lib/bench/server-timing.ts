@@ -1,0 +1,105 @@
+/**
+ * The model server's own account of each request: its time in the server and the device call it rode in, read from
+ * the `X-Amzn-SageMaker-Custom-Attributes` header `serving/frontend.py` sets (InvokeEndpoint returns it as
+ * `CustomAttributes`).
+ *
+ * With it a run can judge the server-side p99 against the plan directly, without guessing what the network and the
+ * SageMaker router add, and report the mean batch size the server formed under the run's load.
+ */
+import { LatencyRecorder } from './latency';
+import type { ServerTimingReport } from './types';
+
+/** The response header the model server puts its timing in; SageMaker passes it on as `CustomAttributes`. */
+export const SERVER_TIMING_HEADER = 'x-amzn-sagemaker-custom-attributes';
+
+/** One answer's server-side figures. */
+export interface ServerTiming {
+  /** From the arrival of the whole request body to the answer. */
+  readonly serverMs: number;
+  /** Requests in the device call that answered it; absent when no device call did (deadline, worker died). */
+  readonly batchRequests?: number;
+  /** Inputs in that device call. */
+  readonly batchInputs?: number;
+  /** How long that device call took. */
+  readonly deviceMs?: number;
+}
+
+/**
+ * Parses the header value, e.g. `server-ms=12.5,batch-requests=3,batch-inputs=3,device-ms=9.1`.
+ *
+ * @returns `undefined` when the value is missing or carries no `server-ms` (another server, or a user's own custom
+ *   attributes): such answers are simply not counted.
+ */
+export function parseServerTiming(value: string | undefined): ServerTiming | undefined {
+  if (value === undefined || value === '') {
+    return undefined;
+  }
+  const fields: Record<string, number> = {};
+  for (const part of value.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) {
+      const number = Number(part.slice(eq + 1).trim());
+      if (Number.isFinite(number) && number >= 0) {
+        fields[part.slice(0, eq).trim()] = number;
+      }
+    }
+  }
+  if (fields['server-ms'] === undefined) {
+    return undefined;
+  }
+  return {
+    serverMs: fields['server-ms'],
+    batchRequests: fields['batch-requests'],
+    batchInputs: fields['batch-inputs'],
+    deviceMs: fields['device-ms'],
+  };
+}
+
+/** Collects the server timing of a run's successful answers. */
+export class ServerTimingRecorder {
+  readonly latency = new LatencyRecorder();
+  /** Sum over answers of the requests in the batch each rode in (so sum / answers is the request-weighted mean). */
+  batchRequestsSum = 0;
+  batchInputsSum = 0;
+  /** Answers that named their batch. */
+  batched = 0;
+
+  /** Records one answer's header value; ignores answers without one. */
+  record(headerValue: string | undefined): void {
+    const timing = parseServerTiming(headerValue);
+    if (timing === undefined) {
+      return;
+    }
+    this.latency.record(timing.serverMs);
+    if (timing.batchRequests !== undefined && timing.batchInputs !== undefined) {
+      this.batched++;
+      this.batchRequestsSum += timing.batchRequests;
+      this.batchInputsSum += timing.batchInputs;
+    }
+  }
+
+  /** Adds another recorder's counts (a load worker's, decoded). */
+  add(other: { readonly latency: string; readonly batched: number; readonly batchRequestsSum: number; readonly batchInputsSum: number }): void {
+    this.latency.addEncoded(other.latency);
+    this.batched += other.batched;
+    this.batchRequestsSum += other.batchRequestsSum;
+    this.batchInputsSum += other.batchInputsSum;
+  }
+
+  /** The report section, or `undefined` when no answer carried the header. */
+  report(): ServerTimingReport | undefined {
+    if (this.latency.count === 0) {
+      return undefined;
+    }
+    return {
+      answers: this.latency.count,
+      latencyMs: this.latency.percentiles(),
+      meanBatchRequests: this.batched > 0 ? round(this.batchRequestsSum / this.batched) : undefined,
+      meanBatchInputs: this.batched > 0 ? round(this.batchInputsSum / this.batched) : undefined,
+    };
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
