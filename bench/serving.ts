@@ -58,6 +58,10 @@ const TIMEOUT_MS = 5000;
 const UP = [1.1, 1.2, 1.35, 1.5];
 const DOWN = [0.9, 0.8, 0.7, 0.6, 0.5];
 const GOAL_RATIO = 0.9;
+/** Sampling interval of the load generator's event-loop delay, in ms. */
+const LOOP_SAMPLE_MS = 2;
+/** Other processes' CPU, in cores, above which a step is marked contended (the machine has other users). */
+const CONTENDED_CORES = 0.5;
 const BODY = JSON.stringify({ inputs: [1.5] });
 
 /** One plan to measure: the targets it is planned for, and why this one. */
@@ -118,9 +122,12 @@ function scaleLayout(plan: Plan): ScaledLayout {
   return { workers, visibleCores: plan.visibleCores.slice(0, workers), deviceMedianMs, deviceSigma };
 }
 
+/** What the planner reads of a measurement row: a call's batch, throughput, p50 and p99. */
+type CallFigures = Parameters<typeof servingModel>[0];
+
 /** The planner's queueing model of the scaled layout with a given host CPU per request. */
-function scaledModel(plan: Plan, layout: ScaledLayout, hostMsPerRequest: number): ServingModel {
-  return servingModel(plan.measurement, {
+function scaledModel(plan: Plan, layout: ScaledLayout, hostMsPerRequest: number, call: CallFigures = plan.measurement): ServingModel {
+  return servingModel(call, {
     mode: plan.serving,
     processes: layout.workers,
     hostMsPerRequest,
@@ -279,6 +286,8 @@ interface Step {
   readonly workerCpuMs: number;
   readonly meanBatch: number;
   readonly deviceMeanMs: number;
+  /** The server's sampled device times (`DeviceTime`) of the step, in ms. */
+  readonly deviceSamples: readonly number[];
   readonly loadgenCpuPercent: number;
   readonly loopDelayP99Ms: number;
   /** CPU of everything else on the machine during the step, in cores. */
@@ -298,7 +307,7 @@ async function runStep(
     runBenchmark({ target: { kind: 'http', url: `${server.url}/invocations` }, body: BODY, mode: { kind: 'open', rateRps }, stop: { durationMs }, timeoutMs: TIMEOUT_MS });
   // Its own unmeasured run first, so the CPU and metric counters below cover exactly the measured requests.
   await drive(WARMUP_MS);
-  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   const cpuBefore = server.cpuSeconds();
   const loadgenBefore = process.cpuUsage();
   const machineBefore = machineBusySeconds();
@@ -327,8 +336,10 @@ async function runStep(
     workerCpuMs: perRequestMs(cpuAfter.workers - cpuBefore.workers),
     meanBatch: batches > 0 ? lines.reduce((n, l) => n + l.inputs, 0) / batches : NaN,
     deviceMeanMs: device.length > 0 ? device.reduce((a, b) => a + b, 0) / device.length : NaN,
+    deviceSamples: device,
     loadgenCpuPercent: (100 * loadgenS) / elapsedS,
-    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    // The histogram holds whole intervals between samples: the lag is what exceeds the sampling interval.
+    loopDelayP99Ms: Math.max(0, loop.percentile(99) / 1e6 - LOOP_SAMPLE_MS),
     otherCores: Math.max(0, (machineBusySeconds() - machineBefore - serverS - loadgenS) / elapsedS),
     loadavg1: os.loadavg()[0],
   };
@@ -348,6 +359,13 @@ interface PlanResult {
   readonly measuredCapacityRps: number;
   /** True when no tried rate failed: the capacity is at least the figure. */
   readonly atLeast: boolean;
+  /** The stand-in's device calls as the server timed them over every step (mean, p50, p99 in ms). */
+  readonly standInCall: { readonly meanMs: number; readonly p50Ms: number; readonly p99Ms: number };
+  /**
+   * The planner's capacity with the stand-in's measured calls in place of the row's: what the prediction would be
+   * if the planner knew the device as the server saw it, to tell the stand-in's error from the model's.
+   */
+  readonly predictedWithStandInCallRps: number;
 }
 
 async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanResult> {
@@ -384,6 +402,11 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
       await at((capacity + lowestFail) / 2 / predicted, 'between');
     }
     const final = measuredCapacity(steps);
+    const samples = steps.flatMap((s) => s.deviceSamples).sort((a, b) => a - b);
+    const quantile = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+    const meanMs = samples.reduce((a, b) => a + b, 0) / samples.length;
+    const standInCall = { meanMs, p50Ms: quantile(0.5), p99Ms: quantile(0.99) };
+    const asServed = { batchSize: plan.batchSize, throughputRps: (1000 * plan.batchSize) / meanMs, p50Ms: standInCall.p50Ms, p99Ms: standInCall.p99Ms };
     return {
       scenario,
       plan,
@@ -394,6 +417,8 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
       steps,
       measuredCapacityRps: final.capacity,
       atLeast: final.lowestFail === undefined,
+      standInCall,
+      predictedWithStandInCallRps: capacityRps(scaledModel(plan, layout, hostMsPerRequest, asServed), targetMs / 1000),
     };
   } finally {
     await server.stop();
@@ -462,9 +487,24 @@ function summary(r: PlanResult): string {
     ? `; at the predicted capacity measured p99 ${atPredicted.report.latencyMs.p99.toFixed(2)} ms vs predicted ${r.predictedP99AtCapacityMs.toFixed(2)} ms ` +
       `(${atPredicted.report.latencyMs.p99 <= r.predictedP99AtCapacityMs ? 'within' : 'OVER'})`
     : '';
+  const calibration = r.steps.find((s) => s.label === 'calibration');
+  const contended = r.steps.filter((s) => s.otherCores > CONTENDED_CORES).length;
+  const notes = [
+    `    stand-in device call as the server timed it: mean ${r.standInCall.meanMs.toFixed(3)} ms, p50 ${r.standInCall.p50Ms.toFixed(3)}, ` +
+      `p99 ${r.standInCall.p99Ms.toFixed(3)} ms (the row's call: ${r.layout.deviceMedianMs.toFixed(3)} ms median, p99 ${r.plan.measurement.p99Ms} ms); ` +
+      `with these calls the planner predicts ${r.predictedWithStandInCallRps.toFixed(0)} requests/s, measured/that ` +
+      `${(r.measuredCapacityRps / r.predictedWithStandInCallRps).toFixed(2)}`,
+    ...(calibration
+      ? [
+          `    latency outside the device at ${calibration.rateRps} requests/s: p50 ${(calibration.report.latencyMs.p50 - r.standInCall.p50Ms).toFixed(2)} ms ` +
+            `(HTTP, queue, two process hops, load generator) against the ${r.hostMsPerRequest.toFixed(3)} ms of CPU the planner charges`,
+        ]
+      : []),
+    `    ${contended} of ${r.steps.length} steps contended (other processes above ${CONTENDED_CORES} cores)`,
+  ];
   return (
     `  ${r.plan.serving}: predicted ${r.predictedCapacityRps.toFixed(0)} requests/s, measured ${r.atLeast ? '>= ' : ''}${r.measuredCapacityRps} requests/s ` +
-    `(p99 <= ${r.plan.targets.p99Ms} ms, no errors): ratio ${ratio.toFixed(2)}${p99}`
+    `(p99 <= ${r.plan.targets.p99Ms} ms, no errors): ratio ${ratio.toFixed(2)}${p99}\n${notes.join('\n')}`
   );
 }
 
