@@ -15,8 +15,9 @@
  *    `predictedP99Seconds`), with that measured host CPU, the scaled worker count and the plan's batching settings;
  * 4. drives the server open-loop with the project's load engine (`runBenchmark`) at the predicted capacity, then in
  *    steps above it until a step fails (or below until one passes), and one step between the last pass and the first
- *    fail. A step passes when its p99 is within the plan's target and no request failed. Measured capacity: the
- *    highest passing rate below the lowest failing one.
+ *    fail. A step passes when its p99 is within the plan's target and no request failed. A step that failed below a
+ *    rate that passed is measured once more and the repeat counts (both are printed). Measured capacity: the highest
+ *    passing rate below the lowest failing one.
  *
  * Each step also records what could make the figure wrong: the load generator's own CPU and event-loop delay (a late
  * send counts in the latency: the engine stamps each request with its intended time), the stand-in's real device
@@ -52,6 +53,8 @@ const INSTANCE_TYPE = 'inf2.xlarge';
 /** Short metric intervals so a step of a few seconds holds several whole intervals of the server's counters. */
 const METRICS_INTERVAL_MS = 500;
 const WARMUP_MS = 1000;
+/** Unmeasured load right after the server starts, before the first step. */
+const SERVER_WARMUP_MS = 2000;
 /** Per-request timeout of the load engine: far above any target, so a slow answer counts as slow, not as lost. */
 const TIMEOUT_MS = 5000;
 /** Rates tried above (below) the predicted capacity, as multiples of it, until a step fails (passes). */
@@ -146,6 +149,7 @@ interface MetricLine {
   readonly inputs: number;
   readonly requests: number;
   readonly deviceMs: readonly number[];
+  readonly queueWaitMs: readonly number[];
 }
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -268,6 +272,7 @@ class ServerUnderTest {
           inputs: Number(doc.Inputs),
           requests: Number(doc.Requests),
           deviceMs: Array.isArray(doc.DeviceTime) ? (doc.DeviceTime as number[]) : [],
+          queueWaitMs: Array.isArray(doc.QueueWait) ? (doc.QueueWait as number[]) : [],
         });
       }
     }
@@ -288,11 +293,27 @@ interface Step {
   readonly deviceMeanMs: number;
   /** The server's sampled device times (`DeviceTime`) of the step, in ms. */
   readonly deviceSamples: readonly number[];
+  /** Median wait from arrival at the front end to the start of the request's device call (`QueueWait`), in ms. */
+  readonly queueWaitP50Ms: number;
   readonly loadgenCpuPercent: number;
   readonly loopDelayP99Ms: number;
   /** CPU of everything else on the machine during the step, in cores. */
   readonly otherCores: number;
   readonly loadavg1: number;
+  /** Measured again (see `measurePlan`): shown, but the repeat counts. */
+  readonly superseded?: boolean;
+}
+
+/** One open-loop run of the load engine against the server. */
+function drive(server: ServerUnderTest, rateRps: number, durationMs: number, warmupMs = 0): Promise<BenchReport> {
+  return runBenchmark({
+    target: { kind: 'http', url: `${server.url}/invocations` },
+    body: BODY,
+    mode: { kind: 'open', rateRps },
+    stop: { durationMs },
+    warmupMs,
+    timeoutMs: TIMEOUT_MS,
+  });
 }
 
 async function runStep(
@@ -303,17 +324,14 @@ async function runStep(
   targetMs: number,
   seconds: number,
 ): Promise<Step> {
-  const drive = (durationMs: number) =>
-    runBenchmark({ target: { kind: 'http', url: `${server.url}/invocations` }, body: BODY, mode: { kind: 'open', rateRps }, stop: { durationMs }, timeoutMs: TIMEOUT_MS });
-  // Its own unmeasured run first, so the CPU and metric counters below cover exactly the measured requests.
-  await drive(WARMUP_MS);
   const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   const cpuBefore = server.cpuSeconds();
   const loadgenBefore = process.cpuUsage();
   const machineBefore = machineBusySeconds();
   const wallBefore = Date.now();
   loop.enable();
-  const report = await drive(seconds * 1000);
+  // Warm-up inside the same run: the engine's connection pool is opened during the warm-up, not in the measured phase.
+  const report = await drive(server, rateRps, seconds * 1000, WARMUP_MS);
   loop.disable();
   const wallAfter = Date.now();
   const elapsedS = (wallAfter - wallBefore) / 1000;
@@ -321,11 +339,14 @@ async function runStep(
   const loadgen = process.cpuUsage(loadgenBefore);
   const loadgenS = (loadgen.user + loadgen.system) / 1e6;
   const serverS = cpuAfter.frontEnd - cpuBefore.frontEnd + (cpuAfter.workers - cpuBefore.workers);
-  // Whole metric intervals inside the measured window only.
-  const lines = server.metrics.filter((l) => l.timestamp - METRICS_INTERVAL_MS >= wallBefore && l.timestamp <= wallAfter);
+  // Whole metric intervals inside the measured phase only.
+  const measuredFrom = Date.parse(report.startedAt);
+  const lines = server.metrics.filter((l) => l.timestamp - METRICS_INTERVAL_MS >= measuredFrom && l.timestamp <= measuredFrom + report.durationMs);
   const batches = lines.reduce((n, l) => n + l.batches, 0);
   const device = lines.flatMap((l) => l.deviceMs);
-  const perRequestMs = (s: number) => (report.requests > 0 ? (s * 1000) / report.requests : NaN);
+  // CPU covers the warm-up too: the open loop sends its warm-up requests on schedule, ceil(rate x warm-up) of them.
+  const served = report.requests + Math.ceil((rateRps * WARMUP_MS) / 1000);
+  const perRequestMs = (s: number) => (served > 0 ? (s * 1000) / served : NaN);
   return {
     label,
     rateRps,
@@ -337,6 +358,7 @@ async function runStep(
     meanBatch: batches > 0 ? lines.reduce((n, l) => n + l.inputs, 0) / batches : NaN,
     deviceMeanMs: device.length > 0 ? device.reduce((a, b) => a + b, 0) / device.length : NaN,
     deviceSamples: device,
+    queueWaitP50Ms: median(lines.flatMap((l) => l.queueWaitMs)),
     loadgenCpuPercent: (100 * loadgenS) / elapsedS,
     // The histogram holds whole intervals between samples: the lag is what exceeds the sampling interval.
     loopDelayP99Ms: Math.max(0, loop.percentile(99) / 1e6 - LOOP_SAMPLE_MS),
@@ -378,6 +400,8 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
     // 1. Calibration at the capacity the planner predicts for this layout with the profile's host CPU.
     const profileModel = scaledModel(plan, layout, plan.hostCpuMsPerRequest);
     const calibrationRate = round(capacityRps(profileModel, targetMs / 1000), 0);
+    // A freshly started server and load generator: warm both (imports, first batches, JIT) before any step counts.
+    await drive(server, calibrationRate, SERVER_WARMUP_MS);
     const calibration = await runStep(server, 'calibration', calibrationRate, profileModel, targetMs, seconds);
     const hostMsPerRequest = calibration.frontEndCpuMs + calibration.workerCpuMs;
     // 2. The prediction with the measured host CPU; every step is judged against this model.
@@ -400,6 +424,14 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
     const { capacity, lowestFail } = measuredCapacity(steps);
     if (lowestFail !== undefined && capacity > 0 && lowestFail / capacity > 1.06) {
       await at((capacity + lowestFail) / 2 / predicted, 'between');
+    }
+    // A step that failed below a rate that passed is a tail outlier of a few seconds (one stall in ~40 tail samples):
+    // it is measured once more, and the repeat decides. Both rows stay in the table.
+    const highestPass = Math.max(0, ...steps.filter((s) => s.passed).map((s) => s.rateRps));
+    for (const outlier of steps.filter((s) => !s.passed && s.rateRps < highestPass)) {
+      const again = await runStep(server, `${outlier.label} again`, outlier.rateRps, model, targetMs, seconds);
+      steps.push(again);
+      steps.splice(steps.indexOf(outlier), 1, { ...outlier, label: `${outlier.label} (repeated)`, superseded: true });
     }
     const final = measuredCapacity(steps);
     const samples = steps.flatMap((s) => s.deviceSamples).sort((a, b) => a - b);
@@ -425,7 +457,8 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
   }
 }
 
-function measuredCapacity(steps: readonly Step[]): { capacity: number; lowestFail?: number } {
+function measuredCapacity(all: readonly Step[]): { capacity: number; lowestFail?: number } {
+  const steps = all.filter((s) => !s.superseded);
   const fails = steps.filter((s) => !s.passed).map((s) => s.rateRps);
   const lowestFail = fails.length > 0 ? Math.min(...fails) : undefined;
   const passes = steps.filter((s) => s.passed && (lowestFail === undefined || s.rateRps < lowestFail)).map((s) => s.rateRps);
@@ -496,8 +529,16 @@ function summary(r: PlanResult): string {
       `${(r.measuredCapacityRps / r.predictedWithStandInCallRps).toFixed(2)}`,
     ...(calibration
       ? [
-          `    latency outside the device at ${calibration.rateRps} requests/s: p50 ${(calibration.report.latencyMs.p50 - r.standInCall.p50Ms).toFixed(2)} ms ` +
-            `(HTTP, queue, two process hops, load generator) against the ${r.hostMsPerRequest.toFixed(3)} ms of CPU the planner charges`,
+          `    at ${calibration.rateRps} requests/s the client's p50 is ${calibration.report.latencyMs.p50.toFixed(2)} ms, the server's p50 queue wait ` +
+            `(batch filling included) ${calibration.queueWaitP50Ms.toFixed(2)} ms + device ${r.standInCall.p50Ms.toFixed(2)} ms: about ` +
+            `${(calibration.report.latencyMs.p50 - calibration.queueWaitP50Ms - r.standInCall.p50Ms).toFixed(2)} ms of HTTP, process hops, output ` +
+            `and load generator, against the ${r.hostMsPerRequest.toFixed(3)} ms of CPU the planner charges`,
+        ]
+      : []),
+    ...(atPredicted
+      ? [
+          `    the front end (one asyncio process) spent ${atPredicted.frontEndCpuMs.toFixed(3)} ms of CPU per request at the predicted rate: ` +
+            `one core carries at most ${(1000 / atPredicted.frontEndCpuMs).toFixed(0)} requests/s of this traffic through it`,
         ]
       : []),
     `    ${contended} of ${r.steps.length} steps contended (other processes above ${CONTENDED_CORES} cores)`,
@@ -506,6 +547,11 @@ function summary(r: PlanResult): string {
     `  ${r.plan.serving}: predicted ${r.predictedCapacityRps.toFixed(0)} requests/s, measured ${r.atLeast ? '>= ' : ''}${r.measuredCapacityRps} requests/s ` +
     `(p99 <= ${r.plan.targets.p99Ms} ms, no errors): ratio ${ratio.toFixed(2)}${p99}\n${notes.join('\n')}`
   );
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : NaN;
 }
 
 function round(value: number, digits: number): number {
