@@ -45,7 +45,7 @@ import { requireProfile } from '../lib/profiles';
 import { MODEL_SERVER_ENV, modelServerEnvironment } from '../lib/serving';
 
 const REPO = path.resolve(__dirname, '..');
-/** Debian's interpreter, with the numpy and aiohttp packages the server and the stand-in need (see GUIDE/CI). */
+/** Debian's interpreter, with the numpy and aiohttp packages the server and the stand-in need (`.ci/run` installs them). */
 const PYTHON = '/usr/bin/python3';
 const STANDIN_MODEL_DIR = path.join(REPO, 'bench', 'serving-standin');
 const PROFILE_ID = 'bert-base-uncased';
@@ -212,7 +212,12 @@ class ServerUnderTest {
     };
     const child = spawn(PYTHON, ['-m', 'serving'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const server = new ServerUnderTest(child, `http://127.0.0.1:${port}`);
-    await server.waitHealthy();
+    try {
+      await server.waitHealthy();
+    } catch (error) {
+      await server.stop(); // never leave a half-started server behind
+      throw error;
+    }
     return server;
   }
 
@@ -228,8 +233,12 @@ class ServerUnderTest {
     return { frontEnd: processCpuSeconds(pid), workers: children.reduce((sum, child) => sum + processCpuSeconds(child), 0) };
   }
 
+  private get exited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) {
+    if (this.exited) {
       return;
     }
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
@@ -242,8 +251,8 @@ class ServerUnderTest {
   private async waitHealthy(): Promise<void> {
     const limit = Date.now() + 30_000;
     while (Date.now() < limit) {
-      if (this.child.exitCode !== null) {
-        throw new Error(`the model server exited with ${this.child.exitCode} before it was healthy:\n${this.stderr}`);
+      if (this.exited) {
+        throw new Error(`the model server exited with ${this.child.exitCode ?? this.child.signalCode} before it was healthy:\n${this.stderr}`);
       }
       try {
         const { statusCode, body } = await request(`${this.url}/ping`);
@@ -263,8 +272,8 @@ class ServerUnderTest {
     const lines = (this.stdoutRest + chunk).split('\n');
     this.stdoutRest = lines.pop() ?? '';
     for (const line of lines) {
-      const doc = JSON.parse(line) as Record<string, unknown> & { _aws: { Timestamp: number } };
-      if (typeof doc.Worker === 'string') {
+      const doc = parseMetricLine(line);
+      if (doc !== undefined && typeof doc.Worker === 'string') {
         this.metrics.push({
           timestamp: doc._aws.Timestamp,
           worker: doc.Worker,
@@ -276,6 +285,16 @@ class ServerUnderTest {
         });
       }
     }
+  }
+}
+
+/** A metric line as JSON; undefined for anything else on stdout (the server writes only metrics there, but a handler may print). */
+function parseMetricLine(line: string): (Record<string, unknown> & { _aws: { Timestamp: number } }) | undefined {
+  try {
+    const doc = JSON.parse(line) as Record<string, unknown> & { _aws?: { Timestamp?: unknown } };
+    return typeof doc._aws?.Timestamp === 'number' ? (doc as Record<string, unknown> & { _aws: { Timestamp: number } }) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
