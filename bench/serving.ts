@@ -314,6 +314,8 @@ interface Step {
   readonly deviceSamples: readonly number[];
   /** Median wait from arrival at the front end to the start of the request's device call (`QueueWait`), in ms. */
   readonly queueWaitP50Ms: number;
+  /** Requests the load generator sent per second of the measured phase (due ones it could not send excluded). */
+  readonly sentRps: number;
   readonly loadgenCpuPercent: number;
   readonly loopDelayP99Ms: number;
   /** CPU of everything else on the machine during the step, in cores. */
@@ -378,6 +380,7 @@ async function runStep(
     deviceMeanMs: device.length > 0 ? device.reduce((a, b) => a + b, 0) / device.length : NaN,
     deviceSamples: device,
     queueWaitP50Ms: median(lines.flatMap((l) => l.queueWaitMs)),
+    sentRps: (report.requests - (report.errorsByKind.backpressure ?? 0)) / seconds,
     loadgenCpuPercent: (100 * loadgenS) / elapsedS,
     // The histogram holds whole intervals between samples: the lag is what exceeds the sampling interval.
     loopDelayP99Ms: Math.max(0, loop.percentile(99) / 1e6 - LOOP_SAMPLE_MS),
@@ -507,7 +510,7 @@ function describePlan(r: PlanResult): string[] {
 
 function stepTable(r: PlanResult): string {
   const table = new Table({
-    head: ['step', 'asked/s', 'done/s', 'p50 ms', 'p99 ms', 'pred p99', 'errors', 'batch', 'device ms', 'CPU ms/req fe+wk', 'loadgen CPU/lag', 'other cores', 'load1', ''],
+    head: ['step', 'asked/s', 'sent/s', 'done/s', 'p50 ms', 'p99 ms', 'pred p99', 'errors', 'batch', 'device ms', 'CPU ms/req fe+wk', 'loadgen CPU/lag', 'other cores', 'load1', ''],
     style: { head: [], border: [] },
   });
   for (const s of [...r.steps].sort((a, b) => a.rateRps - b.rateRps)) {
@@ -515,6 +518,7 @@ function stepTable(r: PlanResult): string {
     table.push([
       s.label,
       s.rateRps,
+      s.sentRps.toFixed(0),
       s.report.throughputRps.toFixed(0),
       s.report.latencyMs.p50.toFixed(2),
       s.report.latencyMs.p99.toFixed(2),
@@ -611,7 +615,8 @@ async function main(): Promise<void> {
   }
   console.log('');
   console.log(
-    'columns: done/s = successful answers per second; batch = mean inputs per device call (server metrics Inputs / Batches); ' +
+    'columns: sent/s = requests the load generator sent per measured second (its schedule; lateness shows as lag); ' +
+      'done/s = successful answers per second; batch = mean inputs per device call (server metrics Inputs / Batches); ' +
       'device ms = mean stand-in call (server metrics DeviceTime); CPU = server CPU per request, front end + workers; ' +
       'loadgen = the load generator process CPU (100% = one core) / its event-loop delay p99; other cores = CPU used by other processes on the machine',
   );
