@@ -7,7 +7,7 @@ import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { InstanceSpec, Price } from '../catalog/types';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { coreLayout, supportedGroupSizes } from './layout';
-import { capacityRps, predictedP99Seconds, processUtilization, saturationPerProcessRps, servingModel } from './serving';
+import { capacity, capacityRps, FRONT_END_MAX_UTILIZATION, predictedP99Seconds, processUtilization, saturationPerProcessRps, servingModel } from './serving';
 import type { ServingMode, ServingModel } from './serving';
 import type { Plan, PlanReport, Rejection } from './types';
 import { SERVING_SUPPORT } from './types';
@@ -290,6 +290,12 @@ function buildPlan(
     warnings.push(
       `runs ${limits.processes} of the ${limits.byCores} processes the NeuronCores allow: host memory (${limits.hostMemoryGiB} GiB per process) ` +
         `or vCPUs (${limits.vcpuPerProcess} per process + ${FRONT_END_VCPUS} for the front end) limit it`,
+    );
+  }
+  if (capacity(model, targets.p99Ms / 1000).limitedBy === 'front-end') {
+    warnings.push(
+      `${round(capacityPerInstance, 1)} requests/s per instance is the model server's single front end at ` +
+        `${FRONT_END_MAX_UTILIZATION * 100} % of a core, below what the NeuronCores hold within the p99 target`,
     );
   }
   const cores = neuronCores(instance);

@@ -17,8 +17,11 @@ export {
   MAX_PLANNED_INSTANCES,
   planServingModel,
 } from './candidate';
-export { SERVING_MODES, capacityRps, servingModel, predictedP99Seconds, processUtilization, saturationPerProcessRps } from './serving';
-export type { ServingChoice, ServingModel } from './serving';
+export {
+  SERVING_MODES, FRONT_END_MAX_UTILIZATION, FRONT_END_MS_PER_CALL, FRONT_END_MS_PER_REQUEST, capacity, capacityRps, frontEndUtilization, servingModel,
+  predictedP99Seconds, processUtilization, saturationPerProcessRps,
+} from './serving';
+export type { CapacityLimit, ServingChoice, ServingModel } from './serving';
 export { batchArrivalScv, batchRequestsQuantile, erlangC, largestFitting, meanBatchRequests, MIN_SERVICE_SCV, serviceScv, waitQuantileSeconds } from './queueing';
 export { simulateInstance } from './simulate';
 export type { SimulationInput, SimulationResult } from './simulate';

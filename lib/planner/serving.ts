@@ -82,12 +82,47 @@ export function saturationPerProcessRps(model: ServingModel): number {
 }
 
 /**
+ * Front-end CPU of the model server (`serving/frontend.py`), in ms of one core: a part per request (HTTP, the
+ * deadline, the answer's slice) and a part per device call (the hop to the worker process and back).
+ *
+ * Measured by `npm run bench:serving` (docs/model-server-bench.md, 2026-11-23): 0.31-0.43 ms per request at one
+ * request per call and 0.18-0.34 ms at eight; the split below reproduces the high end of both.
+ */
+export const FRONT_END_MS_PER_REQUEST = 0.15;
+/** See {@link FRONT_END_MS_PER_REQUEST}. */
+export const FRONT_END_MS_PER_CALL = 0.28;
+
+/**
+ * Most of one core the server's front end may use at the planned capacity. The front end is one asyncio process,
+ * so it is a single queue of its own: bench:serving found it answering with a p99 of 19 ms at 54 % of a core and
+ * shedding load with 503s at 75 %. 60 % keeps it out of that region on a host that also runs the workers.
+ */
+export const FRONT_END_MAX_UTILIZATION = 0.6;
+
+/** Fraction of one core the server's front end uses at `arrivalsPerSecond` requests per second. */
+export function frontEndUtilization(model: ServingModel, arrivalsPerSecond: number): number {
+  const perRequestMs = FRONT_END_MS_PER_REQUEST + FRONT_END_MS_PER_CALL / requestsPerCall(model, arrivalsPerSecond);
+  return (arrivalsPerSecond * perRequestMs) / 1000;
+}
+
+/** What bounds an instance's capacity: the latency target through the processes' queue, or the server's front end. */
+export type CapacityLimit = 'latency' | 'front-end';
+
+/**
  * The largest arrival rate, in requests per second, one instance holds with the predicted p99 within
- * `targetP99Seconds`; 0 when even a single request misses it.
+ * `targetP99Seconds` and the server's single front end within {@link FRONT_END_MAX_UTILIZATION} of a core; 0 when
+ * even a single request misses the target.
  */
 export function capacityRps(model: ServingModel, targetP99Seconds: number): number {
+  return capacity(model, targetP99Seconds).rps;
+}
+
+/** {@link capacityRps} and which of the two bounds set it. */
+export function capacity(model: ServingModel, targetP99Seconds: number): { readonly rps: number; readonly limitedBy: CapacityLimit } {
   const ceiling = model.processes * saturationPerProcessRps(model);
-  return largestFitting(ceiling, (rate) => predictedP99Seconds(model, rate) <= targetP99Seconds);
+  const byLatency = largestFitting(ceiling, (rate) => predictedP99Seconds(model, rate) <= targetP99Seconds);
+  const both = largestFitting(byLatency, (rate) => frontEndUtilization(model, rate) <= FRONT_END_MAX_UTILIZATION);
+  return { rps: both, limitedBy: both < byLatency ? 'front-end' : 'latency' };
 }
 
 /** What `servingModel` needs of a sized candidate or a finished plan. */

@@ -1,7 +1,10 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import { parsePriceFile } from '../../../lib/catalog/price-file';
 import { InfeasibleError, InputError } from '../../../lib/errors';
-import { capacityRps, costPer1MRequests, INF1_END_OF_SUPPORT, plan, planReport, servingModel } from '../../../lib/planner';
+import {
+  capacity, capacityRps, costPer1MRequests, FRONT_END_MAX_UTILIZATION, frontEndUtilization, INF1_END_OF_SUPPORT, plan, planReport,
+  saturationPerProcessRps, servingModel,
+} from '../../../lib/planner';
 import type { ModelProfile } from '../../../lib/profiles/types';
 
 // A region with no built-in prices, so these prices are the only ones and every expectation is computed by hand.
@@ -437,5 +440,34 @@ describe('a measurement predicts only the chip it was measured on', () => {
     expect(report.rejected).toContainEqual(
       expect.objectContaining({ instanceType: 'trn1.2xlarge', code: 'no-measurement', reason: 'toy has no measurement on Trainium (trn1, trn1n) (NeuronCore-v2)' }),
     );
+  });
+});
+
+describe("an instance holds no more than the model server's single front end carries", () => {
+  // Device calls of 0.05 ms: 16 processes on inf2.8xlarge-sized hardware would hold far more than one core of HTTP.
+  const fast = { coreVersion: 'v2', coresPerProcess: 1, batchSize: 1, throughputRps: 20000, p50Ms: 0.05, p99Ms: 0.06, source: 'fast' } as const;
+  const tiny: ModelProfile = { id: 'tiny', deviceMemoryGiB: 1, hostMemoryGiB: 1, hostCpuMsPerRequest: 0.01, measurements: [fast] };
+
+  test('GIVEN calls far cheaper than the HTTP front end THEN capacity per instance is 60 % of one core of front-end work', () => {
+    const chosen = plan(tiny, { throughputRps: 5000, p99Ms: 20 }, ec2, catalog);
+    // One request per call: 0.15 + 0.28 = 0.43 ms of front end; 0.6 core / 0.43 ms = 1395.3 requests/s.
+    expect(chosen.capacityPerInstanceRps).toBeCloseTo(0.6 / 0.00043, 0);
+    expect(chosen.warnings.some((w) => w.includes("model server's single front end"))).toBe(true);
+  });
+
+  test('GIVEN the same calls THEN the queue alone would allow more, and capacity() names the front end as the bound', () => {
+    const model = servingModel(fast, { mode: 'stock', processes: 2, hostMsPerRequest: 0.01, requestsPerBatch: 1, maxDelayMs: 0 });
+    const bound = capacity(model, 0.02);
+    expect(bound.limitedBy).toBe('front-end');
+    expect(frontEndUtilization(model, bound.rps)).toBeCloseTo(FRONT_END_MAX_UTILIZATION, 4);
+    expect(2 * saturationPerProcessRps(model)).toBeGreaterThan(bound.rps * 10);
+  });
+
+  test('GIVEN batching THEN the per-call part of the front end is shared by the requests of a batch', () => {
+    const batched = servingModel(b8, { mode: 'batching', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 8, maxDelayMs: 2 });
+    const stock = servingModel(b1, { mode: 'stock', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 1, maxDelayMs: 0 });
+    // At 5000 requests/s batches are nearly full: about 0.15 + 0.28 / 8 ms per request instead of 0.43.
+    expect(frontEndUtilization(batched, 5000)).toBeLessThan(5000 * (0.15 + 0.28 / 7) / 1000);
+    expect(frontEndUtilization(stock, 5000)).toBeCloseTo(5000 * 0.43 / 1000, 9);
   });
 });
