@@ -1,5 +1,5 @@
 /**
- * The `cdk-inferentia` command line: plan, catalog, profiles, bench and preflight.
+ * The `cdk-inferentia` command line: plan, catalog, profiles, bench, preflight and promote.
  *
  * Exit codes: 0 success, 1 when no plan fits, a benchmark or preflight check fails or AWS refuses a call, 2 on bad usage.
  * Results go to stdout, messages to stderr.
@@ -16,6 +16,8 @@ import type { CliIo } from './commands/io';
 import { registerPlanCommand } from './commands/plan';
 import { registerPreflightCommand } from './commands/preflight';
 import { registerProfilesCommand } from './commands/profiles';
+import { registerPromoteCommand } from './commands/promote';
+import { PromotionRefusedError } from '../lib/release';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -34,6 +36,7 @@ export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Comm
   registerProfilesCommand(program, io);
   registerBenchCommand(program, io, { isTTY: options.isTTY ?? false });
   registerPreflightCommand(program, io);
+  registerPromoteCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   }
@@ -58,7 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: { isTT
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }
-    if (e instanceof BenchFailedError || e instanceof PreflightFailedError) {
+    if (e instanceof BenchFailedError || e instanceof PreflightFailedError || e instanceof PromotionRefusedError) {
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }

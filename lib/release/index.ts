@@ -1,0 +1,5 @@
+/**
+ * Release records and the promotion gate: what each environment runs, what was promoted into it and on what evidence.
+ */
+export * from './records';
+export * from './gate';

@@ -1,0 +1,163 @@
+/**
+ * What an environment runs and how it got there, stored as SSM parameters the next environment can read.
+ *
+ * Two records per environment, so CloudFormation and the `promote` command never write the same parameter:
+ * - the **deployment record** (`/cdk-inferentia/<application>/<environment>/deployment`), written by the
+ *   environment's stack through CloudFormation: the image digest, the deployment fingerprint its smoke reports carry,
+ *   where those reports are, and the plan. It changes exactly when a deployment does.
+ * - the **release record** (`/cdk-inferentia/<application>/<environment>/release`), written by `promote`: the image
+ *   and artifact it copied in, from which environment, and the evidence it promoted on (the source's smoke report
+ *   and capacity proof with their verdicts). SSM keeps every version (`GetParameterHistory`), so it is also the
+ *   environment's promotion history.
+ *
+ * SSM rather than S3 because a parameter needs no bucket to exist before the first promotion, carries its own
+ * version history, and is read with one small IAM action (`ssm:GetParameter`) on one ARN. Records stay under
+ * SSM's 4 KB standard tier; `promote` writes with the Intelligent-Tiering tier so a long failure list still fits.
+ *
+ * @see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html
+ */
+import { z } from 'zod';
+import { IMAGE_DIGEST } from '../environments/schema';
+
+/** The path every record parameter lives under; IAM policies scope to it. */
+export const RECORD_PARAMETER_ROOT = '/cdk-inferentia';
+
+/** The deployment record's parameter name. */
+export function deploymentParameterName(application: string, environment: string): string {
+  return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/deployment`;
+}
+
+/** The release record's parameter name. */
+export function releaseParameterName(application: string, environment: string): string {
+  return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/release`;
+}
+
+const planSummarySchema = z.object({
+  profileId: z.string(),
+  instanceType: z.string(),
+  instanceCount: z.number(),
+  maxInstanceCount: z.number(),
+  serving: z.string(),
+  batchSize: z.number(),
+  capacityRps: z.number(),
+  predictedP99Ms: z.number(),
+  hourlyCostUsd: z.number(),
+});
+
+/** The plan in a record: enough to say what runs and what it was sized for. */
+export type PlanSummary = z.infer<typeof planSummarySchema>;
+
+/** Schema of the deployment record. */
+export const deploymentRecordSchema = z.object({
+  schemaVersion: z.literal(1),
+  application: z.string(),
+  environment: z.string(),
+  account: z.string(),
+  region: z.string(),
+  repositoryName: z.string(),
+  imageDigest: z.string().regex(IMAGE_DIGEST),
+  /** The endpoint's deployment fingerprint: the smoke report of this deployment carries the same value. */
+  fingerprint: z.string().min(1),
+  endpointName: z.string().min(1),
+  /** The smoke report CI reads: `latest.json` of this endpoint. */
+  report: z.object({ bucket: z.string().min(1), key: z.string().min(1) }),
+  plan: planSummarySchema,
+  artifact: z.object({ bucket: z.string(), prefix: z.string() }).optional(),
+});
+
+/** What an environment runs, written by its stack. */
+export type DeploymentRecord = z.infer<typeof deploymentRecordSchema>;
+
+/** The verdicts `promote` promoted on. */
+export const evidenceSchema = z.object({
+  smoke: z.object({
+    reportUri: z.string(),
+    passed: z.boolean(),
+    invokedAt: z.string(),
+    fingerprint: z.string(),
+    p99Ms: z.number(),
+    errorRate: z.number(),
+    throughputRps: z.number(),
+    requests: z.number(),
+  }),
+  capacity: z.object({ passed: z.boolean(), summary: z.string() }).optional(),
+});
+
+/** The verdicts a promotion rested on. */
+export type Evidence = z.infer<typeof evidenceSchema>;
+
+/** Schema of the release record. */
+export const releaseRecordSchema = z.object({
+  schemaVersion: z.literal(1),
+  application: z.string(),
+  environment: z.string(),
+  promotedFrom: z.string(),
+  promotedAt: z.string(),
+  image: z.object({
+    registryId: z.string(),
+    region: z.string(),
+    repositoryName: z.string(),
+    digest: z.string().regex(IMAGE_DIGEST),
+    mediaType: z.string(),
+  }),
+  artifact: z
+    .object({
+      bucket: z.string(),
+      prefix: z.string(),
+      objects: z.number(),
+      bytes: z.number(),
+      /** SHA-256 over each object's key (relative to the prefix), size and ETag, in key order. */
+      sha256: z.string(),
+    })
+    .optional(),
+  source: z.object({
+    environment: z.string(),
+    endpointName: z.string(),
+    fingerprint: z.string(),
+    plan: planSummarySchema,
+  }),
+  evidence: evidenceSchema,
+});
+
+/** What `promote` copied into an environment and why it was allowed to. */
+export type ReleaseRecord = z.infer<typeof releaseRecordSchema>;
+
+/**
+ * The smoke report fields the gate reads (`lambdas/smoke-benchmark/report.ts` `SmokeReportDocument`); other fields
+ * pass through, so a newer report with more in it still reads.
+ */
+export const smokeReportSchema = z.looseObject({
+  schemaVersion: z.literal(1),
+  name: z.string(),
+  environment: z.string(),
+  fingerprint: z.string().optional(),
+  invokedAt: z.string(),
+  complete: z.boolean(),
+  passed: z.boolean(),
+  failures: z.array(z.string()),
+  report: z.looseObject({
+    requests: z.number(),
+    errorRate: z.number(),
+    throughputRps: z.number(),
+    latencyMs: z.looseObject({ p99: z.number() }),
+  }),
+  /** The capacity proof, when the smoke benchmark ran one: only its verdict and failures are read here. */
+  capacity: z.looseObject({ passed: z.boolean(), failures: z.array(z.string()).optional() }).optional(),
+});
+
+/** The parts of a smoke report the gate reads. */
+export type SmokeReport = z.infer<typeof smokeReportSchema>;
+
+/**
+ * Parses a record or report read from AWS, naming where it came from when it does not fit.
+ *
+ * @returns the value, or the problem in one sentence
+ */
+export function parseRecord<T>(schema: z.ZodType<T>, json: unknown, where: string): { value: T } | { problem: string } {
+  const result = schema.safeParse(json);
+  if (result.success) {
+    return { value: result.data };
+  }
+  const issues = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  return { problem: `${where} is not a record this version reads (${issues.join('; ')})` };
+}
