@@ -27,6 +27,7 @@ import { plan } from '../lib/planner';
 import type { PlanTargets } from '../lib/planner';
 import { requireProfile } from '../lib/profiles';
 import { messageOf, readJsonFile } from './commands/files';
+import { addEnvironmentStages } from './environment-stages';
 
 /** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
 export const PLACEHOLDER_ACCOUNT = '123456789012';
@@ -159,6 +160,14 @@ export function buildApp(app: App = new App()): App {
     });
   }
   warnAboutLookalikeKeys(app, stack);
+  // The environments (dev/*, staging/*, prod/*) and their promotion pipeline, when cdk.json names a config
+  // (docs/promotion.md); the stack above stays the first-deploy path.
+  addEnvironmentStages(app, {
+    modelDataPath: EXAMPLE_MODEL_DATA,
+    requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
+    smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
+    cliCommand: 'node bin/cdk-inferentia.js',
+  }, path.join(__dirname, '..'));
   applyPolicyChecks(app);
   return app;
 }

@@ -12,8 +12,13 @@ import { IMAGE_DIGEST, environmentsInputSchema } from './schema';
 
 /** When a smoke report counts as current, and whether the capacity proof must have passed too. */
 export interface GateSettings {
-  /** The smoke benchmark's p99 limit: at most the environment's p99 target. */
-  readonly p99MaxMs: number;
+  /**
+   * The smoke benchmark's p99 limit, measured through the SageMaker Runtime API: at most the p99 target plus
+   * {@link SMOKE_CLIENT_ALLOWANCE_MS}.
+   *
+   * @default - the SmokeBenchmark's own default from the plan: the p99 target plus its latency allowance
+   */
+  readonly p99MaxMs?: number;
   /** Share of failed requests the smoke benchmark allows, 0-1. */
   readonly maxErrorRate: number;
   /** A report older than this is stale and promotes nothing. */
@@ -21,6 +26,12 @@ export interface GateSettings {
   /** Promotion out of this environment also needs a passed capacity proof in the report. */
   readonly capacityProofRequired: boolean;
 }
+
+/**
+ * What the smoke benchmark's client adds to the model's latency: the SageMaker Runtime API round trip, the
+ * SmokeBenchmark construct's default `latencyAllowance` for a SageMaker target.
+ */
+export const SMOKE_CLIENT_ALLOWANCE_MS = 20;
 
 /** One environment, resolved: defaults filled, checked against the catalog, planned. */
 export interface EnvironmentConfig {
@@ -47,8 +58,11 @@ export interface EnvironmentConfig {
   readonly repositoryName: string;
   /** Where this environment keeps compiled model artifacts, when it uses them. */
   readonly artifact?: { readonly bucket: string; readonly prefix: string };
-  /** Role the `promote` command assumes to read or write this environment; else the caller's credentials. */
-  readonly promotionRoleArn?: string;
+  /**
+   * Role the `promote` command assumes to read or write this environment: the config's `promotionRoleArn`, else
+   * the role the environment's `InferenceStage` creates ({@link promotionRoleName}).
+   */
+  readonly promotionRoleArn: string;
   /** The plan for the targets in this region and hosting. */
   readonly plan: Plan;
 }
@@ -59,8 +73,33 @@ export interface EnvironmentsConfig {
   readonly application: string;
   /** The image digest being rolled out, the same in every environment; undefined until one is built. */
   readonly imageDigest?: string;
+  /** Where the pipeline runs (the `pipeline` field, else the first environment's account and region) and its source. */
+  readonly pipeline: {
+    readonly account: string;
+    readonly region: string;
+    /** @default - none: the app synthesizes no pipeline */
+    readonly source?:
+      | { readonly connectionArn: string; readonly repository: string; readonly branch: string }
+      | { readonly codeCommitRepository: string; readonly branch: string };
+  };
   readonly environments: readonly EnvironmentConfig[];
 }
+
+/**
+ * Name of the role an environment's stage creates for promotions into and out of it: fixed, so the pipeline and
+ * the CLI can name it in another account before reading anything there.
+ */
+export function promotionRoleName(application: string, environment: string): string {
+  return `cdk-inferentia-${application}-${environment}-promote`;
+}
+
+/** The partition of a region code. */
+export function partitionOf(region: string): string {
+  return region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+}
+
+/** IAM's limit on role names. */
+const MAX_ROLE_NAME = 64;
 
 /** Options of {@link parseEnvironments}. */
 export interface ParseEnvironmentsOptions {
@@ -135,15 +174,22 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
       at(name, 'targets.peakThroughputRps', `${peak} is below targets.throughputRps=${env.targets.throughputRps}; `
         + `the peak is the most autoscaling must serve: set it to ${env.targets.throughputRps} or more`);
     }
-    const p99MaxMs = env.smoke.p99MaxMs ?? env.targets.p99Ms;
-    if (p99MaxMs > env.targets.p99Ms) {
-      at(name, 'smoke.p99MaxMs', `${p99MaxMs} ms is looser than targets.p99Ms=${env.targets.p99Ms} ms, so a deployment `
-        + `that misses its target would pass; set it to ${env.targets.p99Ms} or less (or leave it out)`);
+    const p99MaxMs = env.smoke.p99MaxMs;
+    const loosest = env.targets.p99Ms + SMOKE_CLIENT_ALLOWANCE_MS;
+    if (p99MaxMs !== undefined && p99MaxMs > loosest) {
+      at(name, 'smoke.p99MaxMs', `${p99MaxMs} ms is looser than targets.p99Ms=${env.targets.p99Ms} ms plus the `
+        + `${SMOKE_CLIENT_ALLOWANCE_MS} ms SageMaker Runtime round trip the smoke client adds, so a deployment that `
+        + `misses its target would pass; set it to ${loosest} or less (or leave it out for that default)`);
     }
     if (production && env.availability.minInstances < 2 && env.availability.waiver === undefined) {
       at(name, 'availability.minInstances', `${env.availability.minInstances} in a production environment leaves one `
         + 'Availability Zone between users and an outage; set it to 2 or more (SageMaker spreads instances across AZs), '
         + 'or say why not in availability.waiver');
+    }
+    if (env.promotionRoleArn === undefined && promotionRoleName(input.application, name).length > MAX_ROLE_NAME) {
+      at(name, 'name', `with application "${input.application}" makes the promotion role name `
+        + `${promotionRoleName(input.application, name)} longer than IAM's ${MAX_ROLE_NAME} characters; shorten the `
+        + 'application or environment name, or give promotionRoleArn');
     }
     if (env.promotionRoleArn !== undefined && env.promotionRoleArn.split(':')[4] !== env.account) {
       at(name, 'promotionRoleArn', `${env.promotionRoleArn} is not in the environment's account ${env.account}; name a role `
@@ -177,21 +223,31 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
       production,
       approval: env.approval ?? (production ? 'manual' : 'none'),
       gate: {
-        p99MaxMs,
+        ...(p99MaxMs !== undefined ? { p99MaxMs } : {}),
         maxErrorRate: env.smoke.maxErrorRate,
         maxReportAgeHours: env.smoke.maxReportAgeHours,
         capacityProofRequired: env.capacityProof.required,
       },
       repositoryName: env.repositoryName ?? input.application,
       ...(env.artifact !== undefined ? { artifact: env.artifact } : {}),
-      ...(env.promotionRoleArn !== undefined ? { promotionRoleArn: env.promotionRoleArn } : {}),
+      promotionRoleArn: env.promotionRoleArn
+        ?? `arn:${partitionOf(env.region)}:iam::${env.account}:role/${promotionRoleName(input.application, name)}`,
       plan: planned,
     });
   });
+  if (input.pipeline?.region !== undefined && !isAwsRegion(input.pipeline.region)) {
+    problems.push(`${source}: pipeline.region ${JSON.stringify(input.pipeline.region)} is not an AWS region code; use e.g. "us-east-1"`);
+  }
   InputError.throwIfAny(problems);
+  const first = input.environments[0];
   return {
     application: input.application,
     ...(input.imageDigest !== undefined ? { imageDigest: input.imageDigest } : {}),
+    pipeline: {
+      account: input.pipeline?.account ?? first.account,
+      region: input.pipeline?.region ?? first.region,
+      ...(input.pipeline?.source !== undefined ? { source: input.pipeline.source } : {}),
+    },
     environments,
   };
 }

@@ -88,6 +88,25 @@ export const environmentsInputSchema = z
     $schema: z.string().optional(),
     application: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be 1-40 lowercase letters, digits or "-" (e.g. "bert-base-uncased")'),
     imageDigest: z.string().optional(),
+    pipeline: z
+      .object({
+        account: z.string().regex(/^\d{12}$/, 'must be a 12-digit AWS account id as a string').optional(),
+        region: z.string().min(1).optional(),
+        source: z.union([
+          z.object({
+            connectionArn: z.string().regex(/^arn:aws(?:-cn|-us-gov)?:(?:codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection\/[\w-]+$/,
+              'must be a CodeConnections connection ARN (arn:aws:codeconnections:<region>:<account>:connection/<id>)'),
+            repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be owner/repository'),
+            branch: z.string().min(1).default('main'),
+          }).strict(),
+          z.object({
+            codeCommitRepository: z.string().min(1),
+            branch: z.string().min(1).default('main'),
+          }).strict(),
+        ]).optional(),
+      })
+      .strict()
+      .optional(),
     environments: z.array(environmentInputSchema).min(1, 'must list at least one environment, in promotion order'),
   })
   .strict();

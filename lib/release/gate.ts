@@ -29,8 +29,8 @@ export type GateVerdict =
   | { readonly passed: false; readonly reasons: readonly string[] };
 
 /**
- * Applies the gate: the report exists, is for the deployment that runs now (same fingerprint), is recent, passed,
- * stays within the environment's thresholds, and carries a passed capacity proof when the environment asks for one;
+ * Applies the gate: the report exists, is for the deployment that runs now (same fingerprint), is recent, passed
+ * (against the thresholds the stack gave its smoke benchmark), stays within the config's own limits, and carries a passed capacity proof when the environment asks for one;
  * the environment runs the digest the config rolls out.
  */
 export function evaluateGate(input: GateInput): GateVerdict {
@@ -59,7 +59,7 @@ export function evaluateGate(input: GateInput): GateVerdict {
     const why = report.failures.length > 0 ? report.failures.join('; ') : 'the run was incomplete';
     reasons.push(`${env}'s latest smoke report failed: ${why} (${reportUri})`);
   }
-  if (report.report.latencyMs.p99 > settings.p99MaxMs) {
+  if (settings.p99MaxMs !== undefined && report.report.latencyMs.p99 > settings.p99MaxMs) {
     reasons.push(`${env}'s smoke p99 ${report.report.latencyMs.p99} ms is above smoke.p99MaxMs=${settings.p99MaxMs} ms`);
   }
   if (report.report.errorRate > settings.maxErrorRate) {

@@ -1,0 +1,115 @@
+/**
+ * The environments' stages and the promotion pipeline in the CDK app, from the `environments` context.
+ *
+ * Kept apart from `bin/environments.ts` so the `promote` command reads the config without loading aws-cdk-lib.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import * as codecommit from 'aws-cdk-lib/aws-codecommit';
+import * as pipelines from 'aws-cdk-lib/pipelines';
+import { DeployRefusal } from '../constructs/deploy-refusal';
+import { InferenceStage } from '../constructs/inference-stage';
+import { PromotionPipeline } from '../constructs/promotion-pipeline';
+import type { SmokeBenchmarkOptions } from '../constructs/smoke-benchmark';
+import type { EnvironmentsConfig } from '../lib/environments';
+import { ENVIRONMENTS_CONTEXT_KEY, loadEnvironments } from './environments';
+
+/** What every environment's stage serves, from the example app. */
+export interface StageContent {
+  readonly modelDataPath: string;
+  readonly requiredModelFiles?: readonly string[];
+  readonly smokeBenchmark: SmokeBenchmarkOptions;
+  /** Runs the CLI in pipeline steps, e.g. `node bin/cdk-inferentia.js` in this repository. */
+  readonly cliCommand?: string;
+}
+
+/** The account, digest and connection that example configs ship with: each names nothing real. */
+export const PLACEHOLDERS = {
+  account: '123456789012',
+  imageDigest: `sha256:${'0'.repeat(64)}`,
+  connectionId: '00000000-0000-0000-0000-000000000000',
+} as const;
+
+/** The stages and the pipeline the environments context made, when it was set. */
+export interface EnvironmentStages {
+  readonly config: EnvironmentsConfig;
+  readonly stages: readonly InferenceStage[];
+  readonly pipelineStack?: Stack;
+}
+
+/** Id of the pipeline stack: `npx cdk deploy PromotionPipeline`. */
+export const PIPELINE_STACK_ID = 'PromotionPipeline';
+
+/**
+ * Adds one {@link InferenceStage} per environment of the `environments` context (`npx cdk deploy 'dev/*'`) and,
+ * when the config names a pipeline source, the `PromotionPipeline` stack. Does nothing without that context.
+ *
+ * Placeholders (account, image digest, connection) keep synth working and make CloudFormation refuse the deploy.
+ *
+ * @throws InputError naming every problem of the config
+ */
+export function addEnvironmentStages(app: App, content: StageContent, baseDir: string): EnvironmentStages | undefined {
+  const value = app.node.tryGetContext(ENVIRONMENTS_CONTEXT_KEY);
+  if (value === undefined) {
+    return undefined;
+  }
+  const config = loadEnvironments({ environments: value, prices: app.node.tryGetContext('prices'), baseDir, origin: 'context environments' });
+  const digest = config.imageDigest ?? PLACEHOLDERS.imageDigest;
+  const stages = config.environments.map((environment) => {
+    const stage = new InferenceStage(app, environment.name, {
+      environment,
+      application: config.application,
+      imageDigest: digest,
+      modelDataPath: content.modelDataPath,
+      requiredModelFiles: content.requiredModelFiles,
+      smokeBenchmark: content.smokeBenchmark,
+      trustedAccounts: [config.pipeline.account],
+    });
+    refusePlaceholders(stage.releaseStack, environment.account, undefined);
+    refusePlaceholders(stage.inferenceStack, environment.account, digest);
+    return stage;
+  });
+  const source = config.pipeline.source;
+  if (source === undefined) {
+    return { config, stages };
+  }
+  const pipelineStack = new Stack(app, PIPELINE_STACK_ID, {
+    env: { account: config.pipeline.account, region: config.pipeline.region },
+    description: `cdk-inferentia ${config.application}: ${config.environments.map((e) => e.name).join(' -> ')}`,
+  });
+  const pipeline = new PromotionPipeline(pipelineStack, 'Pipeline', {
+    source: 'connectionArn' in source
+      ? pipelines.CodePipelineSource.connection(source.repository, source.branch, { connectionArn: source.connectionArn })
+      : pipelines.CodePipelineSource.codeCommit(
+        codecommit.Repository.fromRepositoryName(pipelineStack, 'Source', source.codeCommitRepository), source.branch),
+    stages,
+    environmentsFile: typeof value === 'string' ? value : 'cdk.json',
+    cliCommand: content.cliCommand,
+  });
+  pipeline.buildPipeline();
+  refusePlaceholders(pipelineStack, config.pipeline.account, undefined);
+  if ('connectionArn' in source && source.connectionArn.endsWith(PLACEHOLDERS.connectionId)) {
+    new DeployRefusal(pipelineStack, 'PlaceholderConnection', {
+      message: `pipeline.source.connectionArn is the placeholder ${source.connectionArn}: create a connection `
+        + '(aws codeconnections create-connection --provider-type GitHub --connection-name inference), complete it '
+        + 'in the console, and put its ARN in the environments config.',
+    });
+  }
+  return { config, stages, pipelineStack };
+}
+
+function refusePlaceholders(stack: Stack, account: string, digest: string | undefined): void {
+  if (account === PLACEHOLDERS.account) {
+    new DeployRefusal(stack, 'PlaceholderAccount', {
+      account,
+      message: `account is the placeholder ${PLACEHOLDERS.account}: set the environment's "account" in the `
+        + 'environments config to the account it deploys to.',
+    });
+  }
+  if (digest === PLACEHOLDERS.imageDigest) {
+    new DeployRefusal(stack, 'PlaceholderImageDigest', {
+      message: `imageDigest is the placeholder ${PLACEHOLDERS.imageDigest}, which names no image. Push the model `
+        + 'server image to the first environment\'s repository and set "imageDigest" in the environments config to '
+        + 'its digest.',
+    });
+  }
+}

@@ -1,0 +1,224 @@
+import { CfnOutput, Duration, Stack, Stage, StageProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import { promotionRoleName } from '../lib/environments';
+import type { EnvironmentConfig } from '../lib/environments';
+import { InputError } from '../lib/errors';
+import { RECORD_PARAMETER_ROOT, deploymentParameterName } from '../lib/release';
+import type { DeploymentRecord } from '../lib/release';
+import { InferenceStack } from './inference-stack';
+import { ModelImage } from './model-image';
+import { ModelImageRepository } from './model-image-repository';
+import { acknowledgeWildcards } from './private/wildcard-acknowledgement';
+import type { SmokeBenchmarkOptions } from './smoke-benchmark';
+
+/** Props of {@link InferenceStage}. */
+export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName'> {
+  /** The environment this stage deploys: account, region, plan, repository and gate settings. */
+  readonly environment: EnvironmentConfig;
+
+  /** The application the environments belong to; names the SSM records (`/cdk-inferentia/<application>/...`). */
+  readonly application: string;
+
+  /**
+   * Digest of the image every environment runs, in this environment's repository (`promote` copies it there).
+   */
+  readonly imageDigest: string;
+
+  /** Directory with the model data (handler, tokenizer, compiled model), uploaded as an asset. */
+  readonly modelDataPath: string;
+
+  /**
+   * Files in `modelDataPath` the handler loads; a missing one makes CloudFormation refuse the deploy.
+   *
+   * @default - only that the directory holds at least one file
+   */
+  readonly requiredModelFiles?: readonly string[];
+
+  /**
+   * The request and answer check of the smoke benchmark that gates each deployment; the stage sets its environment
+   * name and, when the environment config gives them, its p99 and error-rate limits.
+   */
+  readonly smokeBenchmark: SmokeBenchmarkOptions;
+
+  /**
+   * Accounts whose principals may assume the environment's promotion role (their IAM policies must allow it too):
+   * the account the pipeline or the CI role runs in.
+   *
+   * @default - the environment's own account only
+   */
+  readonly trustedAccounts?: readonly string[];
+
+  /**
+   * Name of the inference stack inside the stage (deployed as `<stage>-<name>`).
+   *
+   * @default 'Inference'
+   */
+  readonly inferenceStackName?: string;
+}
+
+/**
+ * One environment of a model (dev, staging, prod) as a CDK Stage: `npx cdk deploy 'dev/*'` deploys it, and a
+ * {@link PromotionPipeline} adds it as one step of the promotion.
+ *
+ * Two stacks. `Release` holds what must exist before the endpoint: the ECR repository (named by the config, so
+ * `promote` copies the image there before the endpoint that pulls it deploys) and the promotion role `promote` assumes (fixed name, least privilege on exactly these resources and the
+ * environment's records). `Inference` holds the SageMaker endpoint with its smoke benchmark and the environment's
+ * deployment record: an SSM parameter saying which image digest and deployment fingerprint run here and where their
+ * smoke report is, which `promote` reads before moving anything on.
+ */
+export class InferenceStage extends Stage {
+  /** The stack holding the repository, the report bucket and the promotion role. */
+  readonly releaseStack: Stack;
+  /** The environment's image repository. */
+  readonly repository: ModelImageRepository;
+  /** The role `promote` assumes to read and write this environment. */
+  readonly promotionRole: iam.Role;
+  /** The stack holding the endpoint. */
+  readonly inferenceStack: InferenceStack;
+  /** The endpoint name, as a stack output (usable by pipeline steps through `envFromCfnOutputs`). */
+  readonly endpointName: CfnOutput;
+  /** The URL the endpoint is invoked at (SageMaker Runtime `InvokeEndpoint`). */
+  readonly endpointUrl: CfnOutput;
+  /** Name of the SSM parameter holding the deployment record. */
+  readonly deploymentRecordParameter: CfnOutput;
+  /** The environment this stage deploys. */
+  readonly environment: EnvironmentConfig;
+
+  constructor(scope: Construct, id: string, props: InferenceStageProps) {
+    const env = props.environment;
+    super(scope, id, { ...props, env: { account: env.account, region: env.region } });
+    if (env.hosting !== 'sagemaker') {
+      throw new InputError(`InferenceStage ${id}: environment "${env.name}" hosting "${env.hosting}" is not supported `
+        + 'by InferenceStage yet; use hosting "sagemaker"');
+    }
+    this.environment = env;
+    const description = `cdk-inferentia ${props.application} in ${env.name}`;
+
+    this.releaseStack = new Stack(this, 'Release', { description: `${description}: image repository, smoke reports, promotion role` });
+    this.repository = new ModelImageRepository(this.releaseStack, 'Repository', { repositoryName: env.repositoryName });
+    this.promotionRole = this.definePromotionRole(props);
+
+    const thresholds = {
+      ...props.smokeBenchmark.thresholds,
+      ...(env.gate.p99MaxMs !== undefined ? { p99MaxMs: env.gate.p99MaxMs } : {}),
+      maxErrorRate: env.gate.maxErrorRate,
+    };
+    this.inferenceStack = new InferenceStack(this, props.inferenceStackName ?? 'Inference', {
+      description: `${description}: ${env.plan.instanceCount} x ${env.plan.instanceType} for `
+        + `${env.targets.throughputRps} requests/s at p99 ${env.targets.p99Ms} ms`,
+      plan: env.plan,
+      image: ModelImage.fromRepository(this.repository, props.imageDigest),
+      modelDataPath: props.modelDataPath,
+      requiredModelFiles: props.requiredModelFiles,
+      smokeBenchmark: { ...props.smokeBenchmark, environmentName: env.name, thresholds },
+    });
+    this.inferenceStack.addDependency(this.releaseStack, 'the endpoint pulls its image from the Release repository');
+
+    const endpoint = this.inferenceStack.endpoint;
+    const smoke = endpoint.smokeBenchmark;
+    if (smoke === undefined) {
+      throw new InputError(`InferenceStage ${id}: the endpoint has no smoke benchmark, so promote would have nothing to gate on`);
+    }
+    const parameterName = deploymentParameterName(props.application, env.name);
+    const record: DeploymentRecord = {
+      schemaVersion: 1,
+      application: props.application,
+      environment: env.name,
+      account: env.account,
+      region: env.region,
+      repositoryName: env.repositoryName,
+      imageDigest: props.imageDigest,
+      fingerprint: endpoint.deploymentFingerprint,
+      endpointName: endpoint.endpointName,
+      report: { bucket: smoke.reportBucket.bucketName, key: `${smoke.reportPrefix}/latest.json` },
+      plan: {
+        profileId: env.plan.profileId,
+        instanceType: env.plan.instanceType,
+        instanceCount: env.plan.instanceCount,
+        maxInstanceCount: env.plan.maxInstanceCount,
+        serving: env.plan.serving,
+        batchSize: env.plan.batchSize,
+        capacityRps: Math.round(env.plan.capacityRps * 10) / 10,
+        predictedP99Ms: Math.round(env.plan.predictedP99Ms * 100) / 100,
+        hourlyCostUsd: Math.round(env.plan.hourlyCostUsd * 1000) / 1000,
+      },
+      ...(env.artifact !== undefined ? { artifact: env.artifact } : {}),
+    };
+    const parameter = new ssm.StringParameter(this.inferenceStack, 'DeploymentRecord', {
+      parameterName,
+      description: `What ${env.name} runs: image digest, deployment fingerprint, smoke report location, plan`,
+      stringValue: this.inferenceStack.toJsonString(record),
+    });
+    // Written after the smoke benchmark passed, so a record never points at a deployment whose gate failed.
+    parameter.node.addDependency(smoke);
+    // In the inference stack, where the report bucket is: the role exists before it (Release deploys first).
+    const readReports = new iam.Policy(this.inferenceStack, 'PromotionRoleReadsReports', {
+      roles: [this.promotionRole],
+      statements: [new iam.PolicyStatement({
+        sid: 'ReadSmokeReports', actions: ['s3:GetObject'], resources: [smoke.reportBucket.arnForObjects(`${smoke.reportPrefix}/*`)],
+      })],
+    });
+    acknowledgeWildcards(readReports, 'Scoped to this endpoint\'s smoke report prefix: one report per run, named by its '
+      + 'time and fingerprint at run time; promote reads latest.json and the run it points at.');
+
+    this.endpointName = new CfnOutput(this.inferenceStack, 'StageEndpointName', {
+      description: `SageMaker endpoint of ${env.name}`,
+      value: endpoint.endpointName,
+    });
+    this.endpointUrl = new CfnOutput(this.inferenceStack, 'EndpointUrl', {
+      description: `InvokeEndpoint URL of ${env.name} (SigV4-signed, service sagemaker)`,
+      value: `https://runtime.sagemaker.${this.inferenceStack.region}.${this.inferenceStack.urlSuffix}/endpoints/${endpoint.endpointName}/invocations`,
+    });
+    this.deploymentRecordParameter = new CfnOutput(this.inferenceStack, 'DeploymentRecordParameter', {
+      description: `SSM parameter with ${env.name}'s deployment record, read by cdk-inferentia promote`,
+      value: parameter.parameterName,
+    });
+  }
+
+  /**
+   * The role `promote` assumes: reads the deployment record and smoke reports (promotion out), copies the image and
+   * the artifact in and writes the release record (promotion in). Nothing else.
+   */
+  private definePromotionRole(props: InferenceStageProps): iam.Role {
+    const env = props.environment;
+    const stack = this.releaseStack;
+    const accounts = [...new Set([env.account, ...(props.trustedAccounts ?? [])])];
+    const role = new iam.Role(stack, 'PromotionRole', {
+      roleName: promotionRoleName(props.application, env.name),
+      description: `cdk-inferentia promote: reads ${env.name}'s records and reports, copies images and artifacts into it`,
+      assumedBy: new iam.CompositePrincipal(...accounts.map((a) => new iam.AccountPrincipal(a))),
+      maxSessionDuration: Duration.hours(1),
+    });
+    const record = (name: string) => stack.formatArn({
+      service: 'ssm', resource: 'parameter', resourceName: `${RECORD_PARAMETER_ROOT.slice(1)}/${props.application}/${env.name}/${name}`,
+    });
+    role.addToPolicy(new iam.PolicyStatement({
+      sid: 'ReadRecords', actions: ['ssm:GetParameter'], resources: [record('deployment'), record('release')],
+    }));
+    // The deployment record belongs to CloudFormation; promote writes only the release record.
+    role.addToPolicy(new iam.PolicyStatement({ sid: 'WriteReleaseRecord', actions: ['ssm:PutParameter'], resources: [record('release')] }));
+    role.addToPolicy(new iam.PolicyStatement({
+      sid: 'CopyImages',
+      actions: [
+        'ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchCheckLayerAvailability',
+        'ecr:InitiateLayerUpload', 'ecr:UploadLayerPart', 'ecr:CompleteLayerUpload', 'ecr:PutImage',
+      ],
+      resources: [this.repository.repositoryArn],
+    }));
+    if (env.artifact !== undefined) {
+      const bucketArn = `arn:${stack.partition}:s3:::${env.artifact.bucket}`;
+      role.addToPolicy(new iam.PolicyStatement({
+        sid: 'ListArtifacts', actions: ['s3:ListBucket'], resources: [bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${env.artifact.prefix}*`] } },
+      }));
+      role.addToPolicy(new iam.PolicyStatement({
+        sid: 'CopyArtifacts', actions: ['s3:GetObject', 's3:PutObject'], resources: [`${bucketArn}/${env.artifact.prefix}*`],
+      }));
+    }
+    acknowledgeWildcards(role, 'Scoped to this environment\'s artifact prefix: one key per compiled file, named by the '
+      + 'compile job, unknown at synth.');
+    return role;
+  }
+}
