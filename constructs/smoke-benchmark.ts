@@ -297,6 +297,13 @@ export interface SmokeBenchmarkOptions {
   /** Key prefix of the reports, without leading or trailing `/`. @default 'smoke-benchmarks' */
   readonly reportPrefix?: string;
 
+  /**
+   * Fail the deployment when the report cannot be written to S3, even though the endpoint passed.
+   *
+   * @default false - a healthy endpoint is kept; the failed write is logged naming its bucket and key
+   */
+  readonly failOnReportError?: boolean;
+
   /** CloudWatch namespace of the metrics. @default 'CdkInferentia/SmokeBenchmark' */
   readonly metricNamespace?: string;
 
@@ -430,6 +437,7 @@ export class SmokeBenchmark extends Construct {
       thresholds: this.thresholds,
       metricNamespace: this.metricNamespace,
       reportPrefix: prefix,
+      ...(props.failOnReportError === true ? { failOnReportError: true } : {}),
     };
     const environment = (reportBucketName: string): Record<string, string> => ({
       [SMOKE_ENV.config]: JSON.stringify(config),

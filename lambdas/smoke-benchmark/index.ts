@@ -9,14 +9,14 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { Context } from 'aws-lambda';
 import { runBenchmark } from '../../lib/bench/engine';
 import type { BenchOptions, BenchReport } from '../../lib/bench/types';
-import { planRunBudget, STOP_GRACE_MS } from '../../lib/smoke/budget';
+import { planRunBudget, REPORT_WRITE_DEADLINE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from '../../lib/smoke/config';
+import { cloudFormationClient, s3Client } from './clients';
 import { failureMessage, publishMetrics, reportDocument, reportKeys, type SmokeReportDocument } from './report';
 import { readStackState } from './stack-status';
 
@@ -30,10 +30,8 @@ const sageMaker = new SageMakerRuntimeClient({
     httpsAgent: new https.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }),
   },
 });
-const s3 = new S3Client({});
-// A few more attempts than the default 3: a throttled DescribeStacks during a rollback would make the handler
-// measure a possibly broken endpoint.
-const cloudFormation = new CloudFormationClient({ maxAttempts: 5 });
+const s3 = s3Client();
+const cloudFormation = cloudFormationClient();
 
 /** The part of the Lambda context the handler uses. */
 export type SmokeContext = Pick<Context, 'getRemainingTimeInMillis'> &
@@ -44,8 +42,10 @@ export type SmokeOutcome =
   | {
       readonly outcome: 'passed';
       readonly name: string;
-      /** `s3://bucket/key` of this run's report. */
-      readonly report: string;
+      /** `s3://bucket/key` of this run's report; absent when it could not be written (see `reportError`). */
+      readonly report?: string;
+      /** Why the report could not be written, naming the bucket and key. @default - it was written */
+      readonly reportError?: string;
       readonly thresholds: readonly string[];
     }
   | {
@@ -108,30 +108,54 @@ export async function handler(_event: unknown, context: SmokeContext): Promise<S
   publishMetrics(document, settings.config.metricNamespace);
 
   const keys = reportKeys(settings.config.reportPrefix, settings.name, invokedAt, settings.config.fingerprint);
-  const body = JSON.stringify(document, null, 2);
-  // The timestamped object first: `latest.json` never points at a run whose own object is missing.
-  for (const key of [keys.run, keys.latest]) {
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: settings.reportBucket,
-        Key: key,
-        Body: body,
-        ContentType: 'application/json',
-      }),
-    );
-  }
   const uri = `s3://${settings.reportBucket}/${keys.run}`;
-  log(document.passed ? 'passed' : 'failed', { name: settings.name, report: uri, failures: document.failures });
+  const reportError = await writeReport(settings.reportBucket, [keys.run, keys.latest], JSON.stringify(document, null, 2));
+  log(document.passed ? 'passed' : 'failed', {
+    name: settings.name,
+    report: reportError === undefined ? uri : undefined,
+    reportError,
+    failures: document.failures,
+  });
 
   if (!document.passed) {
-    throw new SmokeBenchmarkFailedError(failureMessage(document, uri), document);
+    const where = reportError === undefined ? uri : `not written (${reportError})`;
+    throw new SmokeBenchmarkFailedError(failureMessage(document, where), document);
+  }
+  if (reportError !== undefined && settings.config.failOnReportError === true) {
+    throw new Error(
+      `smoke benchmark of ${settings.name} passed, but ${reportError}; failing because failOnReportError is set ` +
+        '(unset it to keep a healthy deployment when only the report is lost)',
+    );
   }
   return {
     outcome: 'passed',
     name: settings.name,
-    report: uri,
+    ...(reportError === undefined ? { report: uri } : { reportError }),
     thresholds: report.thresholds.map((t) => `${t.name} ${t.measured} (limit ${t.limit})`),
   };
+}
+
+/**
+ * Writes the report under each key in turn, within {@link REPORT_WRITE_DEADLINE_MS} in all.
+ *
+ * The timestamped object goes first: `latest.json` never points at a run whose own object is missing.
+ *
+ * @returns why a write failed, naming the bucket and key, or `undefined` when both were written.
+ */
+async function writeReport(bucket: string, keys: readonly string[], body: string): Promise<string | undefined> {
+  const deadline = AbortSignal.timeout(REPORT_WRITE_DEADLINE_MS);
+  for (const key of keys) {
+    try {
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }), {
+        abortSignal: deadline,
+      });
+    } catch (err) {
+      const e = err as Error;
+      const cause = deadline.aborted ? `no answer within ${REPORT_WRITE_DEADLINE_MS} ms` : `${e.name}: ${e.message}`;
+      return `the report could not be written to s3://${bucket}/${key}: ${cause}`;
+    }
+  }
+  return undefined;
 }
 
 function benchOptions(settings: SmokeSettings): BenchOptions {

@@ -7,6 +7,7 @@
  * the handler reads its stack's status instead and stands aside while a rollback is in progress.
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { STACK_STATUS_DEADLINE_MS } from './clients';
 
 /** What the stack is doing, as far as the handler could tell. */
 export type StackState =
@@ -27,12 +28,18 @@ export function isRollingBack(status: string): boolean {
 /**
  * Reads the status of the stack the function belongs to.
  *
- * Never throws: when the status cannot be read the caller measures, so a deployment stays gated; the reason is
- * returned for the log.
+ * Never throws, and answers within `deadlineMs` (retries included): when the status cannot be read the caller
+ * measures, so a deployment stays gated; the reason is returned for the log.
  */
-export async function readStackState(client: CloudFormationClient, stackId: string): Promise<StackState> {
+export async function readStackState(
+  client: CloudFormationClient,
+  stackId: string,
+  deadlineMs: number = STACK_STATUS_DEADLINE_MS,
+): Promise<StackState> {
   try {
-    const output = await client.send(new DescribeStacksCommand({ StackName: stackId }));
+    const output = await client.send(new DescribeStacksCommand({ StackName: stackId }), {
+      abortSignal: AbortSignal.timeout(deadlineMs),
+    });
     const status = output.Stacks?.[0]?.StackStatus;
     if (status === undefined) {
       return { known: false, reason: `DescribeStacks returned no status for ${stackId}` };

@@ -10,6 +10,12 @@ import type { LoadMode, StopCondition } from '../bench/types';
 /** Kept back after the run for the report: two S3 PutObject calls (with SDK retries) and the EMF metrics line. */
 export const REPORT_RESERVE_MS = 5_000;
 
+/**
+ * How long the two report writes may take in all, retries included: inside {@link REPORT_RESERVE_MS}, so a stalled
+ * S3 leaves the handler time to give its verdict.
+ */
+export const REPORT_WRITE_DEADLINE_MS = 4_000;
+
 /** How long the engine gets to wind down after its run is aborted before the handler gives up on it. */
 export const STOP_GRACE_MS = 2_000;
 

@@ -64,6 +64,13 @@ export interface SmokeConfig {
   readonly metricNamespace: string;
   /** Key prefix of the reports, without a trailing slash. */
   readonly reportPrefix: string;
+  /**
+   * Fail the run when the report cannot be written to S3, even if the endpoint passed.
+   *
+   * @default false - a healthy endpoint is not rolled back for a report; the failed write is logged with its
+   *   bucket and key and returned in the outcome
+   */
+  readonly failOnReportError?: boolean;
 }
 
 /** Everything one run needs, parsed from the environment. */
@@ -121,6 +128,7 @@ export const smokeConfigSchema = z
       .strict(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
+    failOnReportError: z.boolean().optional(),
   })
   .strict();
 

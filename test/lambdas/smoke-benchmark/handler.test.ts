@@ -335,6 +335,55 @@ describe('a rollback', () => {
   });
 });
 
+describe('a report that cannot be written', () => {
+  const denied = Object.assign(new Error('Access Denied'), { name: 'AccessDenied' });
+
+  test('does not fail a healthy endpoint, and names the bucket and key it could not write', async () => {
+    // GIVEN S3 refuses the report
+    s3.on(PutObjectCommand).rejects(denied);
+
+    // WHEN the handler runs against a healthy endpoint
+    const { outcome, error } = await invoke();
+
+    // THEN the deployment passes and the outcome says which object was lost and why
+    expect(error).toBeUndefined();
+    expect(outcome).toMatchObject({
+      outcome: 'passed',
+      reportError: expect.stringMatching(
+        /^the report could not be written to s3:\/\/smoke-reports-bucket\/smoke-benchmarks\/bert-base-prod\/.+-abc123\.json: AccessDenied: Access Denied$/,
+      ),
+    });
+    // AND latest.json is not written after the run's own object failed
+    expect(s3).toHaveReceivedCommandTimes(PutObjectCommand, 1);
+  });
+
+  test('fails a healthy endpoint when failOnReportError is set', async () => {
+    // GIVEN S3 refuses the report and the user asked for a report or nothing
+    s3.on(PutObjectCommand).rejects(denied);
+    useConfig(config({ failOnReportError: true }));
+
+    // WHEN the handler runs
+    const { error } = await invoke();
+
+    // THEN it fails, naming the object and the setting
+    expect(error?.message).toMatch(/passed, but the report could not be written to s3:\/\/smoke-reports-bucket\/smoke-benchmarks\/bert-base-prod\//);
+    expect(error?.message).toContain('failOnReportError');
+  });
+
+  test('still fails a broken endpoint, saying where the report should have gone', async () => {
+    // GIVEN a broken endpoint and S3 refusing the report
+    s3.on(PutObjectCommand).rejects(denied);
+    behaviour = () => ({ kind: 'model-error', originalStatusCode: 500, originalMessage: 'broken' });
+
+    // WHEN the handler runs
+    const { error } = await invoke();
+
+    // THEN the endpoint's failure wins and the lost report is named
+    expect(error?.name).toBe('SmokeBenchmarkFailedError');
+    expect(error?.message).toMatch(/report not written \(the report could not be written to s3:\/\/smoke-reports-bucket\//);
+  });
+});
+
 describe('the time budget', () => {
   test('a run against a stalling endpoint stops and answers before the invocation runs out of time', async () => {
     // GIVEN an endpoint that never answers, a run of a million requests and 9 s left in the invocation
