@@ -1,0 +1,126 @@
+/**
+ * The NeuronCompileJob custom resource: both Provider framework steps in one bundle, chosen by `COMPILE_JOB_STEP`.
+ *
+ * - `onEvent` (Create, Update): starts the compile (`startCompileJob`: cache hit, adopt, launch or Neo) and returns
+ *   the job's state as `Data.State`; the physical id is the content hash, so an Update to the same spec is no
+ *   replacement and a new spec replaces (CloudFormation then deletes the old resource).
+ * - `onEvent` (Delete): stops what still runs for the hash; the artifacts stay, they are the cache.
+ * - `isComplete`: polls (`checkCompileJob`) until the manifest is there, and returns its fields as attributes; a
+ *   failure throws, and the Provider puts the message in the CloudFormation event.
+ *
+ * Idempotent: a repeated Create or Update (CloudFormation retries, rollback to old properties) finds the manifest
+ * or the running instance and launches nothing new.
+ */
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { MANIFEST_FILE, type CompileManifest } from '../../lib/compile/manifest';
+import {
+  artifactPrefix,
+  checkCompileJob,
+  startCompileJob,
+  stopCompileJob,
+  type CompileJobClients,
+  type CompileJobConfig,
+  type CompileJobState,
+} from '../../lib/compile/job';
+
+const clients: CompileJobClients = {
+  ec2: new EC2Client({}),
+  s3: new S3Client({}),
+  ssm: new SSMClient({}),
+  sagemaker: new SageMakerClient({}),
+};
+
+/** Which Provider step this function is: `onEvent` or `isComplete`. */
+export const STEP_VARIABLE = 'COMPILE_JOB_STEP';
+
+/** What onEvent returns. */
+export interface OnEventResult {
+  readonly PhysicalResourceId: string;
+  readonly Data?: Record<string, string>;
+}
+
+/** What isComplete returns. */
+export interface IsCompleteResult {
+  readonly IsComplete: boolean;
+  readonly Data?: Record<string, string>;
+}
+
+type Event = CloudFormationCustomResourceEvent & { readonly Data?: Record<string, string> };
+
+function configOf(event: Event): CompileJobConfig {
+  const raw = (event.ResourceProperties as Record<string, unknown>).Config;
+  if (typeof raw !== 'string') {
+    throw new Error('the custom resource has no Config property; it must be created by NeuronCompileJob');
+  }
+  return JSON.parse(raw) as CompileJobConfig;
+}
+
+/** The attributes `NeuronCompileJob` exposes, from the manifest. */
+export function attributesOf(config: CompileJobConfig, manifest: CompileManifest, cached: boolean): Record<string, string> {
+  const base = `s3://${config.bucket}/${artifactPrefix(config)}`;
+  return {
+    ArtifactS3Uri: base,
+    ManifestS3Uri: `${base}${MANIFEST_FILE}`,
+    ProfileS3Uri: manifest.profile ? `${base}${manifest.profile}` : '',
+    Hash: manifest.hash,
+    Chip: manifest.chip,
+    CoreVersion: manifest.coreVersion,
+    CoresPerProcess: String(manifest.coresPerProcess),
+    BatchSizes: manifest.batchSizes.join(','),
+    CompilerVersion: manifest.versions.compiler,
+    RuntimeVersion: manifest.versions.runtime,
+    NeuronSdkVersion: manifest.versions.neuronSdk,
+    CompileSeconds: String(manifest.compileSeconds),
+    MaxAbsError: String(manifest.accuracy.maxAbsError),
+    HostInstanceType: manifest.hostInstanceType,
+    Cached: String(cached),
+  };
+}
+
+/** The Provider's onEvent step. */
+export async function onEvent(event: Event): Promise<OnEventResult> {
+  const config = configOf(event);
+  const physicalId = `compile-${config.hash}`;
+  if (event.RequestType === 'Delete') {
+    const stopped = await stopCompileJob(config, clients);
+    console.log(JSON.stringify({ deleted: physicalId, stopped, artifactsKept: `s3://${config.bucket}/${artifactPrefix(config)}` }));
+    return { PhysicalResourceId: event.PhysicalResourceId };
+  }
+  const state = await startCompileJob(config, clients);
+  console.log(JSON.stringify({ hash: config.hash, status: state.status, instanceId: state.instanceId, skipped: state.skipped }));
+  const { manifest, ...rest } = state;
+  return {
+    PhysicalResourceId: physicalId,
+    Data: { State: JSON.stringify(rest), ...(manifest ? attributesOf(config, manifest, true) : {}) },
+  };
+}
+
+/** The Provider's isComplete step. */
+export async function isComplete(event: Event): Promise<IsCompleteResult> {
+  if (event.RequestType === 'Delete') {
+    return { IsComplete: true };
+  }
+  const config = configOf(event);
+  const stateJson = event.Data?.State;
+  if (stateJson === undefined) {
+    throw new Error('isComplete got no State from onEvent');
+  }
+  const state = JSON.parse(stateJson) as CompileJobState;
+  if (state.status === 'cached' && event.Data?.Hash !== undefined) {
+    return { IsComplete: true };
+  }
+  const manifest = await checkCompileJob(config, state, clients);
+  if (manifest === undefined) {
+    return { IsComplete: false };
+  }
+  return { IsComplete: true, Data: attributesOf(config, manifest, state.status === 'cached') };
+}
+
+/** Entry point: the step named by `COMPILE_JOB_STEP`. */
+export async function handler(event: Event): Promise<OnEventResult | IsCompleteResult> {
+  return process.env[STEP_VARIABLE] === 'isComplete' ? isComplete(event) : onEvent(event);
+}
