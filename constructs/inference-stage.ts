@@ -114,7 +114,7 @@ export class InferenceStage extends Stage {
       requiredModelFiles: props.requiredModelFiles,
       smokeBenchmark: { ...props.smokeBenchmark, environmentName: env.name, thresholds },
     });
-    this.inferenceStack.addDependency(this.releaseStack, 'the endpoint pulls its image from the Release repository');
+    this.inferenceStack.addStackDependency(this.releaseStack, 'the endpoint pulls its image from the Release repository');
 
     const endpoint = this.inferenceStack.endpoint;
     const smoke = endpoint.smokeBenchmark;

@@ -231,14 +231,21 @@ describe('promote copies exactly what passed and records it', () => {
     expect(result.image).toMatchObject({ blobsCopied: 0, blobsPresent: 2 });
   });
 
-  test('GIVEN a cross-account target WHEN promoting THEN the target is reached through its promotion role and the source with the caller', async () => {
+  test('GIVEN a cross-account target WHEN promoting THEN each account is reached through its own promotion role in its own region', async () => {
     const { code } = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS);
     expect(code).toBe(0);
-    // One assumed-role provider for the target's clients (ECR, S3, SSM share it), none for dev, which names no role.
-    expect(temporaryCredentials).toEqual([{
-      params: { RoleArn: 'arn:aws:iam::222222222222:role/promote', RoleSessionName: 'cdk-inferentia-promote', DurationSeconds: 3600 },
-      clientConfig: { region: 'us-west-2' },
-    }]);
+    // One assumed-role provider per environment, shared by its ECR, S3 and SSM clients: staging's role from the
+    // config, dev's the one its stage creates (the config names none).
+    expect(temporaryCredentials).toEqual([
+      {
+        params: { RoleArn: 'arn:aws:iam::111111111111:role/cdk-inferentia-bert-dev-promote', RoleSessionName: 'cdk-inferentia-promote', DurationSeconds: 3600 },
+        clientConfig: { region: 'us-east-1' },
+      },
+      {
+        params: { RoleArn: 'arn:aws:iam::222222222222:role/promote', RoleSessionName: 'cdk-inferentia-promote', DurationSeconds: 3600 },
+        clientConfig: { region: 'us-west-2' },
+      },
+    ]);
     const target = ecr.commandCalls(PutImageCommand)[0].thisValue as ECRClient;
     expect(await target.config.region()).toBe('us-west-2');
     expect((await target.config.credentials()).accessKeyId).toBe('AKIDTEST');

@@ -1,0 +1,86 @@
+import * as path from 'path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { InferenceStage } from '../../constructs/inference-stage';
+import { applyPolicyChecks } from '../../constructs/nag';
+import { EXAMPLE_REQUIRED_MODEL_FILES, EXAMPLE_SMOKE_BENCHMARK } from '../../bin/app';
+import { parseEnvironments } from '../../lib/environments';
+import type { EnvironmentsConfig } from '../../lib/environments';
+import { nagFindings } from '../support/nag';
+
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+const MODEL_DIR = path.join(__dirname, '..', '..', 'examples', 'bert-base-uncased', 'model');
+
+function config(): EnvironmentsConfig {
+  const env = (name: string, account: string, minInstances: number) => ({
+    name, account, region: 'us-east-1', profile: 'bert-base-uncased',
+    targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances },
+  });
+  return parseEnvironments({
+    application: 'bert',
+    imageDigest: DIGEST,
+    environments: [env('dev', '111111111111', 1), env('prod', '333333333333', 2)],
+  }, { source: 'test' });
+}
+
+describe('an InferenceStage holds one environment with its records and outputs', () => {
+  // GIVEN dev and prod stages of one app, the pipeline in dev's account
+  const app = new App();
+  const cfg = config();
+  const stages = cfg.environments.map((environment) => new InferenceStage(app, environment.name, {
+    environment, application: cfg.application, imageDigest: DIGEST, modelDataPath: MODEL_DIR,
+    requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
+    trustedAccounts: ['111111111111'],
+  }));
+  applyPolicyChecks(app);
+  const [dev, prod] = stages;
+
+  test('THEN each stage has distinct stack names in its own account and region', () => {
+    expect(stages.map((s) => [s.releaseStack.stackName, s.inferenceStack.stackName])).toEqual([
+      ['dev-Release', 'dev-Inference'], ['prod-Release', 'prod-Inference'],
+    ]);
+    expect([prod.inferenceStack.account, prod.inferenceStack.region]).toEqual(['333333333333', 'us-east-1']);
+  });
+
+  test('THEN the inference stack outputs the endpoint name, its URL and the record parameter', () => {
+    const template = Template.fromStack(prod.inferenceStack);
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['StageEndpointName', 'EndpointUrl', 'DeploymentRecordParameter']));
+    expect(JSON.stringify(outputs.EndpointUrl.Value)).toContain('https://runtime.sagemaker.us-east-1.');
+    expect(prod.endpointName.node.path).toBe('prod/Inference/StageEndpointName');
+  });
+
+  test('THEN the deployment record names the digest, the fingerprint and the smoke report it will be judged by', () => {
+    const template = Template.fromStack(dev.inferenceStack);
+    const parameter = Object.values(template.findResources('AWS::SSM::Parameter'))[0] as { Properties: { Name: string; Value: unknown } };
+    expect(parameter.Properties.Name).toBe('/cdk-inferentia/bert/dev/deployment');
+    const value = JSON.stringify(parameter.Properties.Value);
+    expect(value).toContain(DIGEST);
+    expect(value).toContain(dev.inferenceStack.endpoint.deploymentFingerprint);
+    expect(value).toContain('latest.json');
+  });
+
+  test('THEN the smoke benchmark files its reports and metrics under the environment name', () => {
+    expect(prod.inferenceStack.endpoint.smokeBenchmark?.environmentName).toBe('prod');
+  });
+
+  test('THEN the promotion role has a fixed name, trusts the pipeline account and writes only the release record', () => {
+    const template = Template.fromStack(prod.releaseStack);
+    const role = Object.values(template.findResources('AWS::IAM::Role', { Properties: { RoleName: 'cdk-inferentia-bert-prod-promote' } }));
+    expect(role).toHaveLength(1);
+    const trust = JSON.stringify(role[0].Properties.AssumeRolePolicyDocument);
+    expect(trust).toContain(':iam::111111111111:root');
+    expect(trust).toContain(':iam::333333333333:root');
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Sid: 'WriteReleaseRecord', Action: 'ssm:PutParameter',
+        Resource: { 'Fn::Join': ['', Match.arrayWith([':ssm:us-east-1:333333333333:parameter/cdk-inferentia/bert/prod/release'])] },
+      })]) },
+    });
+    template.hasResourceProperties('AWS::ECR::Repository', { RepositoryName: 'bert' });
+  });
+
+  test('THEN cdk-nag finds nothing unacknowledged in either stage', () => {
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
