@@ -14,6 +14,8 @@ export * from './neuron-sagemaker-endpoint';
 export * from './smoke-benchmark';
 export * from './inference-stack';
 export * from './deploy-refusal';
+export * from './inference-stage';
+export * from './promotion-pipeline';
 export * from './nag';
 export { NeuronInstanceType } from '../lib/catalog';
 export type { Plan, PlanTargets, PlanOptions } from '../lib/planner';

@@ -8,3 +8,5 @@ export * from './errors';
 export * from './catalog';
 export * from './profiles';
 export * from './planner';
+export * from './environments';
+export * from './release';
