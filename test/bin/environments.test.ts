@@ -1,0 +1,66 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { EXAMPLE_MODEL_DATA, EXAMPLE_REQUIRED_MODEL_FILES, EXAMPLE_SMOKE_BENCHMARK } from '../../bin/app';
+import { PIPELINE_STACK_ID, addEnvironmentStages } from '../../bin/environment-stages';
+import { loadEnvironments, readCdkContext } from '../../bin/environments';
+import { InputError } from '../../lib/errors';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CONTENT = { modelDataPath: EXAMPLE_MODEL_DATA, requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK };
+
+function rules(template: Template): string[] {
+  return Object.keys(template.toJSON().Rules ?? {});
+}
+
+describe('the app adds the environments of the context as stages and the pipeline', () => {
+  test('GIVEN no environments context WHEN the app is built THEN no stage or pipeline is added', () => {
+    const app = new App();
+    expect(addEnvironmentStages(app, CONTENT, ROOT)).toBeUndefined();
+    expect(app.node.children).toHaveLength(0);
+  });
+
+  test('GIVEN the shipped cdk.json context WHEN the app is built THEN dev, staging and prod stages and the pipeline exist, placeholders refused at deploy', () => {
+    const context = readCdkContext(ROOT);
+    const app = new App({ context: { environments: context.environments } });
+    const built = addEnvironmentStages(app, CONTENT, ROOT)!;
+    expect(built.stages.map((s) => s.stageName)).toEqual(['dev', 'staging', 'prod']);
+    expect(built.pipelineStack?.node.id).toBe(PIPELINE_STACK_ID);
+    const dev = built.stages[0];
+    // The placeholder account and digest in examples/environments.json make CloudFormation refuse the deploy.
+    expect(rules(Template.fromStack(dev.inferenceStack)).join(' ')).toMatch(/PlaceholderAccount.*PlaceholderImageDigest/);
+    expect(rules(Template.fromStack(built.pipelineStack!)).join(' ')).toMatch(/PlaceholderConnection/);
+  });
+});
+
+describe('the environments config is read from a file or inline, with errors naming where', () => {
+  test('GIVEN the config inline WHEN loaded THEN it resolves like the file', () => {
+    const inline = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'environments.json'), 'utf8'));
+    const config = loadEnvironments({ environments: inline, baseDir: ROOT, origin: 'context environments' });
+    expect(config.environments.map((e) => e.name)).toEqual(['dev', 'staging', 'prod']);
+    expect(config.pipeline.account).toBe('123456789012');
+  });
+
+  test('GIVEN a file that does not exist or a number WHEN loaded THEN the error names the context key and the fix', () => {
+    expect(() => loadEnvironments({ environments: 'nope.json', baseDir: ROOT, origin: 'context environments' }))
+      .toThrow(/context environments .*nope\.json: cannot read the file/);
+    expect(() => loadEnvironments({ environments: 42, baseDir: ROOT, origin: 'context environments' }))
+      .toThrow(new InputError('context environments=42 is neither a file path nor a config object; set "environments": '
+        + '"examples/environments.json" in cdk.json context (or -c environments=<file>)'));
+  });
+
+  test('GIVEN a config with a problem WHEN loaded THEN the file, environment and field are named', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'environments-'));
+    try {
+      const json = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'environments.json'), 'utf8'));
+      json.environments[2].availability = { minInstances: 1 };
+      fs.writeFileSync(path.join(dir, 'env.json'), JSON.stringify(json));
+      expect(() => loadEnvironments({ environments: 'env.json', baseDir: dir, origin: 'context environments' }))
+        .toThrow(/^env\.json: environment "prod" availability\.minInstances: 1 in a production environment/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
