@@ -66,8 +66,9 @@ export function evaluateGate(input: GateInput): GateVerdict {
     reasons.push(`${env}'s smoke error rate ${report.report.errorRate} is above smoke.maxErrorRate=${settings.maxErrorRate}`);
   }
   if (settings.capacityProofRequired) {
-    if (report.capacity === undefined) {
-      reasons.push(`${env}'s smoke report has no capacity proof, which capacityProof.required asks for; enable the `
+    if (report.capacity === undefined || 'skipped' in report.capacity) {
+      const why = report.capacity === undefined ? 'has no capacity proof' : `skipped its capacity proof (${report.capacity.skipped})`;
+      reasons.push(`${env}'s smoke report ${why}, which capacityProof.required asks for; enable the `
         + `capacity proof in ${env}'s smoke benchmark or set capacityProof.required to false`);
     } else if (!report.capacity.passed) {
       reasons.push(`${env}'s capacity proof failed: ${(report.capacity.failures ?? []).join('; ') || 'see the report'} (${reportUri})`);
@@ -89,9 +90,11 @@ export function evaluateGate(input: GateInput): GateVerdict {
         throughputRps: report.report.throughputRps,
         requests: report.report.requests,
       },
-      ...(report.capacity !== undefined
-        ? { capacity: { passed: report.capacity.passed, summary: report.capacity.passed ? 'passed' : 'failed' } }
-        : {}),
+      ...(report.capacity === undefined
+        ? {}
+        : 'skipped' in report.capacity
+          ? { capacity: { passed: false, summary: `skipped: ${report.capacity.skipped}` } }
+          : { capacity: { passed: report.capacity.passed, summary: report.capacity.passed ? 'passed' : 'failed' } }),
     },
   };
 }

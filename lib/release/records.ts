@@ -141,8 +141,16 @@ export const smokeReportSchema = z.looseObject({
     throughputRps: z.number(),
     latencyMs: z.looseObject({ p99: z.number() }),
   }),
-  /** The capacity proof, when the smoke benchmark ran one: only its verdict and failures are read here. */
-  capacity: z.looseObject({ passed: z.boolean(), failures: z.array(z.string()).optional() }).optional(),
+  /**
+   * The capacity proof (`lambdas/smoke-benchmark/capacity.ts` `CapacityReport`): its verdict and failures, or why it
+   * was skipped.
+   */
+  capacity: z
+    .union([
+      z.looseObject({ passed: z.boolean(), failures: z.array(z.string()).optional() }),
+      z.looseObject({ skipped: z.string() }),
+    ])
+    .optional(),
 });
 
 /** The parts of a smoke report the gate reads. */

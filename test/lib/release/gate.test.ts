@@ -55,6 +55,9 @@ describe('the promotion gate passes only a current, passed report of the deploym
     expect(!verdict.passed && verdict.reasons).toEqual([
       expect.stringContaining("staging's smoke report has no capacity proof, which capacityProof.required asks for"),
     ]);
+    expect(!verdict.passed && evaluateGate(input({ report: { ...report, capacity: { skipped: 'no plan' } } }))).toMatchObject({
+      reasons: [expect.stringContaining("staging's smoke report skipped its capacity proof (no plan)")],
+    });
     expect(evaluateGate(input({ report: { ...report, capacity: undefined }, settings: { maxErrorRate: 0.01, maxReportAgeHours: 24, capacityProofRequired: false } })).passed).toBe(true);
   });
 });
