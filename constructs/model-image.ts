@@ -1,13 +1,15 @@
 import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
+import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Fact, FactName } from 'aws-cdk-lib/region-info';
+import { Fact, FactName, RegionInfo } from 'aws-cdk-lib/region-info';
 import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../lib/catalog';
 import { InputError } from '../lib/errors';
 import { ECR_PULL_ACTIONS, ModelImageRepository } from './model-image-repository';
-import { digestProblem } from './private/image-digest';
+import { DIGEST_FIX, digestProblem } from './private/image-digest';
 import { domainSuffix } from './private/image-via-service';
+import { MODEL_SERVER_DIRECTORY } from './private/server-directory';
 
 /** What a hosting construct needs from a bound {@link ModelImage}. */
 export interface ModelImageConfig {
@@ -44,6 +46,24 @@ export interface NeuronDlcImageOptions {
    * @default - the image is referenced by tag, with the synth warning `@cdk-inferentia/model-image:dlcTagNotPinned`
    */
   readonly digest?: string;
+}
+
+/** Options of {@link ModelImage.fromServer}: the Neuron DLC the server image starts from. */
+export interface ModelServerImageOptions {
+  /**
+   * The full tag of the Neuron DLC to build on, `{framework version}-{neuron|neuronx}-py{XY}-sdk{X.Y.Z}-{os}`: a
+   * `-neuronx-` tag for Inf2/Trn1, a `-neuron-` tag for Inf1 (checked against the instance when the image is bound).
+   *
+   * @example '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04'
+   * @see https://github.com/aws-neuron/deep-learning-containers
+   */
+  readonly tag: string;
+
+  /**
+   * Digest of the DLC image behind the tag, `sha256:` and 64 hex digits. Required: the build starts `FROM` it, so a
+   * rebuild never picks up another Neuron runtime.
+   */
+  readonly digest: string;
 }
 
 /**
@@ -148,6 +168,58 @@ export abstract class ModelImage {
   }
 
   /**
+   * The cdk-inferentia model server (`serving/`: dynamic batching, one worker per NeuronCore group) on a Neuron DLC,
+   * built with Docker at deploy time.
+   *
+   * `cdk synth` stays offline and needs no Docker: it only stages `serving/` as a `DockerImageAsset`. `cdk deploy`
+   * then builds it for linux/amd64 with `--build-arg BASE_IMAGE=<DLC registry>/<repository>@<digest>` and pushes it
+   * to the CDK bootstrap container-asset repository under its content-hash tag. That repository has immutable tags
+   * (the bootstrap template's `ImageTagMutability: IMMUTABLE`), so the tag names one image for good, as a digest
+   * would. The build pulls the DLC, so log Docker in to the DLC registry first:
+   * `aws ecr get-login-password --region <region> | docker login --username AWS --password-stdin
+   * 763104351884.dkr.ecr.<region>.amazonaws.com` (the account is the region's DLC account).
+   *
+   * The repository follows the instance type at bind time, as with {@link fromNeuronDlc}; the stack needs a concrete
+   * region, whose DLC registry the build pulls from. Hosting constructs set the server's environment from the plan.
+   *
+   * @throws InputError when the tag is not a Neuron DLC tag or the digest is missing or not a digest
+   * @see https://docs.aws.amazon.com/AmazonECR/latest/userguide/registry_auth.html
+   */
+  static fromServer(options: ModelServerImageOptions): ModelImage {
+    const problems: string[] = [];
+    if (!Token.isUnresolved(options.tag) && !DLC_TAG.test(options.tag)) {
+      problems.push(`ModelImage.fromServer: tag=${JSON.stringify(options.tag)} is not a Neuron DLC tag `
+        + '({framework version}-{neuron|neuronx}-py{XY}-sdk{X.Y.Z}-{os}); use a full tag such as '
+        + `${DLC_FAMILIES.v2.exampleTag} (Inf2/Trn1) or ${DLC_FAMILIES.v1.exampleTag} (Inf1)`);
+    }
+    if (Token.isUnresolved(options.tag) || Token.isUnresolved(options.digest)) {
+      problems.push('ModelImage.fromServer: tag and digest must be known at synth (the image is built from them '
+        + 'before CloudFormation runs); pass literal strings');
+    } else if ((options.digest as string | undefined) === undefined) {
+      problems.push('ModelImage.fromServer: digest is missing; the server image must start from a DLC pinned by '
+        + `digest: ${DIGEST_FIX}`);
+    } else {
+      const problem = digestProblem('ModelImage.fromServer({ digest })', options.digest);
+      if (problem !== undefined) {
+        problems.push(problem);
+      }
+    }
+    if (MODEL_SERVER_DIRECTORY === undefined) {
+      problems.push('ModelImage.fromServer: the model server sources (serving/Dockerfile) are not in this '
+        + 'installation of cdk-inferentia; reinstall the package');
+    }
+    InputError.throwIfAny(problems);
+    return new ModelServerImage(options.tag, options.digest, MODEL_SERVER_DIRECTORY as string);
+  }
+
+  /**
+   * Whether the image runs the cdk-inferentia model server (`serving/`), which reads its sizing from the
+   * environment the hosting construct renders from the plan, and batches requests: only such an image can hold a
+   * `batching` plan.
+   */
+  readonly modelServer: boolean = false;
+
+  /**
    * The Neuron SDK the image was built with (`2.31.1`), when known: read from a Neuron DLC tag's `-sdkX.Y.Z-`.
    * Hosting constructs derive the host AMI (its Neuron driver) from it.
    */
@@ -188,33 +260,8 @@ class NeuronDlcImage extends ModelImage {
   }
 
   bind(scope: Construct, grantee: iam.IGrantable, instanceType: NeuronInstanceType): ModelImageConfig {
-    const family = DLC_FAMILIES[instanceType.spec.coreVersion];
+    const family = checkDlcTag(scope, 'ModelImage.fromNeuronDlc', this.tag, instanceType, []);
     const stack = Stack.of(scope);
-    const problems: string[] = [];
-    const match = Token.isUnresolved(this.tag) ? null : DLC_TAG.exec(this.tag);
-    if (match && match[1] !== family.marker) {
-      const other = family.marker === 'neuron' ? DLC_FAMILIES.v2 : DLC_FAMILIES.v1;
-      problems.push(`ModelImage.fromNeuronDlc: tag ${this.tag} is a ${other.marker} (${other.instances}) image but the `
-        + `instance ${instanceType.sageMakerName} is ${family.instances}; use ${family.repository} tags such as `
-        + `${family.exampleTag}`);
-    }
-    if (!Token.isUnresolved(stack.region) && Fact.find(stack.region, FactName.DLC_REPOSITORY_ACCOUNT) === undefined) {
-      problems.push(`ModelImage.fromNeuronDlc: region ${stack.region} has no known AWS Deep Learning Containers `
-        + 'registry (aws-cdk-lib region-info DLC_REPOSITORY_ACCOUNT); copy the image into your own ECR repository '
-        + 'and use ModelImage.fromRepository(repository, digest), or register the account with '
-        + `Fact.register({ region: '${stack.region}', name: FactName.DLC_REPOSITORY_ACCOUNT, value: '<account>' })`);
-    }
-    InputError.throwIfAny(problems);
-
-    if (match) {
-      const sdk = [Number(match[2]), Number(match[3]), Number(match[4])].slice(0, family.lastSdk.length);
-      if (compareVersions(sdk, family.lastSdk) > 0) {
-        const last = family.lastSdk.join('.') + (family.lastSdk.length < 3 ? '.x' : '');
-        Annotations.of(scope).addWarningV2('@cdk-inferentia/model-image:dlcSdkNotPublished',
-          `Neuron DLC tag ${this.tag}: ${family.repository} images are not published after Neuron SDK ${last}, so `
-          + `this tag most likely does not exist and the endpoint will fail to pull it; use e.g. ${family.exampleTag}.`);
-      }
-    }
     if (this.digest === undefined) {
       Annotations.of(scope).addWarningV2('@cdk-inferentia/model-image:dlcTagNotPinned',
         `Neuron DLC ${family.repository}:${this.tag} is referenced by tag; pass its digest (fromNeuronDlc({ digest })) `
@@ -236,6 +283,86 @@ class NeuronDlcImage extends ModelImage {
     const reference = this.digest === undefined ? `:${this.tag}` : `@${this.digest}`;
     return { imageUri: `${account}.dkr.ecr.${stack.region}.${domainSuffix(scope)}/${family.repository}${reference}` };
   }
+}
+
+class ModelServerImage extends ModelImage {
+  readonly neuronSdkVersion?: string;
+  readonly modelServer: boolean = true;
+
+  constructor(private readonly tag: string, private readonly digest: string, private readonly directory: string) {
+    super();
+    const match = DLC_TAG.exec(tag);
+    this.neuronSdkVersion = match ? `${match[2]}.${match[3]}.${match[4]}` : undefined;
+  }
+
+  bind(scope: Construct, grantee: iam.IGrantable, instanceType: NeuronInstanceType): ModelImageConfig {
+    const stack = Stack.of(scope);
+    const problems: string[] = [];
+    if (Token.isUnresolved(stack.region)) {
+      problems.push(`ModelImage.fromServer: the stack ${stack.stackName} has no region at synth, but the image is `
+        + 'built from the Neuron DLC in a regional registry before CloudFormation runs; give the stack '
+        + "env: { account, region } (e.g. region: process.env.CDK_DEFAULT_REGION in bin/)");
+    }
+    const family = checkDlcTag(scope, 'ModelImage.fromServer', this.tag, instanceType, problems);
+
+    // The build arguments are part of the asset's hash, so the base image must be a literal, not a token.
+    const region = stack.region;
+    const account = Fact.find(region, FactName.DLC_REPOSITORY_ACCOUNT) as string;
+    const suffix = RegionInfo.get(region).domainSuffix ?? 'amazonaws.com';
+    const registry = `${account}.dkr.ecr.${region}.${suffix}`;
+    const baseImage = `${registry}/${family.repository}@${this.digest}`;
+
+    // Bound twice in one scope (two variants, a re-bind), the image is built once.
+    const id = `ModelServerImage${family.marker === 'neuron' ? 'Inf1' : ''}`;
+    const asset = (scope.node.tryFindChild(id) as DockerImageAsset | undefined) ?? new DockerImageAsset(scope, id, {
+      directory: this.directory,
+      buildArgs: { BASE_IMAGE: baseImage },
+      // Inferentia and Trainium hosts are x86_64; a build on an arm64 laptop must still produce amd64.
+      platform: Platform.LINUX_AMD64,
+      displayName: `cdk-inferentia model server on ${family.repository}`,
+    });
+    Annotations.of(scope).addInfo(`ModelImage.fromServer: cdk deploy builds the model server image FROM ${baseImage}; `
+      + `log Docker in to that registry first: aws ecr get-login-password --region ${region} | docker login `
+      + `--username AWS --password-stdin ${registry}`);
+    asset.repository.grantPull(grantee);
+    return { imageUri: asset.imageUri };
+  }
+}
+
+/**
+ * The DLC family of the instance, after checking a DLC tag against it and the stack's region against the known DLC
+ * registries. Throws the collected problems (with those passed in) when there is any.
+ */
+function checkDlcTag(
+  scope: Construct, caller: string, tag: string, instanceType: NeuronInstanceType, problems: string[],
+): DlcFamily {
+  const family = DLC_FAMILIES[instanceType.spec.coreVersion];
+  const stack = Stack.of(scope);
+  const match = Token.isUnresolved(tag) ? null : DLC_TAG.exec(tag);
+  if (match && match[1] !== family.marker) {
+    const other = family.marker === 'neuron' ? DLC_FAMILIES.v2 : DLC_FAMILIES.v1;
+    problems.push(`${caller}: tag ${tag} is a ${other.marker} (${other.instances}) image but the `
+      + `instance ${instanceType.sageMakerName} is ${family.instances}; use ${family.repository} tags such as `
+      + `${family.exampleTag}`);
+  }
+  if (!Token.isUnresolved(stack.region) && Fact.find(stack.region, FactName.DLC_REPOSITORY_ACCOUNT) === undefined) {
+    problems.push(`${caller}: region ${stack.region} has no known AWS Deep Learning Containers `
+      + 'registry (aws-cdk-lib region-info DLC_REPOSITORY_ACCOUNT); copy the image into your own ECR repository '
+      + 'and use ModelImage.fromRepository(repository, digest), or register the account with '
+      + `Fact.register({ region: '${stack.region}', name: FactName.DLC_REPOSITORY_ACCOUNT, value: '<account>' })`);
+  }
+  InputError.throwIfAny(problems);
+
+  if (match) {
+    const sdk = [Number(match[2]), Number(match[3]), Number(match[4])].slice(0, family.lastSdk.length);
+    if (compareVersions(sdk, family.lastSdk) > 0) {
+      const last = family.lastSdk.join('.') + (family.lastSdk.length < 3 ? '.x' : '');
+      Annotations.of(scope).addWarningV2('@cdk-inferentia/model-image:dlcSdkNotPublished',
+        `Neuron DLC tag ${tag}: ${family.repository} images are not published after Neuron SDK ${last}, so `
+        + `this tag most likely does not exist and the endpoint will fail to pull it; use e.g. ${family.exampleTag}.`);
+    }
+  }
+  return family;
 }
 
 function compareVersions(a: readonly number[], b: readonly number[]): number {

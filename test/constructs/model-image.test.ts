@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
@@ -264,5 +266,99 @@ describe('ModelImage.fromNeuronDlc in a region-agnostic stack', () => {
     expect(mapping['us-east-1']).toEqual({ value: '763104351884' });
     expect(mapping['ap-south-2']).toEqual({ value: '772153158452' });
     expect(JSON.stringify(stack.resolve(config.imageUri))).toContain('Fn::FindInMap');
+  });
+});
+
+describe('ModelImage.fromServer builds serving/ on the Neuron DLC at deploy time', () => {
+  // GIVEN
+  const app = new App();
+  const stack = newStack('us-west-2', app);
+  const role = newRole(stack);
+  const image = ModelImage.fromServer({ tag: NEURONX_TAG, digest: DIGEST });
+  // WHEN
+  const config = image.bind(stack, role, NeuronInstanceType.INF2_XLARGE);
+  const assembly = app.synth();
+  const manifest = JSON.parse(readFileSync(path.join(assembly.directory, `${stack.artifactId}.assets.json`), 'utf8'));
+  const dockerImages = Object.values(manifest.dockerImages) as Array<{ source: Record<string, unknown> }>;
+
+  test('THEN it is marked as the model server, with the SDK of its DLC tag', () => {
+    expect(image.modelServer).toBe(true);
+    expect(image.neuronSdkVersion).toBe('2.31.1');
+    expect(ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST }).modelServer).toBe(false);
+  });
+
+  test('THEN one Docker asset builds serving/ for linux/amd64 FROM the neuronx DLC by digest', () => {
+    expect(dockerImages).toHaveLength(1);
+    expect(dockerImages[0].source).toMatchObject({
+      dockerBuildArgs: {
+        BASE_IMAGE: `763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-inference-neuronx@${DIGEST}`,
+      },
+      platform: 'linux/amd64',
+    });
+  });
+
+  test('THEN the staged build context holds the server but not its tests or bytecode', () => {
+    const staged = path.join(assembly.directory, dockerImages[0].source.directory as string);
+    const files = readdirSync(staged);
+    expect(files).toEqual(expect.arrayContaining(['Dockerfile', 'entrypoint.sh', 'frontend.py', 'worker.py']));
+    expect(files).not.toContain('tests');
+    expect(files).not.toContain('__pycache__');
+  });
+
+  test('THEN the image URI is the asset in the bootstrap repository, which the role may pull', () => {
+    expect(stack.resolve(config.imageUri)).toEqual({
+      'Fn::Sub': expect.stringMatching(/^\d+\.dkr\.ecr\.us-west-2\.\$\{AWS::URLSuffix\}\/cdk-hnb659fds-container-assets-\d+-us-west-2:[0-9a-f]{64}$/),
+    });
+    expect(policyStatements(stack)).toContainEqual(expect.objectContaining({
+      Action: PULL,
+      Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }),
+    }));
+  });
+
+  test('THEN synth says how to log Docker in to the DLC registry', () => {
+    Annotations.fromStack(stack).hasInfo('*', Match.stringLikeRegexp(
+      'aws ecr get-login-password --region us-west-2 \\| docker login --username AWS --password-stdin '
+      + '763104351884\\.dkr\\.ecr\\.us-west-2\\.amazonaws\\.com',
+    ));
+  });
+});
+
+describe('ModelImage.fromServer on Inf1', () => {
+  test('GIVEN a neuron tag WHEN bound to inf1 THEN the build starts FROM pytorch-inference-neuron', () => {
+    const app = new App();
+    const stack = newStack('us-east-1', app);
+    ModelImage.fromServer({ tag: NEURON_TAG, digest: DIGEST }).bind(stack, newRole(stack), NeuronInstanceType.INF1_XLARGE);
+    const manifest = JSON.parse(readFileSync(path.join(app.synth().directory, `${stack.artifactId}.assets.json`), 'utf8'));
+    expect(Object.values(manifest.dockerImages)).toEqual([expect.objectContaining({
+      source: expect.objectContaining({
+        dockerBuildArgs: { BASE_IMAGE: `763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuron@${DIGEST}` },
+      }),
+    })]);
+  });
+});
+
+describe('ModelImage.fromServer refuses what it cannot build', () => {
+  test('GIVEN a bad tag and a tag for a digest THEN one error names both, with the fix', () => {
+    const reference = () => ModelImage.fromServer({ tag: 'latest', digest: 'v1' });
+    expect(reference).toThrow(InputError);
+    expect(reference).toThrow(/fromServer: tag="latest" is not a Neuron DLC tag[\s\S]*fromServer\(\{ digest \}\): digest="v1" looks like a tag/);
+  });
+
+  test('GIVEN no digest THEN it is refused: the build must start FROM a pinned DLC', () => {
+    expect(() => ModelImage.fromServer({ tag: NEURONX_TAG } as never)).toThrow(/fromServer: digest is missing/);
+  });
+
+  test('GIVEN an Inf1 tag WHEN bound to inf2 THEN the instance mismatch is named', () => {
+    const stack = newStack();
+    expect(() => ModelImage.fromServer({ tag: NEURON_TAG, digest: DIGEST })
+      .bind(stack, newRole(stack), NeuronInstanceType.INF2_XLARGE))
+      .toThrow(/fromServer: tag 1\.13\.1-neuron-py310-sdk2\.20\.2-ubuntu20\.04 is a neuron \(Inf1\) image but the instance ml\.inf2\.xlarge/);
+  });
+
+  test('GIVEN a stack with no region THEN binding names the fix: a stack env with a region', () => {
+    const stack = new Stack(new App(), 'Agnostic');
+    expect(() => ModelImage.fromServer({ tag: NEURONX_TAG, digest: DIGEST })
+      .bind(stack, newRole(stack), NeuronInstanceType.INF2_XLARGE))
+      .toThrow(/fromServer: the stack Agnostic has no region at synth[\s\S]*env: \{ account, region \}/);
   });
 });
