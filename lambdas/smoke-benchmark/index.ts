@@ -9,13 +9,16 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { Context } from 'aws-lambda';
 import { runBenchmark } from '../../lib/bench/engine';
 import type { BenchOptions, BenchReport } from '../../lib/bench/types';
 import { planRunBudget, REPORT_WRITE_DEADLINE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
+import { capacityStageMs, MAX_FAN_OUT } from '../../lib/smoke/capacity';
 import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from '../../lib/smoke/config';
+import { runCapacityProof, type CapacityReport } from './capacity';
 import { cloudFormationClient, s3Client } from './clients';
 import { failureMessage, publishMetrics, reportDocument, reportKeys, type SmokeReportDocument } from './report';
 import { readStackState } from './stack-status';
@@ -32,6 +35,12 @@ const sageMaker = new SageMakerRuntimeClient({
 });
 const s3 = s3Client();
 const cloudFormation = cloudFormationClient();
+// The capacity proof's workers: one attempt each (a retried worker would start late and apply its load out of step
+// with the others) and a socket per worker, above the SDK's default of 50, so none waits for another to finish.
+const lambda = new LambdaClient({
+  maxAttempts: 1,
+  requestHandler: { connectionTimeout: 2_000, httpsAgent: new https.Agent({ keepAlive: true, maxSockets: MAX_FAN_OUT }) },
+});
 
 /** The part of the Lambda context the handler uses. */
 export type SmokeContext = Pick<Context, 'getRemainingTimeInMillis'> &
@@ -93,15 +102,27 @@ export async function handler(_event: unknown, context: SmokeContext): Promise<S
     log('stack status unknown, measuring anyway', { name: settings.name, reason: stack.reason });
   }
 
-  const budget = planRunBudget(context.getRemainingTimeInMillis(), settings.config);
+  const capacityConfig = settings.config.capacity;
+  const capacityMs = capacityConfig !== undefined ? capacityStageMs(capacityConfig) : 0;
+  const budget = planRunBudget(context.getRemainingTimeInMillis() - capacityMs, settings.config);
   if (!budget.fits) {
     throw new Error(`smoke benchmark of ${settings.name} cannot run: ${budget.reason}`);
   }
 
   const { report, complete } = await runWithin(budget.runMs, benchOptions(settings), settings.name);
+  let capacity: CapacityReport | { skipped: string } | undefined;
+  if (capacityConfig !== undefined && settings.workerFunction !== undefined) {
+    if (complete && report.passed) {
+      capacity = await runCapacityProof(lambda, settings.workerFunction, capacityConfig, capacityMs);
+      log('capacity proof', { name: settings.name, passed: capacity.passed, measured: capacity.measured, predicted: capacity.predicted });
+    } else {
+      capacity = { skipped: 'the smoke run failed, so the endpoint was not driven at the planned rate' };
+    }
+  }
   const document = reportDocument(settings, report, {
     invokedAt,
     complete,
+    capacity,
     functionVersion: context.functionVersion,
     requestId: context.awsRequestId,
   });

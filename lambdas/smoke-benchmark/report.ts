@@ -7,6 +7,7 @@ import { describeThreshold } from '../../lib/bench/errors';
 import type { BenchReport } from '../../lib/bench/types';
 import type { SmokeSettings } from '../../lib/smoke/config';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
+import type { CapacityReport } from './capacity';
 
 /** The S3 keys of one run's report. */
 export interface ReportKeys {
@@ -41,6 +42,8 @@ export interface RunContext {
   readonly requestId?: string;
   /** False when the run was cut at the time budget before its duration or request count. */
   readonly complete: boolean;
+  /** The capacity proof's result, or why it did not run. @default - no capacity proof configured */
+  readonly capacity?: CapacityReport | { readonly skipped: string };
 }
 
 /** The JSON document written to S3 for CI. */
@@ -71,6 +74,11 @@ export interface SmokeReportDocument {
     readonly expect?: SmokeSettings['config']['expect'];
   };
   readonly report: BenchReport;
+  /**
+   * The capacity proof: predicted beside measured (rate, p50/p99, server p99 and mean batch size, errors), or why
+   * it was skipped. @default - no capacity proof configured
+   */
+  readonly capacity?: CapacityReport | { readonly skipped: string };
 }
 
 /**
@@ -93,6 +101,9 @@ export function failureReasons(report: BenchReport, complete: boolean, shape: Sm
 export function reportDocument(settings: SmokeSettings, report: BenchReport, run: RunContext): SmokeReportDocument {
   const { config } = settings;
   const failures = failureReasons(report, run.complete, config);
+  if (run.capacity !== undefined && 'failures' in run.capacity) {
+    failures.push(...run.capacity.failures);
+  }
   return {
     schemaVersion: 1,
     name: settings.name,
@@ -119,6 +130,7 @@ export function reportDocument(settings: SmokeSettings, report: BenchReport, run
       expect: config.expect,
     },
     report,
+    ...(run.capacity !== undefined ? { capacity: run.capacity } : {}),
   };
 }
 
@@ -149,6 +161,13 @@ export function publishMetrics(document: SmokeReportDocument, namespace: string)
   metrics.addMetric(SMOKE_METRIC.requests, MetricUnit.Count, report.requests);
   metrics.addMetric(SMOKE_METRIC.errors, MetricUnit.Count, report.errors);
   metrics.addMetric(SMOKE_METRIC.passed, MetricUnit.Count, document.passed ? 1 : 0);
+  const capacity = document.capacity;
+  if (capacity !== undefined && 'measured' in capacity) {
+    metrics.addMetric(SMOKE_METRIC.capacityRate, MetricUnit.CountPerSecond, capacity.measured.achievedRps);
+    if (capacity.measured.requests > capacity.measured.errors) {
+      metrics.addMetric(SMOKE_METRIC.capacityP99, MetricUnit.Milliseconds, capacity.measured.latencyMs.p99);
+    }
+  }
   metrics.publishStoredMetrics();
 }
 

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../bench/types';
+import { capacityConfigSchema, type CapacityConfig } from './capacity';
 
 /**
  * Most requests the Lambda keeps in flight (closed-loop concurrency or open-loop in-flight cap).
@@ -34,6 +35,8 @@ export const SMOKE_ENV = {
   reportBucket: 'SMOKE_REPORT_BUCKET',
   /** ARN of the stack the Trigger belongs to, to tell a rollback from a deployment. */
   stackId: 'SMOKE_STACK_ID',
+  /** Name of the load-worker function the capacity proof fans out to; set only with a capacity proof. */
+  workerFunction: 'SMOKE_WORKER_FUNCTION',
 } as const;
 
 /** The literal settings of one smoke benchmark (the `SMOKE_CONFIG` variable). */
@@ -71,6 +74,8 @@ export interface SmokeConfig {
    *   bucket and key and returned in the outcome
    */
   readonly failOnReportError?: boolean;
+  /** The capacity proof, run after the smoke run passed. @default - none */
+  readonly capacity?: CapacityConfig;
 }
 
 /** Everything one run needs, parsed from the environment. */
@@ -82,6 +87,8 @@ export interface SmokeSettings {
   readonly environment: string;
   readonly reportBucket: string;
   readonly stackId: string;
+  /** The load-worker function, when the config has a capacity proof. */
+  readonly workerFunction?: string;
 }
 
 const positive = z.number().positive();
@@ -129,6 +136,7 @@ export const smokeConfigSchema = z
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
+    capacity: capacityConfigSchema.optional(),
   })
   .strict();
 
@@ -151,6 +159,10 @@ const settingsSchema = z.object({
   [SMOKE_ENV.environment]: required(SMOKE_ENV.environment),
   [SMOKE_ENV.reportBucket]: required(SMOKE_ENV.reportBucket),
   [SMOKE_ENV.stackId]: required(SMOKE_ENV.stackId),
+  [SMOKE_ENV.workerFunction]: z.string().min(1).optional(),
+}).refine((values) => values[SMOKE_ENV.config].capacity === undefined || values[SMOKE_ENV.workerFunction] !== undefined, {
+  path: [SMOKE_ENV.workerFunction],
+  message: `${SMOKE_ENV.workerFunction} is not set but ${SMOKE_ENV.config} has a capacity proof`,
 });
 
 /**
@@ -176,5 +188,26 @@ export function readSettings(env: Readonly<Record<string, string | undefined>>):
     environment: values[SMOKE_ENV.environment],
     reportBucket: values[SMOKE_ENV.reportBucket],
     stackId: values[SMOKE_ENV.stackId],
+    workerFunction: values[SMOKE_ENV.workerFunction],
   };
+}
+
+/** What a load worker reads from its environment: the target and the literal settings, as the hook has them. */
+export function readWorkerSettings(env: Readonly<Record<string, string | undefined>>): Pick<SmokeSettings, 'config' | 'target'> {
+  const result = settingsSchema.safeParse({
+    [SMOKE_ENV.name]: 'worker',
+    [SMOKE_ENV.environment]: 'worker',
+    [SMOKE_ENV.reportBucket]: 'worker',
+    [SMOKE_ENV.stackId]: 'worker',
+    [SMOKE_ENV.workerFunction]: 'worker',
+    ...env,
+  });
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
+    throw new Error(
+      `load worker settings are invalid (redeploy the SmokeBenchmark construct that owns this function):\n` +
+        problems.map((p) => `- ${p}`).join('\n'),
+    );
+  }
+  return { config: result.data[SMOKE_ENV.config] as SmokeConfig, target: result.data[SMOKE_ENV.target] };
 }

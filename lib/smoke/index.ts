@@ -3,5 +3,6 @@
  * environment names, metric names. Pure: both sides import it, neither imports the other.
  */
 export * from './budget';
+export * from './capacity';
 export * from './config';
 export * from './metrics';

@@ -16,6 +16,10 @@ export const SMOKE_METRIC = {
   errors: 'Errors',
   /** 1 when every threshold held, else 0. */
   passed: 'Passed',
+  /** Successful requests per second the capacity proof achieved over all its load workers. */
+  capacityRate: 'CapacityAchievedRate',
+  /** Client-side p99 of the capacity proof, in ms. */
+  capacityP99: 'CapacityLatencyP99',
 } as const;
 
 /** Dimension names, shared with the construct. */

@@ -1,0 +1,94 @@
+/**
+ * The hook's side of the capacity proof: invokes the load workers in parallel, merges what they return and judges
+ * the merged run against the plan.
+ */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  judgeCapacity,
+  mergeWorkerResults,
+  workerRequests,
+  type CapacityConfig,
+  type CapacityMeasurement,
+  type CapacityVerdict,
+  type LoadWorkerResult,
+} from '../../lib/smoke/capacity';
+
+/** The capacity section of the report: predicted beside measured, and the verdict. */
+export interface CapacityReport {
+  readonly predicted: CapacityConfig['predicted'];
+  readonly settings: Pick<CapacityConfig, 'rateRps' | 'workers' | 'durationMs' | 'warmupMs' | 'timeoutMs' | 'thresholds'>;
+  readonly measured: CapacityMeasurement;
+  readonly thresholds: CapacityVerdict['thresholds'];
+  readonly failures: CapacityVerdict['failures'];
+  readonly passed: boolean;
+}
+
+/**
+ * Runs the capacity proof.
+ *
+ * Every worker is invoked at once (RequestResponse); a worker whose invocation fails (a function error, a throttle
+ * because the account's concurrency is used up, the deadline) is counted as failed, and its share of the load is
+ * missing from the achieved rate, so the proof fails rather than passing on less load.
+ *
+ * @param deadlineMs how long the invocations may take in all before they are abandoned.
+ */
+export async function runCapacityProof(
+  lambda: LambdaClient,
+  workerFunction: string,
+  config: CapacityConfig,
+  deadlineMs: number,
+): Promise<CapacityReport> {
+  const signal = AbortSignal.timeout(deadlineMs);
+  const failed: Record<string, string> = {};
+  const results: LoadWorkerResult[] = [];
+  await Promise.all(
+    workerRequests(config).map(async (request) => {
+      try {
+        const output = await lambda.send(
+          new InvokeCommand({ FunctionName: workerFunction, InvocationType: 'RequestResponse', Payload: JSON.stringify(request) }),
+          { abortSignal: signal },
+        );
+        const text = output.Payload ? new TextDecoder().decode(output.Payload) : '';
+        if (output.FunctionError !== undefined) {
+          failed[String(request.worker)] = `worker ${request.worker} failed: ${workerErrorText(text)}`;
+          return;
+        }
+        results.push(JSON.parse(text) as LoadWorkerResult);
+      } catch (err) {
+        const e = err as Error;
+        const cause = signal.aborted ? `no answer within ${deadlineMs} ms` : `${e.name}: ${e.message}`;
+        failed[String(request.worker)] = `invoking worker ${request.worker} (${workerFunction}) failed: ${cause}`;
+      }
+    }),
+  );
+  const measured = mergeWorkerResults(results, failed);
+  const verdict = judgeCapacity(measured, config);
+  return {
+    predicted: config.predicted,
+    settings: {
+      rateRps: config.rateRps,
+      workers: config.workers,
+      durationMs: config.durationMs,
+      warmupMs: config.warmupMs,
+      timeoutMs: config.timeoutMs,
+      thresholds: config.thresholds,
+    },
+    measured,
+    thresholds: verdict.thresholds,
+    failures: verdict.failures,
+    passed: verdict.failures.length === 0,
+  };
+}
+
+/** `errorType: errorMessage` of a Lambda function error payload, or the payload itself. */
+function workerErrorText(payload: string): string {
+  try {
+    const error = JSON.parse(payload) as { errorType?: string; errorMessage?: string };
+    if (typeof error.errorMessage === 'string') {
+      return `${error.errorType ?? 'Error'}: ${error.errorMessage}`.slice(0, 300);
+    }
+  } catch {
+    // not JSON: quote it
+  }
+  return payload.slice(0, 300);
+}

@@ -1,0 +1,269 @@
+/**
+ * The capacity proof: an optional stage of the smoke benchmark that drives the deployed target open-loop at the
+ * planned rate, fanned out over load-worker Lambda invocations, and fails the deployment when the achieved rate or
+ * the p99 misses the plan.
+ *
+ * This module is the contract between the construct, the hook and its load workers: the stage's settings (part of
+ * `SMOKE_CONFIG`), what the hook sends each worker and what a worker returns, how the results merge (HDR histograms
+ * added exactly, never percentiles of percentiles) and how the merged run is judged.
+ */
+import { z } from 'zod';
+import { describeThreshold } from '../bench/errors';
+import { LatencyRecorder } from '../bench/latency';
+import { ServerTimingRecorder } from '../bench/server-timing';
+import type { BenchReport, ServerTimingReport, ThresholdResult } from '../bench/types';
+
+/**
+ * Requests per second one load-worker invocation is sized to drive (1769 MB, one vCPU, arm64).
+ *
+ * Measured by `npm run bench:smoke-fanout`: the engine driving the real `SageMakerRuntimeClient` (SigV4 signing on
+ * every request) against an InvokeEndpoint wire stand-in on 127.0.0.1, pinned to one core (`taskset -c 0`, the CPU
+ * a 1769 MB Lambda gets), held 1,200 requests/s with its p99 under 25 ms on this project's 2-core build machine
+ * (x86_64). A third of that is used: Graviton cores and TLS to the regional endpoint (the stand-in is plain HTTP)
+ * cost more per request than the measurement's, and a worker that runs at its limit adds its own queueing to the
+ * latency it measures.
+ */
+export const PER_WORKER_RPS = 400;
+
+/**
+ * Most load workers one proof may fan out to: enough for 40,000 requests/s at {@link PER_WORKER_RPS}, beyond any
+ * single endpoint this toolkit plans, and far under the concurrency of an account.
+ */
+export const MAX_FAN_OUT = 100;
+
+/**
+ * Lambda's default concurrent executions quota per account and region (Service Quotas L-B99A9384). New accounts
+ * may start lower; the docs say how to check.
+ *
+ * @see https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html
+ */
+export const DEFAULT_ACCOUNT_CONCURRENCY = 1000;
+
+/**
+ * What the hook allows for invoking the workers on top of their run: a cold start of the bundled worker (a VPC
+ * function included) and the Invoke round trip.
+ */
+export const WORKER_START_ALLOWANCE_MS = 15_000;
+
+/** What a worker keeps after its run to encode and return its histograms. */
+export const WORKER_RETURN_RESERVE_MS = 5_000;
+
+/** The limits a capacity proof must meet. */
+export interface CapacityThresholds {
+  /** Successful requests per second over all workers. */
+  readonly minRateRps: number;
+  /** Client-side p99 over all workers. */
+  readonly p99MaxMs: number;
+  /** The model server's own p99 (its timing header). @default - not judged (a server without the header) */
+  readonly serverP99MaxMs?: number;
+  /** 0..1 */
+  readonly maxErrorRate: number;
+}
+
+/** The capacity stage of `SMOKE_CONFIG`. */
+export interface CapacityConfig {
+  /** Total open-loop rate over all workers. */
+  readonly rateRps: number;
+  /** Load-worker invocations, each driving `rateRps / workers`. */
+  readonly workers: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  /** Per-request timeout. */
+  readonly timeoutMs: number;
+  /** Open-loop in-flight cap of each worker. */
+  readonly maxInFlightPerWorker: number;
+  /** What the plan predicts at this rate, for the report. */
+  readonly predicted: {
+    readonly rateRps: number;
+    readonly p99Ms: number;
+  };
+  readonly thresholds: CapacityThresholds;
+}
+
+const positive = z.number().positive();
+
+/** Schema of {@link CapacityConfig}. */
+export const capacityConfigSchema = z
+  .object({
+    rateRps: positive,
+    workers: z.number().int().min(1).max(MAX_FAN_OUT),
+    durationMs: positive,
+    warmupMs: z.number().min(0),
+    timeoutMs: positive,
+    maxInFlightPerWorker: z.number().int().positive(),
+    predicted: z.object({ rateRps: positive, p99Ms: positive }).strict(),
+    thresholds: z
+      .object({
+        minRateRps: z.number().min(0),
+        p99MaxMs: positive,
+        serverP99MaxMs: positive.optional(),
+        maxErrorRate: z.number().min(0).max(1),
+      })
+      .strict(),
+  })
+  .strict();
+
+/** What the hook sends one load worker (the Invoke payload). */
+export interface LoadWorkerRequest {
+  /** Which worker this is, 0-based, for the logs. */
+  readonly worker: number;
+  readonly rateRps: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  readonly timeoutMs: number;
+  readonly maxInFlight: number;
+}
+
+/** Schema of {@link LoadWorkerRequest}: the worker checks its payload with it. */
+export const loadWorkerRequestSchema = z
+  .object({
+    worker: z.number().int().min(0),
+    rateRps: positive,
+    durationMs: positive,
+    warmupMs: z.number().min(0),
+    timeoutMs: positive,
+    maxInFlight: z.number().int().positive(),
+  })
+  .strict();
+
+/** What one load worker returns. */
+export interface LoadWorkerResult {
+  readonly worker: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly errorsByKind: Readonly<Record<string, number>>;
+  readonly errorSamples: Readonly<Record<string, string>>;
+  /** Length of its measured phase. */
+  readonly durationMs: number;
+  /** Its latency (and server timing) histograms, HdrHistogram compressed base64. */
+  readonly encoded: NonNullable<BenchReport['encoded']>;
+}
+
+/** The worker requests of a stage: the rate split evenly. */
+export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
+  return Array.from({ length: config.workers }, (_, worker) => ({
+    worker,
+    rateRps: config.rateRps / config.workers,
+    durationMs: config.durationMs,
+    warmupMs: config.warmupMs,
+    timeoutMs: config.timeoutMs,
+    maxInFlight: config.maxInFlightPerWorker,
+  }));
+}
+
+/**
+ * The longest the stage takes from the hook's side: the workers' start, their warm-up, the measured duration, the
+ * requests still in flight and the return of the results.
+ */
+export function capacityStageMs(config: Pick<CapacityConfig, 'warmupMs' | 'durationMs' | 'timeoutMs'>): number {
+  return WORKER_START_ALLOWANCE_MS + workerRunMs(config) + WORKER_RETURN_RESERVE_MS;
+}
+
+/** The longest one worker's run takes: warm-up, duration and one request timeout. */
+export function workerRunMs(config: Pick<CapacityConfig, 'warmupMs' | 'durationMs' | 'timeoutMs'>): number {
+  return config.warmupMs + config.durationMs + config.timeoutMs;
+}
+
+/** The workers' results merged into one run. */
+export interface CapacityMeasurement {
+  readonly workersAnswered: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly errorRate: number;
+  readonly errorsByKind: Readonly<Record<string, number>>;
+  readonly errorSamples: Readonly<Record<string, string>>;
+  /** Successful requests per second over all workers: the capacity actually held. */
+  readonly achievedRps: number;
+  readonly latencyMs: BenchReport['latencyMs'];
+  readonly server?: ServerTimingReport;
+}
+
+/**
+ * Merges the workers' results: counts add, the histograms are added exactly, and the achieved rate is all
+ * successes over the longest measured phase (the workers run side by side, not one after another).
+ *
+ * @param failedWorkers workers that returned no result (their invocation failed): their share of the load was not
+ *   applied, which the rate check then shows.
+ */
+export function mergeWorkerResults(results: readonly LoadWorkerResult[], failedWorkers: Readonly<Record<string, string>> = {}): CapacityMeasurement {
+  const latency = new LatencyRecorder();
+  const server = new ServerTimingRecorder();
+  const errorsByKind: Record<string, number> = {};
+  const errorSamples: Record<string, string> = {};
+  let requests = 0;
+  let errors = 0;
+  let durationMs = 0;
+  for (const result of results) {
+    requests += result.requests;
+    errors += result.errors;
+    durationMs = Math.max(durationMs, result.durationMs);
+    for (const [kind, count] of Object.entries(result.errorsByKind)) {
+      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + count;
+    }
+    for (const [kind, sample] of Object.entries(result.errorSamples)) {
+      errorSamples[kind] ??= sample;
+    }
+    latency.addEncoded(result.encoded.latency);
+    if (result.encoded.server !== undefined) {
+      server.add(result.encoded.server);
+    }
+  }
+  const failed = Object.entries(failedWorkers);
+  if (failed.length > 0) {
+    errorsByKind['worker-failed'] = failed.length;
+    errorSamples['worker-failed'] = failed[0][1];
+  }
+  const serverReport = server.report();
+  return {
+    workersAnswered: results.length,
+    requests,
+    errors,
+    errorRate: requests > 0 ? errors / requests : 0,
+    errorsByKind,
+    errorSamples,
+    achievedRps: durationMs > 0 ? Math.round(((requests - errors) * 1000 * 100) / durationMs) / 100 : 0,
+    latencyMs: latency.percentiles(),
+    ...(serverReport !== undefined ? { server: serverReport } : {}),
+  };
+}
+
+/** A merged run judged against its limits. */
+export interface CapacityVerdict {
+  readonly thresholds: readonly ThresholdResult[];
+  /** One sentence per reason the proof failed; empty when it passed. */
+  readonly failures: readonly string[];
+}
+
+/** Judges the merged run: achieved rate, p99, server p99 (when asked), error rate. */
+export function judgeCapacity(measured: CapacityMeasurement, config: CapacityConfig): CapacityVerdict {
+  const t = config.thresholds;
+  const hasSuccess = measured.requests > measured.errors;
+  const results: ThresholdResult[] = [
+    { name: 'throughput', limit: t.minRateRps, measured: measured.achievedRps, passed: measured.achievedRps >= t.minRateRps },
+    { name: 'p99', limit: t.p99MaxMs, measured: measured.latencyMs.p99, passed: hasSuccess && measured.latencyMs.p99 <= t.p99MaxMs },
+  ];
+  if (t.serverP99MaxMs !== undefined) {
+    const p99 = measured.server?.latencyMs.p99;
+    results.push({ name: 'serverP99', limit: t.serverP99MaxMs, measured: p99 ?? 0, passed: p99 !== undefined && p99 <= t.serverP99MaxMs });
+  }
+  results.push({
+    name: 'errorRate',
+    limit: t.maxErrorRate,
+    measured: measured.errorRate,
+    passed: measured.requests > 0 && measured.errorRate <= t.maxErrorRate,
+  });
+  const failures = results
+    .filter((r) => !r.passed)
+    .map((r) => `capacity proof at ${round(config.rateRps)} requests/s: ${describeThreshold(r, measured)}`);
+  if (measured.workersAnswered < config.workers) {
+    failures.push(
+      `capacity proof: ${config.workers - measured.workersAnswered} of ${config.workers} load workers returned no ` +
+        `result (${measured.errorSamples['worker-failed'] ?? 'unknown cause'}), so only part of the planned rate was applied`,
+    );
+  }
+  return { thresholds: results, failures };
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

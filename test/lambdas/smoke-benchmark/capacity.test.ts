@@ -1,0 +1,246 @@
+/**
+ * The capacity proof end to end on this machine: the hook fans out to the real load-worker handler (the Lambda
+ * Invoke is the only mocked call: it runs the worker in this process), the workers drive a real InvokeEndpoint
+ * stand-in on 127.0.0.1 through the real SDK client with SigV4, and the hook merges their histograms.
+ */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-jest';
+import type { CapacityConfig, LoadWorkerResult } from '../../../lib/smoke/capacity';
+import type { SmokeConfig } from '../../../lib/smoke/config';
+import type { CapacityReport } from '../../../lambdas/smoke-benchmark/capacity';
+import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
+import type { SmokeReportDocument } from '../../../lambdas/smoke-benchmark/report';
+import { startHttpServer, type ServerAction, type TestServer } from '../../support';
+
+const ENDPOINT = 'bert-staging';
+const WORKER = 'Serving-SmokeLoadWorker';
+const STACK_ID = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Serving/0a1b2c3d-0000-4000-8000-000000000000';
+
+const lambda = mockClient(LambdaClient);
+const s3 = mockClient(S3Client);
+const cloudFormation = mockClient(CloudFormationClient);
+
+/** How the stand-in endpoint serves: each answer after `delayMs`, with the model server's timing header. */
+let serve: (receivedAt: number) => ServerAction;
+let server: TestServer;
+let handler: (event: unknown, context: SmokeContext) => Promise<SmokeOutcome>;
+let worker: (event: unknown, context: SmokeContext) => Promise<LoadWorkerResult>;
+
+function answer(delayMs: number, batch = 2): ServerAction {
+  return {
+    kind: 'respond',
+    status: 200,
+    body: '{"label":"POSITIVE"}',
+    delayMs,
+    headers: {
+      'content-type': 'application/json',
+      'x-amzn-sagemaker-custom-attributes': `server-ms=${delayMs.toFixed(3)},batch-requests=${batch},batch-inputs=${batch},device-ms=1.000`,
+    },
+  };
+}
+
+/** One model process with a fixed service time: requests queue behind each other, so it holds 1000 / serviceMs per second. */
+function singleServer(serviceMs: number): (receivedAt: number) => ServerAction {
+  let busyUntil = 0;
+  return (receivedAt) => {
+    const start = Math.max(receivedAt, busyUntil);
+    busyUntil = start + serviceMs;
+    return answer(busyUntil - receivedAt, 1);
+  };
+}
+
+const CAPACITY: CapacityConfig = {
+  rateRps: 200,
+  workers: 4,
+  durationMs: 1_500,
+  // Long enough for the SDK's first signing and connections on a busy shared machine to fall in the warm-up.
+  warmupMs: 500,
+  timeoutMs: 1_000,
+  maxInFlightPerWorker: 64,
+  predicted: { rateRps: 200, p99Ms: 20 },
+  // Loose client-side limits: four workers share this one test process, and the limits prove the verdict, not speed.
+  thresholds: { minRateRps: 180, p99MaxMs: 400, serverP99MaxMs: 20, maxErrorRate: 0.01 },
+};
+
+function config(capacity: CapacityConfig = CAPACITY): SmokeConfig {
+  return {
+    schemaVersion: 1,
+    target: { kind: 'sagemaker' },
+    request: { body: '{"inputs":"what a lovely day"}', contentType: 'application/json' },
+    expect: { kind: 'json-path', path: '$.label', value: 'POSITIVE' },
+    mode: { kind: 'closed', concurrency: 1 },
+    stop: { requests: 5 },
+    warmupMs: 0,
+    timeoutMs: 2_000,
+    thresholds: { maxErrorRate: 0.01 },
+    metricNamespace: 'CdkInferentia/SmokeBenchmark',
+    reportPrefix: 'smoke-benchmarks',
+    capacity,
+  };
+}
+
+function context(ms = 120_000): SmokeContext {
+  const deadline = Date.now() + ms;
+  return { getRemainingTimeInMillis: () => deadline - Date.now() };
+}
+
+async function run(): Promise<{ outcome?: SmokeOutcome; error?: Error; capacity: CapacityReport }> {
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    const outcome = await handler({}, context()).then(
+      (value) => ({ outcome: value }),
+      (error: Error) => ({ error }),
+    );
+    const put = s3.commandCalls(PutObjectCommand)[0];
+    const document = JSON.parse(String(put.args[0].input.Body)) as SmokeReportDocument;
+    return { ...outcome, capacity: document.capacity as CapacityReport };
+  } finally {
+    write.mockRestore();
+  }
+}
+
+beforeAll(async () => {
+  server = await startHttpServer(({ path, receivedAt }) =>
+    path === `/endpoints/${ENDPOINT}/invocations` ? serve(receivedAt) : { kind: 'respond', status: 404 },
+  );
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME: server.url,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDLOCALTEST',
+    AWS_SECRET_ACCESS_KEY: 'local-test-secret',
+    SMOKE_TARGET: ENDPOINT,
+    SMOKE_NAME: ENDPOINT,
+    SMOKE_ENVIRONMENT: 'staging',
+    SMOKE_REPORT_BUCKET: 'reports',
+    SMOKE_STACK_ID: STACK_ID,
+    SMOKE_WORKER_FUNCTION: WORKER,
+  });
+  ({ handler } = await import('../../../lambdas/smoke-benchmark/index'));
+  ({ handler: worker } = await import('../../../lambdas/smoke-load-worker/index'));
+  // One short run first, as a warm Lambda would have had: the SDK loads its credential and signing modules on the
+  // first request, which under jest's transform blocks the event loop for up to a second and would show as
+  // latency in whichever test ran first.
+  serve = () => answer(1);
+  process.env.SMOKE_CONFIG = JSON.stringify(config());
+  await worker({ worker: 0, rateRps: 50, durationMs: 200, warmupMs: 0, timeoutMs: 2_000, maxInFlight: 8 }, context());
+}, 30_000);
+
+afterAll(async () => {
+  await server.close();
+});
+
+beforeEach(() => {
+  lambda.reset();
+  s3.reset();
+  cloudFormation.reset();
+  s3.on(PutObjectCommand).resolves({});
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [{ StackName: 'Serving', StackId: STACK_ID, StackStatus: 'UPDATE_IN_PROGRESS', CreationTime: new Date() }],
+  });
+  // The Invoke runs the real worker handler in this process, as Lambda would run it in its own.
+  lambda.on(InvokeCommand).callsFake(async (input: { Payload: string }) => {
+    const result = await worker(JSON.parse(input.Payload), context(60_000));
+    return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(result)) };
+  });
+  process.env.SMOKE_CONFIG = JSON.stringify(config());
+});
+
+describe('a capacity proof against an endpoint that holds the planned rate', () => {
+  test('fans out to the workers, merges their histograms and passes with predicted beside measured', async () => {
+    // GIVEN an endpoint answering in 5 ms whatever the load
+    serve = () => answer(5);
+
+    // WHEN the hook runs with a 200 requests/s proof over 4 workers
+    const { outcome, error, capacity } = await run();
+
+    // THEN each worker was asked for a quarter of the rate, by name, synchronously
+    expect(error).toBeUndefined();
+    expect(lambda).toHaveReceivedCommandTimes(InvokeCommand, 4);
+    const payloads = lambda.commandCalls(InvokeCommand).map((c) => JSON.parse(String(c.args[0].input.Payload)) as { worker: number; rateRps: number });
+    expect(payloads.map((p) => p.worker).sort()).toEqual([0, 1, 2, 3]);
+    expect(payloads.every((p) => p.rateRps === 50)).toBe(true);
+    expect(lambda).toHaveReceivedCommandWith(InvokeCommand, { FunctionName: WORKER, InvocationType: 'RequestResponse' });
+    // AND the merged run applied the planned load: 200/s for 1.5 s
+    expect(outcome).toMatchObject({ outcome: 'passed' });
+    expect(capacity.passed).toBe(true);
+    expect(capacity.measured.workersAnswered).toBe(4);
+    expect(capacity.measured.requests).toBeGreaterThanOrEqual(290);
+    expect(capacity.measured.requests).toBeLessThanOrEqual(310);
+    expect(capacity.measured.achievedRps).toBeGreaterThanOrEqual(180);
+    // AND the report sets the server's figures beside the prediction
+    expect(capacity.predicted).toEqual({ rateRps: 200, p99Ms: 20 });
+    expect(capacity.measured.server).toMatchObject({ meanBatchRequests: 2, meanBatchInputs: 2 });
+    expect(capacity.measured.server?.answers).toBe(capacity.measured.requests);
+    expect(capacity.measured.server?.latencyMs.p99).toBeCloseTo(5, 1);
+  }, 30_000);
+});
+
+describe('a capacity proof against an endpoint short of capacity', () => {
+  test('fails the deployment naming the p99 and server p99 it measured at the planned rate', async () => {
+    // GIVEN one model process of 8 ms per request: it holds 125 requests/s, the plan says 200
+    serve = singleServer(8);
+
+    // WHEN the hook runs the proof
+    const { error, capacity } = await run();
+
+    // THEN the queue grows, the p99s break their limits and the deployment fails saying so
+    expect(capacity.passed).toBe(false);
+    expect(error?.name).toBe('SmokeBenchmarkFailedError');
+    expect(error?.message).toMatch(/capacity proof at 200 requests\/s: p99 \d+(\.\d+)? ms > max 400 ms/);
+    expect(error?.message).toMatch(/capacity proof at 200 requests\/s: server p99 \d+(\.\d+)? ms > max 20 ms/);
+  }, 30_000);
+});
+
+describe('a load worker that fails', () => {
+  test('fails the proof: its share of the load was never applied', async () => {
+    // GIVEN a healthy endpoint and worker 2 failing (a throttle, a crash)
+    serve = () => answer(5);
+    const real = lambda.commandCalls(InvokeCommand);
+    expect(real).toHaveLength(0);
+    lambda.on(InvokeCommand).callsFake(async (input: { Payload: string }) => {
+      const request = JSON.parse(input.Payload) as { worker: number };
+      if (request.worker === 2) {
+        return {
+          StatusCode: 200,
+          FunctionError: 'Unhandled',
+          Payload: new TextEncoder().encode(JSON.stringify({ errorType: 'Error', errorMessage: 'out of memory' })),
+        };
+      }
+      const result = await worker(request, context(60_000));
+      return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(result)) };
+    });
+
+    // WHEN the hook runs the proof
+    const { error, capacity } = await run();
+
+    // THEN the achieved rate misses and the failed worker is named with its error
+    expect(capacity.measured.workersAnswered).toBe(3);
+    expect(error?.message).toContain('capacity proof: 1 of 4 load workers returned no result (worker 2 failed: Error: out of memory)');
+    expect(error?.message).toMatch(/throughput 1[0-5]\d(\.\d+)? req\/s < min 180 req\/s/);
+  }, 30_000);
+
+  test('rejects a payload it does not understand before sending a request', async () => {
+    const before = server.received.length;
+    await expect(worker({ worker: 0, rateRps: -1 }, context())).rejects.toThrow(/load worker payload is invalid: rateRps/);
+    expect(server.received.length).toBe(before);
+  });
+});
+
+describe('a smoke run that fails', () => {
+  test('skips the proof and says why', async () => {
+    // GIVEN an endpoint answering the wrong label
+    serve = () => ({ kind: 'respond', status: 200, body: '{"label":"NEGATIVE"}' });
+
+    // WHEN the hook runs
+    const { error } = await run();
+    const document = JSON.parse(String(s3.commandCalls(PutObjectCommand)[0].args[0].input.Body)) as SmokeReportDocument;
+
+    // THEN no worker ran and the report says the proof was skipped
+    expect(error?.name).toBe('SmokeBenchmarkFailedError');
+    expect(lambda).not.toHaveReceivedCommand(InvokeCommand);
+    expect(document.capacity).toEqual({ skipped: expect.stringContaining('the smoke run failed') });
+  }, 30_000);
+});
