@@ -52,3 +52,8 @@ export function compileHash(spec: CompileSpec, script: readonly CompileScriptFil
 export function sha256Hex(content: Uint8Array | string): string {
   return createHash('sha256').update(content).digest('hex');
 }
+
+/** `<prefix><hash>/`: where one artifact's files and manifest go. */
+export function artifactPrefixOf(prefix: string, hash: string): string {
+  return `${prefix}${hash}/`;
+}

@@ -8,12 +8,12 @@ import { chipOfFamily, type CompileSpec } from './spec';
 /**
  * Host RAM a compile needs for a model whose weights take `modelSizeGiB` on disk.
  *
- * UNVERIFIED rule of thumb: 4 GiB for the OS, Python and the compiler, plus 8 times the FP32 weights for the traced
+ * UNVERIFIED rule of thumb: 4 GiB for the OS, Python and the compiler, plus 6 times the FP32 weights for the traced
  * graph, the compiler's intermediate copies and the CPU reference run. The compiler killed for memory (exit -9,
  * aws-neuron-sdk#431) is the failure it guards against; the host picked has 1.5 times this.
  */
 export function compileRamGiB(modelSizeGiB: number): number {
-  return 4 + 8 * modelSizeGiB;
+  return 4 + 6 * modelSizeGiB;
 }
 
 /** Headroom of host RAM over {@link compileRamGiB}: "well above", because an out-of-memory compile wastes its hour. */

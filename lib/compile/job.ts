@@ -27,12 +27,15 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { renderBootScript } from './boot-script';
+import { artifactPrefixOf } from './hash';
 import { failureSchema, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, parseManifest, type CompileFailure, type CompileManifest } from './manifest';
 import { CHIP_CORE_VERSION, type CompileSpec } from './spec';
 
 /** Tag keys on the compile instance and its volume. */
 export const HASH_TAG = 'cdk-inferentia:compile-hash';
 export const ATTEMPT_TAG = 'cdk-inferentia:compile-attempt';
+/** Names the job (a construct's address, or `cli`): the handler's terminate permission is scoped to it. */
+export const JOB_TAG = 'cdk-inferentia:compile-job';
 
 /** Where and how the compile host runs. */
 export interface CompileInstanceSettings {
@@ -52,6 +55,8 @@ export interface CompileInstanceSettings {
   /** `s3://` URI of `compile.py` and its SHA-256. */
   readonly scriptS3Uri: string;
   readonly scriptSha256: string;
+  /** Value of the {@link JOB_TAG} tag, stable across the job's updates. @default 'cli' */
+  readonly jobTag?: string;
 }
 
 /** SageMaker Neo settings. */
@@ -108,7 +113,7 @@ export class CompileJobFailedError extends Error {
 
 /** `<prefix><hash>/`: where the artifacts and the manifest go. */
 export function artifactPrefix(config: Pick<CompileJobConfig, 'prefix' | 'hash'>): string {
-  return `${config.prefix}${config.hash}/`;
+  return artifactPrefixOf(config.prefix, config.hash);
 }
 
 /** The Neo job name for a hash (Neo names: 1-63 characters, letters, digits and hyphens). */
@@ -181,6 +186,7 @@ async function launch(config: CompileJobConfig, settings: CompileInstanceSetting
         { Key: 'Name', Value: `cdk-inferentia-compile-${config.spec.model}`.slice(0, 255) },
         { Key: HASH_TAG, Value: config.hash },
         { Key: ATTEMPT_TAG, Value: attemptId },
+        { Key: JOB_TAG, Value: settings.jobTag ?? 'cli' },
       ];
       try {
         const out = await clients.ec2.send(new RunInstancesCommand({
