@@ -8,6 +8,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct, IConstruct, IDependable } from 'constructs';
 import { InputError } from '../lib/errors';
 import { DeployRefusal } from './deploy-refusal';
+import type { NeuronCompileJob } from './neuron-compile-job';
 import { MAX_LAMBDA_STORAGE_MIB, ModelDirectory, inspectModelDirectory, uploadStorage, uploadStorageMiB } from './private/data-directory';
 import { nagResource } from './private/data-nag';
 import { ModelDataStore } from './private/data-store';
@@ -136,6 +137,17 @@ export abstract class ModelData {
   }
 
   /**
+   * The artifacts of a {@link NeuronCompileJob}: its `<prefix><hash>/` prefix, read once the compile finished.
+   *
+   * The SageMaker Model (or task) waits for the job's custom resource; the fingerprint is the content hash, so a new
+   * spec or compile script gives a new model. Check the artifact against the hosting's plan with
+   * `assertArtifactMatchesPlan(scope, job, plan)`.
+   */
+  static fromCompileJob(job: NeuronCompileJob): ModelData {
+    return new CompiledModelData(job);
+  }
+
+  /**
    * Grants `grantee` read on the files and returns where they are.
    *
    * Grants `s3:GetObject` on `prefix*` objects, `s3:ListBucket` on the bucket for keys under the prefix only
@@ -184,6 +196,17 @@ class BucketModelData extends ModelData {
   bind(scope: Construct, grantee: iam.IGrantable): ModelDataConfig {
     grantReadPrefix(scope, grantee, this.bucket, this.prefix);
     return { s3Uri: this.bucket.s3UrlForObject(this.prefix) };
+  }
+}
+
+class CompiledModelData extends ModelData {
+  constructor(private readonly job: NeuronCompileJob) {
+    super();
+  }
+
+  bind(scope: Construct, grantee: iam.IGrantable): ModelDataConfig {
+    grantReadPrefix(scope, grantee, this.job.bucket, this.job.artifactPrefix);
+    return { s3Uri: this.job.bucket.s3UrlForObject(this.job.artifactPrefix), dependable: this.job.resource, fingerprint: this.job.hash };
   }
 }
 
