@@ -1,0 +1,88 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Options of {@link privateServiceVpc}. */
+export interface PrivateVpcOptions {
+  /** Availability Zones, at least two; undefined takes the stack's first two. */
+  readonly availabilityZones?: string[];
+  /** Add public subnets for an internet-facing load balancer. */
+  readonly publicSubnets: boolean;
+  /** Add the CloudFormation endpoint (a Lambda in the VPC that reads its stack's status). */
+  readonly cloudFormationEndpoint: boolean;
+  /** Retention of the flow log. */
+  readonly flowLogRetention: logs.RetentionDays;
+}
+
+/**
+ * Interface endpoints private container instances need without a NAT gateway, each with the reason:
+ * - ECS, ECS agent, ECS telemetry: the agent registers the instance, polls for tasks and reports metrics
+ *   (Amazon ECS Developer Guide, "Amazon ECS interface VPC endpoints (AWS PrivateLink)");
+ * - ECR API and ECR Docker: the image manifest and the pull (layers come from S3, the gateway endpoint below);
+ * - CloudWatch Logs: the `awslogs` driver, and the server's embedded-metric-format lines with it;
+ * - CloudWatch monitoring: neuron-monitor's NeuronCore metrics (`PutMetricData`);
+ * - SSM, SSM messages, EC2 messages: Session Manager, which replaces SSH (AWS Systems Manager User Guide,
+ *   "Use VPC endpoints for Systems Manager").
+ */
+const INSTANCE_ENDPOINTS: ReadonlyArray<[string, ec2.InterfaceVpcEndpointAwsService]> = [
+  ['Ecs', ec2.InterfaceVpcEndpointAwsService.ECS],
+  ['EcsAgent', ec2.InterfaceVpcEndpointAwsService.ECS_AGENT],
+  ['EcsTelemetry', ec2.InterfaceVpcEndpointAwsService.ECS_TELEMETRY],
+  ['EcrApi', ec2.InterfaceVpcEndpointAwsService.ECR],
+  ['EcrDocker', ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER],
+  ['Logs', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
+  ['Monitoring', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING],
+  ['Ssm', ec2.InterfaceVpcEndpointAwsService.SSM],
+  ['SsmMessages', ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES],
+  ['Ec2Messages', ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES],
+];
+
+/**
+ * cdk-nag reads an ingress source it cannot resolve (the VPC's `Fn::GetAtt CidrBlock`) as open to the world.
+ */
+export const VPC_CIDR_INGRESS = {
+  id: 'AwsSolutions-EC23',
+  reason: 'The only ingress source is this VPC\'s own CIDR block (Fn::GetAtt Vpc.CidrBlock), which cdk-nag cannot '
+    + 'resolve at synth and so reads as 0.0.0.0/0; nothing outside the VPC is admitted.',
+};
+
+/**
+ * A VPC whose private subnets reach every AWS service the service needs through VPC endpoints, with no NAT gateway
+ * and no route to the internet: isolated subnets in two Availability Zones, an S3 gateway endpoint (ECR layers, the
+ * smoke reports), the interface endpoints above with private DNS, and a flow log of rejected traffic.
+ */
+export function privateServiceVpc(scope: Construct, id: string, options: PrivateVpcOptions): ec2.Vpc {
+  const subnetConfiguration: ec2.SubnetConfiguration[] = [
+    { name: 'Private', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 },
+  ];
+  if (options.publicSubnets) {
+    // Only the load balancer lives here; instances never get a public address.
+    subnetConfiguration.push({ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24, mapPublicIpOnLaunch: false });
+  }
+  const vpc = new ec2.Vpc(scope, id, {
+    ...(options.availabilityZones ? { availabilityZones: options.availabilityZones } : { maxAzs: 2 }),
+    natGateways: 0,
+    subnetConfiguration,
+    restrictDefaultSecurityGroup: false,
+    gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
+  });
+  vpc.addFlowLog('FlowLog', {
+    trafficType: ec2.FlowLogTrafficType.REJECT,
+    destination: ec2.FlowLogDestination.toCloudWatchLogs(new logs.LogGroup(vpc, 'FlowLogGroup', {
+      retention: options.flowLogRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    })),
+  });
+  const endpoints = [...INSTANCE_ENDPOINTS];
+  if (options.cloudFormationEndpoint) {
+    endpoints.push(['CloudFormation', ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION]);
+  }
+  const subnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
+  for (const [name, service] of endpoints) {
+    // Each endpoint gets a security group that admits HTTPS from the VPC only (CDK's default for `open: true`).
+    const endpoint = vpc.addInterfaceEndpoint(name, { service, subnets, privateDnsEnabled: true, open: true });
+    Validations.of(endpoint).acknowledge(VPC_CIDR_INGRESS);
+  }
+  return vpc;
+}
