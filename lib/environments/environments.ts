@@ -54,7 +54,10 @@ export interface EnvironmentConfig {
   /** Whether promotion into this environment waits for a person. */
   readonly approval: 'manual' | 'none';
   readonly gate: GateSettings;
-  /** The ECR repository, in this environment's account and region, that holds the images it runs. */
+  /**
+   * The ECR repository, in this environment's account and region, that holds the images it runs: `repositoryName`,
+   * else `<application>/<environment>`, so environments sharing an account and region never claim one repository.
+   */
   readonly repositoryName: string;
   /** Where this environment keeps compiled model artifacts, when it uses them. */
   readonly artifact?: { readonly bucket: string; readonly prefix: string };
@@ -228,13 +231,24 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
         maxReportAgeHours: env.smoke.maxReportAgeHours,
         capacityProofRequired: env.capacityProof.required,
       },
-      repositoryName: env.repositoryName ?? input.application,
+      repositoryName: env.repositoryName ?? `${input.application}/${name}`,
       ...(env.artifact !== undefined ? { artifact: env.artifact } : {}),
       promotionRoleArn: env.promotionRoleArn
         ?? `arn:${partitionOf(env.region)}:iam::${env.account}:role/${promotionRoleName(input.application, name)}`,
       plan: planned,
     });
   });
+  const repositories = new Map<string, string>();
+  for (const env of environments) {
+    const key = `${env.account}/${env.region}/${env.repositoryName}`;
+    const other = repositories.get(key);
+    if (other !== undefined) {
+      at(env.name, 'repositoryName', `"${env.repositoryName}" is also environment "${other}"'s repository in `
+        + `${env.account} ${env.region}; each stage creates its repository, so give each environment its own name `
+        + '(or leave repositoryName out for <application>/<environment>)');
+    }
+    repositories.set(key, env.name);
+  }
   if (input.pipeline?.region !== undefined && !isAwsRegion(input.pipeline.region)) {
     problems.push(`${source}: pipeline.region ${JSON.stringify(input.pipeline.region)} is not an AWS region code; use e.g. "us-east-1"`);
   }

@@ -73,7 +73,7 @@ function config(overrides: { imageDigest?: string | null } = {}) {
 function deploymentRecord(digest = DIGEST) {
   return JSON.stringify({
     schemaVersion: 1, application: 'bert', environment: 'dev', account: '111111111111', region: 'us-east-1',
-    repositoryName: 'bert', imageDigest: digest, fingerprint: FINGERPRINT, endpointName: 'dev-endpoint',
+    repositoryName: 'bert/dev', imageDigest: digest, fingerprint: FINGERPRINT, endpointName: 'dev-endpoint',
     report: { bucket: 'reports-dev', key: 'smoke-benchmarks/dev-endpoint/latest.json' },
     plan: { profileId: 'bert-base-uncased', instanceType: 'ml.inf2.xlarge', instanceCount: 2, maxInstanceCount: 4,
       serving: 'stock', batchSize: 1, capacityRps: 600, predictedP99Ms: 7, hourlyCostUsd: 1.5 },
@@ -209,9 +209,9 @@ describe('promote copies exactly what passed and records it', () => {
     const { code, stdout, stderr } = await run('promote', '--from', 'dev', '--to', 'staging', '--json', ...FLAGS);
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(ecr).toHaveReceivedCommandWith(BatchGetImageCommand, { registryId: '111111111111', repositoryName: 'bert', imageIds: [{ imageDigest: DIGEST }] });
+    expect(ecr).toHaveReceivedCommandWith(BatchGetImageCommand, { registryId: '111111111111', repositoryName: 'bert/dev', imageIds: [{ imageDigest: DIGEST }] });
     expect(ecr).toHaveReceivedCommandWith(PutImageCommand, {
-      registryId: '222222222222', repositoryName: 'bert', imageManifest: MANIFEST,
+      registryId: '222222222222', repositoryName: 'bert/staging', imageManifest: MANIFEST,
       imageManifestMediaType: 'application/vnd.oci.image.manifest.v1+json', imageDigest: DIGEST, imageTag: `sha256-${'a'.repeat(64)}`,
     });
     expect(s3).toHaveReceivedCommandTimes(PutObjectCommand, 2);
@@ -221,7 +221,7 @@ describe('promote copies exactly what passed and records it', () => {
     const record = JSON.parse(put.Value!);
     expect(record).toMatchObject({
       environment: 'staging', promotedFrom: 'dev',
-      image: { registryId: '222222222222', region: 'us-west-2', repositoryName: 'bert', digest: DIGEST },
+      image: { registryId: '222222222222', region: 'us-west-2', repositoryName: 'bert/staging', digest: DIGEST },
       artifact: { bucket: 'artifacts-staging', prefix: 'compiled/bert/', objects: 2, bytes: 1020 },
       source: { environment: 'dev', fingerprint: FINGERPRINT },
       evidence: { smoke: { passed: true, reportUri: 's3://reports-dev/smoke-benchmarks/dev-endpoint/latest.json', p99Ms: 7 } },
@@ -284,8 +284,8 @@ describe('promote copies exactly what passed and records it', () => {
     const { code, stdout } = await run('promote', '--from', 'dev', '--to', 'staging', '--dry-run', ...FLAGS);
     expect(code).toBe(0);
     expect(stdout).toContain('dry run: would promote dev -> staging (bert)');
-    expect(stdout).toContain(`image: 111111111111.dkr.ecr.us-east-1.amazonaws.com/bert@${DIGEST}`);
-    expect(stdout).toContain(`-> 222222222222.dkr.ecr.us-west-2.amazonaws.com/bert@${DIGEST}`);
+    expect(stdout).toContain(`image: 111111111111.dkr.ecr.us-east-1.amazonaws.com/bert/dev@${DIGEST}`);
+    expect(stdout).toContain(`-> 222222222222.dkr.ecr.us-west-2.amazonaws.com/bert/staging@${DIGEST}`);
     expect(stdout).toContain(`(application/vnd.oci.image.manifest.v1+json; 1 blob(s), ${LAYER.length} B to copy, 1 already there)`);
     expect(stdout).toContain('artifact: s3://artifacts-dev/compiled/bert/ -> s3://artifacts-staging/compiled/bert/ (2 objects');
     expect(stdout).toContain('record: ssm:/cdk-inferentia/bert/staging/release in 222222222222 us-west-2 (not written)');

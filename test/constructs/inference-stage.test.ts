@@ -77,7 +77,7 @@ describe('an InferenceStage holds one environment with its records and outputs',
         Resource: { 'Fn::Join': ['', Match.arrayWith([':ssm:us-east-1:333333333333:parameter/cdk-inferentia/bert/prod/release'])] },
       })]) },
     });
-    template.hasResourceProperties('AWS::ECR::Repository', { RepositoryName: 'bert' });
+    template.hasResourceProperties('AWS::ECR::Repository', { RepositoryName: 'bert/prod' });
   });
 
   test('THEN cdk-nag finds nothing unacknowledged in either stage', () => {

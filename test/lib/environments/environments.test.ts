@@ -33,7 +33,7 @@ describe('the environments config resolves the shipped example', () => {
     expect(prod.plan.instanceCount).toBeGreaterThanOrEqual(2);
     expect(staging.gate).toEqual({ maxErrorRate: 0.01, maxReportAgeHours: 168, capacityProofRequired: false });
     expect(dev.gate.maxReportAgeHours).toBe(72);
-    expect(dev.repositoryName).toBe('bert-base-uncased');
+    expect(dev.repositoryName).toBe('bert-base-uncased/dev');
     expect(nextEnvironment(config, dev)?.name).toBe('staging');
     expect(nextEnvironment(config, prod)).toBeUndefined();
     expect(environmentNamed(config, 'staging')).toBe(staging);
@@ -123,6 +123,15 @@ describe('every problem in the environments config is reported at once, naming t
     expect(problemsOf({ application: 'bert', environment: [] })).toEqual([
       'environments.json: environments: missing; add it (see examples/environments.json)',
       "environments.json: unknown field 'environment'; remove or rename it",
+    ]);
+  });
+
+  test('GIVEN two environments naming one repository in one account and region WHEN parsed THEN refused', () => {
+    const json = example();
+    json.environments[0].repositoryName = 'bert';
+    json.environments[1].repositoryName = 'bert';
+    expect(problemsOf(json)).toEqual([
+      expect.stringContaining('environment "staging" repositoryName: "bert" is also environment "dev"\'s repository in 123456789012 us-east-1'),
     ]);
   });
 });
