@@ -277,6 +277,29 @@ describe('promote copies exactly what passed and records it', () => {
     }
   });
 
+  test('GIVEN an image index (a multi-platform or attested build) WHEN promoting THEN each child manifest is put before the tagged index', async () => {
+    const child = `sha256:${'c'.repeat(64)}`;
+    const index = JSON.stringify({
+      schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json',
+      manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: child, size: MANIFEST.length }],
+    });
+    ecr.on(BatchGetImageCommand).callsFake((input: { imageIds: { imageDigest: string }[] }) => {
+      const digest = input.imageIds[0].imageDigest;
+      return digest === DIGEST
+        ? { images: [{ imageId: { imageDigest: DIGEST }, imageManifest: index, imageManifestMediaType: 'application/vnd.oci.image.index.v1+json' }] }
+        : { images: [{ imageId: { imageDigest: child }, imageManifest: MANIFEST, imageManifestMediaType: 'application/vnd.oci.image.manifest.v1+json' }] };
+    });
+    const { code, stderr } = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const puts = ecr.commandCalls(PutImageCommand).map((c) => c.args[0].input);
+    expect(puts.map((p) => [p.imageDigest, p.imageManifestMediaType, p.imageTag])).toEqual([
+      [child, 'application/vnd.oci.image.manifest.v1+json', undefined],
+      [DIGEST, 'application/vnd.oci.image.index.v1+json', `sha256-${'a'.repeat(64)}`],
+    ]);
+    expect(puts[1].imageManifest).toBe(index);
+  });
+
   test('GIVEN --dry-run WHEN promoting THEN it prints the exact copy and writes nothing', async () => {
     ecr.on(BatchCheckLayerAvailabilityCommand).resolves({
       layers: [{ layerDigest: CONFIG_DIGEST, layerAvailability: 'AVAILABLE' }, { layerDigest: LAYER_DIGEST, layerAvailability: 'UNAVAILABLE' }],
