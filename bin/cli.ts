@@ -1,17 +1,19 @@
 /**
- * The `cdk-inferentia` command line: plan, catalog, profiles, bench, preflight and promote.
+ * The `cdk-inferentia` command line: plan, catalog, profiles, bench, preflight, promote and compile.
  *
- * Exit codes: 0 success, 1 when no plan fits, a benchmark or preflight check fails or AWS refuses a call, 2 on bad usage.
+ * Exit codes: 0 success, 1 when no plan fits, a benchmark or preflight check or a compile fails or AWS refuses a call, 2 on bad usage.
  * Results go to stdout, messages to stderr.
  */
 import { Command, CommanderError } from 'commander';
 import { version } from './version';
 import { BenchFailedError } from '../lib/bench';
 import { AwsCallError, awsProblemOf, describeAwsError } from '../lib/aws-errors';
+import { CompileJobFailedError } from '../lib/compile/job';
 import { InfeasibleError, InputError } from '../lib/errors';
 import { PreflightFailedError } from '../lib/preflight';
 import { registerBenchCommand } from './commands/bench';
 import { registerCatalogCommand } from './commands/catalog';
+import { registerCompileCommand } from './commands/compile';
 import type { CliIo } from './commands/io';
 import { registerPlanCommand } from './commands/plan';
 import { registerPreflightCommand } from './commands/preflight';
@@ -37,6 +39,7 @@ export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Comm
   registerBenchCommand(program, io, { isTTY: options.isTTY ?? false });
   registerPreflightCommand(program, io);
   registerPromoteCommand(program, io);
+  registerCompileCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   }
@@ -61,7 +64,8 @@ export async function runCli(argv: readonly string[], io: CliIo, options: { isTT
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }
-    if (e instanceof BenchFailedError || e instanceof PreflightFailedError || e instanceof PromotionRefusedError) {
+    if (e instanceof BenchFailedError || e instanceof PreflightFailedError || e instanceof PromotionRefusedError
+      || e instanceof CompileJobFailedError) {
       io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }
