@@ -12,6 +12,9 @@
  *
  * Placeholders, and model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
  * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
+ *
+ * With the `environments` context key (a config file, `examples/environments.json` in cdk.json), the app also adds
+ * one stage per environment (`npx cdk deploy 'dev/*'`) and the `PromotionPipeline` stack (docs/promotion.md).
  */
 import * as path from 'path';
 import { Annotations, App } from 'aws-cdk-lib';
