@@ -17,7 +17,9 @@ import type { Plan } from '../lib/planner';
 import { EndpointDeployment } from './endpoint-deployment';
 import { ModelData } from './model-data';
 import { ModelImage } from './model-image';
-import { modelServerEnvironment } from './private/endpoint-environment';
+import { ModelServerMetrics } from './model-server-metrics';
+import { DEFAULT_METRICS_NAMESPACE } from '../lib/serving/environment';
+import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
 import { nagResource } from './private/data-nag';
 import { stableHash } from './private/endpoint-fingerprint';
 import {
@@ -156,8 +158,20 @@ export interface NeuronSageMakerEndpointProps {
    */
   readonly coresPerProcess?: number;
 
-  /** The serving container image, pinned by digest. */
+  /**
+   * The serving container image, pinned by digest: the cdk-inferentia model server (`ModelImage.fromServer`), which
+   * runs `stock` and `batching` plans with one worker pinned to each planned NeuronCore group, or a Neuron DLC's
+   * stock toolkit (`ModelImage.fromNeuronDlc`), which runs `stock` plans only.
+   */
   readonly image: ModelImage;
+
+  /**
+   * A CloudWatch dashboard of the endpoint: SageMaker's invocations, latencies, errors and instance CPU, memory and
+   * disk, and with the model server image the server's own metrics (batch size, queue wait, device time, refusals).
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
 
   /**
    * The model artifacts, an uncompressed S3 prefix SageMaker copies to `/opt/ml/model`.
@@ -275,8 +289,9 @@ export interface NeuronSageMakerEndpointProps {
   readonly inferenceAmiVersion?: string;
 
   /**
-   * Extra container environment, merged over the plan-derived `SAGEMAKER_MODEL_SERVER_WORKERS`,
-   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS`.
+   * Extra container environment, merged over the plan-derived variables: the model server's `MODEL_SERVER_*`,
+   * `MODEL_BATCH_SIZE` and `OMP_NUM_THREADS` with `ModelImage.fromServer`; `SAGEMAKER_MODEL_SERVER_WORKERS`,
+   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS` with a stock DLC.
    *
    * @default - the plan-derived variables only
    */
@@ -516,6 +531,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   readonly cfnModel: sagemaker.CfnModel;
   /** The smoke benchmark that gates each deployment, when `smokeBenchmark` is set. */
   readonly smokeBenchmark?: SmokeBenchmark;
+  /** The model server's metrics (namespace `CdkInferentia/ModelServer`, Service = the endpoint name), with its image. */
+  readonly serverMetrics?: ModelServerMetrics;
+  /** The endpoint's dashboard, unless `dashboard` is false. */
+  readonly dashboard?: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
@@ -650,7 +669,17 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.connections = new ec2.Connections({ securityGroups });
 
     // Model.
-    this.environment = { ...modelServerEnvironment(layout), ...props.environment };
+    this.environment = {
+      ...(props.image.modelServer
+        ? serverEnvironment(layout, {
+          batching: props.plan?.batching ?? null,
+          visibleCores: props.plan?.visibleCores,
+          metricsService: this.endpointName,
+          metricsNamespace: DEFAULT_METRICS_NAMESPACE,
+        })
+        : modelServerEnvironment(layout)),
+      ...props.environment,
+    };
     const modelDataSource = modelData === undefined ? undefined : {
       s3DataSource: { s3Uri: modelData.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' },
     };
@@ -743,7 +772,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       });
     }
 
-    if (layout.batchSize > 1) {
+    if (layout.batchSize > 1 && !props.image.modelServer) {
       Annotations.of(this).addInfo(`The model runs at batch ${layout.batchSize}: the stock toolkit makes one padded `
         + `batch-${layout.batchSize} call per request, so a request may carry up to ${layout.batchSize} inputs at the `
         + 'same cost as one' + (layout.capacityPerInstanceRps !== undefined
@@ -761,6 +790,17 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         `${type.sageMakerName}: the endpoint runs on one instance, so an instance failure or an Availability Zone `
         + 'outage stops it, and AWS Config\'s sagemaker-endpoint-config-prod-instance-count rule flags it. For '
         + 'production, plan with minInstances of 2 or more (SageMaker spreads instances across Availability Zones).');
+    }
+
+    if (props.image.modelServer) {
+      this.serverMetrics = new ModelServerMetrics({
+        namespace: DEFAULT_METRICS_NAMESPACE,
+        service: this.endpointName,
+        workers: layout.processesPerInstance,
+      });
+    }
+    if (props.dashboard ?? true) {
+      this.dashboard = this.defineDashboard();
     }
 
     const stack = Stack.of(this);
@@ -859,11 +899,12 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         problems.push(`plan.hosting=${JSON.stringify(plan.hosting)}: the plan was made for EC2 (instance names without `
           + "'ml.', EC2 prices); re-plan with { hosting: 'sagemaker' }");
       }
-      if (plan.serving !== undefined && plan.serving !== 'stock') {
-        // The endpoint runs the Neuron DLC's stock toolkit, which makes one device call per request: a plan that
-        // counts on requests sharing calls would promise a capacity this endpoint cannot serve.
-        problems.push(`plan.serving=${JSON.stringify(plan.serving)}: this endpoint runs the stock SageMaker toolkit, one `
-          + "device call per request, so it cannot hold a batching plan's capacity; re-plan with { serving: 'stock' }");
+      if (plan.serving !== undefined && plan.serving !== 'stock' && !props.image.modelServer) {
+        // The stock toolkit of a Neuron DLC makes one device call per request: a plan that counts on requests
+        // sharing calls would promise a capacity it cannot serve. Only the model server batches.
+        problems.push(`plan.serving=${JSON.stringify(plan.serving)} but the image runs the stock SageMaker toolkit, one `
+          + "device call per request, which cannot hold a batching plan's capacity; use the model server, "
+          + 'image: ModelImage.fromServer({ tag, digest }), or re-plan with { serving: \'stock\' }');
       }
       if (!Token.isUnresolved(stackRegion) && plan.region !== stackRegion) {
         problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
@@ -961,6 +1002,46 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         + `seconds SageMaker accepts; pass e.g. Duration.minutes(${dflt / 60})`);
     }
     return s;
+  }
+
+  /** SageMaker's view of the endpoint, then the model server's own, when the image runs it. */
+  private defineDashboard(): cloudwatch.Dashboard {
+    const minute = Duration.minutes(1);
+    // Instance metrics are per variant in the `/aws/sagemaker/Endpoints` namespace, in percent of one vCPU (CPU)
+    // or of the instance (memory, disk) (SageMaker Developer Guide, "SageMaker endpoint invocation metrics").
+    const instance = (metricName: string) => new cloudwatch.Metric({
+      namespace: '/aws/sagemaker/Endpoints',
+      metricName,
+      dimensionsMap: { EndpointName: this.endpointName, VariantName: this.variantName },
+      statistic: cloudwatch.Stats.AVERAGE,
+      period: minute,
+      label: metricName,
+    });
+    const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
+      new cloudwatch.GraphWidget({ title, left, right, width: 6, height: 6, leftYAxis: { min: 0 } });
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    dashboard.addWidgets(
+      graph('SageMaker: invocations per minute', [
+        this.metricInvocations({ period: minute, label: 'Invocations' }),
+        this.metricInvocationsPerInstance({ period: minute, label: 'Per instance' }),
+      ]),
+      graph('SageMaker: latency p50/p99 (microseconds)', [
+        this.metricModelLatency({ period: minute, statistic: cloudwatch.Stats.p(50), label: 'ModelLatency p50' }),
+        this.metricModelLatency({ period: minute, label: 'ModelLatency p99' }),
+        this.metricOverheadLatency({ period: minute, label: 'OverheadLatency p99' }),
+      ]),
+      graph('SageMaker: errors', [
+        this.metric5xxErrors({ period: minute, label: '5XX' }),
+        this.metricInvocation4xxErrors({ period: minute, label: '4XX' }),
+      ]),
+      graph('SageMaker: instance CPU, memory, disk (%)', [
+        instance('CPUUtilization'), instance('MemoryUtilization'), instance('DiskUtilization'),
+      ]),
+    );
+    if (this.serverMetrics) {
+      dashboard.addWidgets(...this.serverMetrics.widgets());
+    }
+    return dashboard;
   }
 
   private defineRollbackAlarms(layout: EndpointLayout, latencyThreshold: Duration | undefined): cloudwatch.IAlarm[] {

@@ -1,3 +1,5 @@
+import { visibleCoresValue } from '../../lib/planner';
+import { modelServerEnvironment as modelServerEnvironmentForPlan } from '../../lib/serving/environment';
 import type { EndpointLayout } from './endpoint-layout';
 
 /**
@@ -29,5 +31,37 @@ export function modelServerEnvironment(layout: EndpointLayout): Record<string, s
     //   requests TorchServe aggregates one at a time through transform_fn, so it would only add up to
     //   SAGEMAKER_TS_MAX_BATCH_DELAY of latency. A model compiled for batch N reaches the plan's throughput when
     //   each request carries up to N inputs that the handler pads to N (see examples/bert-base-uncased).
+  };
+}
+
+/** What the server environment needs besides the layout: the plan's batching and core groups, and metrics naming. */
+export interface ServerEnvironmentInput {
+  /** `batching` of the plan: `null` (or no plan) serves one request per call unless others already wait. */
+  readonly batching: { readonly maxBatchSize: number; readonly maxDelayMs: number } | null;
+  /** The plan's `visibleCores`, one per process; derived from the layout without a plan. */
+  readonly visibleCores?: readonly string[];
+  /** Value of the metrics' `Service` dimension: the endpoint name. */
+  readonly metricsService: string;
+  /** CloudWatch namespace of the server's metrics. */
+  readonly metricsNamespace: string;
+}
+
+/**
+ * The environment of the cdk-inferentia model server (`serving/`) for a layout, rendered by the shared contract
+ * `lib/serving/environment.ts`: one worker per process pinned to its NeuronCores by `NEURON_RT_VISIBLE_CORES`
+ * (exact, not first-come as `NEURON_RT_NUM_CORES` would be), the batch from a batching plan or the compiled batch
+ * of a stock one, and the metrics named after the endpoint.
+ */
+export function serverEnvironment(layout: EndpointLayout, input: ServerEnvironmentInput): Record<string, string> {
+  // Without a plan the groups are contiguous from core 0, as validateLayout allows only sizes that divide the cores.
+  const visibleCores = input.visibleCores ?? Array.from({ length: layout.processesPerInstance },
+    (_, i) => visibleCoresValue(i * layout.coresPerProcess, layout.coresPerProcess));
+  return {
+    ...modelServerEnvironmentForPlan(
+      { batching: input.batching, batchSize: layout.batchSize, visibleCores },
+      { metricsService: input.metricsService, metricsNamespace: input.metricsNamespace },
+    ),
+    // As for the stock toolkit: each worker's PyTorch would size its thread pool to every vCPU.
+    OMP_NUM_THREADS: `${Math.max(1, Math.floor(layout.instanceType.spec.vcpus / layout.processesPerInstance))}`,
   };
 }

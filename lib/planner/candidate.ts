@@ -284,7 +284,8 @@ function buildPlan(
     warnings.push(`${servingFacts}: every request is one padded batch-${m.batchSize} call`);
   }
   if (model.mode === 'batching' && hosting === 'sagemaker') {
-    warnings.push(`server batching needs ${SERVING_SUPPORT.batching}`);
+    // A SageMaker endpoint on a Neuron DLC's stock toolkit refuses this plan at synth; say which image holds it.
+    warnings.push(`server batching needs ${SERVING_SUPPORT.batching} (a Neuron DLC's stock toolkit cannot run this plan)`);
   }
   if (limits.processes < limits.byCores) {
     warnings.push(

@@ -66,8 +66,8 @@ export interface PlanOptions {
 export const SERVING_SUPPORT: Readonly<Record<ServingMode, string>> = {
   stock: 'any server that makes one device call per request: NeuronSageMakerEndpoint with a Neuron DLC, or your own container',
   batching:
-    'the cdk-inferentia model server (serving/), which closes a batch when full or maxDelayMs after its first request; ' +
-    'NeuronSageMakerEndpoint does not run it yet, so SageMaker plans must be stock',
+    'the cdk-inferentia model server (serving/), which closes a batch when full or maxDelayMs after its first request: ' +
+    'NeuronSageMakerEndpoint with ModelImage.fromServer',
 };
 
 /** How a batching plan combines requests, as the model server reads it. */

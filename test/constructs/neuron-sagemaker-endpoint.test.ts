@@ -652,13 +652,14 @@ describe('Validation of the endpoint props', () => {
     ]);
   });
 
-  test('rejects a batching plan: the stock toolkit makes one device call per request', () => {
+  test('rejects a batching plan on a stock DLC, which makes one device call per request, naming fromServer', () => {
     // WHEN
     const error = build({ plan: testPlan({ serving: 'batching', batchSize: 8, batching: { maxBatchSize: 8, maxDelayMs: 2 } }) });
     // THEN
     expect(error.problems).toEqual([
-      'plan.serving="batching": this endpoint runs the stock SageMaker toolkit, one device call per request, so it '
-        + "cannot hold a batching plan's capacity; re-plan with { serving: 'stock' }",
+      'plan.serving="batching" but the image runs the stock SageMaker toolkit, one device call per request, which '
+        + "cannot hold a batching plan's capacity; use the model server, image: ModelImage.fromServer({ tag, digest }), "
+        + "or re-plan with { serving: 'stock' }",
     ]);
   });
 
@@ -796,5 +797,114 @@ describe('Validation of the endpoint props', () => {
     // THEN
     expect(error.problems.map((p) => p.split(/[= ]/)[0])).toEqual(['endpointName', 'networkIsolation', 'plan.hosting']);
     expect(error.message).toMatch(/^3 problems:\n- endpointName="-x"/);
+  });
+});
+
+describe('An endpoint running the model server (ModelImage.fromServer)', () => {
+  const server = () => ModelImage.fromServer({ tag: NEURONX_TAG, digest: DIGEST });
+
+  function serverEndpoint(plan: Plan): { stack: Stack; endpoint: NeuronSageMakerEndpoint } {
+    const stack = newStack();
+    const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+      plan, image: server(), modelData: bucketData(stack), endpointName: 'bert',
+    });
+    return { stack, endpoint };
+  }
+
+  function containerEnvironment(stack: Stack): Record<string, string> {
+    const models = Template.fromStack(stack).findResources('AWS::SageMaker::Model');
+    return Object.values(models)[0].Properties.PrimaryContainer.Environment;
+  }
+
+  test('GIVEN a batching plan on inf2.xlarge THEN each 1-core worker is pinned and the plan\'s batch and delay are set', () => {
+    // GIVEN 2 workers x 1 core, batch 8 closing after 2.5 ms
+    const plan = testPlan({
+      serving: 'batching', batchSize: 8, batching: { maxBatchSize: 8, maxDelayMs: 2.5 }, visibleCores: ['0', '1'],
+    });
+    // WHEN
+    const { stack, endpoint } = serverEndpoint(plan);
+    // THEN
+    expect(containerEnvironment(stack)).toEqual({
+      MODEL_SERVER_MAX_BATCH_SIZE: '8',
+      MODEL_SERVER_MAX_DELAY_MS: '2.5',
+      MODEL_BATCH_SIZE: '8',
+      MODEL_SERVER_VISIBLE_CORES: '0;1',
+      // 16 full batches per worker
+      MODEL_SERVER_MAX_QUEUED_REQUESTS: '256',
+      MODEL_SERVER_REQUEST_TIMEOUT_MS: '55000',
+      MODEL_SERVER_METRICS_NAMESPACE: 'CdkInferentia/ModelServer',
+      MODEL_SERVER_METRICS_SERVICE: 'bert',
+      MODEL_SERVER_METRICS_INTERVAL_MS: '10000',
+      // 4 vCPUs / 2 workers
+      OMP_NUM_THREADS: '2',
+    });
+    expect(endpoint.environment).not.toHaveProperty('SAGEMAKER_MODEL_SERVER_WORKERS');
+    expect(endpoint.environment).not.toHaveProperty('NEURON_RT_NUM_CORES');
+  });
+
+  test('GIVEN a stock plan on inf2.24xlarge with 4-core workers THEN the server runs the compiled batch with no delay', () => {
+    // GIVEN 3 workers x 4 cores (of 12), batch 4, no batching
+    const plan = testPlan({
+      instanceName: 'inf2.24xlarge', processesPerInstance: 3, coresPerProcess: 4, batchSize: 4,
+      visibleCores: ['0-3', '4-7', '8-11'],
+      measurement: {
+        coreVersion: 'v2', coresPerProcess: 4, batchSize: 4, throughputRps: 500, p50Ms: 6, p99Ms: 8, source: 'test',
+      },
+    });
+    // WHEN
+    const { stack } = serverEndpoint(plan);
+    // THEN
+    expect(containerEnvironment(stack)).toMatchObject({
+      MODEL_SERVER_MAX_BATCH_SIZE: '4',
+      MODEL_SERVER_MAX_DELAY_MS: '0',
+      MODEL_BATCH_SIZE: '4',
+      MODEL_SERVER_VISIBLE_CORES: '0-3;4-7;8-11',
+      MODEL_SERVER_MAX_QUEUED_REQUESTS: `${16 * 4 * 3}`,
+      // 96 vCPUs / 3 workers
+      OMP_NUM_THREADS: '32',
+    });
+  });
+
+  test('GIVEN no plan THEN the workers get contiguous core groups from the explicit layout', () => {
+    const stack = newStack();
+    new NeuronSageMakerEndpoint(stack, 'Endpoint', {
+      instanceType: NeuronInstanceType.of('ml.inf2.24xlarge'), coresPerProcess: 2, image: server(),
+      modelData: bucketData(stack),
+    });
+    expect(containerEnvironment(stack)).toMatchObject({
+      MODEL_SERVER_VISIBLE_CORES: '0-1;2-3;4-5;6-7;8-9;10-11',
+      MODEL_SERVER_MAX_BATCH_SIZE: '1',
+    });
+  });
+
+  test('GIVEN the server image THEN the dashboard graphs the server beside SageMaker, per worker', () => {
+    // WHEN
+    const { stack, endpoint } = serverEndpoint(testPlan({ visibleCores: ['0', '1'] }));
+    // THEN
+    expect(endpoint.serverMetrics).toMatchObject({ namespace: 'CdkInferentia/ModelServer', service: 'bert', workers: 2 });
+    const body = JSON.stringify(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    for (const name of ['Invocations', 'ModelLatency', 'OverheadLatency', 'Invocation5XXErrors', 'CPUUtilization',
+      'MemoryUtilization', 'QueueWait', 'DeviceTime', 'QueueFull']) {
+      expect(body).toContain(`\\"${name}\\"`);
+    }
+    expect(body).toContain('\\"Worker\\",\\"1\\"');
+  });
+
+  test('GIVEN a stock DLC THEN its dashboard has SageMaker metrics only, and dashboard: false opts out', () => {
+    const stack = newStack();
+    const modelData = bucketData(stack);
+    const stock = new NeuronSageMakerEndpoint(stack, 'Stock', { plan: testPlan(), image: dlc(), modelData });
+    new NeuronSageMakerEndpoint(stack, 'Quiet', { plan: testPlan(), image: dlc(), modelData, dashboard: false });
+    expect(stock.serverMetrics).toBeUndefined();
+    const dashboards = Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard');
+    expect(Object.keys(dashboards)).toHaveLength(1);
+    expect(JSON.stringify(dashboards)).not.toContain('QueueWait');
+  });
+
+  test('GIVEN the server image THEN the role may pull the built image and nothing from the DLC registry', () => {
+    const { stack } = serverEndpoint(testPlan({ visibleCores: ['0', '1'] }));
+    const pulls = statements(Template.fromStack(stack)).filter((s) => JSON.stringify(s.Action).includes('ecr:BatchGetImage'));
+    expect(JSON.stringify(pulls)).toContain('cdk-hnb659fds-container-assets');
+    expect(JSON.stringify(pulls)).not.toContain('pytorch-inference-neuronx');
   });
 });

@@ -132,12 +132,12 @@ describe('stock and batching serving of the same measurement', () => {
     expect(report.alternatives.map((p) => p.serving)).toEqual(['stock']);
   });
 
-  test('GIVEN a batching plan for SageMaker THEN it warns that the endpoint does not run the batching server yet', () => {
+  test('GIVEN a batching plan for SageMaker THEN it warns that the endpoint needs the model server image', () => {
     const sm = Catalog.builtIn().withPriceFile(
       parsePriceFile({ prices: [{ instanceType: 'inf2.xlarge', region: REGION, hosting: 'sagemaker', usdPerHour: 0.99 }] }, 't'),
     );
     const p = plan(onlyB8, { throughputRps: 500, p99Ms: 20 }, { region: REGION, hosting: 'sagemaker', serving: 'batching' }, sm);
-    expect(p.warnings.join('\n')).toMatch(/NeuronSageMakerEndpoint does not run it yet/);
+    expect(p.warnings.join('\n')).toMatch(/server batching needs .*NeuronSageMakerEndpoint with ModelImage\.fromServer \(a Neuron DLC's stock toolkit cannot run this plan\)/);
   });
 });
 
