@@ -197,6 +197,15 @@ describe('promote refuses what did not pass in the source environment and writes
     expectNothingWritten();
   });
 
+  test('GIVEN no --config WHEN run in the CDK app\'s directory THEN the environments and prices of cdk.json\'s context are read', async () => {
+    writeFileSync(join(dir, 'cdk.json'), JSON.stringify({ context: { environments: 'environments.json', prices: 'prices.json' } }));
+    expect((await run('promote', '--from', 'dev', '--check')).stdout).toContain('gate of dev (bert): passed');
+    writeFileSync(join(dir, 'cdk.json'), JSON.stringify({ context: {} }));
+    const { code, stderr } = await run('promote', '--from', 'dev', '--check');
+    expect(code).toBe(2);
+    expect(stderr).toContain('./cdk.json has no "environments" context; pass --config <environments.json>');
+  });
+
   test('GIVEN --to skipping an environment WHEN promoting THEN a usage error names the next one', async () => {
     const { code, stderr } = await run('promote', '--from', 'dev', '--to', 'prod', ...FLAGS);
     expect(code).toBe(2);
