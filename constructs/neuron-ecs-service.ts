@@ -12,6 +12,7 @@ import { InputError } from '../lib/errors';
 import type { Plan } from '../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../lib/serving';
 import { ModelImage } from './model-image';
+import { ModelServerMetrics } from './model-server-metrics';
 import { NeuronCapacity, neuronCapacity, ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './private/ecs-capacity';
 import { EcsLayout, ecsLayoutFromPlan } from './private/ecs-layout';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
@@ -246,6 +247,8 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
   readonly scalableTaskCount?: ecs.ScalableTaskCount;
   /** The smoke benchmark, when `smokeBenchmark` is set. */
   readonly smokeBenchmark?: SmokeBenchmark;
+  /** The model server's own metrics (batch size, queue wait, device time, refusals), for alarms and dashboards. */
+  readonly serverMetrics: ModelServerMetrics;
   /** The dashboard, unless disabled. */
   readonly dashboard?: cloudwatch.Dashboard;
 
@@ -265,6 +268,11 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
     if (props.availabilityZones !== undefined && props.availabilityZones.length < 2) {
       problems.push(`availabilityZones=${JSON.stringify(props.availabilityZones)} names fewer than two zones; pass at `
         + 'least two, so an Availability Zone outage leaves instances serving');
+    }
+    if (props.image.modelServer) {
+      problems.push('image is ModelImage.fromServer(...), the model server without a model, and this service does not '
+        + 'download one: build an image FROM it with the compiled model and its code/ in /opt/ml/model (docs/ecs.md), '
+        + 'push it, and pass ModelImage.fromRepository(repository, digest)');
     }
     const scaling = layout ? this.resolveScaling(props, layout, problems) : undefined;
     const volumeGiB = layout ? rootVolumeGiB(props.rootVolumeSize, layout) : 0;
@@ -460,6 +468,11 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
         `${type.name}: the service runs one task on one instance, so an instance failure or an Availability Zone `
         + 'outage stops it. For production, plan with minInstances of 2 or more (tasks spread across zones).');
     }
+    this.serverMetrics = new ModelServerMetrics({
+      namespace: this.metricsNamespace,
+      service: this.metricsService,
+      workers: layout.processesPerInstance,
+    });
     if (props.dashboard ?? true) {
       this.dashboard = this.defineDashboard();
     }
@@ -602,6 +615,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
         left: [this.metricRequestCountPerTask({ label: 'requests/min per task' })],
       }),
     );
+    dashboard.addWidgets(...this.serverMetrics.widgets());
     return dashboard;
   }
 
