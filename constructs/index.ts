@@ -8,6 +8,7 @@ export * from './model-image-repository';
 export * from './model-image';
 export * from './model-server-metrics';
 export * from './model-data';
+export * from './neuron-compile-job';
 export * from './sagemaker-execution-role';
 export * from './endpoint-deployment';
 export * from './neuron-sagemaker-endpoint';

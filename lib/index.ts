@@ -8,5 +8,6 @@ export * from './errors';
 export * from './catalog';
 export * from './profiles';
 export * from './planner';
+export * from './compile';
 export * from './environments';
 export * from './release';
