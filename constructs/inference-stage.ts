@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Stage, StageProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, Stage, StageProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
@@ -117,6 +117,11 @@ export class InferenceStage extends Stage {
     this.inferenceStack.addStackDependency(this.releaseStack, 'the endpoint pulls its image from the Release repository');
 
     const endpoint = this.inferenceStack.endpoint;
+    if (env.minInstances < 2) {
+      // The config decided this, with a reason: the environment is not production, or its waiver says why.
+      Annotations.of(endpoint).acknowledgeWarning('@cdk-inferentia/neuron-sagemaker-endpoint:singleInstance',
+        env.production ? `availability.waiver: ${env.availabilityWaiver}` : `${env.name} is not a production environment`);
+    }
     const smoke = endpoint.smokeBenchmark;
     if (smoke === undefined) {
       throw new InputError(`InferenceStage ${id}: the endpoint has no smoke benchmark, so promote would have nothing to gate on`);
