@@ -370,7 +370,7 @@ export class NeuronCompileJob extends Construct {
     onEvent.addToRolePolicy(new iam.PolicyStatement({
       sid: 'TagAtLaunch',
       actions: ['ec2:CreateTags'],
-      resources: [ec2Arn('instance'), ec2Arn('volume')],
+      resources: [ec2Arn('instance'), ec2Arn('volume'), ec2Arn('network-interface')],
       conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
     }));
     role.grantPassRole(onEvent.grantPrincipal);

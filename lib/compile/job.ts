@@ -210,7 +210,8 @@ async function launch(config: CompileJobConfig, settings: CompileInstanceSetting
             },
           }],
           UserData: Buffer.from(userData, 'utf8').toString('base64'),
-          TagSpecifications: [{ ResourceType: 'instance', Tags: tags }, { ResourceType: 'volume', Tags: tags }],
+          // Every resource the launch creates carries the tags: the handler's launch permission requires them on each.
+          TagSpecifications: (['instance', 'volume', 'network-interface'] as const).map((ResourceType) => ({ ResourceType, Tags: tags })),
           // Same attempt, type and subnet: a retried call returns the same instance instead of a second one.
           ClientToken: createHash('sha256').update(`${config.hash}/${attemptId}/${instanceType}/${subnetId}`).digest('hex').slice(0, 64),
         }));
