@@ -14,6 +14,8 @@ export * from './endpoint-deployment';
 export * from './neuron-sagemaker-endpoint';
 export * from './smoke-benchmark';
 export * from './inference-stack';
+export * from './neuron-ecs-service';
+export * from './ecs-inference-stack';
 export * from './deploy-refusal';
 export * from './inference-stage';
 export * from './promotion-pipeline';

@@ -1,5 +1,6 @@
 import { Annotations, Duration, Names, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -13,7 +14,7 @@ import type { Plan } from '../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../lib/serving';
 import { ModelImage } from './model-image';
 import { ModelServerMetrics } from './model-server-metrics';
-import { NeuronCapacity, neuronCapacity, ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './private/ecs-capacity';
+import { neuronCapacity, ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './private/ecs-capacity';
 import { EcsLayout, ecsLayoutFromPlan } from './private/ecs-layout';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
 import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
@@ -219,8 +220,12 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
   readonly taskDefinition: ecs.Ec2TaskDefinition;
   /** The model server container. */
   readonly container: ecs.ContainerDefinition;
-  /** The instances and their capacity provider. */
-  readonly capacity: NeuronCapacity;
+  /** The container instances. */
+  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The capacity provider that scales the instances for the tasks. */
+  readonly capacityProvider: ecs.AsgCapacityProvider;
+  /** The launch template of the instances. */
+  readonly launchTemplate: ec2.LaunchTemplate;
   /** The VPC, given or defined here. */
   readonly vpc: ec2.IVpc;
   /** The load balancer. */
@@ -329,7 +334,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       vpc: this.vpc,
       containerInsightsV2: ecs.ContainerInsights.ENABLED,
     });
-    this.capacity = neuronCapacity(this, {
+    const capacity = neuronCapacity(this, {
       cluster: this.cluster,
       vpc: this.vpc,
       vpcSubnets: privateSubnets,
@@ -338,6 +343,9 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       // A rolling deployment at the peak starts a new task, on a new instance, next to every old one.
       maxInstances: 2 * layout.maxInstanceCount,
     });
+    this.autoScalingGroup = capacity.autoScalingGroup;
+    this.capacityProvider = capacity.capacityProvider;
+    this.launchTemplate = capacity.launchTemplate;
 
     // Task.
     this.taskDefinition = new ecs.Ec2TaskDefinition(this, 'TaskDefinition', { networkMode: ecs.NetworkMode.AWS_VPC });
@@ -390,7 +398,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       cluster: this.cluster,
       taskDefinition: this.taskDefinition,
       desiredCount: layout.instanceCount,
-      capacityProviderStrategies: [{ capacityProvider: this.capacity.capacityProvider.capacityProviderName, weight: 1 }],
+      capacityProviderStrategies: [{ capacityProvider: this.capacityProvider.capacityProviderName, weight: 1 }],
       placementConstraints: [ecs.PlacementConstraint.distinctInstances()],
       placementStrategies: [ecs.PlacementStrategy.spreadAcross(ecs.BuiltInAttributes.AVAILABILITY_ZONE)],
       vpcSubnets: privateSubnets,

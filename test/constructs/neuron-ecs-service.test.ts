@@ -100,23 +100,30 @@ function inputError(fn: () => unknown): InputError {
   throw new Error('expected an InputError');
 }
 
+/** The fields of the rendered container definition these tests read. */
+interface ContainerJson {
+  readonly LinuxParameters: { readonly Devices: Array<{ HostPath: string; ContainerPath: string; Permissions: string[] }> };
+  readonly Environment: Array<{ Name: string; Value: string }>;
+  readonly MemoryReservation?: number;
+  readonly Memory?: number;
+  readonly LogConfiguration: { readonly LogDriver: string };
+}
+
 /** The model server container of the task definition. */
-function container(template: Template): Record<string, any> {
+function container(template: Template): ContainerJson {
   const [task] = Object.values(template.findResources('AWS::ECS::TaskDefinition'));
   return task.Properties.ContainerDefinitions[0];
 }
 
 function devices(template: Template): string[] {
-  return (container(template).LinuxParameters.Devices as Array<{ HostPath: string; ContainerPath: string }>)
-    .map((d) => {
+  return container(template).LinuxParameters.Devices.map((d) => {
       expect(d.ContainerPath).toBe(d.HostPath);
       return d.HostPath;
     });
 }
 
 function env(template: Template): Record<string, string> {
-  return Object.fromEntries((container(template).Environment as Array<{ Name: string; Value: string }>)
-    .map((e) => [e.Name, e.Value]));
+  return Object.fromEntries(container(template).Environment.map((e) => [e.Name, e.Value]));
 }
 
 describe('A service deployed from a four-instance inf2.xlarge plan with 1-core workers and a peak of eight', () => {
