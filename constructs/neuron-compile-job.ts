@@ -56,7 +56,12 @@ export class CompileBackend {
     return new CompileBackend('neo', options);
   }
 
-  private constructor(readonly kind: 'instance' | 'neo', readonly neo?: NeoBackendOptions) {}
+  private constructor(
+    /** Where the compile runs. */
+    readonly kind: 'instance' | 'neo',
+    /** The Neo settings, for `neo`. */
+    readonly neo?: NeoBackendOptions,
+  ) {}
 }
 
 /** Props of {@link NeuronCompileJob}. */

@@ -31,8 +31,9 @@ import { artifactPrefixOf } from './hash';
 import { failureSchema, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, parseManifest, type CompileFailure, type CompileManifest } from './manifest';
 import { CHIP_CORE_VERSION, type CompileSpec } from './spec';
 
-/** Tag keys on the compile instance and its volume. */
+/** Tag naming the content hash on the compile instance, its volume and interface. */
 export const HASH_TAG = 'cdk-inferentia:compile-hash';
+/** Tag naming the launch attempt, whose failure record the job reads. */
 export const ATTEMPT_TAG = 'cdk-inferentia:compile-attempt';
 /** Names the job (a construct's address, or `cli`): the handler's terminate permission is scoped to it. */
 export const JOB_TAG = 'cdk-inferentia:compile-job';
