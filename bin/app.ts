@@ -31,6 +31,7 @@ import type { PlanTargets } from '../lib/planner';
 import { requireProfile } from '../lib/profiles';
 import { messageOf, readJsonFile } from './commands/files';
 import { addEnvironmentStages } from './environment-stages';
+import { addEcsExample } from './ecs-example';
 
 /** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
 export const PLACEHOLDER_ACCOUNT = '123456789012';
@@ -163,6 +164,11 @@ export function buildApp(app: App = new App()): App {
     });
   }
   warnAboutLookalikeKeys(app, stack);
+  // The same model and targets on EC2 instances run by ECS (docs/ecs.md).
+  addEcsExample(app, {
+    account, region, catalog: catalog!, targets, minInstances: minInstances!, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
+    warnOn: stack,
+  });
   // The environments (dev/*, staging/*, prod/*) and their promotion pipeline, when cdk.json names a config
   // (docs/promotion.md); the stack above stays the first-deploy path.
   addEnvironmentStages(app, {

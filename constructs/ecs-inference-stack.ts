@@ -1,5 +1,6 @@
 import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { Construct } from 'constructs';
 import { InputError } from '../lib/errors';
 import type { Plan } from '../lib/planner';
@@ -30,6 +31,14 @@ export interface EcsInferenceStackProps extends StackProps {
    * @default - `image` is used
    */
   readonly imageDigest?: string;
+
+  /**
+   * An existing ECR repository in the stack's account and region that holds the `imageDigest` image, so the image
+   * can be pushed before the stack's first deploy.
+   *
+   * @default - this stack's repository
+   */
+  readonly imageRepositoryName?: string;
 
   /**
    * Availability Zones of the VPC; each must offer the plan's instance type.
@@ -78,7 +87,14 @@ export class EcsInferenceStack extends Stack {
     }
     this.zones = props.availabilityZones;
     this.repository = new ModelImageRepository(this, 'Repository');
-    const image = props.image ?? ModelImage.fromRepository(this.repository, props.imageDigest as string);
+    if (props.imageRepositoryName !== undefined && props.imageDigest === undefined) {
+      throw new InputError('EcsInferenceStack: imageRepositoryName is set without imageDigest; pass the digest of the '
+        + 'image in that repository, or remove imageRepositoryName');
+    }
+    const source = props.imageRepositoryName === undefined
+      ? this.repository
+      : ecr.Repository.fromRepositoryName(this, 'ImageRepository', props.imageRepositoryName);
+    const image = props.image ?? ModelImage.fromRepository(source, props.imageDigest as string);
 
     this.service = new NeuronEcsService(this, 'Service', {
       plan: props.plan,
