@@ -15,6 +15,15 @@ import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../lib/be
 import { InputError } from '../lib/errors';
 import type { Plan } from '../lib/planner/types';
 import { requiredFunctionTimeoutMs, type RunShape } from '../lib/smoke/budget';
+import {
+  capacityStageMs,
+  DEFAULT_ACCOUNT_CONCURRENCY,
+  MAX_FAN_OUT,
+  PER_WORKER_RPS,
+  WORKER_RETURN_RESERVE_MS,
+  workerRunMs,
+  type CapacityConfig,
+} from '../lib/smoke/capacity';
 import { MAX_IN_FLIGHT, SMOKE_ENV, smokeConfigSchema, type SmokeConfig } from '../lib/smoke/config';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../lib/smoke/metrics';
 import { NeuronFunction } from './private/neuron-function';
@@ -37,6 +46,13 @@ const INVOKE_MARGIN = Duration.seconds(30);
  * then answering CloudFormation.
  */
 const PROVIDER_OVERHEAD = Duration.seconds(90);
+
+/** How much longer a load worker may run than its run and return need: a cold start of the bundled handler. */
+const WORKER_TIMEOUT_MARGIN = Duration.seconds(30);
+
+const DEFAULT_CAPACITY_DURATION = Duration.seconds(60);
+const DEFAULT_CAPACITY_WARMUP = Duration.seconds(10);
+const DEFAULT_CAPACITY_RATE_SHARE = 0.95;
 
 /** Lambda's limit on the total size of a function's environment variables (keys and values). */
 const LAMBDA_ENVIRONMENT_BYTES = 4096;
@@ -232,6 +248,52 @@ export interface SmokeLoad {
   readonly requestTimeout?: Duration;
 }
 
+/**
+ * The capacity proof: after the smoke run passes, drive the target open-loop at the planned rate for a while, fanned
+ * out over load-worker Lambda invocations, and fail the deployment when the achieved rate or the p99 misses the plan.
+ *
+ * It costs Lambda time (workers x (warm-up + duration) at 1769 MB) and the endpoint's invocations at the full rate:
+ * turn it on where a deployment is promoted from (staging), not on every deploy. See docs/smoke-benchmark.md.
+ */
+export interface CapacityProofOptions {
+  /**
+   * Total requests per second to drive.
+   *
+   * @default - `fraction` x the plan's `capacityRps` (a plan is then required)
+   */
+  readonly rateRps?: number;
+  /** Share of the plan's capacity to drive when `rateRps` is not given, above 0 and at most 2. @default 1 */
+  readonly fraction?: number;
+  /** How long to measure. @default Duration.seconds(60) */
+  readonly duration?: Duration;
+  /** Load before measuring (the workers' connections, the endpoint's queues settling). @default Duration.seconds(10) */
+  readonly warmup?: Duration;
+  /** Share (0-1] of `rateRps` the successful requests per second must reach. @default 0.95 */
+  readonly rateShare?: number;
+  /**
+   * Highest client-side p99.
+   *
+   * @default - the plan's p99 at this rate (its `predictedP99Ms` up to the target rate, the target p99 above it) plus
+   *   `latencyAllowance`
+   */
+  readonly p99Max?: Duration;
+  /**
+   * Highest p99 of the model server's own timing (its `X-Amzn-SageMaker-Custom-Attributes` header).
+   *
+   * @default - the plan's p99 at this rate for a `batching` plan (served by this project's model server, which sends
+   *   the header); not judged for a `stock` plan, whose server does not send it
+   */
+  readonly serverP99Max?: Duration;
+  /** Highest error rate, 0-1. @default 0.01 */
+  readonly maxErrorRate?: number;
+  /**
+   * Requests per second one worker invocation drives; the fan-out is `ceil(rateRps / perWorkerRps)` workers.
+   *
+   * @default PER_WORKER_RPS (400, half of what `npm run bench:smoke-fanout` measured one invocation to hold)
+   */
+  readonly perWorkerRps?: number;
+}
+
 /** Everything a {@link SmokeBenchmark} takes besides its target and plan (e.g. an endpoint's `smokeBenchmark` prop). */
 export interface SmokeBenchmarkOptions {
   /** The golden request. */
@@ -315,6 +377,13 @@ export interface SmokeBenchmarkOptions {
 
   /** More constructs the benchmark must run after. @default - only the target's */
   readonly executeAfter?: IConstruct[];
+
+  /**
+   * Prove the planned capacity after the smoke run: see {@link CapacityProofOptions}.
+   *
+   * @default - no capacity proof
+   */
+  readonly capacityProof?: CapacityProofOptions;
 }
 
 /** Props of {@link SmokeBenchmark}. */
@@ -376,6 +445,10 @@ export class SmokeBenchmark extends Construct {
   readonly thresholds: Thresholds;
   /** Timeout of the Lambda. */
   readonly timeout: Duration;
+  /** The capacity proof's load-worker function, when a capacity proof is configured. */
+  readonly loadWorker?: lambda.Function;
+  /** The capacity proof's settings (rate, fan-out, limits), when one is configured. */
+  readonly capacity?: CapacityConfig;
 
   constructor(scope: Construct, id: string, props: SmokeBenchmarkProps) {
     super(scope, id);
@@ -389,7 +462,8 @@ export class SmokeBenchmark extends Construct {
       problems.push(`throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`);
     }
     this.thresholds = { ...smokeThresholdDefaults(props.plan, shape, allowance, share), ...props.thresholds };
-    this.timeout = resolveTimeout(props.timeout, shape, problems);
+    this.capacity = resolveCapacity(props, shape, allowance, problems);
+    this.timeout = resolveTimeout(props.timeout, shape, problems, this.capacity);
     validateRequest(props, target, problems);
 
     const prefix = props.reportPrefix ?? DEFAULT_REPORT_PREFIX;
@@ -438,17 +512,25 @@ export class SmokeBenchmark extends Construct {
       metricNamespace: this.metricNamespace,
       reportPrefix: prefix,
       ...(props.failOnReportError === true ? { failOnReportError: true } : {}),
+      ...(this.capacity !== undefined ? { capacity: this.capacity } : {}),
     };
-    const environment = (reportBucketName: string): Record<string, string> => ({
+    const environment = (reportBucketName: string, workerFunctionName?: string): Record<string, string> => ({
       [SMOKE_ENV.config]: JSON.stringify(config),
       [SMOKE_ENV.target]: target.target,
       [SMOKE_ENV.name]: target.name,
       [SMOKE_ENV.environment]: this.environmentName,
       [SMOKE_ENV.reportBucket]: reportBucketName,
       [SMOKE_ENV.stackId]: Stack.of(this).stackId,
+      ...(workerFunctionName !== undefined ? { [SMOKE_ENV.workerFunction]: workerFunctionName } : {}),
     });
-    // A bucket this construct defines has a generated name, known only at deploy time: count it as a token.
-    problems.push(...environmentSizeProblems(environment(props.reportBucket?.bucketName ?? Stack.of(this).stackId)));
+    // A bucket this construct defines has a generated name, known only at deploy time: count it as a token, and
+    // the worker's name too.
+    const someToken = Stack.of(this).stackId;
+    problems.push(
+      ...environmentSizeProblems(
+        environment(props.reportBucket?.bucketName ?? someToken, this.capacity !== undefined ? someToken : undefined),
+      ),
+    );
     InputError.throwIfAny(problems);
     // The handler parses the same schema: a mismatch here is a bug in this construct, not bad input.
     smokeConfigSchema.parse(config);
@@ -457,13 +539,30 @@ export class SmokeBenchmark extends Construct {
     this.targetName = target.name;
     this.reportPrefix = `${prefix}/${target.name}`;
 
+    if (this.capacity !== undefined) {
+      const worker = new NeuronFunction(this, 'LoadWorker', {
+        entry: path.join(__dirname, '..', 'lambdas', 'smoke-load-worker', 'index.ts'),
+        description: 'Capacity proof load worker: drives its share of the planned rate and returns its histograms',
+        timeout: Duration.millis(workerRunMs(this.capacity) + WORKER_RETURN_RESERVE_MS).plus(WORKER_TIMEOUT_MARGIN),
+        // One vCPU: what bench:smoke-fanout measured PER_WORKER_RPS at.
+        memorySize: Size.mebibytes(1769),
+        environment: { [SMOKE_ENV.config]: JSON.stringify(config), [SMOKE_ENV.target]: target.target },
+        logRetention: props.logRetention,
+        vpc: target.network.vpc,
+        vpcSubnets: target.network.vpcSubnets,
+        securityGroups: target.network.securityGroups,
+      });
+      target.grant(worker);
+      this.loadWorker = worker;
+    }
+
     const fn = new NeuronFunction(this, 'Function', {
       entry: path.join(__dirname, '..', 'lambdas', 'smoke-benchmark', 'index.ts'),
       description: 'Post-deploy smoke benchmark: fails the deployment when the endpoint misses its targets',
       timeout: this.timeout,
       // One full vCPU, so the load generator's own scheduling stays out of the measured latency.
       memorySize: Size.mebibytes(1769),
-      environment: environment(this.reportBucket.bucketName),
+      environment: environment(this.reportBucket.bucketName, this.loadWorker?.functionName),
       logRetention: props.logRetention,
       vpc: target.network.vpc,
       vpcSubnets: target.network.vpcSubnets,
@@ -472,6 +571,16 @@ export class SmokeBenchmark extends Construct {
     this.function = fn;
 
     target.grant(fn);
+    if (this.loadWorker !== undefined) {
+      // The unqualified ARN only (the hook invokes $LATEST by name): Function.grantInvoke would add `<arn>:*`.
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: 'InvokeOwnLoadWorker',
+          actions: ['lambda:InvokeFunction'],
+          resources: [this.loadWorker.functionArn],
+        }),
+      );
+    }
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         sid: 'WriteReports',
@@ -686,6 +795,98 @@ function resolveLoad(props: SmokeBenchmarkProps, target: BoundTarget, problems: 
   return { mode, stop, warmupMs, timeoutMs };
 }
 
+/**
+ * The p99 the plan predicts at `rateRps`: its `predictedP99Ms` (at the target rate) up to the target rate, and the
+ * target p99 above it, up to `capacityRps`, which is by definition the rate whose predicted p99 meets the target.
+ */
+export function predictedP99At(plan: Plan, rateRps: number): number {
+  return rateRps <= plan.targets.throughputRps ? plan.predictedP99Ms : plan.targets.p99Ms;
+}
+
+function resolveCapacity(
+  props: SmokeBenchmarkProps,
+  shape: RunShape,
+  allowance: Duration,
+  problems: string[],
+): CapacityConfig | undefined {
+  const options = props.capacityProof;
+  if (options === undefined) {
+    return undefined;
+  }
+  const count = problems.length;
+  const plan = props.plan;
+  const fraction = options.fraction ?? 1;
+  if (options.fraction !== undefined && !(fraction > 0 && fraction <= 2)) {
+    problems.push(`capacityProof.fraction=${fraction} must be above 0 and at most 2, e.g. 1 for the planned capacity`);
+  }
+  if (options.rateRps !== undefined && options.fraction !== undefined) {
+    problems.push(`capacityProof.rateRps=${options.rateRps} and capacityProof.fraction=${fraction} are both set; give one`);
+  }
+  const rateRps = options.rateRps ?? (plan !== undefined ? round2(plan.capacityRps * fraction) : NaN);
+  if (options.rateRps === undefined && plan === undefined) {
+    problems.push('capacityProof needs a plan to take its rate from, or capacityProof.rateRps, e.g. 500');
+  } else if (!(rateRps > 0) || !Number.isFinite(rateRps)) {
+    problems.push(`capacityProof.rateRps=${rateRps} must be a positive number of requests per second, e.g. 500`);
+  }
+  const p99MaxMs =
+    options.p99Max?.toMilliseconds() ??
+    (plan !== undefined ? round2(predictedP99At(plan, rateRps) + allowance.toMilliseconds()) : undefined);
+  if (p99MaxMs === undefined) {
+    problems.push('capacityProof.p99Max is needed without a plan, e.g. Duration.millis(50)');
+  } else if (!(p99MaxMs > 0)) {
+    problems.push(`capacityProof.p99Max=${p99MaxMs} ms must be positive`);
+  }
+  const serverP99MaxMs =
+    options.serverP99Max?.toMilliseconds() ??
+    (plan !== undefined && plan.serving === 'batching' ? predictedP99At(plan, rateRps) : undefined);
+  const perWorkerRps = options.perWorkerRps ?? PER_WORKER_RPS;
+  if (!(perWorkerRps > 0) || !Number.isFinite(perWorkerRps)) {
+    problems.push(`capacityProof.perWorkerRps=${perWorkerRps} must be a positive number, e.g. ${PER_WORKER_RPS}`);
+  }
+  const workers = Math.max(1, Math.ceil(rateRps / perWorkerRps));
+  const fanOutLimit = Math.min(MAX_FAN_OUT, DEFAULT_ACCOUNT_CONCURRENCY);
+  if (Number.isFinite(workers) && workers > fanOutLimit) {
+    problems.push(
+      `capacityProof.rateRps=${rateRps} needs ${workers} load workers at ${perWorkerRps} requests/s each, above the ` +
+        `${fanOutLimit} a proof may fan out to (Lambda's default account concurrency is ${DEFAULT_ACCOUNT_CONCURRENCY}, ` +
+        'shared with every other function); lower capacityProof.fraction or rateRps, or prove one instance\'s ' +
+        'capacity on a smaller staging fleet',
+    );
+  }
+  const rateShare = options.rateShare ?? DEFAULT_CAPACITY_RATE_SHARE;
+  if (!(rateShare > 0 && rateShare <= 1)) {
+    problems.push(`capacityProof.rateShare=${rateShare} must be above 0 and at most 1, e.g. 0.95`);
+  }
+  const maxErrorRate = options.maxErrorRate ?? DEFAULT_ERROR_RATE;
+  if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) {
+    problems.push(`capacityProof.maxErrorRate=${maxErrorRate} must be between 0 and 1, e.g. 0.01 for 1 %`);
+  }
+  const durationMs = (options.duration ?? DEFAULT_CAPACITY_DURATION).toMilliseconds();
+  const warmupMs = (options.warmup ?? DEFAULT_CAPACITY_WARMUP).toMilliseconds();
+  if (!(durationMs > 0)) {
+    problems.push(`capacityProof.duration=${durationMs} ms must be positive, e.g. Duration.seconds(60)`);
+  }
+  if (problems.length > count || p99MaxMs === undefined) {
+    return undefined;
+  }
+  const perWorker = rateRps / workers;
+  return {
+    rateRps,
+    workers,
+    durationMs,
+    warmupMs,
+    timeoutMs: shape.timeoutMs,
+    maxInFlightPerWorker: Math.min(MAX_IN_FLIGHT, defaultMaxInFlight(perWorker, shape.timeoutMs)),
+    predicted: { rateRps: plan?.capacityRps ?? rateRps, p99Ms: plan !== undefined ? predictedP99At(plan, rateRps) : p99MaxMs },
+    thresholds: {
+      minRateRps: round2(rateShare * rateRps),
+      p99MaxMs,
+      ...(serverP99MaxMs !== undefined ? { serverP99MaxMs } : {}),
+      maxErrorRate,
+    },
+  };
+}
+
 function defaultConcurrency(plan: Plan | undefined): number {
   if (plan === undefined) {
     return DEFAULT_CONCURRENCY_WITHOUT_PLAN;
@@ -693,13 +894,25 @@ function defaultConcurrency(plan: Plan | undefined): number {
   return Math.max(1, Math.min(MAX_DEFAULT_CONCURRENCY, plan.instanceCount * plan.processesPerInstance));
 }
 
-function resolveTimeout(timeout: Duration | undefined, shape: RunShape, problems: string[]): Duration {
-  const requiredMs = requiredFunctionTimeoutMs(shape);
+function resolveTimeout(
+  timeout: Duration | undefined,
+  shape: RunShape,
+  problems: string[],
+  capacity?: CapacityConfig,
+): Duration {
+  const smokeMs = requiredFunctionTimeoutMs(shape);
+  const capacityMs = capacity !== undefined ? capacityStageMs(capacity) : 0;
+  const requiredMs = smokeMs === undefined ? undefined : smokeMs + capacityMs;
   const maxMs = MAX_SMOKE_TIMEOUT.toMilliseconds();
   const needs = (ms: number): string =>
     `${describe(ms)} (startup 15 s + load.warmup ${describe(shape.warmupMs)} + load.duration ` +
     `${describe('durationMs' in shape.stop ? shape.stop.durationMs : 0)} + one load.requestTimeout ` +
-    `${describe(shape.timeoutMs)} + 7 s to stop and write the report)`;
+    `${describe(shape.timeoutMs)} + 7 s to stop and write the report` +
+    (capacity !== undefined
+      ? ` + the capacity proof ${describe(capacityMs)}: 15 s to start the workers + capacityProof.warmup ` +
+        `${describe(capacity.warmupMs)} + capacityProof.duration ${describe(capacity.durationMs)} + one request ` +
+        `timeout + 5 s to return)`
+      : ')');
   const tooLong =
     'the Trigger provider Lambda stops at 15 minutes and may spend 1 minute on IAM propagation retries, and a ' +
     'provider that dies leaves CloudFormation waiting an hour; runs longer than this need the custom-resource ' +
@@ -707,12 +920,13 @@ function resolveTimeout(timeout: Duration | undefined, shape: RunShape, problems
 
   if (timeout === undefined) {
     if (requiredMs === undefined) {
-      return Duration.minutes(5);
+      return Duration.minutes(5).plus(Duration.millis(capacityMs));
     }
     if (requiredMs > maxMs) {
       problems.push(
-        `load.duration: the run needs ${needs(requiredMs)}, above the ${describe(maxMs)} a smoke benchmark may run ` +
-          `(${tooLong}); shorten load.duration or load.warmup`,
+        `${capacity !== undefined ? 'capacityProof.duration' : 'load.duration'}: the run needs ${needs(requiredMs)}, ` +
+          `above the ${describe(maxMs)} a smoke benchmark may run (${tooLong}); shorten ` +
+          `${capacity !== undefined ? 'capacityProof.duration, capacityProof.warmup, ' : ''}load.duration or load.warmup`,
       );
       return MAX_SMOKE_TIMEOUT;
     }

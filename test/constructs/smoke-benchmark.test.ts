@@ -622,3 +622,101 @@ describe('cdk-nag', () => {
     expect(findings.filter((f) => f.resourcePath.startsWith('Serving/Smoke') || f.resourcePath.startsWith('Serving/AWSCDK'))).toEqual([]);
   });
 });
+
+describe('the capacity proof', () => {
+  /** The hook (it has the stack id) and the load worker (it has SMOKE_CONFIG but no stack id). */
+  function functionsOf(template: Template): { hook: { id: string; props: CfnJson }; worker: { id: string; props: CfnJson } } {
+    const all = template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { SMOKE_CONFIG: Match.anyValue() } } },
+    });
+    const entries = Object.entries(all).map(([id, r]) => ({ id, props: (r as CfnJson).Properties as CfnJson }));
+    const hook = entries.find((e) => e.props.Environment.Variables.SMOKE_STACK_ID !== undefined)!;
+    const worker = entries.find((e) => e.props.Environment.Variables.SMOKE_STACK_ID === undefined)!;
+    expect(entries).toHaveLength(2);
+    return { hook, worker };
+  }
+
+  function statementsOf(template: Template, functionProps: CfnJson): CfnJson[] {
+    const roleId = functionProps.Role['Fn::GetAtt'][0];
+    const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } });
+    return Object.values(policies).flatMap((p) => (p as CfnJson).Properties.PolicyDocument.Statement as CfnJson[]);
+  }
+
+  test('drives the plan capacity over enough workers, with limits from the plan', () => {
+    // GIVEN a smoke benchmark with a capacity proof at the plan's capacity
+    const { stack, smoke } = smokeStack({ plan: BERT_PLAN, capacityProof: { duration: Duration.seconds(90) } });
+
+    // WHEN the stack is synthesized
+    const template = Template.fromStack(stack);
+    const { hook } = functionsOf(template);
+    const config = JSON.parse(hook.props.Environment.Variables.SMOKE_CONFIG) as SmokeConfig;
+
+    // THEN the proof drives the planned capacity over ceil(rate / 400) workers
+    const rate = Math.round(BERT_PLAN.capacityRps * 100) / 100;
+    expect(config.capacity).toMatchObject({
+      rateRps: rate,
+      workers: Math.ceil(rate / 400),
+      durationMs: 90_000,
+      warmupMs: 10_000,
+      predicted: { rateRps: BERT_PLAN.capacityRps, p99Ms: BERT_PLAN.targets.p99Ms },
+      thresholds: { minRateRps: Math.round(0.95 * rate * 100) / 100, p99MaxMs: BERT_PLAN.targets.p99Ms + 20, maxErrorRate: 0.01 },
+    });
+    // AND a stock plan's server sends no timing header, so no server-side limit is set
+    expect(config.capacity?.thresholds.serverP99MaxMs).toBeUndefined();
+    // AND the hook's timeout covers the smoke run and the proof
+    expect(smoke.timeout.toSeconds()).toBeGreaterThanOrEqual(15 + 5 + 30 + 10 + 7 + 15 + 10 + 90 + 10 + 5);
+    expect(smoke.capacity).toEqual(config.capacity);
+  });
+
+  test('a batching plan is judged on the server p99 it predicts, without the network in between', () => {
+    const batching: Plan = { ...BERT_PLAN, serving: 'batching' };
+    const { stack } = smokeStack({ plan: batching, capacityProof: { fraction: 0.5 } });
+
+    const config = JSON.parse(functionsOf(Template.fromStack(stack)).hook.props.Environment.Variables.SMOKE_CONFIG) as SmokeConfig;
+
+    // Half the capacity is at most the target rate here, so the predicted p99 is the plan's own prediction.
+    expect(BERT_PLAN.capacityRps * 0.5).toBeLessThanOrEqual(BERT_PLAN.targets.throughputRps);
+    expect(config.capacity?.thresholds.serverP99MaxMs).toBe(BERT_PLAN.predictedP99Ms);
+  });
+
+  test('the load worker gets one vCPU, the target and nothing else; the hook may invoke only that worker', () => {
+    const { stack } = smokeStack({ plan: BERT_PLAN, capacityProof: {} });
+
+    const template = Template.fromStack(stack);
+    const { hook, worker } = functionsOf(template);
+
+    expect(worker.props.MemorySize).toBe(1769);
+    expect(Object.keys(worker.props.Environment.Variables).sort()).toEqual(['NODE_OPTIONS', 'SMOKE_CONFIG', 'SMOKE_TARGET']);
+    expect(hook.props.Environment.Variables.SMOKE_WORKER_FUNCTION).toEqual({ Ref: worker.id });
+    expect(statementsOf(template, hook.props)).toContainEqual({
+      Sid: 'InvokeOwnLoadWorker',
+      Effect: 'Allow',
+      Action: 'lambda:InvokeFunction',
+      Resource: { 'Fn::GetAtt': [worker.id, 'Arn'] },
+    });
+    const workerActions = statementsOf(template, worker.props).map((s) => s.Action);
+    expect(workerActions).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], 'sagemaker:InvokeEndpoint']);
+  });
+
+  test('a rate that needs more workers than a proof may fan out to is rejected, naming the rate and the fix', () => {
+    const error = synthError(() => smokeStack({ plan: BERT_PLAN, capacityProof: { rateRps: 50_000 } }));
+    expect(error.message).toContain('capacityProof.rateRps=50000 needs 125 load workers at 400 requests/s each, above the 100');
+    expect(error.message).toContain("Lambda's default account concurrency is 1000");
+  });
+
+  test('a proof that cannot fit in the 13 minutes is rejected, naming capacityProof.duration', () => {
+    const error = synthError(() => smokeStack({ plan: BERT_PLAN, capacityProof: { duration: Duration.minutes(12) } }));
+    expect(error.message).toMatch(/capacityProof\.duration: the run needs .* \+ the capacity proof .*above the 13 minutes/);
+  });
+
+  test('without a plan the rate and the p99 must be given', () => {
+    const error = synthError(() => smokeStack({ capacityProof: {} }));
+    expect(error.message).toContain('capacityProof needs a plan to take its rate from, or capacityProof.rateRps');
+    expect(error.message).toContain('capacityProof.p99Max is needed without a plan');
+  });
+
+  test('is clean under cdk-nag', () => {
+    const { app } = smokeStack({ plan: BERT_PLAN, capacityProof: {} });
+    expect(nagFindings(app).filter((f) => !f.resourcePath.startsWith('Serving/Endpoint'))).toEqual([]);
+  });
+});
