@@ -4,7 +4,8 @@
  * `npx cdk synth` runs it (cdk.json `app`). It reads its settings from CDK context (cdk.json `context`, or
  * `-c key=value`), which placeholders fill so a fresh clone synthesizes offline with no credentials and no Docker:
  * - `account` (placeholder 123456789012) and `region` (us-east-1): where the stack deploys and the plan prices;
- * - `imageDigest` (placeholder `sha256:` + 64 zeros): the digest of the Neuron DLC image the endpoint runs;
+ * - `imageDigest` (placeholder `sha256:` + 64 zeros): the digest of the Neuron DLC image the model server image is
+ *   built on (`cdk deploy` builds it with Docker: log in to the DLC registry first, docs/model-server.md);
  * - `prices`: a price file (`cdk-inferentia catalog refresh --out prices.json`) for regions the built-in catalog
  *   does not price;
  * - `throughput` (requests/s, default 2000), `p99` (ms, default 10), `peak` (requests/s autoscaling reaches,
@@ -137,13 +138,15 @@ export function buildApp(app: App = new App()): App {
 
   const targets: PlanTargets = { throughputRps: throughputRps!, p99Ms: p99Ms!, peakThroughputRps: peak! };
   const planned = plan(requireProfile('bert-base-uncased'), targets,
-    { region, hosting: 'sagemaker', minInstances: minInstances! }, catalog);
+    // 'any': the model server runs both modes, so the planner takes batching wherever it is cheaper.
+    { region, hosting: 'sagemaker', minInstances: minInstances!, serving: 'any' }, catalog);
   const stack = new InferenceStack(app, EXAMPLE_STACK_NAME, {
     env: { account, region },
     description: `cdk-inferentia example: bert-base-uncased on a SageMaker Neuron endpoint, planned for `
       + `${throughputRps} rps (peak ${peak}) at p99 ${p99Ms} ms`,
     plan: planned,
-    image: ModelImage.fromNeuronDlc({ tag: EXAMPLE_DLC_TAG, digest: imageDigest }),
+    // The model server (serving/) built FROM the DLC by digest at deploy time; synth needs no Docker.
+    image: ModelImage.fromServer({ tag: EXAMPLE_DLC_TAG, digest: imageDigest }),
     modelDataPath: EXAMPLE_MODEL_DATA,
     requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
     smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,

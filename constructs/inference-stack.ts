@@ -14,7 +14,8 @@ export interface InferenceStackProps extends StackProps {
   readonly plan: Plan;
 
   /**
-   * The serving image, e.g. a Neuron DLC pinned by digest.
+   * The serving image: the model server on a Neuron DLC pinned by digest (`ModelImage.fromServer`, which runs
+   * `stock` and `batching` plans), or a Neuron DLC's stock toolkit (`ModelImage.fromNeuronDlc`, `stock` plans only).
    *
    * Pass either `image` or `imageDigest`.
    *
@@ -76,7 +77,7 @@ export class InferenceStack extends Stack {
     super(scope, id, props);
     if ((props.image === undefined) === (props.imageDigest === undefined)) {
       throw new InputError(props.image === undefined
-        ? 'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromNeuronDlc({ tag, '
+        ? 'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromServer({ tag, '
           + "digest })) or the imageDigest of an image pushed to the stack's repository"
         : 'InferenceStack: both image and imageDigest are set; pass only one');
     }

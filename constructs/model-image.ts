@@ -1,4 +1,4 @@
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -324,6 +324,13 @@ class ModelServerImage extends ModelImage {
     Annotations.of(scope).addInfo(`ModelImage.fromServer: cdk deploy builds the model server image FROM ${baseImage}; `
       + `log Docker in to that registry first: aws ecr get-login-password --region ${region} | docker login `
       + `--username AWS --password-stdin ${registry}`);
+    Validations.of(scope).acknowledge({
+      id: 'Neuron::Neuron-ModelImageByDigest',
+      reason: 'The model server image is a CDK Docker asset: its tag is the hash of its build context and build '
+        + 'arguments (the DLC digest included), in the bootstrap container-asset repository, whose tags are immutable '
+        + '(aws-cdk bootstrap template, ContainerAssetsRepository ImageTagMutability IMMUTABLE), so the tag names one '
+        + 'image for good, as a digest does.',
+    });
     asset.repository.grantPull(grantee);
     return { imageUri: asset.imageUri };
   }

@@ -72,8 +72,8 @@ describe('The example app built from the cdk.json context', () => {
     expect([stack.account, stack.region]).toEqual(['123456789012', 'us-east-1']);
   });
 
-  test('deploys the plan for 2,000 rps at p99 10 ms on SageMaker with the pinned Neuron DLC', () => {
-    // THEN
+  test('deploys the plan for 2,000 rps at p99 10 ms on SageMaker with the model server built on the pinned Neuron DLC', () => {
+    // THEN the planner chose between stock and batching serving; the server runs either
     const plan = stack.endpoint.plan;
     expect(plan).toMatchObject({
       profileId: 'bert-base-uncased',
@@ -81,9 +81,18 @@ describe('The example app built from the cdk.json context', () => {
       hosting: 'sagemaker',
       targets: { throughputRps: 2000, p99Ms: 10 },
     });
-    expect(stack.resolve(stack.endpoint.cfnModel.primaryContainer)).toMatchObject({
-      image: `763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx@${PLACEHOLDER_IMAGE_DIGEST}`,
+    expect(['stock', 'batching']).toContain(plan?.serving);
+    expect(stack.endpoint.environment).toMatchObject({
+      MODEL_SERVER_VISIBLE_CORES: plan?.visibleCores.join(';'),
+      MODEL_SERVER_MAX_BATCH_SIZE: `${plan?.batching?.maxBatchSize ?? plan?.batchSize}`,
     });
+    // The image is the Docker asset in the bootstrap repository, built FROM the DLC by digest.
+    expect(JSON.stringify(stack.resolve(stack.endpoint.cfnModel.primaryContainer))).toContain(
+      'cdk-hnb659fds-container-assets-123456789012-us-east-1:');
+    const assembly = app.synth();
+    const assets = JSON.parse(fs.readFileSync(path.join(assembly.directory, `${stack.artifactId}.assets.json`), 'utf8'));
+    expect(JSON.stringify(assets.dockerImages)).toContain(
+      `"BASE_IMAGE":"763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx@${PLACEHOLDER_IMAGE_DIGEST}"`);
     expect(EXAMPLE_DLC_TAG).toBe('2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04');
   });
 

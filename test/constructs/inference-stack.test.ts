@@ -12,12 +12,12 @@ const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const MODEL_DIR = path.join(__dirname, '..', '..', 'examples', 'bert-base-uncased', 'model');
 const ENV = { account: '123456789012', region: 'us-east-1' };
 
-/** The example app's plan: bert-base-uncased for 2,000 rps at p99 10 ms on SageMaker in us-east-1. */
+/** The example app's plan: bert-base-uncased for 2,000 rps at p99 10 ms on SageMaker in us-east-1, stock or batching. */
 function examplePlan(): Plan {
   return plan(
     requireProfile('bert-base-uncased'),
     { throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000 },
-    { region: 'us-east-1', hosting: 'sagemaker', minInstances: 2 },
+    { region: 'us-east-1', hosting: 'sagemaker', minInstances: 2, serving: 'any' },
   );
 }
 
@@ -26,8 +26,8 @@ function masked(template: Template): unknown {
   return JSON.parse(JSON.stringify(template.toJSON()).replace(/[0-9a-f]{64}/g, '<asset-hash>'));
 }
 
-describe('The example inference stack for bert-base-uncased on a Neuron DLC', () => {
-  // GIVEN the example's plan and a DLC pinned by digest
+describe('The example inference stack for bert-base-uncased on the model server', () => {
+  // GIVEN the example's plan and the model server built on a DLC pinned by digest
   // CloudFormation validation (6 s per synth of this stack) runs on the same stack in test/bin/app.test.ts
   const app = new App({ builtinCloudFormationValidation: false });
   const examplePlanned = examplePlan();
@@ -35,10 +35,24 @@ describe('The example inference stack for bert-base-uncased on a Neuron DLC', ()
   const stack = new InferenceStack(app, 'Inference', {
     env: ENV,
     plan: examplePlanned,
-    image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }),
+    image: ModelImage.fromServer({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }),
     modelDataPath: MODEL_DIR,
   });
   const template = Template.fromStack(stack);
+
+  test('runs one model server worker per planned process, with the plan\'s batch, and a dashboard', () => {
+    // THEN
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      PrimaryContainer: Match.objectLike({
+        Environment: Match.objectLike({
+          MODEL_SERVER_VISIBLE_CORES: examplePlanned.visibleCores.join(';'),
+          MODEL_SERVER_MAX_BATCH_SIZE: `${examplePlanned.batching?.maxBatchSize ?? examplePlanned.batchSize}`,
+          MODEL_SERVER_MAX_DELAY_MS: `${examplePlanned.batching?.maxDelayMs ?? 0}`,
+        }),
+      }),
+    });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
 
   test('matches the snapshot, asset hashes masked', () => {
     // THEN
@@ -99,7 +113,7 @@ describe('The props of an inference stack', () => {
     const props = { env: ENV, plan: examplePlan(), modelDataPath: MODEL_DIR };
     // WHEN / THEN
     expect(() => new InferenceStack(new App(), 'A', props)).toThrow(new InputError(
-      'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromNeuronDlc({ tag, '
+      'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromServer({ tag, '
         + "digest })) or the imageDigest of an image pushed to the stack's repository"));
     expect(() => new InferenceStack(new App(), 'B', {
       ...props, imageDigest: DIGEST, image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }),
