@@ -331,6 +331,13 @@ describe('default thresholds from a plan', () => {
     expect(thresholds).toEqual({ p99MaxMs: 15, minThroughputRps: 20, maxErrorRate: 0.01 });
   });
 
+  test('a batching plan also limits the server p99 to the plan prediction, a stock plan does not', () => {
+    const batching: Plan = { ...BERT_PLAN, serving: 'batching' };
+    const light = { mode: { kind: 'open', rateRps: 10 } } as const;
+    expect(smokeThresholdDefaults(batching, light, Duration.millis(20), 0.5).serverP99MaxMs).toBe(Math.round(BERT_PLAN.predictedP99Ms * 100) / 100);
+    expect(smokeThresholdDefaults(BERT_PLAN, light, Duration.millis(20), 0.5)).not.toHaveProperty('serverP99MaxMs');
+  });
+
   test('without a plan only the error rate is limited', () => {
     expect(smokeThresholdDefaults(undefined, { mode: { kind: 'closed', concurrency: 4 } }, Duration.millis(20), 0.5)).toEqual({
       maxErrorRate: 0.01,
