@@ -192,6 +192,11 @@ function crossFieldProblems(spec: z.output<typeof compileSpecSchema>): string[] 
   if (spec.chip === 'inf1' && spec.autoCast.type !== 'bf16' && spec.autoCast.type !== 'fp16' && spec.autoCast.scope !== 'none') {
     problems.push(`autoCast.type: ${spec.autoCast.type} is a neuronx-cc type; neuron-cc (Inf1) casts to bf16 or fp16`);
   }
+  if (spec.chip !== 'inf1' && spec.coresPerProcess > 1) {
+    // The manifest would otherwise claim a core count the artifact was not compiled for.
+    problems.push(`coresPerProcess: ${spec.coresPerProcess} on ${spec.chip}: torch_neuronx.trace compiles for one NeuronCore; plan `
+      + 'with coresPerProcess 1 (one process per core), or compile a tensor-parallel model with NxD Inference yourself');
+  }
   if ('format' in spec.source && spec.source.format === 'huggingface' && !spec.source.s3Uri.endsWith('/')) {
     problems.push(`source.s3Uri: ${shown(spec.source.s3Uri)} names a Hugging Face model directory; end it with '/'`);
   }

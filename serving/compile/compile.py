@@ -248,6 +248,9 @@ def write_json(path, document):
 
 
 def compile_model(spec, spec_hash, source_dir, out_dir, instance_type, measure_on_chip):
+    if spec["chip"] != "inf1" and spec["coresPerProcess"] > 1:
+        raise CompileFailure("error", f"coresPerProcess {spec['coresPerProcess']} on {spec['chip']}: torch_neuronx.trace "
+                             "compiles for one NeuronCore; use 1, or a tensor-parallel library (NxD Inference)", EXIT_ERROR)
     torch, neuron = import_framework(spec["chip"])
     trace = neuron.trace
     started = time.monotonic()

@@ -113,6 +113,11 @@ class CompileFails(unittest.TestCase):
         self.assertEqual(record["kind"], "accuracy")
         self.assertIn("0.5", record["reason"])
 
+    def test_two_cores_per_process_on_inf2_are_refused_before_tracing(self):
+        code, out, _ = run_compile({**SPEC, "coresPerProcess": 2})
+        self.assertEqual(code, 2)
+        self.assertIn("compiles for one NeuronCore", read(out, "failure.json")["reason"])
+
     def test_a_missing_neuron_package_says_which(self):
         code, out, _ = run_compile({**SPEC, "chip": "inf1"})
         self.assertEqual(code, 2)

@@ -59,6 +59,18 @@ describe('a compile spec is validated with every problem named at once', () => {
   });
 });
 
+describe('a spec claims only what the compile script can produce', () => {
+  test('two cores per process on inf2 are refused: torch_neuronx.trace compiles for one core', () => {
+    expect(problemsOf({ ...INPUT, coresPerProcess: 2 })).toEqual([
+      expect.stringContaining('spec.json: coresPerProcess: 2 on inf2: torch_neuronx.trace compiles for one NeuronCore'),
+    ]);
+  });
+
+  test('a NeuronCore pipeline of four cores on inf1 is accepted', () => {
+    expect(problemsOf({ ...INPUT, chip: 'inf1', coresPerProcess: 4 })).toEqual([]);
+  });
+});
+
 describe('the content hash keys the artifact', () => {
   const script = [{ name: 'compile.py', content: 'print(1)\n' }];
 
