@@ -39,11 +39,14 @@ const ALLOWED_FILES = [
   /^bin\/cdk-inferentia\.js$/,
   /^dist\/(?!handlers\/).+\.(js|d\.ts)$/,
   /^dist\/handlers\/[a-z0-9-]+\/index\.js(\.map)?$/,
+  // The model server's build context (ModelImage.fromServer), without its tests (serving/.npmignore).
+  /^serving\/(?!tests\/)[\w/]+\.(py|sh|md)$/,
+  /^serving\/(Dockerfile|\.dockerignore)$/,
 ];
 /** Files the package cannot work without. */
 const REQUIRED_FILES = [
   'dist/index.js', 'dist/index.d.ts', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cli.js',
-  'dist/handlers/smoke-benchmark/index.js',
+  'dist/handlers/smoke-benchmark/index.js', 'serving/Dockerfile', 'serving/entrypoint.sh', 'serving/frontend.py',
 ];
 
 interface LockEntry {
