@@ -131,6 +131,7 @@ export const smokeConfigSchema = z
         p99MaxMs: positive.optional(),
         minThroughputRps: z.number().min(0).optional(),
         maxErrorRate: z.number().min(0).max(1).optional(),
+        serverP99MaxMs: positive.optional(),
       })
       .strict(),
     metricNamespace: z.string().min(1),
