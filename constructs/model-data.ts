@@ -6,6 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct, IConstruct, IDependable } from 'constructs';
+import type { CompiledArtifactFacts } from '../lib/compile';
 import { InputError } from '../lib/errors';
 import { DeployRefusal } from './deploy-refusal';
 import type { NeuronCompileJob } from './neuron-compile-job';
@@ -39,6 +40,16 @@ export interface ModelDataConfig {
    * @default - unknown (files someone else uploaded)
    */
   readonly fingerprint?: string;
+
+  /**
+   * What the files were compiled for (chip, cores per process, batch sizes), when a compile job made them.
+   *
+   * A hosting checks it against its plan: `if (config.compiledArtifact) assertArtifactMatchesPlan(this,
+   * config.compiledArtifact, plan)`.
+   *
+   * @default - unknown: files compiled elsewhere are not checked
+   */
+  readonly compiledArtifact?: CompiledArtifactFacts;
 }
 
 /** Options of {@link ModelData.fromAsset}. */
@@ -206,7 +217,12 @@ class CompiledModelData extends ModelData {
 
   bind(scope: Construct, grantee: iam.IGrantable): ModelDataConfig {
     grantReadPrefix(scope, grantee, this.job.bucket, this.job.artifactPrefix);
-    return { s3Uri: this.job.bucket.s3UrlForObject(this.job.artifactPrefix), dependable: this.job.resource, fingerprint: this.job.hash };
+    return {
+      s3Uri: this.job.bucket.s3UrlForObject(this.job.artifactPrefix),
+      dependable: this.job.resource,
+      fingerprint: this.job.hash,
+      compiledArtifact: this.job.artifact,
+    };
   }
 }
 

@@ -92,6 +92,9 @@ describe('NeuronCompileJob is a custom resource that compiles on a DLAMI instanc
     expect(stack.resolve(config.s3Uri)).toEqual({ 'Fn::Join': ['', ['s3://', expect.anything(), `/compiled/${job.hash}/`]] });
     expect(config.dependable).toBe(job.resource);
     expect(config.fingerprint).toBe(job.hash);
+    // AND it carries what the files were compiled for, so a hosting can check them against its plan
+    expect(config.compiledArtifact).toEqual({ chip: 'inf2', coresPerProcess: 1, batchSizes: [1] });
+    expect(() => assertArtifactMatchesPlan(stack, config.compiledArtifact!, planOn('inf2.xlarge', 1, 8))).toThrow(/lacks the plan's batch size 8/);
   });
 });
 
