@@ -7,11 +7,12 @@ import type { EnvironmentConfig } from '../lib/environments';
 import { InputError } from '../lib/errors';
 import { RECORD_PARAMETER_ROOT, deploymentParameterName } from '../lib/release';
 import type { DeploymentRecord } from '../lib/release';
+import { EcsInferenceStack } from './ecs-inference-stack';
 import { InferenceStack } from './inference-stack';
 import { ModelImage } from './model-image';
 import { ModelImageRepository } from './model-image-repository';
 import { acknowledgeWildcards } from './private/wildcard-acknowledgement';
-import type { SmokeBenchmarkOptions } from './smoke-benchmark';
+import type { SmokeBenchmark, SmokeBenchmarkOptions } from './smoke-benchmark';
 
 /** Props of {@link InferenceStage}. */
 export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName'> {
@@ -26,7 +27,7 @@ export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName
    */
   readonly imageDigest: string;
 
-  /** Directory with the model data (handler, tokenizer, compiled model), uploaded as an asset. */
+  /** Directory with the model data (handler, tokenizer, compiled model), uploaded as an asset (SageMaker hosting only). */
   readonly modelDataPath: string;
 
   /**
@@ -64,7 +65,8 @@ export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName
  *
  * Two stacks. `Release` holds what must exist before the endpoint: the ECR repository (named by the config, so
  * `promote` copies the image there before the endpoint that pulls it deploys) and the promotion role `promote` assumes (fixed name, least privilege on exactly these resources and the
- * environment's records). `Inference` holds the SageMaker endpoint with its smoke benchmark and the environment's
+ * environment's records). `Inference` holds the SageMaker endpoint (`hosting: "sagemaker"`, an {@link InferenceStack}) or the ECS
+ * service (`hosting: "ec2"`, an {@link EcsInferenceStack}, the model baked into the image) with its smoke benchmark and the environment's
  * deployment record: an SSM parameter saying which image digest and deployment fingerprint run here and where their
  * smoke report is, which `promote` reads before moving anything on.
  */
@@ -75,12 +77,17 @@ export class InferenceStage extends Stage {
   readonly repository: ModelImageRepository;
   /** The role `promote` assumes to read and write this environment. */
   readonly promotionRole: iam.Role;
-  /** The stack holding the endpoint. */
-  readonly inferenceStack: InferenceStack;
-  /** The endpoint name, as a stack output (usable by pipeline steps through `envFromCfnOutputs`). */
-  readonly endpointName: CfnOutput;
-  /** The URL the endpoint is invoked at (SageMaker Runtime `InvokeEndpoint`). */
+  /** The stack serving the model: an {@link InferenceStack} (`sagemaker`) or an {@link EcsInferenceStack} (`ec2`). */
+  readonly inferenceStack: InferenceStack | EcsInferenceStack;
+  /**
+   * What the smoke benchmark targets, as a stack output (usable by pipeline steps through `envFromCfnOutputs`): the
+   * SageMaker endpoint name, or the model server URL on ECS.
+   */
+  readonly target: CfnOutput;
+  /** The URL the model is invoked at: SageMaker Runtime `InvokeEndpoint`, or the internal load balancer on ECS. */
   readonly endpointUrl: CfnOutput;
+  /** The deployment fingerprint the smoke reports of this deployment carry. */
+  readonly deploymentFingerprint: string;
   /** Name of the SSM parameter holding the deployment record. */
   readonly deploymentRecordParameter: CfnOutput;
   /** The environment this stage deploys. */
@@ -89,10 +96,6 @@ export class InferenceStage extends Stage {
   constructor(scope: Construct, id: string, props: InferenceStageProps) {
     const env = props.environment;
     super(scope, id, { ...props, env: { account: env.account, region: env.region } });
-    if (env.hosting !== 'sagemaker') {
-      throw new InputError(`InferenceStage ${id}: environment "${env.name}" hosting "${env.hosting}" is not supported `
-        + 'by InferenceStage yet; use hosting "sagemaker"');
-    }
     this.environment = env;
     const description = `cdk-inferentia ${props.application} in ${env.name}`;
 
@@ -105,26 +108,50 @@ export class InferenceStage extends Stage {
       ...(env.gate.p99MaxMs !== undefined ? { p99MaxMs: env.gate.p99MaxMs } : {}),
       maxErrorRate: env.gate.maxErrorRate,
     };
-    this.inferenceStack = new InferenceStack(this, props.inferenceStackName ?? 'Inference', {
-      description: `${description}: ${env.plan.instanceCount} x ${env.plan.instanceType} for `
-        + `${env.targets.throughputRps} requests/s at p99 ${env.targets.p99Ms} ms`,
-      plan: env.plan,
-      image: ModelImage.fromRepository(this.repository, props.imageDigest),
-      modelDataPath: props.modelDataPath,
-      requiredModelFiles: props.requiredModelFiles,
-      smokeBenchmark: { ...props.smokeBenchmark, environmentName: env.name, thresholds },
-    });
-    this.inferenceStack.addStackDependency(this.releaseStack, 'the endpoint pulls its image from the Release repository');
+    const name = props.inferenceStackName ?? 'Inference';
+    const stackDescription = `${description}: ${env.plan.instanceCount} x ${env.plan.instanceType} for `
+      + `${env.targets.throughputRps} requests/s at p99 ${env.targets.p99Ms} ms`;
+    const image = ModelImage.fromRepository(this.repository, props.imageDigest);
+    const smokeOptions: SmokeBenchmarkOptions = { ...props.smokeBenchmark, environmentName: env.name, thresholds };
+    let served: { fingerprint: string; smoke?: SmokeBenchmark; target: string; url: string; scope: Construct };
+    if (env.hosting === 'ec2') {
+      // The model is baked into the model server image on ECS (docs/ecs.md): model data is not used.
+      const ecsStack = new EcsInferenceStack(this, name, { description: stackDescription, plan: env.plan, image, smokeBenchmark: smokeOptions });
+      const service = ecsStack.service;
+      served = { fingerprint: service.deploymentFingerprint, smoke: service.smokeBenchmark, target: service.url, url: service.url, scope: service };
+      this.inferenceStack = ecsStack;
+    } else {
+      const sageMakerStack = new InferenceStack(this, name, {
+        description: stackDescription,
+        plan: env.plan,
+        image,
+        modelDataPath: props.modelDataPath,
+        requiredModelFiles: props.requiredModelFiles,
+        smokeBenchmark: smokeOptions,
+      });
+      const endpoint = sageMakerStack.endpoint;
+      served = {
+        fingerprint: endpoint.deploymentFingerprint,
+        smoke: endpoint.smokeBenchmark,
+        target: endpoint.endpointName,
+        url: `https://runtime.sagemaker.${sageMakerStack.region}.${sageMakerStack.urlSuffix}/endpoints/${endpoint.endpointName}/invocations`,
+        scope: endpoint,
+      };
+      this.inferenceStack = sageMakerStack;
+    }
+    this.inferenceStack.addStackDependency(this.releaseStack, 'the service pulls its image from the Release repository');
+    this.deploymentFingerprint = served.fingerprint;
 
-    const endpoint = this.inferenceStack.endpoint;
     if (env.minInstances < 2) {
       // The config decided this, with a reason: the environment is not production, or its waiver says why.
-      Annotations.of(endpoint).acknowledgeWarning('@cdk-inferentia/neuron-sagemaker-endpoint:singleInstance',
-        env.production ? `availability.waiver: ${env.availabilityWaiver}` : `${env.name} is not a production environment`);
+      const why = env.production ? `availability.waiver: ${env.availabilityWaiver}` : `${env.name} is not a production environment`;
+      Annotations.of(served.scope).acknowledgeWarning(env.hosting === 'ec2'
+        ? '@cdk-inferentia/neuron-ecs-service:singleInstance'
+        : '@cdk-inferentia/neuron-sagemaker-endpoint:singleInstance', why);
     }
-    const smoke = endpoint.smokeBenchmark;
+    const smoke = served.smoke;
     if (smoke === undefined) {
-      throw new InputError(`InferenceStage ${id}: the endpoint has no smoke benchmark, so promote would have nothing to gate on`);
+      throw new InputError(`InferenceStage ${id}: the service has no smoke benchmark, so promote would have nothing to gate on`);
     }
     const parameterName = deploymentParameterName(props.application, env.name);
     const record: DeploymentRecord = {
@@ -135,8 +162,9 @@ export class InferenceStage extends Stage {
       region: env.region,
       repositoryName: env.repositoryName,
       imageDigest: props.imageDigest,
-      fingerprint: endpoint.deploymentFingerprint,
-      endpointName: endpoint.endpointName,
+      hosting: env.hosting,
+      fingerprint: served.fingerprint,
+      target: served.target,
       report: { bucket: smoke.reportBucket.bucketName, key: `${smoke.reportPrefix}/latest.json` },
       plan: {
         profileId: env.plan.profileId,
@@ -168,13 +196,15 @@ export class InferenceStage extends Stage {
     acknowledgeWildcards(readReports, 'Scoped to this endpoint\'s smoke report prefix: one report per run, named by its '
       + 'time and fingerprint at run time; promote reads latest.json and the run it points at.');
 
-    this.endpointName = new CfnOutput(this.inferenceStack, 'StageEndpointName', {
-      description: `SageMaker endpoint of ${env.name}`,
-      value: endpoint.endpointName,
+    this.target = new CfnOutput(this.inferenceStack, 'StageTarget', {
+      description: env.hosting === 'ec2' ? `Model server URL of ${env.name}` : `SageMaker endpoint of ${env.name}`,
+      value: served.target,
     });
     this.endpointUrl = new CfnOutput(this.inferenceStack, 'EndpointUrl', {
-      description: `InvokeEndpoint URL of ${env.name} (SigV4-signed, service sagemaker)`,
-      value: `https://runtime.sagemaker.${this.inferenceStack.region}.${this.inferenceStack.urlSuffix}/endpoints/${endpoint.endpointName}/invocations`,
+      description: env.hosting === 'ec2'
+        ? `POST /invocations on ${env.name}'s internal load balancer`
+        : `InvokeEndpoint URL of ${env.name} (SigV4-signed, service sagemaker)`,
+      value: served.url,
     });
     this.deploymentRecordParameter = new CfnOutput(this.inferenceStack, 'DeploymentRecordParameter', {
       description: `SSM parameter with ${env.name}'s deployment record, read by cdk-inferentia promote`,

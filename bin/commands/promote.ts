@@ -203,7 +203,7 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
     promotedAt: now.toISOString(),
     image: { registryId: to.account, region: to.region, repositoryName: to.repositoryName, digest, mediaType: manifest.mediaType },
     ...(artifact !== undefined ? { artifact: { bucket: to.artifact!.bucket, prefix: to.artifact!.prefix, objects: artifact.objects, bytes: artifact.bytes, sha256: artifact.sha256 } } : {}),
-    source: { environment: from.name, endpointName: deployment.endpointName, fingerprint: deployment.fingerprint, plan: deployment.plan },
+    source: { environment: from.name, target: deployment.target, fingerprint: deployment.fingerprint, plan: deployment.plan },
     evidence,
   };
   const recordParameter = releaseParameterName(config.application, to.name);

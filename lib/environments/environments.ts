@@ -111,9 +111,9 @@ export interface ParseEnvironmentsOptions {
   /** @default Catalog.builtIn() */
   readonly catalog?: Catalog;
   /**
-   * Hostings the toolkit can deploy; `ec2` needs the ECS hosting construct.
+   * Hostings the stages may use.
    *
-   * @default ['sagemaker']
+   * @default ['sagemaker', 'ec2']
    */
   readonly hostings?: readonly Hosting[];
 }
@@ -131,7 +131,7 @@ export interface ParseEnvironmentsOptions {
 export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptions): EnvironmentsConfig {
   const { source } = options;
   const catalog = options.catalog ?? Catalog.builtIn();
-  const hostings = options.hostings ?? ['sagemaker'];
+  const hostings = options.hostings ?? ['sagemaker', 'ec2'];
   const result = environmentsInputSchema.safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((issue) => `${source}: ${describeIssue(json, issue)}`));
@@ -160,7 +160,7 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
       at(name, 'region', `${JSON.stringify(env.region)} is not an AWS region code; use e.g. "us-east-1"`);
     }
     if (!hostings.includes(env.hosting)) {
-      at(name, 'hosting', `"${env.hosting}" cannot be deployed by this version (no ECS hosting construct yet); use "sagemaker"`);
+      at(name, 'hosting', `"${env.hosting}" is not allowed here; use ${hostings.map((h) => `"${h}"`).join(' or ')}`);
     }
     const profile = findProfile(env.profile);
     if (profile === undefined) {

@@ -58,7 +58,9 @@ export const deploymentRecordSchema = z.object({
   imageDigest: z.string().regex(IMAGE_DIGEST),
   /** The endpoint's deployment fingerprint: the smoke report of this deployment carries the same value. */
   fingerprint: z.string().min(1),
-  endpointName: z.string().min(1),
+  hosting: z.enum(['sagemaker', 'ec2']),
+  /** What the smoke benchmark targets: the SageMaker endpoint name, or the model server URL on ECS. */
+  target: z.string().min(1),
   /** The smoke report CI reads: `latest.json` of this endpoint. */
   report: z.object({ bucket: z.string().min(1), key: z.string().min(1) }),
   plan: planSummarySchema,
@@ -112,7 +114,7 @@ export const releaseRecordSchema = z.object({
     .optional(),
   source: z.object({
     environment: z.string(),
-    endpointName: z.string(),
+    target: z.string(),
     fingerprint: z.string(),
     plan: planSummarySchema,
   }),

@@ -73,7 +73,7 @@ function config(overrides: { imageDigest?: string | null } = {}) {
 function deploymentRecord(digest = DIGEST) {
   return JSON.stringify({
     schemaVersion: 1, application: 'bert', environment: 'dev', account: '111111111111', region: 'us-east-1',
-    repositoryName: 'bert/dev', imageDigest: digest, fingerprint: FINGERPRINT, endpointName: 'dev-endpoint',
+    repositoryName: 'bert/dev', imageDigest: digest, fingerprint: FINGERPRINT, hosting: 'sagemaker', target: 'dev-endpoint',
     report: { bucket: 'reports-dev', key: 'smoke-benchmarks/dev-endpoint/latest.json' },
     plan: { profileId: 'bert-base-uncased', instanceType: 'ml.inf2.xlarge', instanceCount: 2, maxInstanceCount: 4,
       serving: 'stock', batchSize: 1, capacityRps: 600, predictedP99Ms: 7, hourlyCostUsd: 1.5 },

@@ -1,6 +1,8 @@
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { EcsInferenceStack } from '../../constructs/ecs-inference-stack';
+import { InferenceStack } from '../../constructs/inference-stack';
 import { InferenceStage } from '../../constructs/inference-stage';
 import { applyPolicyChecks } from '../../constructs/nag';
 import { EXAMPLE_REQUIRED_MODEL_FILES, EXAMPLE_SMOKE_BENCHMARK } from '../../bin/app';
@@ -45,9 +47,9 @@ describe('an InferenceStage holds one environment with its records and outputs',
   test('THEN the inference stack outputs the endpoint name, its URL and the record parameter', () => {
     const template = Template.fromStack(prod.inferenceStack);
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['StageEndpointName', 'EndpointUrl', 'DeploymentRecordParameter']));
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['StageTarget', 'EndpointUrl', 'DeploymentRecordParameter']));
     expect(JSON.stringify(outputs.EndpointUrl.Value)).toContain('https://runtime.sagemaker.us-east-1.');
-    expect(prod.endpointName.node.path).toBe('prod/Inference/StageEndpointName');
+    expect(prod.target.node.path).toBe('prod/Inference/StageTarget');
   });
 
   test('THEN the deployment record names the digest, the fingerprint and the smoke report it will be judged by', () => {
@@ -56,12 +58,13 @@ describe('an InferenceStage holds one environment with its records and outputs',
     expect(parameter.Properties.Name).toBe('/cdk-inferentia/bert/dev/deployment');
     const value = JSON.stringify(parameter.Properties.Value);
     expect(value).toContain(DIGEST);
-    expect(value).toContain(dev.inferenceStack.endpoint.deploymentFingerprint);
+    expect(value).toContain(dev.deploymentFingerprint);
+    expect(value).toContain('\\"hosting\\":\\"sagemaker\\"');
     expect(value).toContain('latest.json');
   });
 
   test('THEN the smoke benchmark files its reports and metrics under the environment name', () => {
-    expect(prod.inferenceStack.endpoint.smokeBenchmark?.environmentName).toBe('prod');
+    expect((prod.inferenceStack as InferenceStack).endpoint.smokeBenchmark?.environmentName).toBe('prod');
   });
 
   test('THEN the promotion role has a fixed name, trusts the pipeline account and writes only the release record', () => {
@@ -84,3 +87,27 @@ describe('an InferenceStage holds one environment with its records and outputs',
     expect(nagFindings(app)).toEqual([]);
   });
 });
+
+describe('an InferenceStage of an ec2 environment serves from ECS', () => {
+  test('GIVEN hosting ec2 WHEN the stage is built THEN its inference stack is an EcsInferenceStack pulling from the Release repository, with a deployment record, nag-clean', () => {
+    const app = new App();
+    const environment = parseEnvironments({
+      application: 'bert', imageDigest: DIGEST,
+      environments: [{ name: 'dev', account: '111111111111', region: 'us-east-1', hosting: 'ec2', profile: 'bert-base-uncased',
+        targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances: 2 } }],
+    }, { source: 'test' }).environments[0];
+    const stage = new InferenceStage(app, 'dev', {
+      environment, application: 'bert', imageDigest: DIGEST, modelDataPath: MODEL_DIR, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
+    });
+    applyPolicyChecks(app);
+    expect(stage.inferenceStack).toBeInstanceOf(EcsInferenceStack);
+    const template = Template.fromStack(stage.inferenceStack);
+    const parameter = Object.values(template.findResources('AWS::SSM::Parameter'))[0] as { Properties: { Value: unknown } };
+    expect(JSON.stringify(parameter.Properties.Value)).toContain('\\"hosting\\":\\"ec2\\"');
+    const taskDefinition = JSON.stringify(template.findResources('AWS::ECS::TaskDefinition'));
+    expect(taskDefinition).toContain('dev-Release:ExportsOutputRefRepository');
+    expect(taskDefinition).toContain(`@${DIGEST}`);
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+

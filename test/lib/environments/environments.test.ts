@@ -98,12 +98,14 @@ describe('every problem in the environments config is reported at once, naming t
     expect(problems[2]).toContain('environment "staging" name: appears twice (environments[2])');
   });
 
-  test('GIVEN hosting ec2 while the ECS hosting is not available WHEN parsed THEN refused with the hosting to use', () => {
+  test('GIVEN hosting ec2 WHEN only sagemaker is allowed THEN refused with the hosting to use; WHEN allowed THEN planned for EC2 prices', () => {
     const json = example();
     json.environments[0].hosting = 'ec2';
-    expect(problemsOf(json)).toEqual(expect.arrayContaining([
-      expect.stringContaining('environment "dev" hosting: "ec2" cannot be deployed by this version'),
+    expect(problemsOf(json, ['sagemaker'])).toEqual(expect.arrayContaining([
+      expect.stringContaining('environment "dev" hosting: "ec2" is not allowed here; use "sagemaker"'),
     ]));
+    const dev = parseEnvironments(json, { source: 'environments.json' }).environments[0];
+    expect([dev.hosting, dev.plan.hosting]).toEqual(['ec2', 'ec2']);
   });
 
   test('GIVEN an unknown profile, a role in another account and a bad digest WHEN parsed THEN each names its fix', () => {

@@ -6,7 +6,7 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 
 const deployment: DeploymentRecord = {
   schemaVersion: 1, application: 'bert', environment: 'staging', account: '222222222222', region: 'us-east-1',
-  repositoryName: 'bert', imageDigest: DIGEST, fingerprint: 'fp', endpointName: 'ep',
+  repositoryName: 'bert', imageDigest: DIGEST, fingerprint: 'fp', hosting: 'sagemaker', target: 'ep',
   report: { bucket: 'b', key: 'k' },
   plan: { profileId: 'p', instanceType: 'ml.inf2.xlarge', instanceCount: 2, maxInstanceCount: 4, serving: 'stock', batchSize: 1, capacityRps: 600, predictedP99Ms: 7, hourlyCostUsd: 1.5 },
 };
