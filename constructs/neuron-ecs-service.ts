@@ -157,9 +157,10 @@ export interface NeuronEcsServiceProps {
   readonly autoScaling?: EcsAutoScalingOptions;
 
   /**
-   * Model server settings that are not sizing (deadline, queue bound).
+   * Each request's deadline in the model server (`MODEL_SERVER_REQUEST_TIMEOUT_MS`); past it the server answers 504.
+   * The load balancer's deregistration delay is this plus 5 s.
    *
-   * @default - the server's defaults: a 55 s deadline, 16 full batches queued per worker
+   * @default Duration.seconds(55)
    */
   readonly requestTimeout?: Duration;
 
@@ -323,6 +324,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       availabilityZones: props.availabilityZones,
       publicSubnets: props.internetFacing ?? false,
       cloudFormationEndpoint: props.smokeBenchmark !== undefined,
+      lambdaEndpoint: props.smokeBenchmark?.capacityProof !== undefined,
       flowLogRetention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
     });
     const privateSubnets = props.vpcSubnets

@@ -11,6 +11,8 @@ export interface PrivateVpcOptions {
   readonly publicSubnets: boolean;
   /** Add the CloudFormation endpoint (a Lambda in the VPC that reads its stack's status). */
   readonly cloudFormationEndpoint: boolean;
+  /** Add the Lambda endpoint (a Lambda in the VPC that invokes others: the capacity proof's load workers). */
+  readonly lambdaEndpoint: boolean;
   /** Retention of the flow log. */
   readonly flowLogRetention: logs.RetentionDays;
 }
@@ -77,6 +79,9 @@ export function privateServiceVpc(scope: Construct, id: string, options: Private
   const endpoints = [...INSTANCE_ENDPOINTS];
   if (options.cloudFormationEndpoint) {
     endpoints.push(['CloudFormation', ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION]);
+  }
+  if (options.lambdaEndpoint) {
+    endpoints.push(['Lambda', ec2.InterfaceVpcEndpointAwsService.LAMBDA]);
   }
   const subnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
   for (const [name, service] of endpoints) {

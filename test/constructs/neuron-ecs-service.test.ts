@@ -326,6 +326,7 @@ describe('HTTPS and the smoke gate', () => {
     const services = Object.values(template.findResources('AWS::EC2::VPCEndpoint'))
       .map((r) => JSON.stringify(r.Properties.ServiceName));
     expect(services.some((s) => s.includes('.cloudformation"'))).toBe(true);
+    expect(services.some((s) => s.includes('.lambda"'))).toBe(false);
     const functions = Object.values(template.findResources('AWS::Lambda::Function'))
       .filter((f) => f.Properties.VpcConfig !== undefined);
     expect(functions).toHaveLength(1);
@@ -334,6 +335,19 @@ describe('HTTPS and the smoke gate', () => {
     const lbIngress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress'))
       .filter((r) => JSON.stringify(r.Properties.GroupId).includes('LoadBalancerSecurityGroup'));
     expect(lbIngress.some((r) => JSON.stringify(r.Properties.SourceSecurityGroupId).includes('SmokeSecurityGroup'))).toBe(true);
+  });
+});
+
+describe('The capacity proof in the VPC', () => {
+  test('GIVEN a smoke benchmark with a capacity proof WHEN synthesized THEN the VPC gains a Lambda endpoint for the load workers', () => {
+    const { template } = service(ec2Plan(), {
+      smokeBenchmark: { request: { body: '{"inputs":["x"]}', contentType: 'application/json' }, capacityProof: {} },
+    });
+    const services = Object.values(template.findResources('AWS::EC2::VPCEndpoint'))
+      .map((r) => JSON.stringify(r.Properties.ServiceName));
+    expect(services.some((s) => s.includes('.lambda"'))).toBe(true);
+    expect(Object.values(template.findResources('AWS::Lambda::Function'))
+      .filter((f) => f.Properties.VpcConfig !== undefined)).toHaveLength(2);
   });
 });
 
