@@ -50,6 +50,22 @@ describe('The EC2 example stack, with an explicit account and region and a smoke
       LaunchTemplateData: { InstanceType: EC2_PLAN.instanceType },
     });
   });
+
+  test('WHEN synthesized THEN the logical ids of what must not be replaced stay pinned', () => {
+    // Renaming a construct would replace these: the load balancer (its DNS name, which clients use), the service (a
+    // new one starts from zero tasks), the repository and the logs (kept data).
+    const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, { Type: string }> };
+    const pinned: Record<string, string> = {
+      Repository3A24F169: 'AWS::ECR::Repository',
+      ServiceService480762AE: 'AWS::ECS::Service',
+      ServiceLoadBalancer31A7DB79: 'AWS::ElasticLoadBalancingV2::LoadBalancer',
+      ServiceAccessLogsC4D1116F: 'AWS::S3::Bucket',
+      ServiceLogGroupB910EE76: 'AWS::Logs::LogGroup',
+    };
+    for (const [logicalId, type] of Object.entries(pinned)) {
+      expect(template.Resources[logicalId]?.Type).toBe(type);
+    }
+  });
 });
 
 describe('The policy checks over the EC2 stack', () => {
