@@ -82,7 +82,7 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
       : pipelines.CodePipelineSource.codeCommit(
         codecommit.Repository.fromRepositoryName(pipelineStack, 'Source', source.codeCommitRepository), source.branch),
     stages,
-    environmentsFile: typeof value === 'string' ? value : 'cdk.json',
+    // No --config: promote reads cdk.json's environments and prices context, exactly what this app read.
     cliCommand: content.cliCommand,
   });
   pipeline.buildPipeline();

@@ -19,8 +19,13 @@ export interface PromotionPipelineProps {
   /** The environments' stages in promotion order, e.g. dev, staging, prod. */
   readonly stages: readonly InferenceStage[];
 
-  /** The environments config in the repository, handed to `promote --config`. */
-  readonly environmentsFile: string;
+  /**
+   * The environments config in the repository, handed to `promote --config`.
+   *
+   * @default - none: `promote` reads the `environments` and `prices` context of the repository's `cdk.json`, as the
+   *   app does
+   */
+  readonly environmentsFile?: string;
 
   /**
    * How the gate and promotion steps run the CLI, after `installCommands`.
@@ -104,7 +109,7 @@ export class PromotionPipeline extends Construct {
     const step = (name: string, stage: InferenceStage[], command: string) => new pipelines.CodeBuildStep(name, {
       input: props.source,
       installCommands: install,
-      commands: [`${cli} ${command} --config ${props.environmentsFile} --json`],
+      commands: [`${cli} ${command}${props.environmentsFile !== undefined ? ` --config ${props.environmentsFile}` : ''} --json`],
       rolePolicyStatements: [new iam.PolicyStatement({
         actions: ['sts:AssumeRole'],
         resources: stage.map((s) => s.environment.promotionRoleArn),

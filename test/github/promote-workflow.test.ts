@@ -15,11 +15,11 @@ describe('the GitHub Actions promotion workflow promotes every environment in or
   // GIVEN the workflow and the example environments it promotes through
   const workflow = parse(fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'promote.yml'), 'utf8')) as {
     permissions: Record<string, string>;
-    env: Record<string, string>;
     jobs: Record<string, Job>;
   };
-  const config = parseEnvironments(JSON.parse(fs.readFileSync(path.join(ROOT, workflow.env.ENVIRONMENTS), 'utf8')),
-    { source: workflow.env.ENVIRONMENTS });
+  // The jobs run `cdk` and `promote` without --config: both read the config cdk.json's context names.
+  const file = (JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: { environments: string } }).context.environments;
+  const config = parseEnvironments(JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')), { source: file });
   const names = config.environments.map((e) => e.name);
 
   test('THEN it asks for an OIDC token and nothing else it does not need', () => {
