@@ -14,6 +14,7 @@ import type { Plan } from '../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../lib/serving';
 import { ModelImage } from './model-image';
 import { ModelServerMetrics } from './model-server-metrics';
+import { ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './neuron-sagemaker-endpoint';
 import { neuronCapacity, ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './private/ecs-capacity';
 import { EcsLayout, ecsLayoutFromPlan } from './private/ecs-layout';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
@@ -249,6 +250,11 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
   readonly metricsNamespace: string;
   /** A synth-time hash of what the service serves: plan, image and environment. */
   readonly deploymentFingerprint: string;
+  /**
+   * Alarms that roll a deployment back: model server 5XX above 1 % of requests, and p99 target response time above
+   * the plan's p99 target x 1.5, each in 2 of 3 minutes.
+   */
+  readonly rollbackAlarms: cloudwatch.Alarm[];
   /** Task count scaling, when enabled. */
   readonly scalableTaskCount?: ecs.ScalableTaskCount;
   /** The smoke benchmark, when `smokeBenchmark` is set. */
@@ -446,6 +452,12 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
         Validations.of(this.loadBalancer.connections.securityGroups[0]).acknowledge(VPC_CIDR_INGRESS);
       }
     }
+    this.rollbackAlarms = this.defineRollbackAlarms();
+    // During a deployment's bake time ECS watches these too and rolls back when one fires, on top of the circuit
+    // breaker, which only sees tasks failing to start or to pass /ping.
+    this.service.enableDeploymentAlarms(this.rollbackAlarms.map((a) => a.alarmName), {
+      behavior: ecs.AlarmBehavior.ROLLBACK_ON_ALARM,
+    });
     const scheme = props.certificate ? 'https' : 'http';
     const host = props.domainName ?? this.loadBalancer.loadBalancerDnsName;
     const defaultPort = props.certificate ? 443 : 80;
@@ -592,6 +604,44 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       scaleInCooldown: o.scaleInCooldown ?? Duration.minutes(10),
       scaleOutCooldown: o.scaleOutCooldown ?? Duration.minutes(5),
     };
+  }
+
+  private defineRollbackAlarms(): cloudwatch.Alarm[] {
+    const minute = Duration.minutes(1);
+    const p99TargetMs = this.plan.targets.p99Ms;
+    return [
+      new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
+        alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.node.path} answered with `
+          + '5XX by the model servers in 2 of 3 minutes; rolls an ECS deployment back.',
+        metric: new cloudwatch.MathExpression({
+          expression: '100 * FILL(errors, 0) / requests',
+          usingMetrics: {
+            errors: this.metricTarget5xxErrors({ period: minute }),
+            requests: this.metricRequestCount({ period: minute }),
+          },
+          label: 'model server 5XX rate (%)',
+          period: minute,
+        }),
+        threshold: ERROR_RATE_ALARM_PERCENT,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        // No traffic is not an error: a quiet deployment is not rolled back.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'LatencyP99Alarm', {
+        alarmDescription: `p99 target response time of ${this.node.path} above ${p99TargetMs * P99_ALARM_FACTOR} ms (the `
+          + `plan's p99 target ${p99TargetMs} ms plus ${Math.round((P99_ALARM_FACTOR - 1) * 100)} % for the HTTP `
+          + 'front end) in 2 of 3 minutes; rolls an ECS deployment back.',
+        metric: this.metricTargetResponseTime({ period: minute }),
+        // TargetResponseTime is in seconds.
+        threshold: (p99TargetMs * P99_ALARM_FACTOR) / 1000,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    ];
   }
 
   private defineDashboard(): cloudwatch.Dashboard {

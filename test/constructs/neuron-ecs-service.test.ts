@@ -202,6 +202,21 @@ describe('A service deployed from a four-instance inf2.xlarge plan with 1-core w
     });
   });
 
+  test('WHEN synthesized THEN a 5XX rate above 1 % or a p99 above 15 ms rolls a deployment back', () => {
+    template.hasResourceProperties('AWS::ECS::Service', {
+      DeploymentConfiguration: Match.objectLike({
+        Alarms: { Enable: true, Rollback: true, AlarmNames: [{ Ref: Match.stringLikeRegexp('Errors5xxAlarm') }, { Ref: Match.stringLikeRegexp('LatencyP99Alarm') }] },
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 1, EvaluationPeriods: 3, DatapointsToAlarm: 2, TreatMissingData: 'notBreaching',
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: '100 * FILL(errors, 0) / requests' })]),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'TargetResponseTime', ExtendedStatistic: 'p99', Threshold: 0.015, EvaluationPeriods: 3, DatapointsToAlarm: 2,
+    });
+  });
+
   test('WHEN synthesized THEN an internal ALB drops invalid headers, logs access, and checks /ping on 8080 with a 60 s deregistration delay', () => {
     template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
       Scheme: 'internal',
