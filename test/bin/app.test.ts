@@ -68,7 +68,8 @@ describe('The example app built from the cdk.json context', () => {
 
   test('defines the bert-base-uncased stack in the placeholder account and us-east-1', () => {
     // THEN
-    expect(app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toEqual([EXAMPLE_STACK_NAME]);
+    // Other stacks of the app (the ECS example, the promotion pipeline) have their own tests.
+    expect(app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toContain(EXAMPLE_STACK_NAME);
     expect([stack.account, stack.region]).toEqual(['123456789012', 'us-east-1']);
   });
 
