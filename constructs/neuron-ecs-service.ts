@@ -14,10 +14,10 @@ import type { Plan } from '../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../lib/serving';
 import { ModelImage } from './model-image';
 import { ModelServerMetrics } from './model-server-metrics';
-import { ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './neuron-sagemaker-endpoint';
 import { neuronCapacity, ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './private/ecs-capacity';
 import { EcsLayout, ecsLayoutFromPlan } from './private/ecs-layout';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
+import { rollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
 import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
 import { stableHash } from './private/endpoint-fingerprint';
 import { defaultStartupTimeoutSeconds } from './private/endpoint-sizing';
@@ -452,7 +452,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
         Validations.of(this.loadBalancer.connections.securityGroups[0]).acknowledge(VPC_CIDR_INGRESS);
       }
     }
-    this.rollbackAlarms = this.defineRollbackAlarms();
+    this.rollbackAlarms = rollbackAlarms(this, this.plan);
     // During a deployment's bake time ECS watches these too and rolls back when one fires, on top of the circuit
     // breaker, which only sees tasks failing to start or to pass /ping.
     this.service.enableDeploymentAlarms(this.rollbackAlarms.map((a) => a.alarmName), {
@@ -496,7 +496,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       workers: layout.processesPerInstance,
     });
     if (props.dashboard ?? true) {
-      this.dashboard = this.defineDashboard();
+      this.dashboard = serviceDashboard(this, this.plan, this.serverMetrics);
     }
 
     if (props.smokeBenchmark) {
@@ -606,80 +606,6 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
     };
   }
 
-  private defineRollbackAlarms(): cloudwatch.Alarm[] {
-    const minute = Duration.minutes(1);
-    const p99TargetMs = this.plan.targets.p99Ms;
-    return [
-      new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
-        alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.node.path} answered with `
-          + '5XX by the model servers in 2 of 3 minutes; rolls an ECS deployment back.',
-        metric: new cloudwatch.MathExpression({
-          expression: '100 * FILL(errors, 0) / requests',
-          usingMetrics: {
-            errors: this.metricTarget5xxErrors({ period: minute }),
-            requests: this.metricRequestCount({ period: minute }),
-          },
-          label: 'model server 5XX rate (%)',
-          period: minute,
-        }),
-        threshold: ERROR_RATE_ALARM_PERCENT,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        // No traffic is not an error: a quiet deployment is not rolled back.
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'LatencyP99Alarm', {
-        alarmDescription: `p99 target response time of ${this.node.path} above ${p99TargetMs * P99_ALARM_FACTOR} ms (the `
-          + `plan's p99 target ${p99TargetMs} ms plus ${Math.round((P99_ALARM_FACTOR - 1) * 100)} % for the HTTP `
-          + 'front end) in 2 of 3 minutes; rolls an ECS deployment back.',
-        metric: this.metricTargetResponseTime({ period: minute }),
-        // TargetResponseTime is in seconds.
-        threshold: (p99TargetMs * P99_ALARM_FACTOR) / 1000,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    ];
-  }
-
-  private defineDashboard(): cloudwatch.Dashboard {
-    const minute = { period: Duration.minutes(1) };
-    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      defaultInterval: Duration.hours(3),
-    });
-    dashboard.addWidgets(
-      new cloudwatch.GraphWidget({
-        title: 'Requests',
-        left: [this.metricRequestCount({ ...minute, label: 'requests/min' })],
-        right: [this.metricHealthyTaskCount({ ...minute, label: 'healthy tasks' })],
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Latency at the load balancer (s)',
-        left: [
-          this.metricTargetResponseTime({ ...minute, statistic: cloudwatch.Stats.p(50), label: 'p50' }),
-          this.metricTargetResponseTime({ ...minute, label: 'p99' }),
-        ],
-        leftAnnotations: [{ value: this.plan.targets.p99Ms / 1000, label: 'plan p99 target' }],
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Errors',
-        left: [
-          this.metricTarget5xxErrors({ ...minute, label: 'model server 5XX' }),
-          this.metricLoadBalancer5xxErrors({ ...minute, label: 'load balancer 5XX' }),
-        ],
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Requests per task (scaling metric)',
-        left: [this.metricRequestCountPerTask({ label: 'requests/min per task' })],
-      }),
-    );
-    dashboard.addWidgets(...this.serverMetrics.widgets());
-    return dashboard;
-  }
-
-  /** Findings this construct cannot fix, each with the reason a reviewer needs. */
   private acknowledgeFindings(): void {
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',
