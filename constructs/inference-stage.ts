@@ -112,7 +112,13 @@ export class InferenceStage extends Stage {
     const stackDescription = `${description}: ${env.plan.instanceCount} x ${env.plan.instanceType} for `
       + `${env.targets.throughputRps} requests/s at p99 ${env.targets.p99Ms} ms`;
     const image = ModelImage.fromRepository(this.repository, props.imageDigest);
-    const smokeOptions: SmokeBenchmarkOptions = { ...props.smokeBenchmark, environmentName: env.name, thresholds };
+    const smokeOptions: SmokeBenchmarkOptions = {
+      ...props.smokeBenchmark,
+      environmentName: env.name,
+      thresholds,
+      // The gate out of this environment needs a passed capacity proof: run one (the plan's capacity by default).
+      ...(env.gate.capacityProofRequired ? { capacityProof: props.smokeBenchmark.capacityProof ?? {} } : {}),
+    };
     let served: { fingerprint: string; smoke?: SmokeBenchmark; target: string; url: string; scope: Construct };
     if (env.hosting === 'ec2') {
       // The model is baked into the model server image on ECS (docs/ecs.md): model data is not used.

@@ -16,7 +16,7 @@ const MODEL_DIR = path.join(__dirname, '..', '..', 'examples', 'bert-base-uncase
 function config(): EnvironmentsConfig {
   const env = (name: string, account: string, minInstances: number) => ({
     name, account, region: 'us-east-1', profile: 'bert-base-uncased',
-    targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances },
+    targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances }, capacityProof: { required: name === 'prod' },
   });
   return parseEnvironments({
     application: 'bert',
@@ -63,8 +63,10 @@ describe('an InferenceStage holds one environment with its records and outputs',
     expect(value).toContain('latest.json');
   });
 
-  test('THEN the smoke benchmark files its reports and metrics under the environment name', () => {
+  test('THEN the smoke benchmark files its reports under the environment name, with a capacity proof only where the gate needs one', () => {
     expect((prod.inferenceStack as InferenceStack).endpoint.smokeBenchmark?.environmentName).toBe('prod');
+    expect((prod.inferenceStack as InferenceStack).endpoint.smokeBenchmark?.capacity).toBeDefined();
+    expect((dev.inferenceStack as InferenceStack).endpoint.smokeBenchmark?.capacity).toBeUndefined();
   });
 
   test('THEN the promotion role has a fixed name, trusts the pipeline account and writes only the release record', () => {

@@ -31,7 +31,7 @@ describe('the environments config resolves the shipped example', () => {
     expect(prod.production).toBe(true);
     expect(prod.approval).toBe('manual');
     expect(prod.plan.instanceCount).toBeGreaterThanOrEqual(2);
-    expect(staging.gate).toEqual({ maxErrorRate: 0.01, maxReportAgeHours: 168, capacityProofRequired: false });
+    expect(staging.gate).toEqual({ maxErrorRate: 0.01, maxReportAgeHours: 168, capacityProofRequired: true });
     expect(dev.gate.maxReportAgeHours).toBe(72);
     expect(dev.repositoryName).toBe('bert-base-uncased/dev');
     expect(nextEnvironment(config, dev)?.name).toBe('staging');
