@@ -2,6 +2,7 @@ import { Duration, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import {
   MODEL_SERVER_DIMENSION,
+  MODEL_SERVER_NEURON_MONITOR_METRICS,
   MODEL_SERVER_SERVICE_COUNTERS,
   MODEL_SERVER_WORKER_COUNTERS,
   MODEL_SERVER_WORKER_SAMPLES,
@@ -35,6 +36,24 @@ export interface ModelServerWorkerMetricOptions extends cloudwatch.MetricOptions
   readonly worker?: number;
 }
 
+/** Options of a per-core metric: any CloudWatch metric option, plus the NeuronCore to read. */
+export interface ModelServerCoreMetricOptions extends cloudwatch.MetricOptions {
+  /**
+   * The NeuronCore index on the instance (`0`, `1`, ...). Cores of the same index on different instances share the
+   * dimension.
+   *
+   * @default - all cores (the `[Service]` dimension set)
+   */
+  readonly core?: number;
+}
+
+/** CloudWatch units by the name EMF lines declare them with. */
+const UNITS: Record<ModelServerMetricName['unit'], cloudwatch.Unit> = {
+  Count: cloudwatch.Unit.COUNT,
+  Milliseconds: cloudwatch.Unit.MILLISECONDS,
+  Percent: cloudwatch.Unit.PERCENT,
+};
+
 /** The period of every metric unless the caller sets one: the server writes a line every 10 s by default. */
 const DEFAULT_PERIOD = Duration.minutes(1);
 
@@ -46,8 +65,8 @@ const DEFAULT_PERIOD = Duration.minutes(1);
  * exact (read them as sums); `BatchSize`, `QueueWait` and `DeviceTime` are per-interval samples of at most 100
  * values (read percentiles or averages, never sums). The mean batch size is {@link meanBatchSize}, `Inputs / Batches`.
  *
- * NeuronCore utilization is not here: the server image runs neuron-monitor only as the Neuron DLC does (to
- * CloudWatch through its own script, when `NEURON_MONITOR_CW_REGION` is set), whose metric names are not documented.
+ * NeuronCore utilization comes from neuron-monitor, which the image's entrypoint pipes into `serving/neuron_monitor.py`
+ * when the image has it (every Neuron DLC does; `MODEL_SERVER_NEURON_MONITOR=off` turns it off).
  *
  * Every metric defaults to a 1-minute period; options passed to a method win.
  *
@@ -132,6 +151,23 @@ export class ModelServerMetrics {
   }
 
   /**
+   * NeuronCore utilization in percent from neuron-monitor (average unless `statistic` says otherwise): over the used
+   * cores of every instance, or of one core index with `core`.
+   */
+  neuronCoreUtilization(options: ModelServerCoreMetricOptions = {}): cloudwatch.Metric {
+    const { core, ...metricOptions } = options;
+    if (core !== undefined && !(Number.isInteger(core) && core >= 0)) {
+      throw new InputError(`ModelServerMetrics: core=${core} must be a NeuronCore index, 0 or more`);
+    }
+    const dimensionsMap: Record<string, string> = { [MODEL_SERVER_DIMENSION.service]: this.service };
+    if (core !== undefined) {
+      dimensionsMap[MODEL_SERVER_DIMENSION.neuronCore] = `${core}`;
+    }
+    return this.metric(MODEL_SERVER_NEURON_MONITOR_METRICS.neuronCoreUtilization, cloudwatch.Stats.AVERAGE,
+      dimensionsMap, metricOptions);
+  }
+
+  /**
    * The exact mean batch size, `Inputs / Batches` over each period (the sampled `BatchSize` average is an estimate).
    *
    * @param options `worker` and `period` apply to both counters; `label` and `color` to the expression.
@@ -153,7 +189,7 @@ export class ModelServerMetrics {
   }
 
   /**
-   * Graphs of the server: traffic, batch size, queue wait, device time and failures, one row of four.
+   * Graphs of the server: traffic, batch size, queue wait, device time, failures and NeuronCore utilization.
    *
    * With `workers`, the batch size and device time graphs show each worker beside the whole, so a slow or idle
    * NeuronCore group stands out.
@@ -185,6 +221,11 @@ export class ModelServerMetrics {
         this.workerErrors({ label: 'Worker died (500)' }),
         this.workerRestarts({ label: 'Worker restarts' }),
       ], { min: 0 }),
+      graph('NeuronCore utilization (%, neuron-monitor)', [
+        this.neuronCoreUtilization({ label: 'Mean over used cores' }),
+        this.neuronCoreUtilization({ statistic: cloudwatch.Stats.MINIMUM, label: 'Least busy core' }),
+        this.neuronCoreUtilization({ statistic: cloudwatch.Stats.MAXIMUM, label: 'Busiest core' }),
+      ], { min: 0, max: 100 }),
     ];
   }
 
@@ -219,7 +260,7 @@ export class ModelServerMetrics {
       metricName: metric.name,
       dimensionsMap,
       statistic,
-      unit: metric.unit === 'Milliseconds' ? cloudwatch.Unit.MILLISECONDS : cloudwatch.Unit.COUNT,
+      unit: UNITS[metric.unit],
       period: DEFAULT_PERIOD,
       ...options,
     });

@@ -8,6 +8,17 @@ if [ -x /usr/local/bin/neuron-monitor.sh ]; then
 fi
 # SageMaker starts the container as `<image> serve`; ECS/EC2 may pass nothing. Any other command runs as given.
 case "${1:-serve}" in
-  serve) exec python3 -m serving ;;
+  serve)
+    # NeuronCore utilization beside the server's own metrics: neuron-monitor's JSON turned into EMF lines on the
+    # same stdout (serving/neuron_monitor.py). Skipped where the image has no neuron-monitor, or with
+    # MODEL_SERVER_NEURON_MONITOR=off.
+    monitor="$(command -v neuron-monitor || true)"
+    if [ -z "$monitor" ] && [ -x /opt/aws/neuron/bin/neuron-monitor ]; then
+      monitor=/opt/aws/neuron/bin/neuron-monitor
+    fi
+    if [ -n "$monitor" ] && [ "${MODEL_SERVER_NEURON_MONITOR:-on}" != off ]; then
+      ( "$monitor" 2>/dev/null | python3 -m serving.neuron_monitor ) &
+    fi
+    exec python3 -m serving ;;
   *) exec "$@" ;;
 esac

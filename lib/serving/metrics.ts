@@ -10,7 +10,7 @@ export interface ModelServerMetricName {
   /** CloudWatch metric name. */
   readonly name: string;
   /** EMF/CloudWatch unit, spelled as CloudWatch spells it. */
-  readonly unit: 'Count' | 'Milliseconds';
+  readonly unit: 'Count' | 'Milliseconds' | 'Percent';
 }
 
 /** The dimension names of the server's metrics. */
@@ -19,6 +19,8 @@ export const MODEL_SERVER_DIMENSION = {
   service: 'Service',
   /** The worker index, `"0"`, `"1"`, ...: one worker per NeuronCore group, in the plan's process order. */
   worker: 'Worker',
+  /** The NeuronCore index on the instance, `"0"`, `"1"`, ... (neuron-monitor's numbering). */
+  neuronCore: 'NeuronCore',
 } as const;
 
 /**
@@ -58,4 +60,14 @@ export const MODEL_SERVER_SERVICE_COUNTERS = {
   deadlineExceeded: { name: 'DeadlineExceeded', unit: 'Count' },
   /** Worker processes that died while serving (each of their in-flight requests was answered 500 at once). */
   workerErrors: { name: 'WorkerErrors', unit: 'Count' },
+} as const satisfies Record<string, ModelServerMetricName>;
+
+/**
+ * From neuron-monitor, through `serving/neuron_monitor.py`, which the image's entrypoint runs beside the server when
+ * the image has neuron-monitor: one value per NeuronCore per neuron-monitor period, written with dimension sets
+ * `[Service]` (average: mean over the used cores) and `[Service, NeuronCore]`.
+ */
+export const MODEL_SERVER_NEURON_MONITOR_METRICS = {
+  /** Share of the period the NeuronCore was busy, in percent. */
+  neuronCoreUtilization: { name: 'NeuronCoreUtilization', unit: 'Percent' },
 } as const satisfies Record<string, ModelServerMetricName>;

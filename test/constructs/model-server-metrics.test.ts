@@ -6,14 +6,15 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { ModelServerMetrics } from '../../constructs/model-server-metrics';
 import { InputError } from '../../lib/errors';
 import {
+  MODEL_SERVER_NEURON_MONITOR_METRICS,
   MODEL_SERVER_SERVICE_COUNTERS,
   MODEL_SERVER_WORKER_COUNTERS,
   MODEL_SERVER_WORKER_SAMPLES,
 } from '../../lib/serving/metrics';
 
-/** `NAME = (("Metric", "Unit"), ...)` tuples of serving/metrics.py, read from the source so a rename there fails here. */
-function pythonMetricTuples(name: string): Array<[string, string]> {
-  const source = readFileSync(path.join(__dirname, '..', '..', 'serving', 'metrics.py'), 'utf8');
+/** `NAME = (("Metric", "Unit"), ...)` tuples of a serving/ module, read from the source so a rename there fails here. */
+function pythonMetricTuples(name: string, file = 'metrics.py'): Array<[string, string]> {
+  const source = readFileSync(path.join(__dirname, '..', '..', 'serving', file), 'utf8');
   const line = source.split('\n').find((l) => l.startsWith(`${name} = (`));
   if (line === undefined) {
     throw new Error(`serving/metrics.py no longer defines ${name}`);
@@ -37,6 +38,16 @@ describe('ModelServerMetrics names exactly what serving/metrics.py writes', () =
     const python = pythonMetricTuples(pythonName);
     expect(python.length).toBeGreaterThan(0);
     expect(Object.values(contract).map((m) => [m.name, m.unit]).sort()).toEqual([...python].sort());
+  });
+
+  test('GIVEN the neuron-monitor adapter THEN neuronCoreUtilization() reads its metric, by core', () => {
+    const python = pythonMetricTuples('METRICS', 'neuron_monitor.py');
+    expect(Object.values(MODEL_SERVER_NEURON_MONITOR_METRICS).map((m) => [m.name, m.unit])).toEqual(python);
+    const source = readFileSync(path.join(__dirname, '..', '..', 'serving', 'neuron_monitor.py'), 'utf8');
+    expect(source).toContain('"Dimensions": [["Service"], ["Service", "NeuronCore"]]');
+    expect(metrics.neuronCoreUtilization()).toMatchObject({ metricName: 'NeuronCoreUtilization', unit: 'Percent', statistic: 'Average' });
+    expect(metrics.neuronCoreUtilization({ core: 3 }).dimensions).toEqual({ Service: 'my-endpoint', NeuronCore: '3' });
+    expect(() => metrics.neuronCoreUtilization({ core: 1.5 })).toThrow(/core=1.5 must be a NeuronCore index/);
   });
 
   test('GIVEN the Python lines THEN workers write [Service] and [Service, Worker], the service line [Service] only', () => {
@@ -106,7 +117,7 @@ describe('ModelServerMetrics widgets on a dashboard', () => {
     // THEN
     const body = JSON.stringify(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
     for (const name of ['Requests', 'Inputs', 'Batches', 'QueueWait', 'DeviceTime', 'QueueFull', 'DeadlineExceeded',
-      'WorkerErrors', 'WorkerRestarts']) {
+      'WorkerErrors', 'WorkerRestarts', 'NeuronCoreUtilization']) {
       expect(body).toContain(`\\"${name}\\"`);
     }
     expect(body).toContain('\\"Worker\\",\\"1\\"');
