@@ -722,6 +722,35 @@ describe('the capacity proof', () => {
     expect(error.message).toContain('capacityProof.p99Max is needed without a plan');
   });
 
+  test('against a URL in a VPC, the workers run in the VPC too and the stack stays clean under cdk-nag', () => {
+    // GIVEN an internal load balancer URL reached from a VPC, with a capacity proof at a given rate and p99
+    function urlStack(checked: boolean): { app: App; stack: Stack; smoke: SmokeBenchmark } {
+      const app = new App();
+      const stack = new Stack(app, 'Serving', { env: ENV });
+      const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'private', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+      const smoke = new SmokeBenchmark(stack, 'Smoke', {
+        target: SmokeTarget.url('http://internal-alb.example.internal/', { vpc, fingerprint: 'v1' }),
+        request: REQUEST,
+        capacityProof: { rateRps: 1_000, p99Max: Duration.millis(50) },
+      });
+      if (checked) {
+        applyPolicyChecks(app);
+      }
+      return { app, stack, smoke };
+    }
+    const { stack, smoke } = urlStack(false);
+
+    // WHEN the stack is synthesized
+    const { hook, worker } = functionsOf(Template.fromStack(stack));
+
+    // THEN both functions sit in the VPC and the proof fans out over 3 workers
+    expect(hook.props.VpcConfig).toBeDefined();
+    expect(worker.props.VpcConfig.SubnetIds).toEqual(hook.props.VpcConfig.SubnetIds);
+    expect(smoke.capacity).toMatchObject({ rateRps: 1_000, workers: 3, thresholds: { p99MaxMs: 50, minRateRps: 950 } });
+    // AND neither function nor its role has a finding
+    expect(nagFindings(urlStack(true).smoke)).toEqual([]);
+  });
+
   test('is clean under cdk-nag', () => {
     const { app } = smokeStack({ plan: BERT_PLAN, capacityProof: {} });
     expect(nagFindings(app).filter((f) => !f.resourcePath.startsWith('Serving/Endpoint'))).toEqual([]);
