@@ -98,6 +98,12 @@ export interface ModelDataAssetOptions {
  */
 export abstract class ModelData {
   /**
+   * What a compiled artifact was compiled for (chip, cores per process, batch sizes), known at synth, so a hosting
+   * refuses a mismatch with its plan before it creates anything; undefined for data that is not a compile job's.
+   */
+  readonly compiledArtifact?: CompiledArtifactFacts;
+
+  /**
    * Files from a local directory, uploaded at deploy time to `<prefix><content hash>/`.
    *
    * A change of any file gives a new prefix, hence a new SageMaker Model and a proper blue/green update; the
@@ -211,8 +217,11 @@ class BucketModelData extends ModelData {
 }
 
 class CompiledModelData extends ModelData {
+  readonly compiledArtifact: CompiledArtifactFacts;
+
   constructor(private readonly job: NeuronCompileJob) {
     super();
+    this.compiledArtifact = job.artifact;
   }
 
   bind(scope: Construct, grantee: iam.IGrantable): ModelDataConfig {

@@ -11,6 +11,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
 import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../lib/catalog';
+import { compiledArtifactProblems } from '../lib/compile';
 import { InputError } from '../lib/errors';
 import { validateLayout } from '../lib/planner';
 import type { Plan } from '../lib/planner';
@@ -624,6 +625,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
     // Auto scaling bounds, checked before any resource exists.
     const scaling = this.resolveAutoScaling(props, layout, problems);
+    // A compiled artifact runs only on the chip, core group and batch it was compiled for.
+    if (props.plan && props.modelData?.compiledArtifact) {
+      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, `${this.node.path}: modelData`));
+    }
     InputError.throwIfAny(problems);
 
     // Role and the grants the model needs.
