@@ -94,7 +94,7 @@ export class EcsInferenceStack extends Stack {
     const source = props.imageRepositoryName === undefined
       ? this.repository
       : ecr.Repository.fromRepositoryName(this, 'ImageRepository', props.imageRepositoryName);
-    const image = props.image ?? ModelImage.fromRepository(source, props.imageDigest as string);
+    const image = props.image ?? ModelImage.fromRepository(source, props.imageDigest as string, { modelServer: true });
 
     this.service = new NeuronEcsService(this, 'Service', {
       plan: props.plan,

@@ -24,7 +24,8 @@ export interface InferenceStackProps extends StackProps {
   readonly image?: ModelImage;
 
   /**
-   * Digest of an image pushed to this stack's repository (`sha256:` and 64 hex digits).
+   * Digest of an image pushed to this stack's repository (`sha256:` and 64 hex digits): the model server image
+   * (built from `serving/`, e.g. the one `ModelImage.fromServer` builds, or FROM it), configured from the plan.
    *
    * @default - `image` is used
    */
@@ -83,7 +84,7 @@ export class InferenceStack extends Stack {
     }
 
     this.repository = new ModelImageRepository(this, 'Repository');
-    const image = props.image ?? ModelImage.fromRepository(this.repository, props.imageDigest as string);
+    const image = props.image ?? ModelImage.fromRepository(this.repository, props.imageDigest as string, { modelServer: true });
     const plan = props.plan;
 
     this.endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {

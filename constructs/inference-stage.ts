@@ -111,7 +111,7 @@ export class InferenceStage extends Stage {
     const name = props.inferenceStackName ?? 'Inference';
     const stackDescription = `${description}: ${env.plan.instanceCount} x ${env.plan.instanceType} for `
       + `${env.targets.throughputRps} requests/s at p99 ${env.targets.p99Ms} ms`;
-    const image = ModelImage.fromRepository(this.repository, props.imageDigest);
+    const image = ModelImage.fromRepository(this.repository, props.imageDigest, { modelServer: true });
     const smokeOptions: SmokeBenchmarkOptions = {
       ...props.smokeBenchmark,
       environmentName: env.name,

@@ -49,6 +49,27 @@ export interface NeuronDlcImageOptions {
 }
 
 /** Options of {@link ModelImage.fromServer}: the Neuron DLC the server image starts from. */
+/** Options of {@link ModelImage.fromRepository}. */
+export interface RepositoryImageOptions {
+  /**
+   * Whether the image runs the cdk-inferentia model server: an image built from `serving/` (or FROM one), pushed
+   * to your repository. Hosting constructs then render the server's environment from the plan and accept
+   * `batching` plans; otherwise they treat it as a stock Neuron DLC derivative (TorchServe through the SageMaker
+   * PyTorch toolkit).
+   *
+   * @default false
+   */
+  readonly modelServer?: boolean;
+
+  /**
+   * The Neuron SDK the image was built with (`2.31.1`), when you know it: hosting constructs derive the host AMI's
+   * Neuron driver from it.
+   *
+   * @default - unknown
+   */
+  readonly neuronSdkVersion?: string;
+}
+
 export interface ModelServerImageOptions {
   /**
    * The full tag of the Neuron DLC to build on, `{framework version}-{neuron|neuronx}-py{XY}-sdk{X.Y.Z}-{os}`: a
@@ -128,12 +149,21 @@ export abstract class ModelImage {
    *
    * @param repository the repository holding the image
    * @param digest `sha256:` and 64 hex digits; tags such as `latest` or `v1` are rejected, since they can move
-   * @throws InputError when `digest` is not a digest
+   * @param options what the image runs
+   * @throws InputError when `digest` is not a digest or `neuronSdkVersion` is not a version
    */
-  static fromRepository(repository: ecr.IRepository | ModelImageRepository, digest: string): ModelImage {
+  static fromRepository(repository: ecr.IRepository | ModelImageRepository, digest: string, options: RepositoryImageOptions = {}): ModelImage {
+    const problems: string[] = [];
     const problem = digestProblem('ModelImage.fromRepository(repository, digest)', digest);
-    InputError.throwIfAny(problem === undefined ? [] : [problem]);
-    return new RepositoryImage(repository, digest);
+    if (problem !== undefined) {
+      problems.push(problem);
+    }
+    if (options.neuronSdkVersion !== undefined && !/^\d+\.\d+\.\d+$/.test(options.neuronSdkVersion)) {
+      problems.push(`ModelImage.fromRepository: neuronSdkVersion=${JSON.stringify(options.neuronSdkVersion)} is not a `
+        + 'Neuron SDK version; pass it as X.Y.Z, e.g. "2.31.1"');
+    }
+    InputError.throwIfAny(problems);
+    return new RepositoryImage(repository, digest, options.modelServer ?? false, options.neuronSdkVersion);
   }
 
   /**
@@ -220,6 +250,12 @@ export abstract class ModelImage {
   readonly modelServer: boolean = false;
 
   /**
+   * Whether the image holds no model and serves the model data its hosting mounts at `/opt/ml/model` (the
+   * {@link fromServer} image): a hosting without model data must refuse it.
+   */
+  readonly needsModelData: boolean = false;
+
+  /**
    * The Neuron SDK the image was built with (`2.31.1`), when known: read from a Neuron DLC tag's `-sdkX.Y.Z-`.
    * Hosting constructs derive the host AMI (its Neuron driver) from it.
    */
@@ -236,7 +272,12 @@ export abstract class ModelImage {
 }
 
 class RepositoryImage extends ModelImage {
-  constructor(private readonly repository: ecr.IRepository | ModelImageRepository, private readonly digest: string) {
+  constructor(
+    private readonly repository: ecr.IRepository | ModelImageRepository,
+    private readonly digest: string,
+    readonly modelServer: boolean,
+    readonly neuronSdkVersion: string | undefined,
+  ) {
     super();
   }
 
@@ -288,6 +329,7 @@ class NeuronDlcImage extends ModelImage {
 class ModelServerImage extends ModelImage {
   readonly neuronSdkVersion?: string;
   readonly modelServer: boolean = true;
+  readonly needsModelData: boolean = true;
 
   constructor(private readonly tag: string, private readonly digest: string, private readonly directory: string) {
     super();

@@ -207,7 +207,7 @@ export interface NeuronEcsServiceProps {
  * @example
  * const service = new NeuronEcsService(this, 'Service', {
  *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'ec2' }),
- *   image: ModelImage.fromRepository(repository, 'sha256:...'),
+ *   image: ModelImage.fromRepository(repository, 'sha256:...', { modelServer: true }),
  * });
  * service.connections.allowDefaultPortFrom(clients);
  */
@@ -281,10 +281,15 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       problems.push(`availabilityZones=${JSON.stringify(props.availabilityZones)} names fewer than two zones; pass at `
         + 'least two, so an Availability Zone outage leaves instances serving');
     }
-    if (props.image.modelServer) {
+    if (props.image.needsModelData) {
       problems.push('image is ModelImage.fromServer(...), the model server without a model, and this service does not '
         + 'download one: build an image FROM it with the compiled model and its code/ in /opt/ml/model (docs/ecs.md), '
-        + 'push it, and pass ModelImage.fromRepository(repository, digest)');
+        + 'push it, and pass ModelImage.fromRepository(repository, digest, { modelServer: true })');
+    } else if (!props.image.modelServer) {
+      problems.push('image does not run the cdk-inferentia model server, which this service configures from the plan '
+        + '(workers, core groups, batching): build an image FROM ModelImage.fromServer\'s with the compiled model and '
+        + 'its code/ in /opt/ml/model (docs/ecs.md), push it, and pass ModelImage.fromRepository(repository, digest, '
+        + '{ modelServer: true })');
     }
     const scaling = layout ? this.resolveScaling(props, layout, problems) : undefined;
     const volumeGiB = layout ? rootVolumeGiB(props.rootVolumeSize, layout) : 0;

@@ -362,3 +362,23 @@ describe('ModelImage.fromServer refuses what it cannot build', () => {
       .toThrow(/fromServer: the stack Agnostic has no region at synth[\s\S]*env: \{ account, region \}/);
   });
 });
+
+describe('an image in your repository says what it runs', () => {
+  const stack = new Stack(new App(), 'Images', { env: { account: '111111111111', region: 'us-east-1' } });
+  const repository = new ModelImageRepository(stack, 'Repo');
+
+  test('GIVEN no options THEN it is a stock image that needs no model data and whose SDK is unknown', () => {
+    const image = ModelImage.fromRepository(repository, DIGEST);
+    expect([image.modelServer, image.needsModelData, image.neuronSdkVersion]).toEqual([false, false, undefined]);
+  });
+
+  test('GIVEN modelServer and neuronSdkVersion THEN hostings see a model server image of that SDK', () => {
+    const image = ModelImage.fromRepository(repository, DIGEST, { modelServer: true, neuronSdkVersion: '2.31.1' });
+    expect([image.modelServer, image.needsModelData, image.neuronSdkVersion]).toEqual([true, false, '2.31.1']);
+  });
+
+  test('GIVEN a neuronSdkVersion that is not X.Y.Z THEN it is refused with the expected form', () => {
+    expect(() => ModelImage.fromRepository(repository, DIGEST, { neuronSdkVersion: 'latest' }))
+      .toThrow(/neuronSdkVersion="latest" is not a Neuron SDK version; pass it as X.Y.Z/);
+  });
+});

@@ -79,7 +79,7 @@ function newStack(): Stack {
 }
 
 function image(stack: Stack): ModelImage {
-  return ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Images', 'bert'), DIGEST);
+  return ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Images', 'bert'), DIGEST, { modelServer: true });
 }
 
 function service(plan: Plan, props: Partial<NeuronEcsServiceProps> = {}): { stack: Stack; template: Template; construct: NeuronEcsService } {
@@ -429,5 +429,15 @@ describe('Refusals at synth', () => {
       image: ModelImage.fromServer({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }),
     }));
     expect(error.message).toContain('image is ModelImage.fromServer(...), the model server without a model');
+  });
+
+  test('GIVEN an image that does not run the model server WHEN the service is defined THEN it is refused with the flag to set', () => {
+    const stack = newStack();
+    const error = inputError(() => new NeuronEcsService(stack, 'Service', {
+      plan: ec2Plan(),
+      image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }),
+    }));
+    expect(error.message).toContain('image does not run the cdk-inferentia model server');
+    expect(error.message).toContain('{ modelServer: true }');
   });
 });
