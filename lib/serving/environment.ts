@@ -51,6 +51,14 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 55_000;
  */
 export const DEFAULT_QUEUED_BATCHES_PER_WORKER = 16;
 
+/**
+ * Floor of the default queue bound, in requests per worker. With batch 1, 16 batches is 16 requests per worker, and
+ * `npm run bench:serving` saw a host stall of a few ms at 943 requests/s answer nine 503s from a 32-request queue
+ * (docs/model-server-bench.md): a burst that short should wait, not fail. 64 one-input calls of a few ms each are
+ * still far inside the request deadline.
+ */
+export const MIN_QUEUED_REQUESTS_PER_WORKER = 64;
+
 /** How often metrics are written unless the caller says: fine enough for 1-minute CloudWatch periods. */
 export const DEFAULT_METRICS_INTERVAL_MS = 10_000;
 
@@ -72,7 +80,7 @@ export interface ModelServerPlan {
 export interface ModelServerOptions {
   /** @default DEFAULT_REQUEST_TIMEOUT_MS (55 s) */
   readonly requestTimeoutMs?: number;
-  /** @default DEFAULT_QUEUED_BATCHES_PER_WORKER x max batch size x workers */
+  /** @default DEFAULT_QUEUED_BATCHES_PER_WORKER x max batch size x workers, at least MIN_QUEUED_REQUESTS_PER_WORKER x workers */
   readonly maxQueuedRequests?: number;
   /** @default DEFAULT_METRICS_NAMESPACE */
   readonly metricsNamespace?: string;
@@ -99,7 +107,7 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
     [MODEL_SERVER_ENV.maxDelayMs]: `${plan.batching?.maxDelayMs ?? 0}`,
     [MODEL_SERVER_ENV.compiledBatchSize]: `${plan.batchSize}`,
     [MODEL_SERVER_ENV.visibleCores]: plan.visibleCores.join(CORE_GROUP_SEPARATOR),
-    [MODEL_SERVER_ENV.maxQueuedRequests]: `${options.maxQueuedRequests ?? DEFAULT_QUEUED_BATCHES_PER_WORKER * maxBatchSize * workers}`,
+    [MODEL_SERVER_ENV.maxQueuedRequests]: `${options.maxQueuedRequests ?? Math.max(DEFAULT_QUEUED_BATCHES_PER_WORKER * maxBatchSize, MIN_QUEUED_REQUESTS_PER_WORKER) * workers}`,
     [MODEL_SERVER_ENV.requestTimeoutMs]: `${options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.metricsNamespace]: options.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     [MODEL_SERVER_ENV.metricsService]: options.metricsService ?? 'model-server',

@@ -50,6 +50,11 @@ describe('the model server environment rendered from a plan', () => {
     expect(env[MODEL_SERVER_ENV.visibleCores]).toBe('0-1;2-3');
   });
 
+  test('GIVEN batch-1 workers THEN the default queue holds 64 requests per worker, not 16 batches of one', () => {
+    const env = modelServerEnvironment({ batching: null, batchSize: 1, visibleCores: ['0', '1'] });
+    expect(env[MODEL_SERVER_ENV.maxQueuedRequests]).toBe('128');
+  });
+
   test('GIVEN core groups written as lists THEN they pass through unchanged', () => {
     const env = modelServerEnvironment({ ...batchingPlan, visibleCores: ['51,52', '53'] });
     expect(env[MODEL_SERVER_ENV.visibleCores]).toBe('51,52;53');
