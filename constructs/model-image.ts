@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { Annotations, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
@@ -9,7 +10,7 @@ import { InputError } from '../lib/errors';
 import { ECR_PULL_ACTIONS, ModelImageRepository } from './model-image-repository';
 import { DIGEST_FIX, digestProblem } from './private/image-digest';
 import { domainSuffix } from './private/image-via-service';
-import { MODEL_SERVER_DIRECTORY } from './private/server-directory';
+import { MODEL_SERVER_DIRECTORY, stageServerWithHandler } from './private/server-directory';
 
 /** What a hosting construct needs from a bound {@link ModelImage}. */
 export interface ModelImageConfig {
@@ -85,6 +86,16 @@ export interface ModelServerImageOptions {
    * rebuild never picks up another Neuron runtime.
    */
   readonly digest: string;
+
+  /**
+   * A directory with your handler (`inference.py` with `model_fn`, `input_fn`, `predict_fn`, `output_fn`, and the
+   * modules it imports; a `requirements.txt` is installed at build), copied into the image. The model data then
+   * needs only the model, e.g. a `NeuronCompileJob`'s artifact, and the image digest pins the code with the
+   * server.
+   *
+   * @default - the handler comes with the model data, in `code/` (SageMaker's convention)
+   */
+  readonly handler?: string;
 }
 
 /**
@@ -238,8 +249,16 @@ export abstract class ModelImage {
       problems.push('ModelImage.fromServer: the model server sources (serving/Dockerfile) are not in this '
         + 'installation of cdk-inferentia; reinstall the package');
     }
+    if (options.handler !== undefined
+      && !(fs.existsSync(options.handler) && fs.readdirSync(options.handler).some((f) => f.endsWith('.py')))) {
+      problems.push(`ModelImage.fromServer: handler=${JSON.stringify(options.handler)} holds no Python handler module; `
+        + 'pass the directory with your inference.py (model_fn, input_fn, predict_fn, output_fn)');
+    }
     InputError.throwIfAny(problems);
-    return new ModelServerImage(options.tag, options.digest, MODEL_SERVER_DIRECTORY as string);
+    const directory = options.handler === undefined
+      ? MODEL_SERVER_DIRECTORY as string
+      : stageServerWithHandler(MODEL_SERVER_DIRECTORY as string, options.handler);
+    return new ModelServerImage(options.tag, options.digest, directory);
   }
 
   /**

@@ -22,6 +22,8 @@ METRICS_INTERVAL_MS = "MODEL_SERVER_METRICS_INTERVAL_MS"
 # SageMaker's container contract (not from the plan): port, model directory, handler module, default Accept.
 PORT = "SAGEMAKER_BIND_TO_PORT"
 MODEL_DIR = "MODEL_SERVER_MODEL_DIR"
+# Where the handler module lives when the image carries it (ModelImage.fromServer({ handler })) instead of the model data.
+CODE_DIR = "MODEL_SERVER_CODE_DIR"
 PROGRAM = "SAGEMAKER_PROGRAM"
 DEFAULT_ACCEPT = "SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT"
 
@@ -130,6 +132,7 @@ def load(environ=None) -> Config:
         metrics_interval_s=interval / 1000.0,
         port=port,
         model_dir=env.get(MODEL_DIR) or "/opt/ml/model",
+        code_dir=env.get(CODE_DIR) or None,
         program=env.get(PROGRAM) or "inference.py",
         default_accept=env.get(DEFAULT_ACCEPT) or "application/json",
     )

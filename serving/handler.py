@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import sys
+from typing import Optional
 
 UTF8_TYPES = ("application/json", "text/csv")
 
@@ -46,8 +47,9 @@ class Handler:
         self._output_fn = _with_context(getattr(module, "output_fn", None) or default_output_fn, 2)
 
     @classmethod
-    def load(cls, model_dir: str, program: str) -> "Handler":
-        code_dir = os.path.join(model_dir, "code")
+    def load(cls, model_dir: str, program: str, code_dir: Optional[str] = None) -> "Handler":
+        # SageMaker's place for the handler is <model dir>/code; an image that carries it names its own directory.
+        code_dir = code_dir or os.path.join(model_dir, "code")
         name = program[:-3] if program.endswith(".py") else program
         if not os.path.isfile(os.path.join(code_dir, f"{name}.py")):
             raise HandlerError(

@@ -31,7 +31,7 @@ def main():
     sock = socket.socket(fileno=int(sys.argv[sys.argv.index("--fd") + 1]))
     config = load()
     try:
-        handler = Handler.load(config.model_dir, config.program)
+        handler = Handler.load(config.model_dir, config.program, config.code_dir)
         model = handler.model_fn(config.model_dir)
     except BaseException:  # noqa: B902  any failure to load is reported, then the front end restarts the worker
         sock.sendall(protocol.encode((protocol.LOAD_FAILED, traceback.format_exc(limit=20))))

@@ -1,10 +1,15 @@
 """The handler contract: SageMaker's names, batches concatenated along the first axis, context argument optional."""
+import os
+import sys
+import tempfile
 import types
 import unittest
 
 import numpy
 
+from serving import config
 from serving.handler import Handler, HandlerError, concat
+from serving.tests.support import BASE_ENV
 
 
 def module(**functions):
@@ -58,3 +63,30 @@ class Conventions(unittest.TestCase):
     def test_the_default_input_fn_reads_json_inputs(self):
         handler = Handler(module(model_fn=lambda d: None))
         self.assertEqual(handler.input_fn(b'{"inputs": [1, 2]}', "application/json"), [1, 2])
+
+
+class HandlerLocationTest(unittest.TestCase):
+    def _write(self, directory, name, marker):
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, name), "w") as f:
+            f.write(f"def model_fn(model_dir):\n    return {marker!r}\n")
+
+    def test_the_handler_is_read_from_the_code_dir_the_image_names_not_from_the_model_data(self):
+        with tempfile.TemporaryDirectory() as root:
+            model_dir = os.path.join(root, "model")
+            self._write(os.path.join(model_dir, "code"), "located_in_model.py", "model data")
+            self._write(os.path.join(root, "image-code"), "located_in_image.py", "image")
+            handler = Handler.load(model_dir, "located_in_image.py", os.path.join(root, "image-code"))
+            self.assertEqual(handler.model_fn(model_dir), "image")
+            sys.modules.pop("located_in_image", None)
+
+    def test_without_a_code_dir_the_handler_is_read_from_model_dir_code_as_on_sagemaker(self):
+        with tempfile.TemporaryDirectory() as root:
+            self._write(os.path.join(root, "code"), "located_in_model_data.py", "model data")
+            handler = Handler.load(root, "located_in_model_data.py")
+            self.assertEqual(handler.model_fn(root), "model data")
+            sys.modules.pop("located_in_model_data", None)
+
+    def test_the_code_dir_comes_from_the_environment(self):
+        self.assertIsNone(config.load(dict(BASE_ENV)).code_dir)
+        self.assertEqual(config.load(dict(BASE_ENV, MODEL_SERVER_CODE_DIR="/opt/x")).code_dir, "/opt/x")

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
@@ -320,6 +321,48 @@ describe('ModelImage.fromServer builds serving/ on the Neuron DLC at deploy time
       'aws ecr get-login-password --region us-west-2 \\| docker login --username AWS --password-stdin '
       + '763104351884\\.dkr\\.ecr\\.us-west-2\\.amazonaws\\.com',
     ));
+  });
+});
+
+describe('ModelImage.fromServer with your handler carries the code, so the model data needs only the model', () => {
+  // GIVEN a handler directory with a module and its requirements
+  const handler = mkdtempSync(path.join(tmpdir(), 'handler-'));
+  writeFileSync(path.join(handler, 'inference.py'), 'def model_fn(model_dir):\n    return None\n');
+  writeFileSync(path.join(handler, 'requirements.txt'), 'transformers==4.44.0\n');
+  const app = new App();
+  const stack = newStack('us-west-2', app);
+  // WHEN
+  ModelImage.fromServer({ tag: NEURONX_TAG, digest: DIGEST, handler }).bind(stack, newRole(stack), NeuronInstanceType.INF2_XLARGE);
+  const assembly = app.synth();
+  const manifest = JSON.parse(readFileSync(path.join(assembly.directory, `${stack.artifactId}.assets.json`), 'utf8'));
+  const [asset] = Object.values(manifest.dockerImages) as Array<{ source: { directory: string } }>;
+  const staged = path.join(assembly.directory, asset.source.directory);
+
+  test('THEN the build context holds the server and the handler under handler/, without the server tests', () => {
+    expect(readdirSync(staged)).toEqual(expect.arrayContaining(['Dockerfile', 'frontend.py', 'handler']));
+    expect(readdirSync(staged)).not.toContain('tests');
+    expect(readdirSync(path.join(staged, 'handler')).sort()).toEqual(['inference.py', 'requirements.txt']);
+  });
+
+  test('THEN the Dockerfile copies it, installs its requirements and points the server at it', () => {
+    const dockerfile = readFileSync(path.join(staged, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('COPY handler/ /opt/cdk-inferentia/handler/');
+    expect(dockerfile).toContain('RUN python3 -m pip install --no-cache-dir -r /opt/cdk-inferentia/handler/requirements.txt');
+    expect(dockerfile).toContain('ENV MODEL_SERVER_CODE_DIR=/opt/cdk-inferentia/handler');
+  });
+
+  test('THEN the same sources stage to the same place, so the asset hash is stable', () => {
+    const again = new App();
+    const other = newStack('us-west-2', again);
+    ModelImage.fromServer({ tag: NEURONX_TAG, digest: DIGEST, handler }).bind(other, newRole(other), NeuronInstanceType.INF2_XLARGE);
+    const second = JSON.parse(readFileSync(path.join(again.synth().directory, `${other.artifactId}.assets.json`), 'utf8'));
+    expect(Object.keys(second.dockerImages)).toEqual(Object.keys(manifest.dockerImages));
+  });
+
+  test('GIVEN a handler directory without a Python module THEN fromServer refuses it naming the directory', () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'empty-'));
+    expect(() => ModelImage.fromServer({ tag: NEURONX_TAG, digest: DIGEST, handler: empty }))
+      .toThrow(/handler=".*empty-.*" holds no Python handler module/);
   });
 });
 
