@@ -20,6 +20,8 @@
 import * as path from 'path';
 import { Annotations, App } from 'aws-cdk-lib';
 import { Catalog, isAwsRegion, parsePriceFile } from '../lib/catalog';
+import { parseCompileSpec } from '../lib/compile';
+import type { CompileSpecInput } from '../lib/compile';
 import { DeployRefusal } from '../constructs/deploy-refusal';
 import { InferenceStack } from '../constructs/inference-stack';
 import { ModelImage } from '../constructs/model-image';
@@ -77,7 +79,17 @@ export const EXAMPLE_SMOKE_BENCHMARK: SmokeBenchmarkOptions = {
 export const EXAMPLE_STACK_NAME = 'BertBaseUncasedInference';
 
 /** The context keys the example reads. */
-export const CONTEXT_KEYS = ['account', 'region', 'imageDigest', 'prices', 'throughput', 'p99', 'peak', 'minInstances'] as const;
+export const CONTEXT_KEYS = ['account', 'region', 'imageDigest', 'prices', 'throughput', 'p99', 'peak', 'minInstances', 'modelSource'] as const;
+
+/** The compile spec the example compiles bert-base-uncased with in the deploy (docs/compile.md). */
+export const EXAMPLE_COMPILE_SPEC = path.join(__dirname, '..', 'examples', 'bert-base-uncased', 'compile-spec.json');
+
+/**
+ * Where the example's model comes from: `compile` (the default) compiles it in the deploy with a `NeuronCompileJob`
+ * and bakes the handler into the server image; `directory` serves `examples/bert-base-uncased/model` as you compiled
+ * it by hand (see its README).
+ */
+export const MODEL_SOURCES = ['compile', 'directory'] as const;
 
 /** A plain decimal: no hex (`0x10`), no exponent (`1e300`), no sign. */
 const DECIMAL = /^\d+(\.\d+)?$/;
@@ -134,6 +146,12 @@ export function buildApp(app: App = new App()): App {
     problems.push(`context region=${region}: no SageMaker prices for it (priced: ${priced}); fetch them with `
       + `\`npx cdk-inferentia catalog refresh --regions ${region} --out prices.json\` and pass -c prices=prices.json`);
   }
+  const modelSource = raw('modelSource') ?? 'compile';
+  if (!(MODEL_SOURCES as readonly unknown[]).includes(modelSource)) {
+    problems.push(`context modelSource=${JSON.stringify(modelSource)} is not one of ${MODEL_SOURCES.join(', ')}; pass `
+      + '-c modelSource=compile (compile in the deploy) or -c modelSource=directory (serve examples/bert-base-uncased/model)');
+  }
+  const compileSpec = modelSource === 'compile' ? readCompileSpec(problems) : undefined;
   InputError.throwIfAny(problems);
 
   const targets: PlanTargets = { throughputRps: throughputRps!, p99Ms: p99Ms!, peakThroughputRps: peak! };
@@ -146,9 +164,17 @@ export function buildApp(app: App = new App()): App {
       + `${throughputRps} rps (peak ${peak}) at p99 ${p99Ms} ms`,
     plan: planned,
     // The model server (serving/) built FROM the DLC by digest at deploy time; synth needs no Docker.
-    image: ModelImage.fromServer({ tag: EXAMPLE_DLC_TAG, digest: imageDigest }),
-    modelDataPath: EXAMPLE_MODEL_DATA,
-    requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
+    // Compiling in the deploy: the artifact holds the model and tokenizer, the image carries the handler.
+    ...(compileSpec
+      ? {
+        image: ModelImage.fromServer({ tag: EXAMPLE_DLC_TAG, digest: imageDigest, handler: path.join(EXAMPLE_MODEL_DATA, 'code') }),
+        compile: { spec: compileSpec },
+      }
+      : {
+        image: ModelImage.fromServer({ tag: EXAMPLE_DLC_TAG, digest: imageDigest }),
+        modelDataPath: EXAMPLE_MODEL_DATA,
+        requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
+      }),
     smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
   });
   if (account === PLACEHOLDER_ACCOUNT) {
@@ -185,6 +211,22 @@ export function buildApp(app: App = new App()): App {
 }
 
 /** The built-in catalog, with the `prices` file merged in when given; undefined (and a problem) when it is bad. */
+/** The example's compile spec, parsed; its problems join the others. */
+function readCompileSpec(problems: string[]): CompileSpecInput | undefined {
+  try {
+    const json = readJsonFile('compile spec', EXAMPLE_COMPILE_SPEC, '');
+    // Checked here with every other context problem; NeuronCompileJob parses the same JSON again.
+    parseCompileSpec(json, EXAMPLE_COMPILE_SPEC);
+    return json as CompileSpecInput;
+  } catch (e) {
+    if (e instanceof InputError) {
+      problems.push(...e.problems);
+      return undefined;
+    }
+    throw e;
+  }
+}
+
 function readCatalog(value: unknown, problems: string[]): Catalog | undefined {
   if (value === undefined) {
     return Catalog.builtIn();

@@ -1,12 +1,28 @@
-import { CfnOutput, Stack, StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
+import type { CompileSpecInput } from '../lib/compile';
 import { InputError } from '../lib/errors';
 import type { Plan } from '../lib/planner';
 import { ModelData } from './model-data';
 import { ModelImage } from './model-image';
 import { ModelImageRepository } from './model-image-repository';
+import { NeuronCompileJob } from './neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from './smoke-benchmark';
+
+/** How {@link InferenceStack} compiles its model in the deploy. */
+export interface InferenceCompileOptions {
+  /** The compile spec; its chip, cores per process and batch sizes must match the plan (checked at synth). */
+  readonly spec: CompileSpecInput;
+
+  /**
+   * VPC of the compile instance, with a route to S3 and, for a Hugging Face Hub source, to the internet.
+   *
+   * @default - a VPC of this stack: two Availability Zones, one NAT gateway, flow logs, an S3 gateway endpoint
+   */
+  readonly vpc?: ec2.IVpc;
+}
 
 /** Props of {@link InferenceStack}. */
 export interface InferenceStackProps extends StackProps {
@@ -35,7 +51,17 @@ export interface InferenceStackProps extends StackProps {
    * Directory with the model data (compiled model, tokenizer, `code/inference.py`), uploaded as an asset and
    * served uncompressed from S3.
    */
-  readonly modelDataPath: string;
+  readonly modelDataPath?: string;
+
+  /**
+   * Compile the model in the deploy instead: a `NeuronCompileJob` of this spec (docs/compile.md) runs on a compile
+   * instance before the endpoint is created, and the endpoint serves its artifact. Pass either `modelDataPath` or
+   * `compile`; with `compile`, the image must carry the handler (`ModelImage.fromServer({ handler })`), since the
+   * artifact holds only the model and its tokenizer.
+   *
+   * @default - the model data comes from `modelDataPath`
+   */
+  readonly compile?: InferenceCompileOptions;
 
   /**
    * Files in `modelDataPath` the model handler loads, relative to it, e.g. `['model.pt', 'tokenizer_config.json',
@@ -73,6 +99,8 @@ export class InferenceStack extends Stack {
   readonly repository: ModelImageRepository;
   /** The endpoint. */
   readonly endpoint: NeuronSageMakerEndpoint;
+  /** The compile job, when the stack compiles its model. */
+  readonly compileJob?: NeuronCompileJob;
 
   constructor(scope: Construct, id: string, props: InferenceStackProps) {
     super(scope, id, props);
@@ -83,14 +111,36 @@ export class InferenceStack extends Stack {
         : 'InferenceStack: both image and imageDigest are set; pass only one');
     }
 
+    if ((props.modelDataPath === undefined) === (props.compile === undefined)) {
+      throw new InputError(props.modelDataPath === undefined
+        ? 'InferenceStack: neither modelDataPath nor compile is set; pass the directory of your compiled model, or a '
+          + 'compile spec to compile it in the deploy (docs/compile.md)'
+        : 'InferenceStack: both modelDataPath and compile are set; pass only one');
+    }
+
     this.repository = new ModelImageRepository(this, 'Repository');
     const image = props.image ?? ModelImage.fromRepository(this.repository, props.imageDigest as string, { modelServer: true });
     const plan = props.plan;
 
+    let modelData: ModelData;
+    if (props.compile) {
+      const vpc = props.compile.vpc ?? new ec2.Vpc(this, 'CompileVpc', {
+        maxAzs: 2,
+        natGateways: 1,
+        // The compile host downloads from S3 through the gateway, not the NAT gateway's per-GB charge.
+        gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
+        flowLogs: { Rejected: { trafficType: ec2.FlowLogTrafficType.REJECT } },
+      });
+      this.compileJob = new NeuronCompileJob(this, 'Compile', { spec: props.compile.spec, plan, vpc });
+      modelData = ModelData.fromCompileJob(this.compileJob);
+    } else {
+      modelData = ModelData.fromAsset(props.modelDataPath as string, { requiredFiles: props.requiredModelFiles });
+    }
+
     this.endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
       plan,
       image,
-      modelData: ModelData.fromAsset(props.modelDataPath, { requiredFiles: props.requiredModelFiles }),
+      modelData,
       environment: {
         MODEL_BATCH_SIZE: `${plan.batchSize}`,
         MODEL_SEQUENCE_LENGTH: `${props.sequenceLength ?? 128}`,
@@ -110,6 +160,14 @@ export class InferenceStack extends Stack {
       description: 'What the planner chose and why it meets the targets',
       value: planSummary(plan),
     });
+  }
+
+  /**
+   * The region's first two zones, resolved by CloudFormation (`Fn::GetAZs`): with an explicit `env` the compile VPC
+   * would otherwise look its zones up at synth, which needs credentials.
+   */
+  override get availabilityZones(): string[] {
+    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
   }
 }
 

@@ -105,19 +105,17 @@ describe('The example app built from the cdk.json context', () => {
       '--repository-name pytorch-inference-neuronx --image-ids imageTag=2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04');
   });
 
-  test('makes CloudFormation refuse the deploy before any resource: placeholder digest, missing model files, and the '
-    + 'placeholder account when deployed there', () => {
+  test('makes CloudFormation refuse the deploy before any resource: placeholder digest, and the placeholder account '
+    + 'when deployed there (the model is compiled in the deploy, so no model file can be missing)', () => {
     // WHEN the synthesized template's Rules are evaluated as CloudFormation does at CreateChangeSet
     const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
     const inRealAccount = failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' });
     const inPlaceholder = failedRuleAssertions(template, { accountId: PLACEHOLDER_ACCOUNT, region: 'us-east-1' });
     // THEN
     expect(inRealAccount).toEqual([
-      expect.stringMatching(/^Model data .*examples\/bert-base-uncased\/model lacks model.pt, tokenizer_config.json, vocab.txt, which/),
       expect.stringContaining(`imageDigest is the placeholder ${PLACEHOLDER_IMAGE_DIGEST}, which names no image.`),
     ]);
     expect(inPlaceholder).toEqual([
-      expect.stringContaining('lacks model.pt'),
       expect.stringContaining(`account is the placeholder ${PLACEHOLDER_ACCOUNT}`),
       expect.stringContaining('imageDigest is the placeholder'),
     ]);
@@ -144,16 +142,30 @@ describe('The example app built from the cdk.json context', () => {
 });
 
 describe('The example app with a real account and image digest', () => {
-  test('neither warns about nor refuses placeholders; only the missing model files still refuse the deploy', () => {
+  test('compiles the model in the deploy, neither warns about nor refuses placeholders, and refuses nothing', () => {
     // GIVEN
     const app = new App({ context: { ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST } });
     // WHEN
     buildApp(app);
     const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
     // THEN
+    expect(Object.values(template.Resources).filter((r) => (r as { Type: string }).Type === 'Custom::NeuronCompileJob')).toHaveLength(1);
     expect(warnings(exampleStack(app)).filter((w) => w.includes('placeholder'))).toEqual([]);
+    expect(failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' })).toEqual([]);
+  });
+
+  test('GIVEN -c modelSource=directory THEN it serves examples/bert-base-uncased/model and refuses the deploy while model.pt is missing', () => {
+    const app = new App({ context: { ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST, modelSource: 'directory' } });
+    buildApp(app);
+    const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
+    expect(Object.values(template.Resources).filter((r) => (r as { Type: string }).Type === 'Custom::NeuronCompileJob')).toEqual([]);
     expect(failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' }))
-      .toEqual([expect.stringContaining('lacks model.pt')]);
+      .toEqual([expect.stringMatching(/^Model data .*examples\/bert-base-uncased\/model lacks model.pt, tokenizer_config.json, vocab.txt, which/)]);
+  });
+
+  test('GIVEN an unknown modelSource THEN the app stops naming the two choices', () => {
+    const app = new App({ context: { ...CDK_JSON.context, modelSource: 's3' } });
+    expect(() => buildApp(app)).toThrow(/context modelSource="s3" is not one of compile, directory/);
   });
 });
 

@@ -1,12 +1,15 @@
+import { readFileSync } from 'fs';
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { InferenceStack, planSummary } from '../../constructs/inference-stack';
 import { ModelImage } from '../../constructs/model-image';
+import { applyPolicyChecks } from '../../constructs/nag';
 import { InputError } from '../../lib/errors';
 import { plan } from '../../lib/planner';
 import type { Plan } from '../../lib/planner';
 import { requireProfile } from '../../lib/profiles';
+import { nagFindings } from '../support/nag';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const MODEL_DIR = path.join(__dirname, '..', '..', 'examples', 'bert-base-uncased', 'model');
@@ -146,5 +149,37 @@ describe('The plan summary', () => {
       + 'batch 8, stock serving; capacity 2736.2 requests/s for 2000 requests/s; predicted p99 9.1 ms for <= 10 ms; '
       + '$0.99/h, $722.70/month in us-east-1 '
       + '(price UNVERIFIED)');
+  });
+});
+
+describe('The inference stack can compile its model in the deploy', () => {
+  // GIVEN the example's plan, its compile spec, and the server image carrying the example's handler
+  const app = new App({ builtinCloudFormationValidation: false });
+  const examplePlanned = examplePlan();
+  const spec = JSON.parse(readFileSync(path.join(MODEL_DIR, '..', 'compile-spec.json'), 'utf8'));
+  applyPolicyChecks(app);
+  // WHEN
+  const stack = new InferenceStack(app, 'Compiled', {
+    env: ENV,
+    plan: examplePlanned,
+    image: ModelImage.fromServer({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST, handler: path.join(MODEL_DIR, 'code') }),
+    compile: { spec },
+  });
+  const template = Template.fromStack(stack);
+
+  test('THEN the compile job runs in the deploy and the endpoint serves its artifact prefix', () => {
+    expect(Object.keys(template.findResources('Custom::NeuronCompileJob'))).toHaveLength(1);
+    const model = Object.values(template.findResources('AWS::SageMaker::Model'))[0];
+    expect(JSON.stringify(model.Properties.PrimaryContainer.ModelDataSource)).toContain(`compiled/${stack.compileJob!.hash}/`);
+  });
+
+  test('THEN the stack, its compile VPC included, has no unacknowledged policy finding', () => {
+    expect(nagFindings(stack)).toEqual([]);
+  });
+
+  test('GIVEN both a model directory and a compile spec THEN the stack refuses with the choice to make', () => {
+    expect(() => new InferenceStack(new App(), 'Both', {
+      env: ENV, plan: examplePlanned, imageDigest: DIGEST, modelDataPath: MODEL_DIR, compile: { spec },
+    })).toThrow('InferenceStack: both modelDataPath and compile are set; pass only one');
   });
 });
