@@ -9,9 +9,12 @@
  * - `prices`: a price file (`cdk-inferentia catalog refresh --out prices.json`) for regions the built-in catalog
  *   does not price;
  * - `throughput` (requests/s, default 2000), `p99` (ms, default 10), `peak` (requests/s autoscaling reaches,
- *   default twice the throughput: 4000) and `minInstances` (default 2): the targets the plan meets.
+ *   default twice the throughput: 4000) and `minInstances` (default 2): the targets the plan meets;
+ * - `modelSource` (`compile`, the default: a `NeuronCompileJob` compiles the model in the deploy; `directory`: serve
+ *   `examples/bert-base-uncased/model` compiled by hand);
+ * - `ecsImageRepository` and `ecsImageDigest`: the image of the EC2 (ECS) stack, docs/ecs.md.
  *
- * Placeholders, and model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
+ * Placeholders, and (with `modelSource=directory`) model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
  * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
  *
  * With the `environments` context key (a config file, `examples/environments.json` in cdk.json), the app also adds
