@@ -64,10 +64,10 @@ export interface PlanOptions {
 
 /** Which hostings run each serving mode today, for messages and `--help`. */
 export const SERVING_SUPPORT: Readonly<Record<ServingMode, string>> = {
-  stock: 'any server that makes one device call per request: NeuronSageMakerEndpoint with a Neuron DLC, or your own container',
+  stock: 'any server that makes one device call per request: NeuronSageMakerEndpoint with a Neuron DLC or the model server, NeuronEcsService, or your own container',
   batching:
     'the cdk-inferentia model server (serving/), which closes a batch when full or maxDelayMs after its first request: ' +
-    'NeuronSageMakerEndpoint with ModelImage.fromServer',
+    'NeuronSageMakerEndpoint with ModelImage.fromServer, or NeuronEcsService',
 };
 
 /** How a batching plan combines requests, as the model server reads it. */

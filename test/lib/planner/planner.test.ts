@@ -137,7 +137,7 @@ describe('stock and batching serving of the same measurement', () => {
       parsePriceFile({ prices: [{ instanceType: 'inf2.xlarge', region: REGION, hosting: 'sagemaker', usdPerHour: 0.99 }] }, 't'),
     );
     const p = plan(onlyB8, { throughputRps: 500, p99Ms: 20 }, { region: REGION, hosting: 'sagemaker', serving: 'batching' }, sm);
-    expect(p.warnings.join('\n')).toMatch(/server batching needs .*NeuronSageMakerEndpoint with ModelImage\.fromServer \(a Neuron DLC's stock toolkit cannot run this plan\)/);
+    expect(p.warnings.join('\n')).toMatch(/server batching needs .*NeuronSageMakerEndpoint with ModelImage\.fromServer, or NeuronEcsService \(a Neuron DLC's stock toolkit cannot run this plan\)/);
   });
 });
 
