@@ -59,6 +59,7 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
       environment,
       application: config.application,
       imageDigest: digest,
+      ...(config.artifactHash !== undefined ? { artifactHash: config.artifactHash } : {}),
       modelDataPath: content.modelDataPath,
       requiredModelFiles: content.requiredModelFiles,
       smokeBenchmark: content.smokeBenchmark,

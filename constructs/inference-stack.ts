@@ -64,6 +64,15 @@ export interface InferenceStackProps extends StackProps {
   readonly compile?: InferenceCompileOptions;
 
   /**
+   * Model data that already exists, e.g. a compiled artifact promoted into this environment
+   * (`ModelData.fromBucket(bucket, 'compiled/<hash>/')`). Pass exactly one of `modelDataPath`, `compile` and
+   * `modelData`.
+   *
+   * @default - the model data comes from `modelDataPath` or `compile`
+   */
+  readonly modelData?: ModelData;
+
+  /**
    * Files in `modelDataPath` the model handler loads, relative to it, e.g. `['model.pt', 'tokenizer_config.json',
    * 'vocab.txt']`. A missing one warns at synth and makes CloudFormation refuse the deploy before anything is
    * created.
@@ -111,11 +120,12 @@ export class InferenceStack extends Stack {
         : 'InferenceStack: both image and imageDigest are set; pass only one');
     }
 
-    if ((props.modelDataPath === undefined) === (props.compile === undefined)) {
-      throw new InputError(props.modelDataPath === undefined
-        ? 'InferenceStack: neither modelDataPath nor compile is set; pass the directory of your compiled model, or a '
-          + 'compile spec to compile it in the deploy (docs/compile.md)'
-        : 'InferenceStack: both modelDataPath and compile are set; pass only one');
+    const sources = (['modelDataPath', 'compile', 'modelData'] as const).filter((key) => props[key] !== undefined);
+    if (sources.length !== 1) {
+      throw new InputError(sources.length === 0
+        ? 'InferenceStack: none of modelDataPath, compile and modelData is set; pass the directory of your compiled '
+          + 'model, a compile spec to compile it in the deploy (docs/compile.md), or existing model data'
+        : `InferenceStack: ${sources.join(' and ')} are set; pass only one`);
     }
 
     this.repository = new ModelImageRepository(this, 'Repository');
@@ -133,6 +143,8 @@ export class InferenceStack extends Stack {
       });
       this.compileJob = new NeuronCompileJob(this, 'Compile', { spec: props.compile.spec, plan, vpc });
       modelData = ModelData.fromCompileJob(this.compileJob);
+    } else if (props.modelData) {
+      modelData = props.modelData;
     } else {
       modelData = ModelData.fromAsset(props.modelDataPath as string, { requiredFiles: props.requiredModelFiles });
     }

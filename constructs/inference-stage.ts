@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Duration, Stack, Stage, StageProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { promotionRoleName } from '../lib/environments';
@@ -9,6 +10,7 @@ import { RECORD_PARAMETER_ROOT, deploymentParameterName } from '../lib/release';
 import type { DeploymentRecord } from '../lib/release';
 import { EcsInferenceStack } from './ecs-inference-stack';
 import { InferenceStack } from './inference-stack';
+import { ModelData } from './model-data';
 import { ModelImage } from './model-image';
 import { ModelImageRepository } from './model-image-repository';
 import { acknowledgeWildcards } from './private/wildcard-acknowledgement';
@@ -27,8 +29,20 @@ export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName
    */
   readonly imageDigest: string;
 
-  /** Directory with the model data (handler, tokenizer, compiled model), uploaded as an asset (SageMaker hosting only). */
+  /**
+   * Directory with the model data (handler, tokenizer, compiled model), uploaded as an asset (SageMaker hosting
+   * only). Not used when the environment has an `artifact` location and `artifactHash` is given: the stage then
+   * serves the promoted artifact.
+   */
   readonly modelDataPath: string;
+
+  /**
+   * Content hash of the compiled artifact to serve from the environment's `artifact` location,
+   * `<artifact.prefix><hash>/` (where `promote` copies it), so every environment serves the same artifact.
+   *
+   * @default - the model data comes from `modelDataPath`
+   */
+  readonly artifactHash?: string;
 
   /**
    * Files in `modelDataPath` the handler loads; a missing one makes CloudFormation refuse the deploy.
@@ -131,8 +145,9 @@ export class InferenceStage extends Stage {
         description: stackDescription,
         plan: env.plan,
         image,
-        modelDataPath: props.modelDataPath,
-        requiredModelFiles: props.requiredModelFiles,
+        ...(env.artifact !== undefined && props.artifactHash !== undefined
+          ? { modelData: promotedArtifact(this.releaseStack, env.artifact, props.artifactHash) }
+          : { modelDataPath: props.modelDataPath, requiredModelFiles: props.requiredModelFiles }),
         smokeBenchmark: smokeOptions,
       });
       const endpoint = sageMakerStack.endpoint;
@@ -262,4 +277,12 @@ export class InferenceStage extends Stage {
       + 'compile job, unknown at synth.');
     return role;
   }
+}
+
+/**
+ * The promoted artifact as model data: the environment's artifact bucket, imported by name (literal ARNs, so no
+ * cross-stack export), and the hash's prefix in it.
+ */
+function promotedArtifact(scope: Stack, artifact: { readonly bucket: string; readonly prefix: string }, hash: string): ModelData {
+  return ModelData.fromBucket(s3.Bucket.fromBucketName(scope, 'ArtifactBucket', artifact.bucket), `${artifact.prefix}${hash}/`);
 }

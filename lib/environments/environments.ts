@@ -76,6 +76,11 @@ export interface EnvironmentsConfig {
   readonly application: string;
   /** The image digest being rolled out, the same in every environment; undefined until one is built. */
   readonly imageDigest?: string;
+  /**
+   * Content hash of the compiled artifact being rolled out (`NeuronCompileJob.hash`, `cdk-inferentia compile`), the
+   * same in every environment: an environment with an `artifact` location serves `<artifact.prefix><hash>/`.
+   */
+  readonly artifactHash?: string;
   /** Where the pipeline runs (the `pipeline` field, else the first environment's account and region) and its source. */
   readonly pipeline: {
     readonly account: string;
@@ -144,6 +149,14 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
   if (input.imageDigest !== undefined && !IMAGE_DIGEST.test(input.imageDigest)) {
     problems.push(`${source}: imageDigest=${JSON.stringify(input.imageDigest)} is not "sha256:" and 64 lowercase hex `
       + 'digits; copy it from `aws ecr describe-images --query imageDetails[0].imageDigest` or remove it until an image is built');
+  }
+  if (input.artifactHash !== undefined && !/^[0-9a-f]{24}$/.test(input.artifactHash)) {
+    problems.push(`${source}: artifactHash=${JSON.stringify(input.artifactHash)} is not a compile hash (24 lowercase hex `
+      + 'digits); copy it from the compile job (`cdk-inferentia compile --spec FILE --json`, field hash)');
+  }
+  if (input.artifactHash !== undefined && input.environments.some((e) => e.artifact === undefined)) {
+    problems.push(`${source}: artifactHash is set but environment(s) ${input.environments.filter((e) => e.artifact === undefined)
+      .map((e) => `"${e.name}"`).join(', ')} have no artifact { bucket, prefix } to serve it from; give every environment one`);
   }
   const seen = new Set<string>();
   const environments: EnvironmentConfig[] = [];
@@ -257,6 +270,7 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
   return {
     application: input.application,
     ...(input.imageDigest !== undefined ? { imageDigest: input.imageDigest } : {}),
+    ...(input.artifactHash !== undefined ? { artifactHash: input.artifactHash } : {}),
     pipeline: {
       account: input.pipeline?.account ?? first.account,
       region: input.pipeline?.region ?? first.region,

@@ -88,6 +88,7 @@ export const environmentsInputSchema = z
     $schema: z.string().optional(),
     application: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be 1-40 lowercase letters, digits or "-" (e.g. "bert-base-uncased")'),
     imageDigest: z.string().optional(),
+    artifactHash: z.string().optional(),
     pipeline: z
       .object({
         account: z.string().regex(/^\d{12}$/, 'must be a 12-digit AWS account id as a string').optional(),

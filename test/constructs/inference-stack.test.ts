@@ -180,6 +180,6 @@ describe('The inference stack can compile its model in the deploy', () => {
   test('GIVEN both a model directory and a compile spec THEN the stack refuses with the choice to make', () => {
     expect(() => new InferenceStack(new App(), 'Both', {
       env: ENV, plan: examplePlanned, imageDigest: DIGEST, modelDataPath: MODEL_DIR, compile: { spec },
-    })).toThrow('InferenceStack: both modelDataPath and compile are set; pass only one');
+    })).toThrow('InferenceStack: modelDataPath and compile are set; pass only one');
   });
 });

@@ -113,3 +113,40 @@ describe('an InferenceStage of an ec2 environment serves from ECS', () => {
   });
 });
 
+
+describe('an environment with an artifact location serves the promoted artifact by its hash', () => {
+  // GIVEN a prod environment whose artifacts live in its own bucket, and the hash being rolled out
+  const HASH = '0123456789abcdef01234567';
+  const withArtifact = parseEnvironments({
+    application: 'bert',
+    imageDigest: DIGEST,
+    artifactHash: HASH,
+    environments: ['dev', 'prod'].map((name, i) => ({
+      name, account: `${i + 1}`.repeat(12), region: 'us-east-1', profile: 'bert-base-uncased',
+      targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances: 2 },
+      artifact: { bucket: `bert-artifacts-${name}`, prefix: 'compiled/' },
+    })),
+  }, { source: 'test' });
+  const app = new App();
+  const prodEnv = withArtifact.environments[1];
+  // WHEN
+  const stage = new InferenceStage(app, 'prod', {
+    environment: prodEnv, application: 'bert', imageDigest: DIGEST, artifactHash: withArtifact.artifactHash,
+    modelDataPath: MODEL_DIR, requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
+  });
+  const template = Template.fromStack(stage.inferenceStack);
+
+  test('THEN the SageMaker model reads compiled/<hash>/ in the environment\'s bucket, and no model asset is uploaded', () => {
+    const model = Object.values(template.findResources('AWS::SageMaker::Model'))[0];
+    expect(JSON.stringify(model.Properties.PrimaryContainer.ModelDataSource)).toContain(`bert-artifacts-prod/compiled/${HASH}/`);
+    expect(template.findResources('Custom::CDKBucketDeployment')).toEqual({});
+  });
+
+  test('GIVEN an artifactHash that is not a compile hash, or an environment without a location THEN the config names both', () => {
+    expect(() => parseEnvironments({
+      application: 'bert', artifactHash: 'latest',
+      environments: [{ name: 'dev', account: '111111111111', region: 'us-east-1', profile: 'bert-base-uncased',
+        targets: { throughputRps: 200, p99Ms: 10 } }],
+    }, { source: 'test' })).toThrow(/artifactHash="latest" is not a compile hash[\s\S]*environment\(s\) "dev" have no artifact/);
+  });
+});
