@@ -8,8 +8,8 @@ import { applyPolicyChecks } from '../../constructs/nag';
 import { assertArtifactMatchesPlan, CompileBackend, NeuronCompileJob, type NeuronCompileJobProps } from '../../constructs/neuron-compile-job';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog';
 import type { CompileSpecInput } from '../../lib/compile';
-import { InputError } from '../../lib/errors';
 import { nagFindings } from '../support/nag';
+import { problemsOf } from '../support/input-error';
 
 const SPEC: CompileSpecInput = {
   model: 'bert-base-uncased',
@@ -32,18 +32,6 @@ function stackWith(props: Partial<NeuronCompileJobProps> = {}, region = 'us-east
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: {} });
   const job = new NeuronCompileJob(stack, 'Compile', { spec: SPEC, vpc, ...props });
   return { app, stack, job, vpc };
-}
-
-function problemsOf(fn: () => unknown): readonly string[] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e.problems;
-    }
-    throw e;
-  }
-  return [];
 }
 
 describe('NeuronCompileJob is a custom resource that compiles on a DLAMI instance', () => {

@@ -5,9 +5,9 @@ import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { ModelImage } from '../../constructs/model-image';
 import { NeuronEcsService, NeuronEcsServiceProps } from '../../constructs/neuron-ecs-service';
 import { Catalog } from '../../lib/catalog';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { coreLayout } from '../../lib/planner';
+import { inputError } from '../support/input-error';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
@@ -86,18 +86,6 @@ function service(plan: Plan, props: Partial<NeuronEcsServiceProps> = {}): { stac
   const stack = newStack();
   const construct = new NeuronEcsService(stack, 'Service', { plan, image: image(stack), ...props });
   return { stack, template: Template.fromStack(stack), construct };
-}
-
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e;
-    }
-    throw e;
-  }
-  throw new Error('expected an InputError');
 }
 
 /** The fields of the rendered container definition these tests read. */

@@ -6,8 +6,8 @@ import { ModelImage } from '../../constructs/model-image';
 import { applyPolicyChecks } from '../../constructs/nag';
 import { NeuronSageMakerEndpoint, NeuronSageMakerEndpointProps } from '../../constructs/neuron-sagemaker-endpoint';
 import { NeuronInstanceType } from '../../lib/catalog';
-import { InputError } from '../../lib/errors';
 import { nagFindings } from '../support/nag';
+import { problemsOf } from '../support/input-error';
 
 /** What a first deploy needs from the endpoint: VPC permissions, a host AMI its image accepts, honest warnings. */
 
@@ -32,18 +32,6 @@ function endpoint(props: Partial<NeuronSageMakerEndpointProps> = {}, stack = new
 
 function amiOf(e: NeuronSageMakerEndpoint): unknown {
   return Stack.of(e).resolve(e.cfnEndpointConfig.productionVariants)[0].inferenceAmiVersion;
-}
-
-function problemsOf(fn: () => unknown): readonly string[] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e.problems;
-    }
-    throw e;
-  }
-  return [];
 }
 
 describe('An endpoint in a VPC with the default execution role', () => {

@@ -14,6 +14,7 @@ import { Catalog, NeuronInstanceType } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { nagFindings } from '../support/nag';
+import { inputError } from '../support/input-error';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const NEURONX_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
@@ -90,18 +91,6 @@ function bucketData(stack: Stack): ModelData {
 }
 
 /** The InputError a construct call throws, or fails the test. */
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e;
-    }
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
-
 function statements(template: Template): Record<string, unknown>[] {
   return Object.values(template.findResources('AWS::IAM::Policy'))
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
