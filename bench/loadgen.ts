@@ -13,7 +13,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { runBenchmark } from '../lib/bench';
+import { runBenchmark } from '../io/bench';
 
 const CONNECTIONS = 10;
 const DURATION_S = 10;

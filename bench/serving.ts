@@ -36,7 +36,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { request } from 'undici';
-import { runBenchmark } from '../lib/bench';
+import { runBenchmark } from '../io/bench';
 import type { BenchReport } from '../lib/bench';
 import { capacityRps, planReport, predictedP99Seconds, servingModel } from '../lib/planner';
 import type { Plan, PlanTargets, ServingMode, ServingModel } from '../lib/planner';
@@ -601,7 +601,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg();
   console.log(
-    `bench:serving: the model server (${PYTHON} -m serving) with a sleeping device stand-in, driven open-loop by lib/bench; ` +
+    `bench:serving: the model server (${PYTHON} -m serving) with a sleeping device stand-in, driven open-loop by io/bench; ` +
       `${os.availableParallelism()} cores; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}; ` +
       `steps of ${WARMUP_MS / 1000} s warm-up + ${seconds} s measured`,
   );

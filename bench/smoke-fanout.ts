@@ -17,7 +17,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { runBenchmark } from '../lib/bench';
+import { runBenchmark } from '../io/bench';
 import { PER_WORKER_RPS } from '../lib/smoke/capacity';
 
 const RATES = [200, 400, 800, 1200, 1600, 2000, 2400, 3200];

@@ -9,10 +9,10 @@
  * CloudFormation refuses the deploy.
  */
 import { Annotations, App, Stack } from 'aws-cdk-lib';
-import { DeployRefusal } from '../constructs/deploy-refusal';
-import { EcsInferenceStack } from '../constructs/ecs-inference-stack';
-import { digestProblem } from '../constructs/private/image-digest';
-import type { SmokeBenchmarkOptions } from '../constructs/smoke-benchmark';
+import { DeployRefusal } from '../constructs/proof/deploy-refusal';
+import { EcsInferenceStack } from '../constructs/ecs/ecs-inference-stack';
+import { digestProblem } from '../constructs/image/private/image-digest';
+import type { SmokeBenchmarkOptions } from '../constructs/proof/smoke-benchmark-props';
 import type { Catalog } from '../lib/catalog';
 import { InfeasibleError, InputError } from '../lib/errors';
 import { plan } from '../lib/planner';

@@ -6,10 +6,10 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as codecommit from 'aws-cdk-lib/aws-codecommit';
 import * as pipelines from 'aws-cdk-lib/pipelines';
-import { DeployRefusal } from '../constructs/deploy-refusal';
-import { InferenceStage } from '../constructs/inference-stage';
-import { PromotionPipeline } from '../constructs/promotion-pipeline';
-import type { SmokeBenchmarkOptions } from '../constructs/smoke-benchmark';
+import { DeployRefusal } from '../constructs/proof/deploy-refusal';
+import { InferenceStage } from '../constructs/release/inference-stage';
+import { PromotionPipeline } from '../constructs/release/promotion-pipeline';
+import type { SmokeBenchmarkOptions } from '../constructs/proof/smoke-benchmark-props';
 import type { EnvironmentsConfig } from '../lib/environments';
 import { ENVIRONMENTS_CONTEXT_KEY, loadEnvironments } from './environments';
 

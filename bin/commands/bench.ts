@@ -12,7 +12,6 @@ import {
   MAX_IN_FLIGHT,
   MAX_RATE_RPS,
   MAX_TIMER_MS,
-  runBenchmark,
   type AnswerCheck,
   type BenchOptions,
   type BenchProgress,
@@ -21,6 +20,7 @@ import {
   type StopCondition,
   type Thresholds,
 } from '../../lib/bench';
+import { runBenchmark } from '../../io/bench';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';

@@ -25,7 +25,7 @@ import {
   type CompileJobClients,
   type CompileJobConfig,
   type CompileJobState,
-} from '../../lib/compile/job';
+} from '../../io/compile/job';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
 import { once, onceParsed } from './once';

@@ -23,7 +23,7 @@ import {
   type PreflightClients,
   type PreflightReport,
   type PreflightTarget,
-} from '../../lib/preflight';
+} from '../../io/preflight/index';
 import { readJsonFile } from './files';
 import type { CliIo } from './io';
 import { once } from './once';

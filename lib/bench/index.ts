@@ -1,8 +1,10 @@
 /**
- * The load engine shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda.
+ * The load engine's pure parts, shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda: options and
+ * their validation, answer checks, error classification, statistics and reports. The engine itself, which sends
+ * requests, is `io/bench`.
  */
 export * from './types';
-export { runBenchmark, defaultMaxInFlight, DEFAULT_TIMEOUT_MS, type BenchDeps } from './engine';
+export { defaultMaxInFlight, DEFAULT_TIMEOUT_MS } from './in-flight';
 export {
   classifyError,
   errorKindForStatus,

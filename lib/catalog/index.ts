@@ -1,5 +1,5 @@
 /**
- * The Neuron instance catalog: hardware facts, hourly prices, price files and their refresh from AWS.
+ * The Neuron instance catalog: hardware facts, hourly prices and price files. Their refresh from AWS is `io/catalog`.
  */
 export * from './types';
 export { BUILT_IN_INSTANCES } from './instances';
@@ -10,5 +10,3 @@ export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMa
 export type { PriceFileInput } from './price-file';
 export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile, priceFileSchema } from './price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
-export type { RefreshOptions } from './refresh';
-export { refreshCatalog } from './refresh';

@@ -8,5 +8,6 @@ export * from './spec';
 export * from './hash';
 export * from './manifest';
 export * from './check';
+export * from './artifact';
 export * from './boot-script';
 export * from './host';

@@ -9,8 +9,6 @@
  */
 import { z } from 'zod';
 import { describeThreshold } from '../bench/errors';
-import { LatencyRecorder } from '../bench/latency';
-import { ServerTimingRecorder } from '../bench/server-timing';
 import type { BenchReport, ServerTimingReport, ThresholdResult } from '../bench/types';
 
 /**
@@ -177,55 +175,6 @@ export interface CapacityMeasurement {
   readonly achievedRps: number;
   readonly latencyMs: BenchReport['latencyMs'];
   readonly server?: ServerTimingReport;
-}
-
-/**
- * Merges the workers' results: counts add, the histograms are added exactly, and the achieved rate is all
- * successes over the longest measured phase (the workers run side by side, not one after another).
- *
- * @param failedWorkers workers that returned no result (their invocation failed): their share of the load was not
- *   applied, which the rate check then shows.
- */
-export function mergeWorkerResults(results: readonly LoadWorkerResult[], failedWorkers: Readonly<Record<string, string>> = {}): CapacityMeasurement {
-  const latency = new LatencyRecorder();
-  const server = new ServerTimingRecorder();
-  const errorsByKind: Record<string, number> = {};
-  const errorSamples: Record<string, string> = {};
-  let requests = 0;
-  let errors = 0;
-  let durationMs = 0;
-  for (const result of results) {
-    requests += result.requests;
-    errors += result.errors;
-    durationMs = Math.max(durationMs, result.durationMs);
-    for (const [kind, count] of Object.entries(result.errorsByKind)) {
-      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + count;
-    }
-    for (const [kind, sample] of Object.entries(result.errorSamples)) {
-      errorSamples[kind] ??= sample;
-    }
-    latency.addEncoded(result.encoded.latency);
-    if (result.encoded.server !== undefined) {
-      server.add(result.encoded.server);
-    }
-  }
-  const failed = Object.entries(failedWorkers);
-  if (failed.length > 0) {
-    errorsByKind['worker-failed'] = failed.length;
-    errorSamples['worker-failed'] = failed[0][1];
-  }
-  const serverReport = server.report();
-  return {
-    workersAnswered: results.length,
-    requests,
-    errors,
-    errorRate: requests > 0 ? errors / requests : 0,
-    errorsByKind,
-    errorSamples,
-    achievedRps: durationMs > 0 ? Math.round(((requests - errors) * 1000 * 100) / durationMs) / 100 : 0,
-    latencyMs: latency.percentiles(),
-    ...(serverReport !== undefined ? { server: serverReport } : {}),
-  };
 }
 
 /** A merged run judged against its limits. */

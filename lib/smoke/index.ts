@@ -4,5 +4,6 @@
  */
 export * from './budget';
 export * from './capacity';
+export * from './capacity-merge';
 export * from './config';
 export * from './metrics';

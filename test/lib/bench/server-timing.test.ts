@@ -1,4 +1,5 @@
-import { LatencyRecorder, parseServerTiming, runBenchmark, type BenchOptions } from '../../../lib/bench';
+import { runBenchmark } from '../../../io/bench';
+import { LatencyRecorder, parseServerTiming, type BenchOptions } from '../../../lib/bench';
 import { startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
 import { localSageMakerRuntimeClient } from '../../support/sagemaker-runtime-server';
 

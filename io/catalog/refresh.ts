@@ -4,12 +4,12 @@ import {
 } from '@aws-sdk/client-ec2';
 import { Filter, paginateGetProducts, PricingClient } from '@aws-sdk/client-pricing';
 import { z } from 'zod';
-import { AwsCallError } from '../aws-errors';
-import { InputError } from '../errors';
-import { Catalog, ec2Name, PriceFile, sageMakerName } from './catalog';
-import { NEURON_FAMILIES } from './instance-type';
-import { isAwsRegion } from './regions';
-import { CoreVersion, Hosting, HOSTINGS, InstanceSpec, Price } from './types';
+import { AwsCallError } from '../../lib/aws-errors';
+import { InputError } from '../../lib/errors';
+import { Catalog, ec2Name, PriceFile, sageMakerName } from '../../lib/catalog/catalog';
+import { NEURON_FAMILIES } from '../../lib/catalog/instance-type';
+import { isAwsRegion } from '../../lib/catalog/regions';
+import { CoreVersion, Hosting, HOSTINGS, InstanceSpec, Price } from '../../lib/catalog/types';
 
 /** What `refreshCatalog` reads and with which clients. */
 export interface RefreshOptions {

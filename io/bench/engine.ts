@@ -2,15 +2,16 @@
  * The load engine: drives a target in a closed or open loop and measures what it answers.
  */
 import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { compileAnswerCheck } from './answer';
-import { AwsCallError } from '../aws-errors';
-import { classifyError, errorKindForStatus, RequestTimeoutError, runFailures, type ErrorKind } from './errors';
-import { LatencyRecorder } from './latency';
-import { ServerTimingRecorder } from './server-timing';
+import { compileAnswerCheck } from '../../lib/bench/answer';
+import { AwsCallError } from '../../lib/aws-errors';
+import { classifyError, errorKindForStatus, RequestTimeoutError, runFailures, type ErrorKind } from '../../lib/bench/errors';
+import { LatencyRecorder } from '../../lib/bench/latency';
+import { ServerTimingRecorder } from '../../lib/bench/server-timing';
 import { openSender, type Sender } from './targets';
-import { evaluateThresholds } from './thresholds';
-import type { BenchOptions, BenchProgress, BenchReport } from './types';
-import { validateBenchOptions } from './validate';
+import { evaluateThresholds } from '../../lib/bench/thresholds';
+import type { BenchOptions, BenchProgress, BenchReport } from '../../lib/bench/types';
+import { validateBenchOptions } from '../../lib/bench/validate';
+import { DEFAULT_TIMEOUT_MS, defaultMaxInFlight } from '../../lib/bench/in-flight';
 
 /** What a run may be given instead of creating it. */
 export interface BenchDeps {
@@ -22,23 +23,6 @@ export interface BenchDeps {
    *   client keeps its own retry settings: set `maxAttempts: 1` so retries do not hide errors.
    */
   readonly sageMakerClient?: SageMakerRuntimeClient;
-}
-
-/** @see BenchOptions.timeoutMs */
-export const DEFAULT_TIMEOUT_MS = 10_000;
-
-/** Sockets a default open-loop in-flight cap may hold at most. */
-const MAX_DEFAULT_IN_FLIGHT = 1000;
-
-/**
- * The open-loop in-flight cap used when none is given.
- *
- * In-flight requests never exceed rate x timeout (each ends by its timeout), so the cap only bites when a slow
- * server would hold more than 10 s of arrivals, or more than 1000 sockets.
- */
-export function defaultMaxInFlight(rateRps: number, timeoutMs: number): number {
-  const worstCase = Math.ceil(Math.min(10 * rateRps, (rateRps * timeoutMs) / 1000));
-  return Math.min(MAX_DEFAULT_IN_FLIGHT, Math.max(1, worstCase));
 }
 
 /** The reason in-flight requests are aborted when the caller aborts the run: their outcome is not measured. */

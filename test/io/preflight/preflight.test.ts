@@ -5,7 +5,7 @@ import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clie
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { mockClient } from 'aws-sdk-client-mock';
-import { parseEcrImage, runPreflight, type CheckResult, type PreflightClients, type PreflightTarget } from '../../../lib/preflight';
+import { parseEcrImage, runPreflight, type CheckResult, type PreflightClients, type PreflightTarget } from '../../../io/preflight/index';
 
 const DLC = '763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference-neuronx@sha256:' + 'a'.repeat(64);
 const OWN = '123456789012.dkr.ecr.us-east-1.amazonaws.com/my-model@sha256:' + 'b'.repeat(64);

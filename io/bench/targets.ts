@@ -6,8 +6,8 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { Pool, type Dispatcher } from 'undici';
-import { SERVER_TIMING_HEADER } from './server-timing';
-import type { BenchTarget } from './types';
+import { SERVER_TIMING_HEADER } from '../../lib/bench/server-timing';
+import type { BenchTarget } from '../../lib/bench/types';
 
 /**
  * Called once per request: with the error, or with the status and (when asked for) the body.

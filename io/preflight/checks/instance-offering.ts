@@ -1,5 +1,5 @@
 import { paginateDescribeInstanceTypeOfferings, type _InstanceType } from '@aws-sdk/client-ec2';
-import { ec2Name } from '../../catalog/catalog';
+import { ec2Name } from '../../../lib/catalog/catalog';
 import { awsFailure } from './aws-failure';
 import type { Check } from '../types';
 

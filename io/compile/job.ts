@@ -26,10 +26,10 @@ import {
   type TargetDevice,
 } from '@aws-sdk/client-sagemaker';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { renderBootScript } from './boot-script';
-import { artifactPrefixOf } from './hash';
-import { failureSchema, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, parseManifest, type CompileFailure, type CompileManifest } from './manifest';
-import { CHIP_CORE_VERSION, type CompileSpec } from './spec';
+import { renderBootScript } from '../../lib/compile/boot-script';
+import { artifactPrefixOf } from '../../lib/compile/hash';
+import { failureSchema, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, parseManifest, type CompileFailure, type CompileManifest } from '../../lib/compile/manifest';
+import { CHIP_CORE_VERSION, type CompileSpec } from '../../lib/compile/spec';
 
 /** Tag naming the content hash on the compile instance, its volume and interface. */
 export const HASH_TAG = 'cdk-inferentia:compile-hash';

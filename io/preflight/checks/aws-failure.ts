@@ -1,4 +1,4 @@
-import { AwsCallError, awsProblemOf, describeAwsCause } from '../../aws-errors';
+import { AwsCallError, awsProblemOf, describeAwsCause } from '../../../lib/aws-errors';
 import type { CheckId, CheckResult } from '../types';
 
 /**

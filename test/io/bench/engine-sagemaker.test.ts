@@ -1,5 +1,6 @@
 import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { runBenchmark, type BenchOptions } from '../../../lib/bench';
+import { runBenchmark } from '../../../io/bench';
+import type { BenchOptions } from '../../../lib/bench';
 import {
   localSageMakerRuntimeClient,
   startSageMakerRuntimeServer,

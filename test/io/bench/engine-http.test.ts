@@ -1,4 +1,5 @@
-import { runBenchmark, type BenchOptions } from '../../../lib/bench';
+import { runBenchmark } from '../../../io/bench';
+import type { BenchOptions } from '../../../lib/bench';
 import { startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
 
 // Timers may fire up to about a millisecond early against performance.now() (libuv caches the loop time), so lower

@@ -4,7 +4,7 @@ import {
   type ServiceQuota,
   type ServiceQuotasClient,
 } from '@aws-sdk/client-service-quotas';
-import { ec2Name, sageMakerName } from '../../catalog/catalog';
+import { ec2Name, sageMakerName } from '../../../lib/catalog/catalog';
 import { awsFailure } from './aws-failure';
 import type { Check, PreflightTarget } from '../types';
 

@@ -4,11 +4,12 @@ import {
 } from '@aws-sdk/client-ec2';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { mockClient } from 'aws-sdk-client-mock';
-import { Catalog, parsePriceFile, refreshCatalog } from '../../../lib/catalog';
-import { parsePriceListItem, toInstanceSpec } from '../../../lib/catalog/refresh';
+import { refreshCatalog } from '../../../io/catalog';
+import { Catalog, parsePriceFile } from '../../../lib/catalog';
+import { parsePriceListItem, toInstanceSpec } from '../../../io/catalog/refresh';
 import { InputError } from '../../../lib/errors';
-import { INF1_XLARGE, INF2_8XLARGE, INF2_XLARGE, TRN1_2XLARGE, TRN2_48XLARGE } from './fixtures/ec2';
-import { fakeGetProducts, PRODUCTS } from './fixtures/price-list';
+import { INF1_XLARGE, INF2_8XLARGE, INF2_XLARGE, TRN1_2XLARGE, TRN2_48XLARGE } from '../../lib/catalog/fixtures/ec2';
+import { fakeGetProducts, PRODUCTS } from '../../lib/catalog/fixtures/price-list';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const TYPES = ['inf2.xlarge', 'inf2.8xlarge', 'trn1.2xlarge'];

@@ -2,8 +2,8 @@
  * Reads what preflight checks from a plan (`cdk-inferentia plan --json`) or a synthesized stack template.
  */
 import { z } from 'zod';
-import { isAwsRegion } from '../catalog/regions';
-import { InputError } from '../errors';
+import { isAwsRegion } from '../../lib/catalog/regions';
+import { InputError } from '../../lib/errors';
 import type { PreflightTarget } from './types';
 
 /**

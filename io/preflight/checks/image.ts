@@ -1,5 +1,5 @@
 import { BatchGetImageCommand, DescribeImagesCommand, type ECRClient } from '@aws-sdk/client-ecr';
-import { awsProblemOf } from '../../aws-errors';
+import { awsProblemOf } from '../../../lib/aws-errors';
 import { awsFailure } from './aws-failure';
 import type { Check, CheckResult } from '../types';
 

@@ -1,0 +1,5 @@
+/**
+ * The load engine: sends the requests (HTTP through undici, SageMaker through its runtime client) and measures what
+ * comes back, with the pure parts from `lib/bench`. Used by the `bench` CLI and the smoke-benchmark Lambdas.
+ */
+export { runBenchmark, type BenchDeps } from './engine';
