@@ -2,23 +2,30 @@
  * cdk-inferentia constructs: reuse them in your own CDK app.
  *
  * Plans come from `lib/planner` (`plan(profile, targets, options)`); constructs consume a `Plan` and never re-derive
- * sizing. Internals live in `constructs/private/` and are not exported.
+ * sizing. One folder per capability, each with its `index.ts`; a folder's `private/` and the shared `private/` hold
+ * internals, which are not exported. docs/architecture.md has the map. This barrel names the files, not the folders'
+ * indexes, so importing the package loads no module it does not use.
  */
-export * from './model-image-repository';
-export * from './model-image';
-export * from './model-server-metrics';
-export * from './model-data';
-export * from './neuron-compile-job';
-export * from './sagemaker-execution-role';
-export * from './endpoint-deployment';
-export * from './neuron-sagemaker-endpoint';
-export * from './smoke-benchmark';
-export * from './inference-stack';
-export * from './neuron-ecs-service';
-export * from './ecs-inference-stack';
-export * from './deploy-refusal';
-export * from './inference-stage';
-export * from './promotion-pipeline';
+export * from './image/model-image-repository';
+export * from './image/model-image';
+export * from './monitoring/model-server-metrics';
+export * from './model/model-data';
+export * from './compile/neuron-compile-job';
+export * from './sagemaker/sagemaker-execution-role';
+export * from './sagemaker/endpoint-deployment';
+export * from './sagemaker/endpoint-props';
+export * from './sagemaker/neuron-sagemaker-endpoint';
+export * from './sagemaker/inference-stack';
+export * from './proof/smoke-target';
+export * from './proof/smoke-benchmark-props';
+export * from './proof/smoke-thresholds';
+export * from './proof/smoke-benchmark';
+export * from './proof/deploy-refusal';
+export * from './ecs/ecs-service-props';
+export * from './ecs/neuron-ecs-service';
+export * from './ecs/ecs-inference-stack';
+export * from './release/inference-stage';
+export * from './release/promotion-pipeline';
 export * from './nag';
 export { NeuronInstanceType } from '../lib/catalog';
 export type { Plan, PlanTargets, PlanOptions } from '../lib/planner';

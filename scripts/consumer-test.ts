@@ -251,7 +251,18 @@ function checkAssembly(dir: string, outdir: string, template: Template): void {
   check(count('AWS::SNS::Topic') === 1, `${outdir}: expected the consumer's alarm topic, found ${count('AWS::SNS::Topic')}`);
   check(ids.some((id) => id.startsWith('Models') && template.Resources[id].Type === 'AWS::S3::Bucket'),
     `${outdir}: the consumer's Models bucket is missing`);
-  check(count('AWS::CloudWatch::CompositeAlarm') === 1, `${outdir}: the consumer's composite alarm is missing`);
+  // Every rollback alarm pages the consumer's topic, and the consumer's own alarm rolls a deployment back too.
+  const alarms = ids.filter((id) => template.Resources[id].Type === 'AWS::CloudWatch::Alarm');
+  const ownAlarm = alarms.find((id) => id.startsWith('SearchErrors'));
+  check(ownAlarm !== undefined, `${outdir}: the consumer's own alarm SearchErrors is missing`);
+  const rollback = JSON.stringify(Object.values(template.Resources)
+    .find((r) => r.Type === 'AWS::SageMaker::Endpoint')?.Properties?.DeploymentConfig ?? {});
+  check(rollback.includes(`"Ref":"${ownAlarm}"`),
+    `${outdir}: the consumer's alarm ${ownAlarm} is not among the endpoint's rollback alarms: ${rollback}`);
+  const paged = alarms.filter((id) => id !== ownAlarm && JSON.stringify(template.Resources[id].Properties?.AlarmActions ?? [])
+    .includes('Alarms'));
+  check(paged.length === alarms.length - 1,
+    `${outdir}: ${alarms.length - 1 - paged.length} of the endpoint's rollback alarms do not page the consumer's topic`);
 
   // The smoke benchmark's code is the handler bundle shipped in the package, not a bundle made here.
   const shipped = fs.readFileSync(path.join(dir, 'node_modules', 'cdk-inferentia', 'dist', 'handlers',
@@ -315,7 +326,21 @@ function checkPlainNode(dir: string): void {
     + "plan(requireProfile('bert-base-uncased'), { throughputRps: 100, p99Ms: 10 }, { region: 'us-east-1', hosting: 'ec2' });"
     + "const cdk = Object.keys(require.cache).filter((f) => f.includes('/node_modules/aws-cdk-lib/'));"
     + "if (cdk.length > 0) { console.error('cdk-inferentia/planner loaded ' + cdk[0]); process.exit(1); }"], dir);
+
+  // What importing costs a script or an app (issue budgets; `npm run bench:import` prints the same with times): the
+  // planner loads no AWS SDK or HTTP client, the root no SDK client and at most ROOT_MODULE_BUDGET modules.
+  const loaded = (entry: string): string[] => JSON.parse(run('node', ['-e',
+    `require(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(require.cache)))`], dir)) as string[];
+  const edge = (files: string[]) => files.filter((f) => /\/node_modules\/(@aws-sdk\/|undici\/)/.test(f));
+  const planner = loaded('cdk-inferentia/planner');
+  check(edge(planner).length === 0, `cdk-inferentia/planner loaded ${edge(planner).slice(0, 3).join(', ')}`);
+  const root = loaded('cdk-inferentia');
+  check(edge(root).length === 0, `cdk-inferentia loaded ${edge(root).slice(0, 3).join(', ')}`);
+  check(root.length <= ROOT_MODULE_BUDGET, `cdk-inferentia loaded ${root.length} modules, over ${ROOT_MODULE_BUDGET}`);
 }
+
+/** Modules `require('cdk-inferentia')` may load, its own and its dependencies' (aws-cdk-lib, zod, cdk-nag). */
+const ROOT_MODULE_BUDGET = 300;
 
 function main(): void {
   const started = Date.now();

@@ -1,5 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type { AwsSolutionsChecks as AwsSolutionsChecksType } from 'cdk-nag/lib/packs/aws-solutions';
 import { NeuronChecks } from './neuron-checks';
 
 /** Options for {@link applyPolicyChecks}. */
@@ -33,5 +33,8 @@ export function applyPolicyChecks(app: App, props: PolicyChecksProps = {}): void
   }
   appsWithChecks.add(app);
   const packProps = { verbose: props.verbose ?? true };
+  // Loaded here, not on import: the pack and its rules are about 300 modules an app that never calls this skips.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { AwsSolutionsChecks } = require('cdk-nag/lib/packs/aws-solutions') as { AwsSolutionsChecks: typeof AwsSolutionsChecksType };
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, packProps), new NeuronChecks(app, packProps));
 }

@@ -1,5 +1,8 @@
 import { CfnResource } from 'aws-cdk-lib';
-import { NagMessageLevel, NagPack, NagPackProps, NagRuleResult } from 'cdk-nag';
+// cdk-nag's modules, not its root: the root loads every pack and rule (about 300 modules) on import, and this file is
+// loaded by every app that imports the package root, whether or not it applies the checks.
+import { NagPack, NagPackProps } from 'cdk-nag/lib/nag-pack';
+import { NagMessageLevel, type NagRuleResult } from 'cdk-nag/lib/nag-rules';
 import { IConstruct } from 'constructs';
 import {
   NeuronEcrImmutableTags,

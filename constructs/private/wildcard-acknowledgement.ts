@@ -1,6 +1,6 @@
 import { Aspects, CfnResource, Validations } from 'aws-cdk-lib';
 import type { IAspect } from 'aws-cdk-lib';
-import { rules } from 'cdk-nag';
+import IAMNoWildcardPermissions from 'cdk-nag/lib/rules/iam/IAMNoWildcardPermissions';
 import type { IConstruct } from 'constructs';
 
 /**
@@ -23,7 +23,7 @@ class WildcardAcknowledgement implements IAspect {
     if (!CfnResource.isCfnResource(node) || !['AWS::IAM::Policy', 'AWS::IAM::Role', 'AWS::IAM::ManagedPolicy'].includes(node.cfnResourceType)) {
       return;
     }
-    const findings = rules.iam.IAMNoWildcardPermissions(node);
+    const findings = IAMNoWildcardPermissions(node);
     if (!Array.isArray(findings)) {
       return;
     }

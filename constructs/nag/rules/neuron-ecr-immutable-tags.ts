@@ -1,5 +1,5 @@
 import { CfnResource } from 'aws-cdk-lib';
-import { NagRuleCompliance } from 'cdk-nag';
+import { NagRuleCompliance } from 'cdk-nag/lib/nag-rules';
 import { cfnList, renderedProperties } from '../private/cfn-properties';
 
 /**

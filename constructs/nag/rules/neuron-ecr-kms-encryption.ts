@@ -1,5 +1,5 @@
 import { CfnResource } from 'aws-cdk-lib';
-import { NagRuleCompliance } from 'cdk-nag';
+import { NagRuleCompliance } from 'cdk-nag/lib/nag-rules';
 import { isIntrinsic, isRecord, renderedProperties } from '../private/cfn-properties';
 
 /** Encryption types that put images under a KMS key (`AES256`, the default, does not). */

@@ -1,5 +1,5 @@
 import { CfnResource, Stack } from 'aws-cdk-lib';
-import { NagRuleCompliance } from 'cdk-nag';
+import { NagRuleCompliance } from 'cdk-nag/lib/nag-rules';
 import { isRecord, renderedProperties } from '../private/cfn-properties';
 import { classifyImageReference, imageUriParts } from '../private/image-reference';
 import { modelContainers } from '../private/sagemaker';

@@ -1,0 +1,62 @@
+import { Token } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { CompileSpec } from '../../../lib/compile';
+import type { NeuronFunction } from '../../private/neuron-function';
+import { acknowledgeWildcards } from '../../private/wildcard-acknowledgement';
+
+/**
+ * Regions where SageMaker Neo compiles for each Neuron target (SageMaker API reference, `OutputConfig.TargetDevice`:
+ * `ml_inf2` only in us-east-2, `ml_trn1` only in us-east-1). `undefined`: no documented restriction.
+ */
+const NEO_REGIONS: Readonly<Record<CompileSpec['chip'], readonly string[] | undefined>> = {
+  inf1: undefined,
+  inf2: ['us-east-2'],
+  trn1: ['us-east-1'],
+};
+
+/** PyTorch versions Neo supports for `ml_inf1` (SageMaker developer guide, "Neo supported cloud"). */
+const NEO_INF1_PYTORCH = ['1.7', '1.8', '1.9'];
+
+/** Why the Neo backend cannot compile this spec in this region, one sentence each. */
+export function neoProblems(where: string, spec: CompileSpec, neo: { modelS3Uri: string; frameworkVersion: string }, region: string): string[] {
+  const problems: string[] = [];
+  const regions = NEO_REGIONS[spec.chip];
+  if (regions !== undefined && !Token.isUnresolved(region) && !regions.includes(region)) {
+    problems.push(`${where}: SageMaker Neo compiles for ml_${spec.chip} only in ${regions.join(', ')}, the stack is in ${region}; `
+      + 'deploy the compile to that region or use CompileBackend.instance()');
+  }
+  if (spec.chip === 'inf1' && !NEO_INF1_PYTORCH.includes(neo.frameworkVersion)) {
+    problems.push(`${where}: frameworkVersion=${neo.frameworkVersion}: Neo compiles PyTorch ${NEO_INF1_PYTORCH.join(', ')} for `
+      + 'ml_inf1; trace with one of them or use CompileBackend.instance()');
+  }
+  if (spec.batchSizes.length !== 1) {
+    problems.push(`${where}: Neo compiles one input shape; batchSizes=[${spec.batchSizes.join(', ')}] needs one job per batch size `
+      + 'or CompileBackend.instance()');
+  }
+  if (!('s3Uri' in spec.source) || spec.source.format !== 'torchscript') {
+    problems.push(`${where}: Neo compiles a TorchScript model.tar.gz from S3; set source to { "s3Uri": ..., "format": "torchscript" } `
+      + 'and pass it as modelS3Uri');
+  }
+  if (!neo.modelS3Uri.endsWith('.tar.gz')) {
+    problems.push(`${where}: modelS3Uri=${neo.modelS3Uri} must name a .tar.gz, the only input Neo reads`);
+  }
+  return problems;
+}
+
+/**
+ * Acknowledges the wildcard findings (cdk-nag AwsSolutions-IAM5) of the compile job's own roles, each with what it
+ * covers: the compile host's writes under this artifact's prefix and the CDK asset grant of the script; the handlers'
+ * EC2 calls on resources that do not exist yet (limited by tag conditions) and the reads of manifests under the prefix.
+ */
+export function acknowledgeCompileFindings(role: iam.Role, handlers: readonly NeuronFunction[], artifactPrefix: string): void {
+  acknowledgeWildcards(role, `Object wildcards under this artifact's own prefix (${artifactPrefix}*: one object per compiled `
+    + 'file, named by the compile) and the grants L2 methods make for them (bucket.grantPut, the CDK asset grantRead of the '
+    + 'compile script, KMS data keys for the bucket key): CDK does not narrow their action wildcards.');
+  for (const fn of handlers) {
+    acknowledgeWildcards(fn.serviceRole, 'ec2:DescribeInstances and ec2:DescribeImages support no resource-level permission; '
+      + 'RunInstances, CreateTags and TerminateInstances act on instances, volumes and interfaces that do not exist yet and are '
+      + 'limited by tag conditions to this job; RunInstances reads the public DLAMI image and the job\'s subnets; the bucket '
+      + 'grant (grantRead) reads manifests and failure records of every hash under the job\'s prefix, since a Delete after an '
+      + 'Update names the old hash.');
+  }
+}

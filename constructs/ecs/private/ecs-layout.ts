@@ -1,0 +1,172 @@
+import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog';
+import type { Plan } from '../../../lib/planner';
+import { validateLayout } from '../../../lib/planner';
+
+/*
+ * What NeuronEcsService derives from a plan, and every check of the plan against the ECS hosting, as pure
+ * functions: the construct reads the result and never re-derives sizing.
+ */
+
+/**
+ * Why Inf1 is refused on ECS, in one sentence a user reads.
+ *
+ * The only ECS-optimized AMI that loads the Inf1 driver is the Amazon Linux 2 Neuron AMI (`.../amazon-linux-2/inf/`),
+ * and it reached end of life on 2026-06-30 with Amazon Linux 2 (Amazon ECS Developer Guide, "Amazon ECS-optimized Linux
+ * AMIs"). The Amazon Linux 2023 Neuron AMI ships the current Neuron driver, and drivers after 2.24 do not support Inf1
+ * (Neuron announcement "Correction: Neuron Driver support for Inf1 - version 2.24"); Neuron 2.27 ended Inf1 support.
+ */
+export const INF1_REFUSAL = 'the ECS-optimized Amazon Linux 2023 Neuron AMI ships a Neuron driver newer than 2.24, '
+  + 'the last that supports Inf1, and the Amazon Linux 2 Neuron AMI that did reached end of life on 2026-06-30';
+
+/** Families the ECS-optimized Amazon Linux 2023 Neuron AMI runs (Inferentia2 and Trainium). */
+export const ECS_NEURON_AMI_FAMILIES: readonly string[] = ['inf2', 'trn1', 'trn1n', 'trn2', 'trn2u', 'trn3'];
+
+/** Memory the front end (the asyncio HTTP process and its queue) needs besides the model workers, in MiB. */
+const FRONT_END_MIB = 1024;
+
+/**
+ * Share of the instance's memory a task may reserve: the ECS agent registers the instance's memory minus what the
+ * operating system uses, so a reservation of 100 % would never be placed.
+ */
+export const MAX_RESERVATION_SHARE = 0.9;
+
+/** What the service deploys, read from the plan. */
+export interface EcsLayout {
+  readonly instanceType: NeuronInstanceType;
+  /** Tasks (one per instance) at the target throughput: the desired count and the scaling minimum. */
+  readonly instanceCount: number;
+  /** Tasks at the peak target: the scaling maximum. */
+  readonly maxInstanceCount: number;
+  readonly processesPerInstance: number;
+  readonly coresPerProcess: number;
+  /** Every `/dev/neuronN` of the instance, in order. */
+  readonly devices: readonly string[];
+  /** `NEURON_RT_VISIBLE_CORES` of each worker, from the plan. */
+  readonly visibleCores: readonly string[];
+  /** Memory the task reserves on its instance, in MiB. */
+  readonly memoryReservationMiB: number;
+  /** Requests per second one instance takes at the target throughput: the target tracking value. */
+  readonly plannedRpsPerInstance: number;
+  /** Model size bound in GiB (device and host memory of one process), for disk and start-up time. */
+  readonly modelGiB: number;
+}
+
+/** Every `/dev/neuronN` of an instance with `chips` Neuron devices. */
+export function neuronDevices(chips: number): string[] {
+  return Array.from({ length: chips }, (_, i) => `/dev/neuron${i}`);
+}
+
+/**
+ * Memory the task reserves: each worker's host memory from the plan plus the front end, in MiB. Only a reservation
+ * (a soft limit): ECS places the task where this much is free, and the server may use more if the host has it.
+ */
+export function memoryReservationMiB(plan: Pick<Plan, 'processesPerInstance' | 'hostMemoryGiB'>): number {
+  return Math.ceil(plan.processesPerInstance * plan.hostMemoryGiB * 1024) + FRONT_END_MIB;
+}
+
+/**
+ * The layout of `plan` on ECS, or undefined after recording every problem in `problems`.
+ *
+ * @param stackRegion the stack's region, or undefined when environment-agnostic
+ */
+export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, problems: string[]): EcsLayout | undefined {
+  if (plan.hosting !== 'ec2') {
+    problems.push(`plan.hosting=${JSON.stringify(plan.hosting)}: the plan was made for SageMaker (ml. instance names, `
+      + "SageMaker prices); re-plan with { hosting: 'ec2' } (cdk-inferentia plan --hosting ec2)");
+  }
+  if (plan.instanceType.startsWith('ml.')) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is a SageMaker instance type; re-plan with `
+      + "{ hosting: 'ec2' }");
+  }
+  if (stackRegion !== undefined && plan.region !== stackRegion) {
+    problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
+      + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
+  }
+  let type: NeuronInstanceType | undefined;
+  const family = ec2Name(plan.instanceType).split('.')[0];
+  if (!NEURON_FAMILIES.includes(family)) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a Neuron instance type (families `
+      + `${NEURON_FAMILIES.join(', ')}); re-plan: the planner only picks Neuron instances`);
+  } else if (family === 'inf1') {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: Inf1 cannot run on ECS here: ${INF1_REFUSAL}. `
+      + 'Re-plan on Inferentia2 (cdk-inferentia plan --hosting ec2 --instance-types inf2.xlarge,inf2.8xlarge,'
+      + 'inf2.24xlarge,inf2.48xlarge), or host the Inf1 plan on SageMaker (NeuronSageMakerEndpoint)');
+  } else if (!ECS_NEURON_AMI_FAMILIES.includes(family)) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: the ECS-optimized Neuron AMI does not list `
+      + `the ${family} family (it runs ${ECS_NEURON_AMI_FAMILIES.join(', ')}); re-plan on one of those`);
+  } else {
+    try {
+      type = NeuronInstanceType.of(ec2Name(plan.instanceType), plan.instance);
+    } catch (e) {
+      problems.push(`plan.instanceType: ${(e as Error).message}`);
+    }
+  }
+  if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
+    problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
+  }
+  if (!Number.isInteger(plan.maxInstanceCount) || plan.maxInstanceCount < plan.instanceCount) {
+    problems.push(`plan.maxInstanceCount=${plan.maxInstanceCount} must be a whole number of at least `
+      + `plan.instanceCount=${plan.instanceCount}; re-plan`);
+  }
+  if (!(plan.capacityPerInstanceRps > 0)) {
+    problems.push(`plan.capacityPerInstanceRps=${plan.capacityPerInstanceRps} must be above 0; re-plan`);
+  }
+  if (type === undefined) {
+    return undefined;
+  }
+  const before = problems.length;
+  problems.push(...validateLayout(type.spec, plan.coresPerProcess, plan.processesPerInstance).map((p) => `plan: ${p}`));
+  problems.push(...coreProblems(plan, type));
+  const memory = memoryReservationMiB(plan);
+  const available = Math.floor(type.spec.memoryGiB * 1024 * MAX_RESERVATION_SHARE);
+  if (memory > available) {
+    problems.push(`plan: ${plan.processesPerInstance} workers x ${plan.hostMemoryGiB} GiB host memory plus `
+      + `${FRONT_END_MIB} MiB for the front end need ${memory} MiB, more than the ${available} MiB a task can reserve on `
+      + `${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % usable by tasks); re-plan with `
+      + 'fewer processes per instance (--processes) or a larger instance');
+  }
+  if (problems.length > before) {
+    return undefined;
+  }
+  return {
+    instanceType: type,
+    instanceCount: plan.instanceCount,
+    maxInstanceCount: plan.maxInstanceCount,
+    processesPerInstance: plan.processesPerInstance,
+    coresPerProcess: plan.coresPerProcess,
+    devices: neuronDevices(type.spec.chips),
+    visibleCores: plan.visibleCores,
+    memoryReservationMiB: memory,
+    plannedRpsPerInstance: plan.targets.throughputRps / plan.instanceCount,
+    modelGiB: Math.max(plan.deviceMemoryGiB, plan.hostMemoryGiB),
+  };
+}
+
+/**
+ * The plan's worker layout against the instance: one core group per process, each core on the instance, and each
+ * device a group touches present. Devices are all mapped, so global core numbers hold inside the container.
+ */
+function coreProblems(plan: Plan, type: NeuronInstanceType): string[] {
+  const problems: string[] = [];
+  if (plan.visibleCores.length !== plan.processesPerInstance) {
+    problems.push(`plan.visibleCores has ${plan.visibleCores.length} groups for plan.processesPerInstance=`
+      + `${plan.processesPerInstance}; one group per process is needed: re-plan`);
+  }
+  const chips = type.spec.chips;
+  for (const process of plan.processes) {
+    const outside = process.cores.filter((c) => !Number.isInteger(c) || c < 0 || c >= type.neuronCores);
+    if (outside.length > 0) {
+      problems.push(`plan.processes[${process.index}] uses NeuronCore(s) ${outside.join(', ')} but ${type.name} has `
+        + `cores 0-${type.neuronCores - 1}; re-plan for ${type.name}`);
+    }
+    const missing = process.devices.filter((d) => {
+      const n = Number(/^\/dev\/neuron(\d+)$/.exec(d)?.[1] ?? NaN);
+      return !(n >= 0 && n < chips);
+    });
+    if (missing.length > 0) {
+      problems.push(`plan.processes[${process.index}] needs ${missing.join(', ')} but ${type.name} has `
+        + `${neuronDevices(chips).join(', ')}; re-plan for ${type.name}`);
+    }
+  }
+  return problems;
+}

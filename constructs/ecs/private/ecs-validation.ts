@@ -1,0 +1,144 @@
+/**
+ * The service's props checked before any resource exists: every problem is collected, then thrown once, and what
+ * the constructor builds from is returned resolved.
+ */
+import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { InputError } from '../../../lib/errors';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../../../lib/serving';
+import { defaultStartupTimeoutSeconds } from '../../private/endpoint-sizing';
+import { MODEL_SERVER_PORT, NeuronEcsServiceProps } from '../ecs-service-props';
+import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './ecs-capacity';
+import { EcsLayout, ecsLayoutFromPlan } from './ecs-layout';
+
+/** What the constructor builds from, all checked. */
+export interface ResolvedService {
+  readonly layout: EcsLayout;
+  readonly ports: { readonly listener: number; readonly container: number };
+  readonly scaling?: { readonly requestsPerMinute: number; readonly scaleInCooldown: Duration; readonly scaleOutCooldown: Duration };
+  readonly volumeGiB: number;
+  readonly graceSeconds: number;
+  readonly requestTimeoutMs: number;
+  readonly metricsNamespace: string;
+  readonly metricsService: string;
+  readonly serverEnvironment: Record<string, string>;
+}
+
+/** Checks every prop against the plan and the hosting; throws one InputError naming each problem. */
+export function resolveService(scope: Construct, props: NeuronEcsServiceProps): ResolvedService {
+  const problems: string[] = [];
+  const stack = Stack.of(scope);
+  const layout = ecsLayoutFromPlan(props.plan, Token.isUnresolved(stack.region) ? undefined : stack.region, problems);
+  const ports = resolvePorts(props, problems);
+  if (props.vpc === undefined && props.vpcSubnets !== undefined) {
+    problems.push('vpcSubnets is set without vpc; pass the vpc the subnets belong to, or remove vpcSubnets');
+  }
+  if (props.vpc !== undefined && props.availabilityZones !== undefined) {
+    problems.push('availabilityZones is set with vpc; it only shapes the VPC this construct defines: choose '
+      + 'zones with vpcSubnets instead');
+  }
+  if (props.availabilityZones !== undefined && props.availabilityZones.length < 2) {
+    problems.push(`availabilityZones=${JSON.stringify(props.availabilityZones)} names fewer than two zones; pass at `
+      + 'least two, so an Availability Zone outage leaves instances serving');
+  }
+  if (props.image.needsModelData) {
+    problems.push('image is ModelImage.fromServer(...), the model server without a model, and this service does not '
+      + 'download one: build an image FROM it with the compiled model and its code/ in /opt/ml/model (docs/ecs.md), '
+      + 'push it, and pass ModelImage.fromRepository(repository, digest, { modelServer: true })');
+  } else if (!props.image.modelServer) {
+    problems.push('image does not run the cdk-inferentia model server, which this service configures from the plan '
+      + '(workers, core groups, batching): build an image FROM ModelImage.fromServer\'s with the compiled model and '
+      + 'its code/ in /opt/ml/model (docs/ecs.md), push it, and pass ModelImage.fromRepository(repository, digest, '
+      + '{ modelServer: true })');
+  }
+  const scaling = layout ? resolveScaling(props, layout, problems) : undefined;
+  const volumeGiB = layout ? rootVolumeGiB(props.rootVolumeSize, layout) : 0;
+  if (props.rootVolumeSize !== undefined && !Token.isUnresolved(volumeGiB)
+    && (!Number.isInteger(volumeGiB) || volumeGiB < ROOT_VOLUME_MIN_GIB || volumeGiB > ROOT_VOLUME_MAX_GIB)) {
+    problems.push(`rootVolumeSize=${volumeGiB} GiB must be a whole number from ${ROOT_VOLUME_MIN_GIB} to `
+      + `${ROOT_VOLUME_MAX_GIB} GiB: the Neuron image, the model and the next deploy's image share it; pass e.g. `
+      + 'Size.gibibytes(200)');
+  }
+  const graceSeconds = props.healthCheckGracePeriod?.toSeconds()
+    ?? (layout ? defaultStartupTimeoutSeconds({ ...layout, batchSize: 1, deviceMemoryGiB: layout.modelGiB }) : 0);
+  if (props.healthCheckGracePeriod !== undefined && !Token.isUnresolved(graceSeconds) && graceSeconds < 60) {
+    problems.push(`healthCheckGracePeriod=${props.healthCheckGracePeriod.toHumanString()} is shorter than a minute; `
+      + 'a Neuron worker loads its compiled model before /ping answers 200: pass at least Duration.minutes(5)');
+  }
+  const requestTimeoutMs = props.requestTimeout?.toMilliseconds() ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+  // A synth-time value, so dashboards and ModelServerMetrics can name the dimension.
+  const metricsService = Names.uniqueResourceName(scope, { maxLength: 128, separator: '-' });
+  let serverEnvironment: Record<string, string> = {};
+  try {
+    serverEnvironment = modelServerEnvironment(props.plan, {
+      requestTimeoutMs,
+      metricsNamespace,
+      metricsService,
+    });
+  } catch (e) {
+    if (!(e instanceof InputError)) {
+      throw e;
+    }
+    problems.push(...e.problems.map((p) => `plan or model server options: ${p}`));
+  }
+  InputError.throwIfAny(problems);
+  if (layout === undefined || ports === undefined) {
+    throw new InputError('NeuronEcsService: no layout');
+  }
+  return {
+    layout, ports, scaling, volumeGiB, graceSeconds, requestTimeoutMs, metricsNamespace, metricsService, serverEnvironment,
+  };
+}
+
+function resolvePorts(props: NeuronEcsServiceProps, problems: string[]): { listener: number; container: number } | undefined {
+  const before = problems.length;
+  if (props.internetFacing && props.certificate === undefined) {
+    problems.push('internetFacing=true without certificate: a public load balancer must not serve plain HTTP; pass '
+      + 'certificate (an ACM certificate for domainName), or leave internetFacing unset for an internal one');
+  }
+  if (props.domainName !== undefined && props.certificate === undefined) {
+    problems.push(`domainName=${JSON.stringify(props.domainName)} is set without certificate; it names the host the `
+      + 'certificate covers: pass certificate too, or remove domainName');
+  }
+  if (props.certificate !== undefined && props.smokeBenchmark !== undefined && props.domainName === undefined) {
+    problems.push('certificate and smokeBenchmark are set without domainName: the benchmark verifies TLS, and the '
+      + 'certificate does not cover the load balancer\'s own DNS name; pass domainName (the host the certificate '
+      + 'covers, pointing at the load balancer)');
+  }
+  const listener = props.listenerPort ?? (props.certificate ? 443 : 80);
+  const container = props.containerPort ?? MODEL_SERVER_PORT;
+  for (const [name, value] of [['listenerPort', listener], ['containerPort', container]] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > 65535) {
+      problems.push(`${name}=${value} is not a TCP port; pass a whole number from 1 to 65535`);
+    }
+  }
+  if (props.certificate !== undefined && listener === 80) {
+    problems.push('listenerPort=80 with certificate: port 80 carries the HTTP-to-HTTPS redirect; use 443 or '
+      + 'another port for HTTPS');
+  }
+  return problems.length > before ? undefined : { listener, container };
+}
+
+function resolveScaling(props: NeuronEcsServiceProps, layout: EcsLayout, problems: string[]):
+{ requestsPerMinute: number; scaleInCooldown: Duration; scaleOutCooldown: Duration } | undefined {
+  const o = props.autoScaling ?? {};
+  if (o.enabled === false || layout.maxInstanceCount === layout.instanceCount) {
+    return undefined;
+  }
+  let rps = layout.plannedRpsPerInstance;
+  if (o.targetUtilization !== undefined) {
+    if (!(o.targetUtilization > 0 && o.targetUtilization <= 1)) {
+      problems.push(`autoScaling.targetUtilization=${o.targetUtilization} must be in (0, 1], e.g. 0.7 for 70 % of `
+        + 'one instance\'s capacity');
+      return undefined;
+    }
+    rps = props.plan.capacityPerInstanceRps * o.targetUtilization;
+  }
+  // ALBRequestCountPerTarget is a sum per minute.
+  return {
+    requestsPerMinute: Math.max(1, Math.floor(rps * 60)),
+    scaleInCooldown: o.scaleInCooldown ?? Duration.minutes(10),
+    scaleOutCooldown: o.scaleOutCooldown ?? Duration.minutes(5),
+  };
+}

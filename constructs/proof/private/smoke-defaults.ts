@@ -1,0 +1,47 @@
+/** The smoke benchmark's defaults and limits, shared by the construct and its prop checks. */
+import { Duration } from 'aws-cdk-lib';
+
+
+/**
+ * The longest function timeout a smoke run may have.
+ *
+ * The Trigger provider Lambda (aws-cdk-lib `TriggerProvider`, a CustomResourceProvider) has a fixed 15-minute
+ * timeout, retries the invoke on AccessDeniedException for up to 60 s while IAM propagates (12 x 5 s), and must
+ * answer CloudFormation after our function returns. If the provider itself times out, CloudFormation waits an hour
+ * for an answer (aws-cdk#2126). 13 minutes for our function plus a 30 s invoke margin leaves it that time.
+ */
+export const MAX_SMOKE_TIMEOUT = Duration.minutes(13);
+
+/** How much longer the Trigger waits on the invoke than the function may run, so the function's own answer wins. */
+export const INVOKE_MARGIN = Duration.seconds(30);
+
+/**
+ * What the Trigger provider adds to the invoke: up to 60 s of AccessDeniedException retries while IAM propagates,
+ * then answering CloudFormation.
+ */
+export const PROVIDER_OVERHEAD = Duration.seconds(90);
+
+/** How much longer a load worker may run than its run and return need: a cold start of the bundled handler. */
+export const WORKER_TIMEOUT_MARGIN = Duration.seconds(30);
+
+export const DEFAULT_CAPACITY_DURATION = Duration.seconds(60);
+export const DEFAULT_CAPACITY_WARMUP = Duration.seconds(10);
+export const DEFAULT_CAPACITY_RATE_SHARE = 0.95;
+
+/** Lambda's limit on the total size of a function's environment variables (keys and values). */
+export const LAMBDA_ENVIRONMENT_BYTES = 4096;
+
+/** What a value known only at deploy time (endpoint name, bucket, stack ARN, URL) may add to the environment. */
+export const TOKEN_VALUE_BYTES = 256;
+
+export const DEFAULT_METRIC_NAMESPACE = 'CdkInferentia/SmokeBenchmark';
+export const DEFAULT_REPORT_PREFIX = 'smoke-benchmarks';
+export const DEFAULT_ERROR_RATE = 0.01;
+export const DEFAULT_THROUGHPUT_SHARE = 0.5;
+export const DEFAULT_DURATION = Duration.seconds(30);
+export const DEFAULT_WARMUP = Duration.seconds(5);
+export const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(10);
+export const DEFAULT_CONCURRENCY_WITHOUT_PLAN = 4;
+export const MAX_DEFAULT_CONCURRENCY = 32;
+export const REPORT_PREFIX = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+export const TARGET_NAME = /^[A-Za-z0-9._-]{1,128}$/;

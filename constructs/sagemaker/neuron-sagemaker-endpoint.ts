@@ -1,0 +1,476 @@
+import {
+  Annotations, Arn, ArnFormat, Aws, Fn, IResolvable, Lazy, Names, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
+} from 'aws-cdk-lib';
+import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
+import { Construct, IDependable } from 'constructs';
+import { NeuronInstanceType } from '../../lib/catalog';
+import { compiledArtifactProblems } from '../../lib/compile';
+import { InputError } from '../../lib/errors';
+import type { Plan } from '../../lib/planner';
+import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
+import { ModelServerMetrics } from '../monitoring/model-server-metrics';
+import { stableHash } from '../private/endpoint-fingerprint';
+import { hasLocalStorageOnly } from '../private/endpoint-layout';
+import {
+  defaultDownloadTimeoutSeconds,
+  defaultStartupTimeoutSeconds,
+  defaultVolumeSizeGiB,
+  VOLUME_MAX_GIB,
+  VOLUME_MIN_GIB,
+} from '../private/endpoint-sizing';
+import { SmokeBenchmark } from '../proof/smoke-benchmark';
+import { SmokeTarget } from '../proof/smoke-target';
+import { EndpointDeployment } from './endpoint-deployment';
+import {
+  DEFAULT_VARIANT_NAME,
+  INeuronSageMakerEndpoint,
+  NeuronSageMakerEndpointAttributes,
+  NeuronSageMakerEndpointProps,
+} from './endpoint-props';
+import { EndpointBase } from './private/endpoint-base';
+import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
+import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess } from './private/endpoint-monitoring';
+import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
+import { chooseHostImage } from './private/neuron-host';
+import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+
+/**
+ * A SageMaker real-time endpoint on Inferentia or Trainium, sized by a plan, secure and guarded by default.
+ *
+ * Defines the Model, EndpointConfig (with CloudFormation-generated names, so any change replaces them cleanly) and
+ * Endpoint; a KMS key for the storage volume (inf1/inf2); the endpoint's log group with retention; 5XX and p99
+ * latency alarms that roll a deployment back; and Application Auto Scaling between the plan's minimum and peak
+ * instance counts. The model server gets one TorchServe worker per planned process, each owning its NeuronCores.
+ *
+ * Stateful children and their construct ids are a contract: `Resource` (the endpoint), `Key`, `LogGroup`.
+ *
+ * @example
+ * const endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
+ *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker' }),
+ *   image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest }),
+ *   modelData: ModelData.fromAsset('examples/bert-base-uncased/model'),
+ * });
+ * endpoint.grantInvoke(client);
+ *
+ * @see https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints.html
+ */
+export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnectable {
+  /** An endpoint defined elsewhere, by name; its variant is assumed to be `AllTraffic`. */
+  static fromEndpointName(scope: Construct, id: string, endpointName: string): INeuronSageMakerEndpoint {
+    return NeuronSageMakerEndpoint.fromEndpointAttributes(scope, id, { endpointName });
+  }
+
+  /**
+   * An endpoint defined elsewhere, by ARN; its variant is assumed to be `AllTraffic`.
+   *
+   * The name is read from the ARN, which SageMaker writes in lower case: for an endpoint whose name has capitals,
+   * use {@link fromEndpointAttributes} with the name as created, or its metrics find no data.
+   */
+  static fromEndpointArn(scope: Construct, id: string, endpointArn: string): INeuronSageMakerEndpoint {
+    const endpointName = Arn.split(endpointArn, ArnFormat.SLASH_RESOURCE_NAME).resourceName as string;
+    return NeuronSageMakerEndpoint.fromEndpointAttributes(scope, id, { endpointName, endpointArn });
+  }
+
+  /** An endpoint defined elsewhere, by name and, when it is not `AllTraffic`, the variant its metrics describe. */
+  static fromEndpointAttributes(scope: Construct, id: string, attrs: NeuronSageMakerEndpointAttributes):
+  INeuronSageMakerEndpoint {
+    const { endpointName, endpointArn } = attrs;
+    class Import extends EndpointBase {
+      readonly endpointName = endpointName;
+      readonly variantName = attrs.variantName ?? DEFAULT_VARIANT_NAME;
+      readonly endpointArn = endpointArn ?? Stack.of(scope).formatArn({
+        service: 'sagemaker',
+        resource: 'endpoint',
+        // SageMaker reports endpoint ARNs in lower case whatever the name's case.
+        resourceName: Token.isUnresolved(endpointName) ? endpointName : endpointName.toLowerCase(),
+      });
+    }
+    return new Import(scope, id);
+  }
+
+  readonly endpointName: string;
+  /** ARN of the endpoint (its CloudFormation `Ref`). */
+  readonly endpointArn: string;
+  /** Name CloudFormation generated for the endpoint configuration. */
+  readonly endpointConfigName: string;
+  /** Name CloudFormation generated for the model. */
+  readonly modelName: string;
+  readonly variantName: string = DEFAULT_VARIANT_NAME;
+  /** The plan deployed, when one was given. */
+  readonly plan?: Plan;
+  /** The instance type deployed. */
+  readonly instanceType: NeuronInstanceType;
+  /** The role SageMaker runs the model as. */
+  readonly role: iam.IRole;
+  /** The key encrypting the storage volume; undefined on trn1/trn1n. */
+  readonly encryptionKey?: kms.IKey;
+  /** The endpoint's log group, `/aws/sagemaker/Endpoints/<endpointName>`. */
+  readonly logGroup: logs.ILogGroup;
+  /**
+   * Alarms that roll a deployment back: a 5XX rate above 1 % of requests, and p99 model latency above the plan's
+   * target x 1.5 (or `latencyAlarmThreshold`), each in 2 of 3 minutes.
+   */
+  get rollbackAlarms(): cloudwatch.AlarmBase[] {
+    return [...this.alarms];
+  }
+  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  /** The auto scaling target, when auto scaling is enabled. */
+  readonly scalableTarget?: appscaling.ScalableTarget;
+  /** Security groups of the containers; empty outside a VPC. */
+  readonly connections: ec2.Connections;
+  /** The container environment, plan-derived variables merged with `environment`. */
+  readonly environment: Readonly<Record<string, string>>;
+  /**
+   * A hash of everything that changes what the endpoint serves: the plan, the image URI, the model data
+   * fingerprint and the endpoint configuration. A deploy-time check (e.g. a smoke benchmark) that takes it as a
+   * property runs again whenever the deployment changes.
+   */
+  readonly deploymentFingerprint: string;
+
+  /** The endpoint resource. */
+  readonly cfnEndpoint: sagemaker.CfnEndpoint;
+  /** The endpoint configuration resource. */
+  readonly cfnEndpointConfig: sagemaker.CfnEndpointConfig;
+  /** The model resource. */
+  readonly cfnModel: sagemaker.CfnModel;
+  /** The smoke benchmark that gates each deployment, when `smokeBenchmark` is set. */
+  readonly smokeBenchmark?: SmokeBenchmark;
+  /** The model server's metrics (namespace `CdkInferentia/ModelServer`, Service = the endpoint name), with its image. */
+  readonly serverMetrics?: ModelServerMetrics;
+  /** The endpoint's dashboard, unless `dashboard` is false. */
+  readonly dashboard?: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
+    super(scope, id);
+    // Every problem is collected before any resource exists, then reported in one InputError.
+    const problems: string[] = [];
+    if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)
+      && !ENDPOINT_NAME.test(props.endpointName)) {
+      problems.push(`endpointName=${JSON.stringify(props.endpointName)} is not a valid SageMaker endpoint name; use `
+        + 'up to 63 letters, digits and hyphens, starting and ending with a letter or digit, or leave it unset');
+    }
+    if (props.networkIsolation === true && props.modelData === undefined) {
+      problems.push('networkIsolation=true but no modelData is given: an isolated container cannot download the '
+        + 'model from S3 or a model hub at runtime; pass modelData (ModelData.fromAsset(dir) or '
+        + 'ModelData.fromBucket(bucket, prefix)) holding the compiled model, or set networkIsolation=false');
+    }
+    if (props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)) {
+      problems.push('vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, '
+        + 'or remove them');
+    }
+    const layout = resolveLayout(this, props, problems);
+    if (layout === undefined) {
+      // Without an instance type nothing else can be checked.
+      InputError.throwIfAny(problems);
+      throw new InputError('NeuronSageMakerEndpoint: no instance type');
+    }
+    this.plan = props.plan;
+    this.instanceType = layout.instanceType;
+    const type = layout.instanceType;
+    const localStorageOnly = hasLocalStorageOnly(type);
+    this.endpointName = props.endpointName ?? generatedEndpointName(this);
+    const host = chooseHostImage(type, props.neuronSdkVersion ?? props.image.neuronSdkVersion, props.inferenceAmiVersion);
+    if (host.problem !== undefined) {
+      problems.push(host.problem);
+    }
+    if (props.neuronSdkVersion !== undefined && props.image.neuronSdkVersion !== undefined
+      && props.neuronSdkVersion !== props.image.neuronSdkVersion) {
+      problems.push(`neuronSdkVersion=${JSON.stringify(props.neuronSdkVersion)} but the image's Neuron DLC tag says `
+        + `${props.image.neuronSdkVersion}; remove neuronSdkVersion (the tag already tells)`);
+    }
+
+    // Storage and timeouts.
+    if (localStorageOnly && props.encryptionKey !== undefined) {
+      problems.push(`encryptionKey is set but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects `
+        + 'KmsKeyId there; remove encryptionKey (the instance store is encrypted by the hardware)');
+    }
+    if (localStorageOnly && props.volumeSize !== undefined) {
+      problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set `
+        + `but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects VolumeSizeInGB there; `
+        + 'remove volumeSize');
+    }
+    let volumeSizeInGb: number | undefined;
+    if (!localStorageOnly) {
+      if (props.volumeSize !== undefined) {
+        volumeSizeInGb = props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE });
+        if (!Token.isUnresolved(volumeSizeInGb)
+          && (!Number.isInteger(volumeSizeInGb) || volumeSizeInGb < VOLUME_MIN_GIB || volumeSizeInGb > VOLUME_MAX_GIB)) {
+          problems.push(`volumeSize=${volumeSizeInGb} GiB is outside the ${VOLUME_MIN_GIB}-${VOLUME_MAX_GIB} whole GiB `
+            + 'SageMaker accepts; pass e.g. Size.gibibytes(64)');
+        }
+      } else {
+        const { sizeGiB, capped } = defaultVolumeSizeGiB(layout);
+        volumeSizeInGb = sizeGiB;
+        if (capped) {
+          Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:volumeCapped',
+            `The planned model needs more than the ${VOLUME_MAX_GIB} GiB volume SageMaker allows for its download and `
+            + 'TorchServe archive; the volume is 512 GiB. Ship a smaller artifact or check the startup logs.');
+        }
+      }
+    }
+    const downloadSeconds = timeoutSeconds('modelDataDownloadTimeout', props.modelDataDownloadTimeout,
+      defaultDownloadTimeoutSeconds(layout), problems);
+    const startupSeconds = timeoutSeconds('containerStartupHealthCheckTimeout',
+      props.containerStartupHealthCheckTimeout, defaultStartupTimeoutSeconds(layout), problems);
+
+    // Deployment policy: SageMaker ignores guardrails on Inf1, so none is written there.
+    const guardrails = type.spec.family !== 'inf1';
+    const deployment = props.deployment
+      ?? (layout.instanceCount >= 2 ? EndpointDeployment.canary() : EndpointDeployment.allAtOnce());
+    const renderDeployment = (alarmNames: string[]) => deployment._render({
+      instanceCount: layout.instanceCount,
+      alarmNames,
+      containerSeconds: downloadSeconds + startupSeconds,
+    });
+    if (guardrails) {
+      problems.push(...renderDeployment([]).problems);
+    }
+
+    // Auto scaling bounds, checked before any resource exists.
+    const scaling = resolveAutoScaling(props, layout, problems);
+    // A compiled artifact runs only on the chip, core group and batch it was compiled for.
+    if (props.plan && props.modelData?.compiledArtifact) {
+      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, `${this.node.path}: modelData`));
+    }
+    InputError.throwIfAny(problems);
+
+    // Role and the grants the model needs.
+    this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    const image = props.image.bind(this, this.role, type);
+    const modelData = props.modelData?.bind(this, this.role);
+
+    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
+      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
+      enableKeyRotation: true,
+      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`,
+      retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
+      // Deleted with the stack. The generated endpoint name changes with each creation of the stack, so a group
+      // SageMaker recreates during a rollback (the role may create it) never blocks the next deploy.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.logGroup = logGroup;
+    logGroup.grantWrite(this.role);
+    // The SageMaker log agent also describes streams and may try to create the group: allow both on this group only.
+    logGroup.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
+
+    // Network.
+    let vpcConfig: sagemaker.CfnModel.VpcConfigProperty | undefined;
+    let securityGroups: ec2.ISecurityGroup[] = [];
+    if (props.vpc) {
+      securityGroups = props.securityGroups ?? [new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc: props.vpc,
+        description: `SageMaker endpoint ${this.node.path} model containers`,
+        allowAllOutbound: true,
+      })];
+      const subnets = props.vpc.selectSubnets(props.vpcSubnets).subnetIds;
+      vpcConfig = {
+        subnets,
+        securityGroupIds: securityGroups.map((sg) => sg.securityGroupId),
+      };
+      grantVpcAccess(this, this.role, props.vpc, subnets, securityGroups);
+    }
+    this.connections = new ec2.Connections({ securityGroups });
+
+    // Model.
+    this.environment = {
+      ...(props.image.modelServer
+        ? serverEnvironment(layout, {
+          batching: props.plan?.batching ?? null,
+          visibleCores: props.plan?.visibleCores,
+          metricsService: this.endpointName,
+          metricsNamespace: DEFAULT_METRICS_NAMESPACE,
+        })
+        : modelServerEnvironment(layout)),
+      ...props.environment,
+    };
+    const modelDataSource = modelData === undefined ? undefined : {
+      s3DataSource: { s3Uri: modelData.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' },
+    };
+    this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
+      executionRoleArn: this.role.roleArn,
+      primaryContainer: {
+        image: image.imageUri,
+        modelDataSource,
+        environment: this.environment,
+      },
+      enableNetworkIsolation: props.networkIsolation ?? false,
+      vpcConfig,
+    });
+    // SageMaker checks the role's access when it creates the model and starts the endpoint: attach the
+    // policies first.
+    this.cfnModel.node.addDependency(this.role);
+    if (modelData?.dependable) {
+      this.cfnModel.node.addDependency(modelData.dependable as IDependable);
+    }
+    this.modelName = this.cfnModel.attrModelName;
+
+    // Endpoint configuration.
+    const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
+      variantName: this.variantName,
+      modelName: this.modelName,
+      instanceType: type.sageMakerName,
+      initialInstanceCount: layout.instanceCount,
+      initialVariantWeight: 1,
+      volumeSizeInGb,
+      modelDataDownloadTimeoutInSeconds: downloadSeconds,
+      containerStartupHealthCheckTimeoutInSeconds: startupSeconds,
+      inferenceAmiVersion: host.amiVersion,
+    };
+    this.cfnEndpointConfig = new sagemaker.CfnEndpointConfig(this, 'EndpointConfig', {
+      productionVariants: [productionVariant],
+      kmsKeyId: this.encryptionKey?.keyArn,
+    });
+    this.endpointConfigName = this.cfnEndpointConfig.attrEndpointConfigName;
+
+    // Rollback alarms, on the endpoint's own metrics.
+    this.alarms.push(...endpointRollbackAlarms(this, layout, props.latencyAlarmThreshold));
+    this.grantDescribeAlarms(this.alarms);
+
+    let deploymentConfig: sagemaker.CfnEndpoint.DeploymentConfigProperty | IResolvable | undefined;
+    if (guardrails) {
+      // Lazy: an alarm added with addRollbackAlarm after construction joins the set.
+      deploymentConfig = Lazy.any({ produce: () => renderDeployment(this.alarms.map((a) => a.alarmName)).config });
+    } else {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:inf1NoGuardrails',
+        `${type.sageMakerName}: SageMaker does not apply deployment guardrails to Inf1 endpoints; every update shifts `
+        + 'all traffic at once with no baking period and no automatic rollback. Watch the 5XX and latency alarms '
+        + 'after each deploy, or plan on inf2.');
+    }
+
+    // Endpoint.
+    this.cfnEndpoint = new sagemaker.CfnEndpoint(this, 'Resource', {
+      endpointName: this.endpointName,
+      endpointConfigName: this.endpointConfigName,
+      deploymentConfig,
+      // With auto scaling, an update keeps the instance count it reached instead of resetting to the planned
+      // minimum (InitialInstanceCount), so a deploy during a peak does not drop capacity. A new minimum still
+      // applies through the scalable target.
+      retainAllVariantProperties: scaling ? true : undefined,
+    });
+    // The log group must exist, with its retention, before the first container writes to it.
+    this.cfnEndpoint.node.addDependency(logGroup);
+    this.cfnEndpoint.node.addDependency(this.role);
+    this.endpointArn = this.cfnEndpoint.ref;
+
+    // Auto scaling.
+    if (scaling) {
+      this.scalableTarget = new appscaling.ScalableTarget(this, 'ScalableTarget', {
+        serviceNamespace: appscaling.ServiceNamespace.SAGEMAKER,
+        resourceId: `endpoint/${this.endpointName}/variant/${this.variantName}`,
+        scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+        minCapacity: scaling.min,
+        maxCapacity: scaling.max,
+      });
+      // The resource id is a plain string: register only once the endpoint exists.
+      this.scalableTarget.node.addDependency(this.cfnEndpoint);
+      this.scalableTarget.scaleToTrackMetric('InvocationsPerInstance', {
+        predefinedMetric: appscaling.PredefinedMetric.SAGEMAKER_VARIANT_INVOCATIONS_PER_INSTANCE,
+        targetValue: scaling.targetInvocationsPerMinute,
+        scaleInCooldown: scaling.scaleInCooldown,
+        scaleOutCooldown: scaling.scaleOutCooldown,
+      });
+    }
+
+    if (layout.batchSize > 1 && !props.image.modelServer) {
+      Annotations.of(this).addInfo(`The model runs at batch ${layout.batchSize}: the stock toolkit makes one padded `
+        + `batch-${layout.batchSize} call per request, so a request may carry up to ${layout.batchSize} inputs at the `
+        + 'same cost as one' + (layout.capacityPerInstanceRps !== undefined
+          ? `; the plan's ${layout.capacityPerInstanceRps} requests/s per instance already count one call per request.`
+          : '.'));
+    }
+    if (host.warning !== undefined) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:hostImageUnchecked', host.warning);
+    }
+    if (host.info !== undefined) {
+      Annotations.of(this).addInfo(host.info);
+    }
+    if (layout.instanceCount === 1) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:singleInstance',
+        `${type.sageMakerName}: the endpoint runs on one instance, so an instance failure or an Availability Zone `
+        + 'outage stops it, and AWS Config\'s sagemaker-endpoint-config-prod-instance-count rule flags it. For '
+        + 'production, plan with minInstances of 2 or more (SageMaker spreads instances across Availability Zones).');
+    }
+
+    if (props.image.modelServer) {
+      this.serverMetrics = new ModelServerMetrics({
+        namespace: DEFAULT_METRICS_NAMESPACE,
+        service: this.endpointName,
+        workers: layout.processesPerInstance,
+      });
+    }
+    if (props.dashboard ?? true) {
+      this.dashboard = endpointDashboard(this, this.serverMetrics);
+    }
+
+    const stack = Stack.of(this);
+    this.deploymentFingerprint = stableHash({
+      plan: props.plan,
+      layout: { ...layout, instanceType: type.name },
+      imageUri: stack.resolve(image.imageUri),
+      modelData: modelData?.fingerprint ?? (modelData ? stack.resolve(modelData.s3Uri) : undefined),
+      // Resolved: the environment holds the endpoint name, a token whose number shifts with any construct created
+      // before it, which would change the fingerprint (and re-run the smoke benchmark) for no change of the endpoint.
+      environment: stack.resolve(this.environment),
+      networkIsolation: props.networkIsolation ?? false,
+      vpcConfig: stack.resolve(vpcConfig),
+      productionVariant: { ...productionVariant, modelName: undefined },
+      kmsKeyId: stack.resolve(this.encryptionKey?.keyArn),
+      role: stack.resolve(this.role.roleArn),
+    });
+
+    // Last: the benchmark reads the name, ARN and fingerprint set above, and runs after everything in this construct.
+    if (props.smokeBenchmark) {
+      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
+        ...props.smokeBenchmark,
+        target: SmokeTarget.sageMakerEndpoint(this),
+        plan: this.plan,
+      });
+    }
+  }
+
+  /**
+   * Adds an alarm of yours to the set that rolls a deployment back.
+   *
+   * SageMaker watches every rollback alarm during a deployment's baking period and rolls back when one fires; the
+   * execution role may read it (`cloudwatch:DescribeAlarms` on its ARN). Has no effect on Inf1, where SageMaker
+   * applies no deployment guardrails.
+   *
+   * @param alarm an alarm on any metric, e.g. your own latency or business metric
+   */
+  addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
+    this.alarms.push(alarm);
+    this.grantDescribeAlarms([alarm]);
+  }
+
+  /** SageMaker reads the rollback alarms as the execution role during a deployment. */
+  private grantDescribeAlarms(alarms: readonly cloudwatch.IAlarm[]): void {
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions: ['cloudwatch:DescribeAlarms'],
+      resourceArns: alarms.map((a) => a.alarmArn),
+    });
+  }
+}
+
+/**
+ * `<this construct's path, lower case, <= 50 chars>-<last 12 hex digits of AWS::StackId>`: unique per path like
+ * any generated name, and new each time the stack is created (the stack id's UUID) while fixed for the stack's
+ * life, so a log group SageMaker recreated during a rolled-back first deploy never blocks the next one. CloudFormation
+ * resolves it from a pseudo parameter, before any resource exists, so the log group can be created first.
+ */
+function generatedEndpointName(scope: Construct): string {
+  const prefix = Names.uniqueResourceName(scope, { maxLength: 50, separator: '-' }).toLowerCase();
+  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return `${prefix}-${Fn.select(4, Fn.split('-', stackUuid))}`;
+}

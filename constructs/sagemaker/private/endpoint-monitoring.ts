@@ -1,0 +1,162 @@
+/**
+ * What watches an endpoint: the alarms that roll a deployment back, its dashboard, and the grants SageMaker needs to
+ * attach the containers to a VPC.
+ */
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import type { ModelServerMetrics } from '../../monitoring/model-server-metrics';
+import { nagResource } from '../../private/data-nag';
+import type { EndpointLayout } from '../../private/endpoint-layout';
+import { ERROR_RATE_ALARM_PERCENT, INeuronSageMakerEndpoint, P99_ALARM_FACTOR } from '../endpoint-props';
+
+/** An endpoint construct whose metrics the alarms and the dashboard read; they are created in its scope. */
+export type MonitoredEndpoint = Construct & INeuronSageMakerEndpoint;
+
+export function endpointRollbackAlarms(endpoint: MonitoredEndpoint, layout: EndpointLayout,
+  latencyThreshold: Duration | undefined): cloudwatch.Alarm[] {
+  const alarms: cloudwatch.Alarm[] = [
+    new cloudwatch.Alarm(endpoint, 'Errors5xxAlarm', {
+      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${endpoint.endpointName} answered `
+        + 'with 5XX in 2 of 3 minutes; rolls a deployment back.',
+      // A rate, not a count: one 5XX among thousands of requests a minute is noise, not a bad deployment. The
+      // 1 % matches the smoke benchmark's default error-rate threshold. No traffic leaves the rate missing.
+      metric: new cloudwatch.MathExpression({
+        expression: '100 * FILL(errors, 0) / invocations',
+        usingMetrics: {
+          errors: endpoint.metric5xxErrors({ period: Duration.minutes(1) }),
+          invocations: endpoint.metricInvocations({ period: Duration.minutes(1) }),
+        },
+        label: '5XX error rate (%)',
+        period: Duration.minutes(1),
+      }),
+      threshold: ERROR_RATE_ALARM_PERCENT,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // Two bad minutes out of three: a single bad minute (a worker restarting) does not undo a deployment, a
+      // sustained failure does within the canary's baking time.
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      // No traffic is not an error: stay OK, so a quiet deployment is not rolled back.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }),
+  ];
+  if (layout.p99TargetMs !== undefined || latencyThreshold !== undefined) {
+    const thresholdMs = latencyThreshold?.toMilliseconds() ?? (layout.p99TargetMs as number) * P99_ALARM_FACTOR;
+    alarms.push(new cloudwatch.Alarm(endpoint, 'ModelLatencyP99Alarm', {
+      alarmDescription: `p99 ModelLatency of ${endpoint.endpointName} above ${thresholdMs} ms in 2 of 3 minutes`
+        + (layout.p99TargetMs === undefined ? '' : ` (the plan's p99 target ${layout.p99TargetMs} ms plus `
+          + `${Math.round((P99_ALARM_FACTOR - 1) * 100)} % for the container's own overhead)`)
+        + '; rolls a deployment back.',
+      metric: endpoint.metricModelLatency({ period: Duration.minutes(1), statistic: cloudwatch.Stats.p(99) }),
+      // ModelLatency is in MICROseconds.
+      threshold: Math.round(thresholdMs * 1000),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // Two slow minutes out of three: one cold-start minute on fresh workers should not undo a deployment.
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }));
+  }
+  return alarms;
+}
+
+/** SageMaker's view of the endpoint, then the model server's own, when the image runs it. */
+export function endpointDashboard(endpoint: MonitoredEndpoint, serverMetrics: ModelServerMetrics | undefined):
+cloudwatch.Dashboard {
+  const minute = Duration.minutes(1);
+  // Instance metrics are per variant in the `/aws/sagemaker/Endpoints` namespace, in percent of one vCPU (CPU)
+  // or of the instance (memory, disk) (SageMaker Developer Guide, "SageMaker endpoint invocation metrics").
+  const instance = (metricName: string) => new cloudwatch.Metric({
+    namespace: '/aws/sagemaker/Endpoints',
+    metricName,
+    dimensionsMap: { EndpointName: endpoint.endpointName, VariantName: endpoint.variantName },
+    statistic: cloudwatch.Stats.AVERAGE,
+    period: minute,
+    label: metricName,
+  });
+  const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
+    new cloudwatch.GraphWidget({ title, left, right, width: 6, height: 6, leftYAxis: { min: 0 } });
+  const dashboard = new cloudwatch.Dashboard(endpoint, 'Dashboard', { defaultInterval: Duration.hours(3) });
+  dashboard.addWidgets(
+    graph('SageMaker: invocations per minute', [
+      endpoint.metricInvocations({ period: minute, label: 'Invocations' }),
+      endpoint.metricInvocationsPerInstance({ period: minute, label: 'Per instance' }),
+    ]),
+    graph('SageMaker: latency p50/p99 (microseconds)', [
+      endpoint.metricModelLatency({ period: minute, statistic: cloudwatch.Stats.p(50), label: 'ModelLatency p50' }),
+      endpoint.metricModelLatency({ period: minute, label: 'ModelLatency p99' }),
+      endpoint.metricOverheadLatency({ period: minute, label: 'OverheadLatency p99' }),
+    ]),
+    graph('SageMaker: errors', [
+      endpoint.metric5xxErrors({ period: minute, label: '5XX' }),
+      endpoint.metricInvocation4xxErrors({ period: minute, label: '4XX' }),
+    ]),
+    graph('SageMaker: instance CPU, memory, disk (%)', [
+      instance('CPUUtilization'), instance('MemoryUtilization'), instance('DiskUtilization'),
+    ]),
+  );
+  if (serverMetrics) {
+    dashboard.addWidgets(...serverMetrics.widgets());
+  }
+  return dashboard;
+}
+
+/**
+ * Lets the role manage the network interfaces SageMaker attaches to the containers in `vpc`: the EC2 actions the
+ * SageMaker developer guide lists for a model with `VpcConfig` ("CreateModel API: Execution Role Permissions",
+ * https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-roles.html#sagemaker-roles-createmodel-perms),
+ * scoped as far as IAM allows (Service Authorization Reference, Amazon EC2,
+ * https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html): interfaces may be
+ * created, shared and deleted only in the chosen subnets of this VPC (`ec2:Subnet`, `ec2:Vpc` on the
+ * network-interface resource), with only these subnets and security groups; the `Describe*` actions and
+ * `DeleteNetworkInterfacePermission` support no resource-level permission, hence `*`.
+ */
+export function grantVpcAccess(scope: Construct, role: iam.IRole, vpc: ec2.IVpc, subnetIds: string[],
+  securityGroups: ec2.ISecurityGroup[]): void {
+  const stack = Stack.of(scope);
+  const ec2Arn = (resource: string, name: string) => stack.formatArn({ service: 'ec2', resource, resourceName: name });
+  const interfaces = ec2Arn('network-interface', '*');
+  // Both keys must match; a list of subnets matches any one of them.
+  const inThisNetwork = {
+    ArnEquals: { 'ec2:Vpc': ec2Arn('vpc', vpc.vpcId), 'ec2:Subnet': subnetIds.map((id) => ec2Arn('subnet', id)) },
+  };
+  iam.Grant.addToPrincipal({
+    grantee: role,
+    actions: ['ec2:CreateNetworkInterface', 'ec2:CreateNetworkInterfacePermission', 'ec2:DeleteNetworkInterface'],
+    resourceArns: [interfaces],
+    conditions: inThisNetwork,
+  });
+  iam.Grant.addToPrincipal({
+    grantee: role,
+    // CreateNetworkInterface is also authorized against the subnet and the security groups it uses.
+    actions: ['ec2:CreateNetworkInterface'],
+    resourceArns: [
+      ...subnetIds.map((id) => ec2Arn('subnet', id)),
+      ...securityGroups.map((sg) => ec2Arn('security-group', sg.securityGroupId)),
+    ],
+  });
+  iam.Grant.addToPrincipal({
+    grantee: role,
+    actions: [
+      'ec2:DeleteNetworkInterfacePermission', 'ec2:DescribeDhcpOptions', 'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSecurityGroups', 'ec2:DescribeSubnets', 'ec2:DescribeVpcs',
+    ],
+    resourceArns: ['*'],
+  });
+  const principal = role.grantPrincipal;
+  if (Construct.isConstruct(principal)) {
+    Validations.of(principal).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagResource(principal, interfaces)}]`,
+      reason: 'SageMaker creates the network interfaces of the model containers at deploy time, so their ids are '
+        + 'unknown; the statement allows only interfaces in the chosen subnets of this VPC (ec2:Subnet, ec2:Vpc).',
+    }, {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Actions with no resource-level permission (IAM requires Resource *): cloudwatch:PutMetricData '
+        + '(limited by a cloudwatch:namespace condition), ecr:GetAuthorizationToken (grants no image), and for a VPC '
+        + 'the ec2:Describe* calls and ec2:DeleteNetworkInterfacePermission SageMaker makes for the containers\' '
+        + 'network interfaces.',
+    });
+  }
+}
