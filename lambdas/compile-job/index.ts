@@ -25,7 +25,7 @@ import {
   type CompileJobClients,
   type CompileJobConfig,
   type CompileJobState,
-} from '../../lib/compile/job';
+} from '../../io/compile/job';
 
 const clients: CompileJobClients = {
   ec2: new EC2Client({}),

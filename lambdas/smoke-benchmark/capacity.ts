@@ -5,13 +5,13 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import {
   judgeCapacity,
-  mergeWorkerResults,
   workerRequests,
   type CapacityConfig,
   type CapacityMeasurement,
   type CapacityVerdict,
   type LoadWorkerResult,
 } from '../../lib/smoke/capacity';
+import { mergeWorkerResults } from '../../lib/smoke/capacity-merge';
 
 /** The capacity section of the report: predicted beside measured, and the verdict. */
 export interface CapacityReport {

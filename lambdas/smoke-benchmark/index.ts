@@ -13,7 +13,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { Context } from 'aws-lambda';
-import { runBenchmark } from '../../lib/bench/engine';
+import { runBenchmark } from '../../io/bench/engine';
 import type { BenchOptions, BenchReport } from '../../lib/bench/types';
 import { planRunBudget, REPORT_WRITE_DEADLINE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { capacityStageMs, MAX_FAN_OUT } from '../../lib/smoke/capacity';

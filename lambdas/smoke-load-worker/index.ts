@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { Context } from 'aws-lambda';
-import { runBenchmark } from '../../lib/bench/engine';
+import { runBenchmark } from '../../io/bench/engine';
 import type { BenchTarget } from '../../lib/bench/types';
 import { loadWorkerRequestSchema, WORKER_RETURN_RESERVE_MS, workerRunMs, type LoadWorkerResult } from '../../lib/smoke/capacity';
 import { readWorkerSettings } from '../../lib/smoke/config';

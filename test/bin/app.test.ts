@@ -11,7 +11,7 @@ import {
   PLACEHOLDER_ACCOUNT,
   PLACEHOLDER_IMAGE_DIGEST,
 } from '../../bin/app';
-import { InferenceStack } from '../../constructs/inference-stack';
+import { InferenceStack } from '../../constructs/sagemaker/inference-stack';
 import { InputError } from '../../lib/errors';
 import { failedRuleAssertions } from '../support/cfn-rules';
 import { nagFindings } from '../support/nag';

@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { runCli } from '../../bin/cli';
 import { registerCompileCommand } from '../../bin/commands/compile';
 import type { CliIo } from '../../bin/commands/io';
-import { CompileJobFailedError } from '../../lib/compile/job';
+import { CompileJobFailedError } from '../../io/compile/job';
 
 const ec2 = mockClient(EC2Client);
 const s3 = mockClient(S3Client);

@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addEcsExample, EXAMPLE_ECS_STACK_NAME, PLACEHOLDER_ECS_IMAGE_DIGEST } from '../../bin/ecs-example';
-import { EcsInferenceStack } from '../../constructs/ecs-inference-stack';
+import { EcsInferenceStack } from '../../constructs/ecs/ecs-inference-stack';
 import { Catalog } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 

@@ -13,7 +13,7 @@ import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagema
 import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from '../../bin/cli';
-import type { PreflightReport } from '../../lib/preflight';
+import type { PreflightReport } from '../../io/preflight/index';
 import { withoutCredentials } from '../support/aws-env';
 
 async function run(...argv: string[]) {

@@ -47,9 +47,15 @@ class SearchStack extends Stack {
       },
     });
 
-    new cloudwatch.CompositeAlarm(this, 'BertAlarm', {
-      alarmRule: cloudwatch.AlarmRule.anyOf(...endpoint.rollbackAlarms),
-    }).addAlarmAction(new actions.SnsAction(alarms));
+    for (const alarm of endpoint.rollbackAlarms) {
+      alarm.addAlarmAction(new actions.SnsAction(alarms));
+    }
+    endpoint.addRollbackAlarm(new cloudwatch.Alarm(this, 'SearchErrors', {
+      metric: new cloudwatch.Metric({ namespace: 'Search', metricName: 'FailedSearches', statistic: 'Sum' }),
+      threshold: 10,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    }));
   }
 }
 

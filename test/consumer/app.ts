@@ -51,10 +51,16 @@ class SearchStack extends Stack {
       },
     });
 
-    // Page the team when a rollback alarm fires.
-    new cloudwatch.CompositeAlarm(this, 'BertAlarm', {
-      alarmRule: cloudwatch.AlarmRule.anyOf(...endpoint.rollbackAlarms),
-    }).addAlarmAction(new actions.SnsAction(alarms));
+    // Page the team when a rollback alarm fires, and let the app's own alarm roll a bad deployment back too.
+    for (const alarm of endpoint.rollbackAlarms) {
+      alarm.addAlarmAction(new actions.SnsAction(alarms));
+    }
+    endpoint.addRollbackAlarm(new cloudwatch.Alarm(this, 'SearchErrors', {
+      metric: new cloudwatch.Metric({ namespace: 'Search', metricName: 'FailedSearches', statistic: 'Sum' }),
+      threshold: 10,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    }));
   }
 }
 

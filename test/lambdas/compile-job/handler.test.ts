@@ -17,7 +17,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { isComplete, onEvent } from '../../../lambdas/compile-job/index';
 import { parseCompileSpec, sha256Hex } from '../../../lib/compile';
-import type { CompileJobConfig } from '../../../lib/compile/job';
+import type { CompileJobConfig } from '../../../io/compile/job';
 
 const ec2 = mockClient(EC2Client);
 const s3 = mockClient(S3Client);
