@@ -8,6 +8,7 @@ export * from './errors';
 export * from './catalog';
 export * from './profiles';
 export * from './planner';
+export * from './generative';
 export * from './compile';
 export * from './environments';
 export * from './release';

@@ -6,20 +6,29 @@ import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
-import { InfeasibleError } from '../../lib/errors';
+import { InfeasibleError, InputError } from '../../lib/errors';
 import { INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
 import type { Plan, PlanReport, Rejection, ServingMode } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { loadProfile } from './profiles';
+import { runGenerativePlan, GENERATIVE_ONLY } from './plan-generative';
+import { loadAnyProfile } from './profiles';
 
 interface PlanFlags {
   readonly model?: string;
   readonly profile?: string;
-  readonly throughput: number;
-  readonly p99: number;
+  readonly throughput?: number;
+  readonly throughputPerMinute?: number;
+  readonly p99?: number;
+  readonly inputTokens?: number;
+  readonly inputTokensP99?: number;
+  readonly outputTokens?: number;
+  readonly outputTokensP99?: number;
+  readonly ttftP99?: number;
+  readonly tpotP99?: number;
+  readonly e2eP99?: number;
   readonly peak?: number;
   readonly inputsPerRequest?: number;
   readonly serving?: ServingMode | 'any';
@@ -43,11 +52,22 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
   const value = <T>(flag: string, parse: (v: string) => T) => onceParsed(flag, parse);
   program
     .command('plan')
-    .description('Pick the cheapest instance type, NeuronCore layout, serving mode and instance count that meet the targets')
+    .description(
+      'Pick the cheapest instance type, NeuronCore layout, serving mode and instance count that meet the targets; ' +
+        'for generative models (see `cdk-inferentia profiles`), the tensor-parallel degree, replicas and concurrent sequences, in tokens',
+    )
     .addOption(new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile').argParser(once('--model')))
     .addOption(new Option('--profile <file>', 'your own model profile as JSON (format: docs/profile-format.md)').argParser(once('--profile')))
-    .requiredOption('--throughput <rps>', 'steady requests per second to serve, as users send them', value('--throughput', positiveNumber))
-    .requiredOption('--p99 <ms>', 'highest acceptable p99 latency of a request in milliseconds, queueing included', value('--p99', positiveNumber))
+    .option('--throughput <rps>', 'steady requests per second to serve, as users send them (required)', value('--throughput', positiveNumber))
+    .option('--throughput-per-minute <rpm>', 'generative models: steady requests per minute, instead of --throughput', value('--throughput-per-minute', positiveNumber))
+    .option('--p99 <ms>', 'single-call models: highest acceptable p99 latency of a request in milliseconds, queueing included (required)', value('--p99', positiveNumber))
+    .option('--input-tokens <n>', 'generative models: mean prompt tokens per request (required)', value('--input-tokens', positiveInteger))
+    .option('--input-tokens-p99 <n>', 'generative models: 99th percentile prompt tokens (default: every prompt has the mean length)', value('--input-tokens-p99', positiveInteger))
+    .option('--output-tokens <n>', 'generative models: mean generated tokens per request (required)', value('--output-tokens', positiveInteger))
+    .option('--output-tokens-p99 <n>', 'generative models: 99th percentile generated tokens (default: the mean)', value('--output-tokens-p99', positiveInteger))
+    .option('--ttft-p99 <ms>', 'generative models: highest acceptable p99 time to first token, queueing included (required)', value('--ttft-p99', positiveNumber))
+    .option('--tpot-p99 <ms>', 'generative models: highest acceptable p99 time per output token (required)', value('--tpot-p99', positiveNumber))
+    .option('--e2e-p99 <ms>', 'generative models: highest acceptable p99 end-to-end latency', value('--e2e-p99', positiveNumber))
     .option('--peak <rps>', 'peak requests per second autoscaling must reach', value('--peak', positiveNumber))
     .option('--inputs-per-request <n>', 'inputs (sentences, images) each request carries (default 1)', value('--inputs-per-request', positiveInteger))
     .addOption(
@@ -73,16 +93,30 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .option('--alternatives <n>', 'how many alternatives to show (default 5)', value('--alternatives', positiveInteger))
     .option('--json', 'print { request, chosen, alternatives, rejected, profileWarnings } as JSON; with no plan, chosen is null and reasons say why')
     .action((flags: PlanFlags) => {
-      const { profile, warnings } = loadProfile({ model: flags.model, profile: flags.profile });
+      const loaded = loadAnyProfile({ model: flags.model, profile: flags.profile });
       const catalog = loadCatalog(flags.prices);
+      if (loaded.kind === 'generative') {
+        runGenerativePlan(loaded.profile, flags, catalog, io);
+        return;
+      }
+      const { profile, warnings } = loaded;
+      const misplaced = GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined).map(([, name]) => name);
+      const missing = [
+        ...(flags.throughput === undefined ? ['--throughput <requests/s>'] : []),
+        ...(flags.p99 === undefined ? ['--p99 <ms>'] : []),
+      ];
+      InputError.throwIfAny([
+        ...(misplaced.length > 0 ? [`${profile.id} is a single-call model: ${misplaced.join(', ')} apply to generative models only`] : []),
+        ...(missing.length > 0 ? [`give ${missing.join(' and ')}`] : []),
+      ]);
       const profileWarnings = warnings.map((w) => w.message);
       let report: PlanReport;
       try {
         report = planReport(
           profile,
           {
-            throughputRps: flags.throughput,
-            p99Ms: flags.p99,
+            throughputRps: flags.throughput as number,
+            p99Ms: flags.p99 as number,
             ...(flags.peak !== undefined ? { peakThroughputRps: flags.peak } : {}),
             ...(flags.inputsPerRequest !== undefined ? { inputsPerRequest: flags.inputsPerRequest } : {}),
           },

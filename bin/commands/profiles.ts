@@ -5,7 +5,9 @@
 import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { InputError } from '../../lib/errors';
-import { builtInProfiles, checkProfile, parseProfile, requireProfile } from '../../lib/profiles';
+import { builtInGenerativeProfiles, findGenerativeProfile, parseGenerativeProfile } from '../../lib/generative';
+import type { GenerativeProfile } from '../../lib/generative';
+import { builtInProfiles, checkProfile, closestProfileIds, findProfile, parseProfile, requireProfile } from '../../lib/profiles';
 import type { ModelProfile, ProfileWarning } from '../../lib/profiles';
 import { readJsonFile } from './files';
 import type { CliIo } from './io';
@@ -41,6 +43,38 @@ export function loadProfile(opts: ProfileSource): LoadedProfile {
   }
   const profile = hasModel ? requireProfile(opts.model as string) : parseProfile(readJsonFile('--profile', opts.profile as string), opts.profile as string);
   return { profile, warnings: checkProfile(profile) };
+}
+
+/** A single-call profile with its warnings, or a generative profile. */
+export type AnyLoadedProfile = ({ readonly kind: 'single-call' } & LoadedProfile) | { readonly kind: 'generative'; readonly profile: GenerativeProfile };
+
+/**
+ * Loads `--model ID` (a built-in single-call or generative profile) or `--profile FILE` (a generative one when its
+ * `kind` is "generative").
+ *
+ * @throws InputError as `loadProfile`, the unknown-model message listing generative ids too
+ */
+export function loadAnyProfile(opts: ProfileSource): AnyLoadedProfile {
+  if (opts.model !== undefined && opts.profile === undefined) {
+    const generative = findGenerativeProfile(opts.model);
+    if (generative) {
+      return { kind: 'generative', profile: generative };
+    }
+    if (!findProfile(opts.model)) {
+      const generativeIds = builtInGenerativeProfiles().map((p) => p.id);
+      throw new InputError(
+        `unknown model '${opts.model}'; known models: ${closestProfileIds(opts.model).join(', ')}; generative: ${generativeIds.join(', ')}. ` +
+          'Pass one of them with --model, or your own measurements with --profile FILE.',
+      );
+    }
+  }
+  if (opts.profile !== undefined && opts.model === undefined) {
+    const json = readJsonFile('--profile', opts.profile);
+    if (json !== null && typeof json === 'object' && (json as { kind?: unknown }).kind === 'generative') {
+      return { kind: 'generative', profile: parseGenerativeProfile(json, opts.profile) };
+    }
+  }
+  return { kind: 'single-call', ...loadProfile(opts) };
 }
 
 /** Flags of `profiles`. */

@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Fact, FactName, RegionInfo } from 'aws-cdk-lib/region-info';
 import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog';
+import type { CoreVersion } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
 import { ECR_PULL_ACTIONS, ModelImageRepository } from './model-image-repository';
 import { DIGEST_FIX, digestProblem } from './private/image-digest';
@@ -119,7 +120,17 @@ interface DlcFamily {
   readonly lastSdk: readonly number[];
 }
 
-const DLC_FAMILIES: Record<'v1' | 'v2', DlcFamily> = {
+const NEURONX: DlcFamily = {
+  marker: 'neuronx',
+  repository: 'pytorch-inference-neuronx',
+  instances: 'Inf2/Trn1/Trn2',
+  exampleTag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04',
+  // Neuron release notes, "Neuron Containers" component (2.32.0): no pytorch-inference-neuronx from SDK 2.32.0 on.
+  lastSdk: [2, 31],
+};
+
+/** By NeuronCore version: the neuronx images serve every NeuronCore-v2 and v3 instance (Inf2, Trn1, Trn2). */
+const DLC_FAMILIES: Record<CoreVersion, DlcFamily> = {
   v1: {
     marker: 'neuron',
     repository: 'pytorch-inference-neuron',
@@ -128,14 +139,8 @@ const DLC_FAMILIES: Record<'v1' | 'v2', DlcFamily> = {
     // NDLC README: the last pytorch-inference-neuron image listed is SDK 2.20.2.
     lastSdk: [2, 20, 2],
   },
-  v2: {
-    marker: 'neuronx',
-    repository: 'pytorch-inference-neuronx',
-    instances: 'Inf2/Trn1',
-    exampleTag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04',
-    // Neuron release notes, "Neuron Containers" component (2.32.0): no pytorch-inference-neuronx from SDK 2.32.0 on.
-    lastSdk: [2, 31],
-  },
+  v2: NEURONX,
+  v3: NEURONX,
 };
 
 /** `{framework version}-{neuron|neuronx}-py{XY}-sdk{X.Y.Z}-{os}` (DLCREPO buildspec-neuron(x).yml). */

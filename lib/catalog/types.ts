@@ -4,8 +4,8 @@
  * Pure data types shared by the planner, the CLI, the constructs and the Lambdas.
  */
 
-/** NeuronCore generation: v1 on Inf1, v2 on Inf2, Trn1 and Trn1n. */
-export type CoreVersion = 'v1' | 'v2';
+/** NeuronCore generation: v1 on Inf1, v2 on Inf2, Trn1 and Trn1n, v3 on Trn2. */
+export type CoreVersion = 'v1' | 'v2' | 'v3';
 
 /** Where a model is hosted: EC2 instances we manage, or a SageMaker real-time endpoint (`ml.` instance names). */
 export type Hosting = 'ec2' | 'sagemaker';
@@ -32,11 +32,21 @@ export interface InstanceSpec {
   readonly family: string;
   /** Neuron devices (chips); each is one `/dev/neuronN`. */
   readonly chips: number;
-  /** NeuronCores per chip: 4 on Inf1, 2 on Inf2/Trn1. */
+  /**
+   * NeuronCores per chip as the Neuron runtime numbers them: 4 on Inf1, 2 on Inf2/Trn1; on Trn2, logical cores at the
+   * instance's default Logical NeuronCore Configuration (8 physical cores at LNC=2 make 4).
+   */
   readonly coresPerChip: number;
+  /**
+   * Physical NeuronCores one logical core combines (Logical NeuronCore Configuration, `NEURON_LOGICAL_NC_CONFIG`):
+   * 2 by default on Trn2.
+   *
+   * @default 1 - every core is physical (Inf1, Inf2, Trn1)
+   */
+  readonly logicalNeuronCoreConfig?: number;
   /** NeuronCore generation. */
   readonly coreVersion: CoreVersion;
-  /** Accelerator memory per chip in GiB (8 on Inf1, 32 on Inf2/Trn1). */
+  /** Accelerator memory per chip in GiB (8 on Inf1, 32 on Inf2/Trn1, 96 on Trn2). */
   readonly deviceMemoryPerChipGiB: number;
   /** vCPUs of the host. */
   readonly vcpus: number;

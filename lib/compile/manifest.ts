@@ -70,7 +70,7 @@ export const manifestSchema = z.object({
   model: z.string().min(1),
   hash: z.string().regex(/^[0-9a-f]+$/),
   chip: z.enum(NEURON_CHIPS as [NeuronChip, ...NeuronChip[]]),
-  coreVersion: z.enum(['v1', 'v2']),
+  coreVersion: z.enum(['v1', 'v2', 'v3']),
   coresPerProcess: positiveInt,
   batchSizes: z.array(positiveInt).min(1),
   sequenceLength: positiveInt.optional(),

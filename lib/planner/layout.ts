@@ -39,6 +39,7 @@ export function devicesForCores(cores: readonly number[], coresPerChip: number):
  * - Inferentia2 (Inf2): 1, 2, 4, 8 and 24 cores; Trainium (Trn1, Trn1n): 1, 2, 8, 16 and 32 cores, the tensor
  *   parallel degrees NxD Inference supports (AWS Neuron docs, libraries/nxd-inference/api-guides/api-guide.rst,
  *   2025-12-19). A one-core model runs data parallel, one copy per process.
+ * - Trainium2 (Trn2) at LNC=2: 1, 2, 4, 8, 16, 32 and 64 logical cores (same source).
  */
 export function supportedGroupSizes(instance: Pick<InstanceSpec, 'family'>): readonly number[] | undefined {
   switch (instance.family) {
@@ -47,6 +48,8 @@ export function supportedGroupSizes(instance: Pick<InstanceSpec, 'family'>): rea
     case 'trn1':
     case 'trn1n':
       return [1, 2, 8, 16, 32];
+    case 'trn2':
+      return [1, 2, 4, 8, 16, 32, 64];
     default:
       return undefined;
   }

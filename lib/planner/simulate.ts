@@ -42,7 +42,7 @@ export interface SimulationResult {
 }
 
 /** mulberry32: a small, fast, seedable generator; quality is ample for arrival times and service draws. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -54,7 +54,7 @@ function random(seed: number): () => number {
 }
 
 /** A standard normal draw (Box-Muller). */
-function normal(next: () => number): number {
+export function normal(next: () => number): number {
   const u = 1 - next();
   const v = next();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);

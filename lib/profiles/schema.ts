@@ -19,7 +19,7 @@ const nonEmptyString = () =>
 
 /** One measurement of a user's profile. `source` may be left out; it then names the file and the entry. */
 const measurementSchema = z.strictObject({
-  coreVersion: z.enum(['v1', 'v2'], { error: "expected 'v1' (Inf1) or 'v2' (Inf2, Trn1)" }),
+  coreVersion: z.enum(['v1', 'v2', 'v3'], { error: "expected 'v1' (Inf1), 'v2' (Inf2, Trn1) or 'v3' (Trn2)" }),
   coresPerProcess: positiveInteger(),
   batchSize: positiveInteger(),
   throughputRps: positiveNumber(),
@@ -58,7 +58,7 @@ export const profileSchema = z.strictObject({
 });
 
 /** `['measurements', 1, 'throughputRps']` -> `measurements[1].throughputRps`. */
-function formatPath(path: readonly PropertyKey[]): string {
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
@@ -67,7 +67,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** A received value, short enough for one line. */
-function formatValue(value: unknown): string {
+export function formatValue(value: unknown): string {
   if (value === undefined) {
     return 'nothing (the field is missing)';
   }
@@ -76,7 +76,7 @@ function formatValue(value: unknown): string {
 }
 
 /** Value at a path of the raw JSON, for the "got ..." part of a message. */
-function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
+export function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = json;
   for (const key of path) {
     if (current === null || typeof current !== 'object') {

@@ -1,0 +1,28 @@
+/**
+ * Generative models planned in tokens: profiles with architecture and measured rows, memory (weights + KV cache),
+ * a model of continuous batching, its replay, and the planner.
+ */
+import { BUILT_IN_GENERATIVE_PROFILES } from '../profiles/data/generative';
+import type { GenerativeProfile } from './types';
+
+export * from './types';
+export { DTYPE_BYTES, RUNTIME_RESERVE_FRACTION, kvCachePerSequenceGiB, kvSharding, replicaMemory, weightsGiB } from './memory';
+export { engineTiming, lengthDistribution, perOutputTokenMs, PREFILL_TOKENS_PER_STEP_ESTIMATE } from './engine-timing';
+export type { EngineTiming } from './engine-timing';
+export { generalizedPoissonTail, meetsTargets, normalQuantile, poissonQuantile, predictReplica, replicaCapacityRps } from './continuous-batching';
+export type { ReplicaPrediction } from './continuous-batching';
+export { simulateGenerativeReplica } from './simulate';
+export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
+export { maxModelLengthFor } from './request';
+export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, planGenerative, planGenerativeReport } from './planner';
+export { generativeProfileSchema, parseGenerativeProfile } from './schema';
+
+/** Every built-in generative profile, sorted by id. */
+export function builtInGenerativeProfiles(): readonly GenerativeProfile[] {
+  return BUILT_IN_GENERATIVE_PROFILES;
+}
+
+/** The built-in generative profile with this id, if any. */
+export function findGenerativeProfile(id: string): GenerativeProfile | undefined {
+  return BUILT_IN_GENERATIVE_PROFILES.find((p) => p.id === id);
+}

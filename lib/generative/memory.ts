@@ -1,0 +1,89 @@
+/**
+ * Device memory of one generative replica: weights split over the tensor-parallel ranks, the KV cache as NxD
+ * Inference shards it, and a runtime reserve, against the HBM of the cores the replica spans.
+ *
+ * Fit rule (AWS Neuron docs, libraries/nxd-inference/api-guides/api-guide.rst and
+ * about-neuron/transformers/generative-llm-inference-with-neuron.rst): weights + KV cache must fit the tensor-parallel
+ * degree x HBM per NeuronCore (16 GiB per core on Inf2 and Trn1, 24 GiB per logical core on Trn2 at LNC=2).
+ * KV heads (AWS Neuron docs, libraries/nxd-inference/developer_guides/feature-guide.rst, "GQA"): NxD Inference's
+ * default `REPLICATE_TO_TP_DEGREE` replicates the KV heads up to the tensor-parallel degree when it exceeds them (each
+ * rank then holds one), and converts to multi-head attention (every query head gets its KV head) when the degree is not
+ * a multiple of the KV heads.
+ */
+import type { GenerativeArchitectureFacts, GenerativeDtype, GenerativeMemory } from './types';
+
+/** Bytes one parameter or one cached value takes at each precision. */
+export const DTYPE_BYTES: Readonly<Record<GenerativeDtype, number>> = { fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1 };
+
+const GIB = 1024 ** 3;
+
+/**
+ * Share of the replica's HBM held back for the Neuron runtime, compiled graphs, the shared scratchpad and prefill
+ * activations. ESTIMATE (UNVERIFIED): no AWS source states the usable share; neuron-monitor reports these
+ * (`runtime_memory`, `model_code`, `model_shared_scratchpad`) separately, so a measurement can replace it.
+ */
+export const RUNTIME_RESERVE_FRACTION = 0.1;
+
+/** How NxD Inference holds the KV heads at a tensor-parallel degree, and how many each rank holds. */
+export function kvSharding(model: Pick<GenerativeArchitectureFacts, 'kvHeads' | 'attentionHeads'>, tp: number): {
+  readonly kvSharding: GenerativeMemory['kvSharding'];
+  readonly kvHeadsPerRank: number;
+} {
+  if (tp <= model.kvHeads) {
+    return model.kvHeads % tp === 0
+      ? { kvSharding: 'shard', kvHeadsPerRank: model.kvHeads / tp }
+      : { kvSharding: 'convert-to-mha', kvHeadsPerRank: Math.ceil(model.attentionHeads / tp) };
+  }
+  return tp % model.kvHeads === 0
+    ? { kvSharding: 'replicate', kvHeadsPerRank: 1 }
+    : { kvSharding: 'convert-to-mha', kvHeadsPerRank: Math.ceil(model.attentionHeads / tp) };
+}
+
+/** Weights of the whole model, in GiB: parameters x bytes per parameter. */
+export function weightsGiB(model: Pick<GenerativeArchitectureFacts, 'parametersBillions' | 'dtype'>): number {
+  return (model.parametersBillions * 1e9 * DTYPE_BYTES[model.dtype]) / GIB;
+}
+
+/**
+ * KV cache of one sequence of `tokens` over all ranks of a replica, in GiB:
+ * 2 (K and V) x layers x KV heads per rank x ranks x head dim x bytes x tokens.
+ */
+export function kvCachePerSequenceGiB(model: GenerativeArchitectureFacts, tp: number, tokens: number): number {
+  const { kvHeadsPerRank } = kvSharding(model, tp);
+  return (2 * model.layers * kvHeadsPerRank * tp * model.headDim * DTYPE_BYTES[model.dtype] * tokens) / GIB;
+}
+
+/**
+ * The memory breakdown of one replica: `tp` cores of `hbmPerCoreGiB` each, `sequences` concurrent sequences of up to
+ * `maxModelLength` tokens.
+ */
+export function replicaMemory(
+  model: GenerativeArchitectureFacts,
+  tp: number,
+  hbmPerCoreGiB: number,
+  sequences: number,
+  maxModelLength: number,
+): GenerativeMemory {
+  const available = tp * hbmPerCoreGiB;
+  const weights = weightsGiB(model);
+  const perSequence = kvCachePerSequenceGiB(model, tp, maxModelLength);
+  const reserve = RUNTIME_RESERVE_FRACTION * available;
+  const spare = available - weights - reserve;
+  return {
+    weights: round(weights),
+    kvCache: round(perSequence * sequences),
+    reserve: round(reserve),
+    available: round(available),
+    ...kvSharding(model, tp),
+    maxConcurrencyThatFits: spare > 0 ? Math.floor(spare / perSequence) : 0,
+  };
+}
+
+/** True when weights + KV cache + reserve fit the available HBM. */
+export function fits(memory: GenerativeMemory): boolean {
+  return memory.weights + memory.kvCache + memory.reserve <= memory.available;
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

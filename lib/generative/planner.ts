@@ -1,0 +1,353 @@
+/**
+ * The generative planner: from a generative profile and token-level targets to the cheapest deployment that meets
+ * them.
+ *
+ * Every (instance type, measured tensor-parallel degree, measured maximum of concurrent sequences) of the catalog is
+ * a candidate. A candidate must have a price, rows measured on its chip, a degree NxD Inference supports on the chip
+ * that fits its cores, rows compiled for a sequence at least as long as the targets need, and the weights, KV cache
+ * and reserve in the HBM of the cores a replica spans (`memory.ts`). Each replica's capacity is the largest request
+ * rate at which the continuous-batching model (`continuous-batching.ts`) keeps every p99 within its target; an
+ * instance holds `cores / degree` replicas; the fleet is priced. The cheapest feasible candidate wins; ties go to the
+ * lower predicted TTFT, then fewer instances, then the name.
+ */
+import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
+import type { Hosting, InstanceSpec, Price } from '../catalog/types';
+import { InfeasibleError } from '../errors';
+import { HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
+import { coreLayout, supportedGroupSizes } from '../planner/layout';
+import { chipOf } from '../planner/planner';
+import { predictReplica, replicaCapacityRps } from './continuous-batching';
+import { engineTiming } from './engine-timing';
+import { replicaMemory, weightsGiB } from './memory';
+import { resolveGenerativeRequest, type ResolvedGenerativeRequest } from './request';
+import type {
+  GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
+  GenerativeTargets,
+} from './types';
+
+/**
+ * Host memory one replica needs while it loads, as a multiple of the model's weights: NxD Inference reads the
+ * checkpoint on the host to shard it over the ranks. ESTIMATE (UNVERIFIED); replicas are assumed to load at once.
+ */
+export const HOST_MEMORY_PER_WEIGHT = 1;
+
+/**
+ * Neuron 2.29 release notes (aws-neuron/aws-neuron-sdk release-notes/components/nxd-inference.rst, 2026-04-09,
+ * "Breaking Changes"): NxD Inference models are supported only on Trn2 and newer from 2.29; Inf2 and Trn1 users pin
+ * 2.28.
+ */
+export const NXDI_LAST_SDK_FOR_INF2_TRN1 = '2.28';
+
+/**
+ * The cheapest generative plan that meets the targets.
+ *
+ * @throws InputError for invalid targets or options, InfeasibleError when no instance meets the targets
+ */
+export function planGenerative(
+  profile: GenerativeProfile,
+  targets: GenerativeTargets,
+  options: GenerativePlanOptions,
+  catalog?: Catalog,
+): GenerativePlan {
+  return planGenerativeReport(profile, targets, options, catalog).chosen;
+}
+
+/**
+ * The chosen plan, the best plan of every other candidate (cheapest first) and every rejected candidate with its
+ * reason.
+ *
+ * @param catalog instances and prices @default Catalog.builtIn()
+ * @throws InputError for invalid targets or options, InfeasibleError when nothing fits (its `rejected` says why)
+ */
+export function planGenerativeReport(
+  profile: GenerativeProfile,
+  targets: GenerativeTargets,
+  options: GenerativePlanOptions,
+  catalog: Catalog = Catalog.builtIn(),
+): GenerativePlanReport {
+  const request = resolveGenerativeRequest(profile, targets, options, catalog);
+  const only = request.options.instanceTypes;
+  const feasible: GenerativePlan[] = [];
+  const rejected: GenerativeRejection[] = [];
+  for (const instance of catalog.instances) {
+    const instanceType = hostedName(instance, request.options.hosting);
+    if (only !== undefined && !only.includes(instance.name)) {
+      rejected.push({ instanceType, code: 'excluded', reason: `not among the requested instance types (${only.join(', ')})` });
+      continue;
+    }
+    const outcome = evaluateInstance(profile, request, instance, catalog);
+    feasible.push(...outcome.plans);
+    rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
+  }
+  if (feasible.length === 0) {
+    const { targets: t, options: o } = request;
+    throw new InfeasibleError(
+      `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
+        `${t.outputTokens.mean} output tokens at TTFT p99 ${t.ttftP99Ms} ms and TPOT p99 ${t.tpotP99Ms} ms in ${o.region}:`,
+      explain(rejected),
+      { request, rejected },
+    );
+  }
+  const sorted = [...feasible].sort(compareGenerativePlans);
+  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
+}
+
+/** Lowest hourly cost first; then lower predicted TTFT p99, fewer instances, the name, the degree. */
+export function compareGenerativePlans(a: GenerativePlan, b: GenerativePlan): number {
+  return (
+    a.hourlyCostUsd - b.hourlyCostUsd ||
+    a.generative.predictedTtftP99Ms - b.generative.predictedTtftP99Ms ||
+    a.instanceCount - b.instanceCount ||
+    a.instance.name.localeCompare(b.instance.name) ||
+    a.generative.tensorParallelDegree - b.generative.tensorParallelDegree ||
+    a.generative.maxConcurrentSequences - b.generative.maxConcurrentSequences
+  );
+}
+
+function hostedName(instance: InstanceSpec, hosting: Hosting): string {
+  return hosting === 'sagemaker' ? sageMakerName(instance.name) : instance.name;
+}
+
+/** `tp=8 seqs=4 sdk 2.18.0` */
+export function describeConfiguration(tp: number, seqs: number, sdk: string): string {
+  return `tp=${tp} seqs=${seqs} sdk ${sdk}`;
+}
+
+type Outcome = { plans: GenerativePlan[]; rejections: Omit<GenerativeRejection, 'instanceType'>[] };
+
+function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativeRequest, instance: InstanceSpec, catalog: Catalog): Outcome {
+  const { region, hosting, pricing } = request.options;
+  const price = catalog.price(instance.name, region, hosting, pricing);
+  if (!price) {
+    return { plans: [], rejections: [{ code: 'no-price', reason: `no ${pricing} ${hosting} price for ${hostedName(instance, hosting)} in ${region}` }] };
+  }
+  const tooSmall = memoryOnlyRejection(profile, request, instance);
+  if (tooSmall) {
+    return { plans: [], rejections: [tooSmall] };
+  }
+  const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
+  if (onChip.length === 0) {
+    return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})` }] };
+  }
+  const outcome: Outcome = { plans: [], rejections: [] };
+  const groups = new Map<string, GenerativeMeasurement[]>();
+  for (const m of onChip) {
+    const key = `${m.tensorParallelDegree}|${m.neuronSdkVersion}|${m.chunkedPrefill === true}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  for (const rows of groups.values()) {
+    evaluateGroup(profile, request, instance, price, rows, outcome);
+  }
+  return outcome;
+}
+
+/**
+ * The device-memory rejection of an instance that cannot hold one sequence of the model at the largest
+ * tensor-parallel degree it offers, whatever was measured; undefined when it can.
+ */
+function memoryOnlyRejection(
+  profile: GenerativeProfile,
+  request: ResolvedGenerativeRequest,
+  instance: InstanceSpec,
+): Omit<GenerativeRejection, 'instanceType'> | undefined {
+  const cores = neuronCores(instance);
+  const degrees = (supportedGroupSizes(instance) ?? [cores]).filter((d) => d <= cores);
+  const largest = Math.max(...degrees);
+  const memory = replicaMemory(profile.model, largest, deviceMemoryPerCoreGiB(instance), 1, request.maxModelLength);
+  if (memory.maxConcurrencyThatFits >= 1) {
+    return undefined;
+  }
+  return {
+    configuration: `tp=${largest} (the most ${instance.name} offers)`,
+    code: 'device-memory',
+    reason: `does not fit: ${memoryReason(memory, 1, largest, request.maxModelLength).replace('use a higher tensor-parallel degree (more cores)', 'use an instance with more NeuronCores')}`,
+    memoryGiB: memory,
+  };
+}
+
+/** Sizes every measured concurrency of one (degree, SDK) group on the instance. */
+function evaluateGroup(
+  profile: GenerativeProfile,
+  request: ResolvedGenerativeRequest,
+  instance: InstanceSpec,
+  price: Price,
+  allRows: readonly GenerativeMeasurement[],
+  outcome: Outcome,
+): void {
+  const tp = allRows[0].tensorParallelDegree;
+  const sdk = allRows[0].neuronSdkVersion;
+  const cores = neuronCores(instance);
+  const degrees = supportedGroupSizes(instance);
+  const configuration = describeConfiguration(tp, Math.max(...allRows.map((r) => r.batchSize)), sdk);
+  if (tp > cores || (degrees !== undefined && !degrees.includes(tp))) {
+    const fitting = (degrees ?? []).filter((d) => d <= cores);
+    outcome.rejections.push({
+      configuration,
+      code: 'tensor-parallel',
+      reason: tp > cores
+        ? `tensor-parallel degree ${tp} needs ${tp} NeuronCores; ${instance.name} has ${cores}`
+        : `NxD Inference does not support tensor-parallel degree ${tp} on ${instance.family} (it supports ${fitting.join(', ')} here)`,
+    });
+    return;
+  }
+  const rows = allRows.filter((r) => (r.sequenceLength ?? r.inputTokens + r.outputTokens) >= request.maxModelLength);
+  if (rows.length === 0) {
+    const longest = Math.max(...allRows.map((r) => r.sequenceLength ?? r.inputTokens + r.outputTokens));
+    outcome.rejections.push({
+      configuration,
+      code: 'sequence-length',
+      reason: `measured for sequences of at most ${longest} tokens; the targets need ${request.maxModelLength} (p99 input + p99 output): ` +
+        'measure at that length, or shorten the prompts or outputs',
+    });
+    return;
+  }
+  const replicas = Math.floor(cores / tp);
+  const hostNeed = replicas * HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model);
+  const hostUsable = HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB;
+  for (const seqs of [...new Set(rows.map((r) => r.batchSize))].sort((a, b) => a - b)) {
+    const config = describeConfiguration(tp, seqs, sdk);
+    const memory = replicaMemory(profile.model, tp, deviceMemoryPerCoreGiB(instance), seqs, request.maxModelLength);
+    if (seqs > memory.maxConcurrencyThatFits) {
+      outcome.rejections.push({ configuration: config, code: 'device-memory', reason: memoryReason(memory, seqs, tp, request.maxModelLength), memoryGiB: memory });
+      continue;
+    }
+    if (hostNeed > hostUsable) {
+      outcome.rejections.push({
+        configuration: config,
+        code: 'host-memory',
+        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory (ESTIMATE); ` +
+          `${instance.name} allows ${round(hostUsable, 1)} GiB`,
+      });
+      continue;
+    }
+    const timing = engineTiming(rows, seqs);
+    const capacity = replicaCapacityRps(timing, request.targets);
+    if (capacity <= 0) {
+      outcome.rejections.push(latencyRejection(config, timing, request.targets));
+      continue;
+    }
+    const plan = sizePlan(profile, request, instance, price, rows.filter((r) => r.batchSize <= seqs), { tp, seqs, replicas, capacity, memory, timing });
+    if (plan.instanceCount > (request.options.maxInstances ?? MAX_PLANNED_INSTANCES)) {
+      outcome.rejections.push({
+        configuration: config,
+        code: 'max-instances',
+        reason: `needs ${plan.instanceCount} instances; ${request.options.maxInstances !== undefined ? `maxInstances is ${request.options.maxInstances}` : `more than ${MAX_PLANNED_INSTANCES} is not a plan`}`,
+      });
+      continue;
+    }
+    outcome.plans.push(plan);
+  }
+}
+
+/** Which memory term did not fit and what would. */
+function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp: number, length: number): string {
+  const terms = `weights ${memory.weights} + KV cache ${memory.kvCache} + reserve ${memory.reserve} GiB > ${memory.available} GiB of ${tp} cores`;
+  if (memory.weights + memory.reserve >= memory.available) {
+    return `${terms}: the weights alone do not fit ${tp} cores; use a higher tensor-parallel degree (more cores) or a smaller dtype`;
+  }
+  return `${terms} at ${seqs} sequences of ${length} tokens: at most ${memory.maxConcurrencyThatFits} sequences fit; ` +
+    'use fewer sequences, a shorter context, more cores or a smaller dtype' +
+    (memory.kvSharding === 'replicate' ? ` (KV heads are replicated ${memory.kvHeadsPerRank}x per rank at this degree)` : '');
+}
+
+/** Which target a trickle of requests already misses. */
+function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
+  const idle = predictReplica(timing, targets, 1e-6);
+  if (idle.tpotP99Ms > targets.tpotP99Ms) {
+    return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
+  }
+  if (idle.ttftP99Ms > targets.ttftP99Ms) {
+    return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
+  }
+  return { configuration, code: 'e2e', reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the target is ${targets.e2eP99Ms} ms` };
+}
+
+interface Sized {
+  readonly tp: number;
+  readonly seqs: number;
+  readonly replicas: number;
+  readonly capacity: number;
+  readonly memory: ReturnType<typeof replicaMemory>;
+  readonly timing: ReturnType<typeof engineTiming>;
+}
+
+function sizePlan(
+  profile: GenerativeProfile,
+  request: ResolvedGenerativeRequest,
+  instance: InstanceSpec,
+  price: Price,
+  rows: readonly GenerativeMeasurement[],
+  sized: Sized,
+): GenerativePlan {
+  const { targets, options } = request;
+  const { tp, seqs, replicas, capacity, memory, timing } = sized;
+  const perInstance = replicas * capacity;
+  const instanceCount = Math.max(options.minInstances, instancesFor(targets.requestsPerSecond, options.headroom, perInstance));
+  const peak = targets.peakRequestsPerSecond ?? targets.requestsPerSecond;
+  const maxInstanceCount = Math.max(instanceCount, instancesFor(peak, options.headroom, perInstance));
+  const atTarget = predictReplica(timing, targets, targets.requestsPerSecond / (instanceCount * replicas));
+  const hourly = price.usdPerHour * instanceCount;
+  const outputTokensPerSecond = targets.requestsPerSecond * targets.outputTokens.mean;
+  const warnings = [
+    ...(price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
+    ...rows.filter((r) => r.unverified).map((r) => `measurement ${describeConfiguration(r.tensorParallelDegree, r.batchSize, r.neuronSdkVersion)} is UNVERIFIED (${r.source})`),
+    ...(timing.prefillEstimated ? ['the rows state no TTFT: prefill is estimated as one decode step per 128 prompt tokens'] : []),
+    ...(rows.some((r) => !r.instanceType.startsWith(instance.name)) ? [`measured on ${[...new Set(rows.map((r) => r.instanceType))].join(', ')}, same chip as ${instance.name}`] : []),
+    ...(['inf2', 'trn1', 'trn1n'].includes(instance.family)
+      ? [`vLLM on Neuron (NxD Inference) supports ${instance.family} only up to Neuron SDK ${NXDI_LAST_SDK_FOR_INF2_TRN1} (2.29 release notes): pin a serving image of that SDK or older`]
+      : []),
+    `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
+  ];
+  return {
+    kind: 'generative',
+    profileId: profile.id,
+    region: options.region,
+    hosting: options.hosting,
+    targets,
+    headroom: options.headroom,
+    instanceType: hostedName(instance, options.hosting),
+    instance,
+    instanceCount,
+    maxInstanceCount,
+    capacityPerInstanceRps: round(perInstance, 4),
+    capacityRps: round(perInstance * instanceCount, 4),
+    price,
+    hourlyCostUsd: round(hourly, 4),
+    monthlyCostUsd: round(hourly * HOURS_PER_MONTH, 2),
+    generative: {
+      architecture: profile.model.architecture,
+      tensorParallelDegree: tp,
+      replicasPerInstance: replicas,
+      maxConcurrentSequences: seqs,
+      maxModelLength: request.maxModelLength,
+      memoryGiB: memory,
+      predictedTtftP99Ms: round(atTarget.ttftP99Ms, 1),
+      predictedTpotP99Ms: round(atTarget.tpotP99Ms, 2),
+      predictedE2eP99Ms: round(atTarget.e2eP99Ms, 0),
+      outputTokensPerSecond: round(outputTokensPerSecond, 2),
+      capacityOutputTokensPerSecondPerReplica: round(capacity * targets.outputTokens.mean, 2),
+      capacityPerReplicaRps: round(capacity, 4),
+      meanRunningSequences: round(atTarget.meanRunning, 2),
+      costPer1MOutputTokensUsd: round((hourly / (outputTokensPerSecond * 3600)) * 1e6, 4),
+      engine: {
+        tensorParallelSize: tp,
+        maxNumSeqs: seqs,
+        maxModelLen: request.maxModelLength,
+        logicalNeuronCoreConfig: instance.logicalNeuronCoreConfig ?? 1,
+      },
+      replicas: coreLayout(instance, tp, replicas),
+      measurement: rows,
+    },
+    warnings,
+  };
+}
+
+/** One line per rejection reason kind, the most telling first. */
+function explain(rejected: readonly GenerativeRejection[]): string[] {
+  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'no-measurement', 'no-price', 'excluded'];
+  return [...rejected]
+    .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
+    .filter((r) => r.code !== 'excluded')
+    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`);
+}
+

@@ -1,0 +1,270 @@
+/**
+ * Shapes of generative (autoregressive) model profiles, targets and plans: planning in tokens.
+ *
+ * A generative model answers a request with many device steps: one prefill over the prompt (context encoding),
+ * then one decode step per output token, shared by every sequence the engine runs at once (continuous batching).
+ * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
+ * targets and plans are in those units.
+ */
+import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+
+/** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
+export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
+
+/** Precision the weights and the KV cache are stored in on the device. */
+export type GenerativeDtype = 'fp32' | 'bf16' | 'fp16' | 'fp8' | 'int8';
+
+/** Which tokens a source's "tokens per second" counts. Kept per row: rows that count differently never mix. */
+export type ThroughputCounts = 'output' | 'input-and-output';
+
+/**
+ * The architecture facts sizing needs, as the model's `config.json` states them.
+ */
+export interface GenerativeArchitectureFacts {
+  readonly architecture: GenerativeArchitecture;
+  /** Parameters, in billions (8.03 for Llama 3.1 8B). */
+  readonly parametersBillions: number;
+  /** Precision of the weights and KV cache as served. */
+  readonly dtype: GenerativeDtype;
+  /** Transformer layers holding a KV cache: the decoder layers (`num_hidden_layers`, T5's `num_decoder_layers`). */
+  readonly layers: number;
+  /** Query heads per layer (`num_attention_heads`). */
+  readonly attentionHeads: number;
+  /** Key/value heads per layer (`num_key_value_heads`; equal to the query heads without grouped-query attention). */
+  readonly kvHeads: number;
+  /** Dimension of one head (`head_dim`, or `hidden_size / num_attention_heads`; T5's `d_kv`). */
+  readonly headDim: number;
+  /** Vocabulary size (`vocab_size`). */
+  readonly vocabulary: number;
+  /** Longest context the model accepts, prompt plus output (`max_position_embeddings`). */
+  readonly maxContextTokens: number;
+  /** Where the facts come from (the model's config.json at a revision). */
+  readonly source: string;
+}
+
+/**
+ * One measured operating point: a model compiled for a tensor-parallel degree and a maximum number of concurrent
+ * sequences, served on one instance type at given input and output lengths.
+ */
+export interface GenerativeMeasurement {
+  /** EC2 instance type it ran on, e.g. `inf2.48xlarge`. Rows apply to any instance of the same chip. */
+  readonly instanceType: string;
+  /** NeuronCores one model replica spans (the compiled tensor-parallel degree), logical cores on Trn2. */
+  readonly tensorParallelDegree: number;
+  /** Sequences decoded together: the compiled batch size, or vLLM's `max_num_seqs`. */
+  readonly batchSize: number;
+  /** Prompt tokens per request. */
+  readonly inputTokens: number;
+  /** Generated tokens per request. */
+  readonly outputTokens: number;
+  /**
+   * Longest sequence the artifact was compiled for (prompt plus output).
+   *
+   * @default - inputTokens + outputTokens
+   */
+  readonly sequenceLength?: number;
+  /** Neuron SDK version of the measurement, e.g. `2.18.0`. */
+  readonly neuronSdkVersion: string;
+  /**
+   * Median time to first token, ms.
+   *
+   * @default - not measured: the planner estimates the prefill (one decode step per 128 prompt tokens) and warns
+   */
+  readonly ttftP50Ms?: number;
+  /** 99th percentile time to first token, ms. @default - ttftP50Ms (the source gives no p99) */
+  readonly ttftP99Ms?: number;
+  /** Median time per output token (inter-token latency), ms. */
+  readonly tpotP50Ms: number;
+  /** 99th percentile time per output token, ms. @default - tpotP50Ms (the source gives no p99) */
+  readonly tpotP99Ms?: number;
+  /**
+   * Which tokens the source divides its per-token latency by. With `input-and-output` (the Neuron encoder-decoder
+   * tables), a request took `tpot x (input + output)`, which the planner spreads over the output tokens.
+   *
+   * @default 'output'
+   */
+  readonly latencyCounts?: ThroughputCounts;
+  /** Tokens per second of the replica as the source states it, counted as `throughputCounts` says. */
+  readonly tokensPerSecond?: number;
+  /** Which tokens `tokensPerSecond` counts. @default 'output' */
+  readonly throughputCounts?: ThroughputCounts;
+  /** True when the engine ran chunked prefill, so prefills do not stop decoding. @default false */
+  readonly chunkedPrefill?: boolean;
+  /** Where the row comes from: document, table, row, date. */
+  readonly source: string;
+  /** True when no AWS-authored source backs the row; printed as UNVERIFIED wherever it is used. */
+  readonly unverified?: boolean;
+}
+
+/** A generative model: its architecture and its measurements. */
+export interface GenerativeProfile {
+  readonly kind: 'generative';
+  /** Model id, e.g. `llama-3.1-8b-instruct`. */
+  readonly id: string;
+  /** Hugging Face repository of the weights, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
+  readonly huggingFaceId?: string;
+  readonly description?: string;
+  readonly model: GenerativeArchitectureFacts;
+  readonly measurements: readonly GenerativeMeasurement[];
+}
+
+/** A length in tokens: its mean, and a p99 when lengths vary. */
+export interface TokenLength {
+  readonly mean: number;
+  /** @default - the mean: every request has the same length */
+  readonly p99?: number;
+}
+
+/** What a generative deployment must sustain, in the units users judge it by. */
+export interface GenerativeTargets {
+  /** Steady requests per second (Poisson arrivals), queueing included. */
+  readonly requestsPerSecond: number;
+  readonly inputTokens: TokenLength;
+  readonly outputTokens: TokenLength;
+  /** Highest acceptable p99 time to first token, ms. */
+  readonly ttftP99Ms: number;
+  /** Highest acceptable p99 time per output token, ms. */
+  readonly tpotP99Ms: number;
+  /** Highest acceptable p99 end-to-end latency, ms. @default - no end-to-end target */
+  readonly e2eP99Ms?: number;
+  /** Peak requests per second autoscaling must reach. @default - the steady rate */
+  readonly peakRequestsPerSecond?: number;
+}
+
+/** Where and how to host a generative model. */
+export interface GenerativePlanOptions {
+  readonly region: string;
+  readonly hosting: Hosting;
+  /** @default 1 */
+  readonly minInstances?: number;
+  /** @default - no limit */
+  readonly maxInstances?: number;
+  /** Spare capacity above the target, as a fraction. @default 0.2 */
+  readonly headroom?: number;
+  /** Consider only these instance types (EC2 names). @default - every catalog instance */
+  readonly instanceTypes?: readonly string[];
+  /** @default 'on-demand' */
+  readonly pricing?: PricingKind;
+}
+
+/** Device memory one replica needs, per term, in GiB over all the cores it spans. */
+export interface GenerativeMemory {
+  /** Weights, split over the tensor-parallel ranks. */
+  readonly weights: number;
+  /** KV cache at the maximum concurrent sequences and maximum model length, KV-head replication included. */
+  readonly kvCache: number;
+  /** Runtime, compiled graphs, scratchpad and activations. */
+  readonly reserve: number;
+  /** HBM of the cores the replica spans. */
+  readonly available: number;
+  /** KV heads each rank holds (replicated when the tensor-parallel degree exceeds the model's KV heads). */
+  readonly kvHeadsPerRank: number;
+  /** How NxD Inference shards the KV heads at this degree. */
+  readonly kvSharding: 'shard' | 'replicate' | 'convert-to-mha';
+  /** Most concurrent sequences whose KV cache fits next to the weights and the reserve at this model length. */
+  readonly maxConcurrencyThatFits: number;
+}
+
+/** One model replica on an instance: its cores, devices and engine settings. */
+export interface ReplicaLayout {
+  readonly index: number;
+  readonly cores: readonly number[];
+  /** `NEURON_RT_VISIBLE_CORES` for the replica. */
+  readonly visibleCores: string;
+  readonly devices: readonly string[];
+}
+
+/** The engine settings the plan implies (vLLM on Neuron names in the comments; the serving issue renders them). */
+export interface EngineSettings {
+  /** `tensor_parallel_size`. */
+  readonly tensorParallelSize: number;
+  /** `max_num_seqs`: the compiled batch size. */
+  readonly maxNumSeqs: number;
+  /** `max_model_len`: prompt plus output tokens. */
+  readonly maxModelLen: number;
+  /** Logical NeuronCore configuration the replica runs with (`NEURON_LOGICAL_NC_CONFIG`); 1 where cores are physical. */
+  readonly logicalNeuronCoreConfig: number;
+}
+
+/** The generative part of a plan. */
+export interface GenerativePlanDetails {
+  readonly architecture: GenerativeArchitecture;
+  readonly tensorParallelDegree: number;
+  readonly replicasPerInstance: number;
+  readonly maxConcurrentSequences: number;
+  readonly maxModelLength: number;
+  readonly memoryGiB: GenerativeMemory;
+  readonly predictedTtftP99Ms: number;
+  readonly predictedTpotP99Ms: number;
+  readonly predictedE2eP99Ms: number;
+  /** Output tokens per second all instances produce at the target rate. */
+  readonly outputTokensPerSecond: number;
+  /** Output tokens per second one replica holds within the targets (its capacity). */
+  readonly capacityOutputTokensPerSecondPerReplica: number;
+  /** Requests per second one replica holds within the targets. */
+  readonly capacityPerReplicaRps: number;
+  /** Mean sequences decoding at once per replica at the target rate. */
+  readonly meanRunningSequences: number;
+  readonly costPer1MOutputTokensUsd: number;
+  readonly engine: EngineSettings;
+  readonly replicas: readonly ReplicaLayout[];
+  /** The measured rows the decode and prefill times come from. */
+  readonly measurement: readonly GenerativeMeasurement[];
+}
+
+/** A sized, priced generative deployment. */
+export interface GenerativePlan {
+  readonly kind: 'generative';
+  readonly profileId: string;
+  readonly region: string;
+  readonly hosting: Hosting;
+  readonly targets: GenerativeTargets;
+  readonly headroom: number;
+  readonly instanceType: string;
+  readonly instance: InstanceSpec;
+  readonly instanceCount: number;
+  readonly maxInstanceCount: number;
+  /** Requests per second one instance holds within the targets. */
+  readonly capacityPerInstanceRps: number;
+  readonly capacityRps: number;
+  readonly price: Price;
+  readonly hourlyCostUsd: number;
+  readonly monthlyCostUsd: number;
+  readonly generative: GenerativePlanDetails;
+  readonly warnings: readonly string[];
+}
+
+/** Why a generative candidate lost. */
+export interface GenerativeRejection {
+  readonly instanceType: string;
+  /** `tp=8 seqs=4` style summary, when the rejection is about one configuration. */
+  readonly configuration?: string;
+  readonly code:
+    | 'no-price'
+    | 'no-measurement'
+    | 'tensor-parallel'
+    | 'device-memory'
+    | 'host-memory'
+    | 'sequence-length'
+    | 'ttft'
+    | 'tpot'
+    | 'e2e'
+    | 'max-instances'
+    | 'excluded';
+  readonly reason: string;
+  /** With `device-memory`: the memory breakdown that did not fit. */
+  readonly memoryGiB?: GenerativeMemory;
+}
+
+/** The generative planner's full answer. */
+export interface GenerativePlanReport {
+  readonly request: {
+    readonly profileId: string;
+    readonly targets: GenerativeTargets;
+    readonly options: Required<Pick<GenerativePlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
+      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes'>;
+  };
+  readonly chosen: GenerativePlan;
+  readonly alternatives: readonly GenerativePlan[];
+  readonly rejected: readonly GenerativeRejection[];
+}
