@@ -5,8 +5,8 @@
  * target rate, and prints predicted against simulated p99, and the planner's capacity per instance against the
  * highest rate the simulation holds within the target.
  *
- * The last line is `plans over target: N of M`, the plans whose simulated p99 exceeds the target at the target rate.
- * Goal: 0. Run with `npm run bench:plans` (about a minute; `-- --quick` skips the simulated capacity search and
+ * `plans over target: N of M` counts the plans whose simulated p99 exceeds the target at the target rate; the last
+ * line, `generative plans over target: N of M`, the same for generative plans (`generative-plans.ts`). Goal: 0 and 0. Run with `npm run bench:plans` (about a minute; `-- --quick` skips the simulated capacity search and
  * prints only plans over target, `-- --requests N` sets the replay length at the target rate).
  */
 import { HOSTINGS } from '../lib/catalog/types';
@@ -14,6 +14,7 @@ import { InfeasibleError } from '../lib/errors';
 import { planReport, planServingModel, saturationPerProcessRps, simulateInstance } from '../lib/planner';
 import type { Plan, ServingMode } from '../lib/planner';
 import { builtInProfiles } from '../lib/profiles';
+import { replayGenerativePlans } from './generative-plans';
 
 /** Targets the grid crosses with every profile: steady requests/s and p99 ms. */
 const THROUGHPUTS = [50, 500, 2000, 10000];
@@ -118,7 +119,10 @@ function main(): void {
     const share = (q: number) => shares[Math.min(shares.length - 1, Math.floor(q * shares.length))].toFixed(2);
     console.log(`planned / simulated capacity per instance: min ${share(0)}, median ${share(0.5)}, max ${share(1)} (below 1: capacity held back)`);
   }
+  // The generative plans, replayed in their own simulation; both summary lines end the run.
+  const generative = replayGenerativePlans({ quick, requests });
   console.log(`plans over target: ${over.length} of ${rows.length}`);
+  console.log(`generative plans over target: ${generative.over} of ${generative.total}`);
 }
 
 main();

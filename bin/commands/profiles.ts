@@ -91,23 +91,73 @@ export function registerProfilesCommand(program: Command, io: CliIo): void {
     .description('List the built-in model profiles (Neuron performance tables), or show and check one')
     .addOption(new Option('--model <id>', 'show one built-in profile with its measurements and sources').conflicts('profile'))
     .addOption(new Option('--profile <file>', 'validate your own profile JSON and show it'))
-    .option('--json', 'print { profiles, warnings } as JSON')
+    .option('--json', 'print { profiles, warnings, generative } as JSON (generative: the generative profiles, by kind)')
     .action((flags: ProfilesFlags) => {
+      if (flags.model !== undefined || flags.profile !== undefined) {
+        const one = loadAnyProfile({ model: flags.model, profile: flags.profile });
+        if (one.kind === 'generative') {
+          io.stdout(flags.json ? JSON.stringify({ profiles: [], warnings: [], generative: [one.profile] }, null, 2) + '\n' : formatGenerativeProfile(one.profile));
+          return;
+        }
+      }
       const loaded =
         flags.model !== undefined || flags.profile !== undefined
           ? [loadProfile({ model: flags.model, profile: flags.profile })]
           : builtInProfiles().map((profile) => ({ profile, warnings: checkProfile(profile) }));
       const profiles = loaded.map((l) => l.profile);
       const warnings = loaded.flatMap((l) => l.warnings);
+      const generative = loaded.length === 1 ? [] : builtInGenerativeProfiles();
       if (flags.json) {
-        io.stdout(JSON.stringify({ profiles, warnings }, null, 2) + '\n');
+        io.stdout(JSON.stringify({ profiles, warnings, generative }, null, 2) + '\n');
         return;
       }
-      io.stdout(loaded.length === 1 ? formatProfile(profiles[0]) : formatSummary(profiles));
+      io.stdout(loaded.length === 1 ? formatProfile(profiles[0]) : formatSummary(profiles) + formatGenerativeSummary(generative));
       for (const warning of warnings) {
         io.stderr(`warning: ${warning.message}\n`);
       }
     });
+}
+
+/** One row per generative profile. */
+function formatGenerativeSummary(profiles: readonly GenerativeProfile[]): string {
+  if (profiles.length === 0) {
+    return '';
+  }
+  const table = new Table({
+    head: ['generative model (--model)', 'kind', 'parameters', 'dtype', 'measured (instance tp x seqs)', 'description'],
+    style: { head: [], border: [], compact: true },
+    wordWrap: true,
+    colWidths: [26, 17, 12, 7, 44, 40],
+  });
+  for (const p of profiles) {
+    const measured = [...new Set(p.measurements.map((m) => `${m.instanceType} ${m.tensorParallelDegree}x${m.batchSize}`))].join(', ');
+    table.push([p.id, p.model.architecture, `${p.model.parametersBillions}B`, p.model.dtype, measured, p.description ?? '']);
+  }
+  return `\nGenerative models, planned in tokens (plan --model ID --input-tokens --output-tokens --ttft-p99 --tpot-p99):\n${table.toString()}\n`;
+}
+
+/** One generative profile with its rows and their sources. */
+function formatGenerativeProfile(p: GenerativeProfile): string {
+  const m = p.model;
+  const table = new Table({
+    head: ['#', 'instance', 'tp', 'seqs', 'in/out', 'SDK', 'TTFT p50', 'TPOT p50', 'tokens/s (counts)', 'source'],
+    style: { head: [], border: [], compact: true },
+    wordWrap: true,
+    colWidths: [4, 15, 5, 6, 11, 8, 10, 10, 18, 60],
+  });
+  p.measurements.forEach((r, i) => {
+    table.push([
+      i, r.instanceType, r.tensorParallelDegree, r.batchSize, `${r.inputTokens}/${r.outputTokens}`, r.neuronSdkVersion,
+      r.ttftP50Ms ?? '-', `${r.tpotP50Ms}${r.latencyCounts === 'input-and-output' ? ' (in+out)' : ''}`,
+      r.tokensPerSecond === undefined ? '-' : `${r.tokensPerSecond} (${r.throughputCounts ?? 'output'})`,
+      `${r.unverified ? 'UNVERIFIED ' : ''}${r.source}`,
+    ]);
+  });
+  return (
+    `${p.id}${p.huggingFaceId ? ` (${p.huggingFaceId})` : ''}: ${m.architecture}, ${m.parametersBillions}B parameters in ${m.dtype}, ` +
+    `${m.layers} layers, ${m.attentionHeads} attention heads, ${m.kvHeads} KV heads of ${m.headDim}, vocabulary ${m.vocabulary}, ` +
+    `context ${m.maxContextTokens} tokens\n  (${m.source})\n${table.toString()}\n`
+  );
 }
 
 /** Up to 4 significant figures, without trailing zeros. */

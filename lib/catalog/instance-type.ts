@@ -9,14 +9,14 @@ import { InstanceSpec } from './types';
 export const NEURON_FAMILIES: readonly string[] = Object.freeze(['inf1', 'inf2', 'trn1', 'trn1n', 'trn2', 'trn2u', 'trn3']);
 
 /**
- * A Neuron instance type (Inf1, Inf2, Trn1, Trn1n) with its hardware facts.
+ * A Neuron instance type (Inf1, Inf2, Trn1, Trn1n, Trn2) with its hardware facts.
  *
  * Use the constants for the types in the catalog (`NeuronInstanceType.INF2_XLARGE`) and `of` for the others.
  *
  * @example
  * NeuronInstanceType.INF2_XLARGE.neuronCores; // 2
  * NeuronInstanceType.of('ml.inf2.8xlarge').name; // 'inf2.8xlarge'
- * NeuronInstanceType.of('trn2.48xlarge', { ...myTrn2Spec }); // escape hatch for types the catalog lacks
+ * NeuronInstanceType.of('trn2u.48xlarge', { ...myTrn2uSpec }); // escape hatch for types the catalog lacks
  */
 export class NeuronInstanceType {
   private static readonly known = new Map<string, NeuronInstanceType>();
@@ -43,6 +43,8 @@ export class NeuronInstanceType {
   static readonly TRN1_32XLARGE = NeuronInstanceType.of('trn1.32xlarge');
   /** trn1n.32xlarge: 16 Trainium chips, 32 NeuronCore-v2, twice the EFA bandwidth of trn1.32xlarge. */
   static readonly TRN1N_32XLARGE = NeuronInstanceType.of('trn1n.32xlarge');
+  /** trn2.48xlarge: 16 Trainium2 chips, 128 NeuronCore-v3, 64 logical cores at the default LNC=2. */
+  static readonly TRN2_48XLARGE = NeuronInstanceType.of('trn2.48xlarge');
 
   /**
    * The instance type named `name`, as EC2 (`inf2.xlarge`) or SageMaker (`ml.inf2.xlarge`) writes it.

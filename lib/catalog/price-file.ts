@@ -28,6 +28,7 @@ const instanceSchema = z.strictObject({
   family: nonEmptyString('an instance family such as inf2').optional(),
   chips: positiveInteger,
   coresPerChip: positiveInteger,
+  logicalNeuronCoreConfig: positiveInteger.optional(),
   coreVersion: z.enum(['v1', 'v2', 'v3'], { error: 'expected "v1" (Inf1), "v2" (Inf2, Trn1) or "v3" (Trn2)' }),
   deviceMemoryPerChipGiB: positiveNumber,
   vcpus: positiveInteger,

@@ -12,7 +12,8 @@
  * - prefills form a single-server queue with utilisation rho_p = lambda x mean prefill, so decode gets 1 - rho_p of
  *   the time;
  * - the mean number decoding is n = lambda x (mean output - 1) x step / (1 - rho_p) (Little's law), below N;
- * - a slot is held for prefill wait + prefill + decode, and slots form an M/G/N queue (`waitQuantileSeconds`);
+ * - a slot is held for prefill wait + prefill + decode, and slots form an M/G/N queue (`waitQuantileSeconds`) whose
+ *   holds vary at least as exponential ones from a few slots up (bursts of prefills lengthen every hold at once);
  * - TTFT p99 = slot wait + prefill wait (each at the 99.5th percentile) + the p99 prompt's prefill + one step;
  * - TPOT p99: step x the measured TPOT tail, plus the prefills that land in a request's decode (Poisson) spread
  *   over its tokens, at the p99 of the mixture over output lengths (`tpotQuantileSeconds`);
@@ -111,7 +112,10 @@ export function predictReplica(
   if (lambda * slotHold >= N) {
     return UNSTABLE;
   }
-  const slotScv = Math.max(len.outputScv, 0.05);
+  // Slot holds are not independent: a burst of arrivals stops decoding with its prefills, so every running sequence
+  // holds its slot longer at once. The replay shows slot waits as variable as exponential holds from a few slots up;
+  // one slot (no decode runs beside a prefill) has no such coupling.
+  const slotScv = Math.max(len.outputScv, 1 - 1 / N, 0.05);
   const slotWait = waitQuantileSeconds(lambda, slotHold, N, slotScv, WAIT_QUANTILE);
   if (!Number.isFinite(slotWait) || !Number.isFinite(prefillWait)) {
     return UNSTABLE;
@@ -159,20 +163,28 @@ export function generalizedPoissonTail(theta: number, eta: number, k: number): n
   if (theta <= 0) {
     return 0;
   }
+  const mean = theta / Math.max(1e-9, 1 - eta);
   let cdf = Math.exp(-theta);
   let logFactorial = 0;
   for (let j = 1; j < k; j++) {
     logFactorial += Math.log(j);
-    cdf += Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
+    const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
+    cdf += term;
+    if (j > mean && term < 1e-15) {
+      return 0;
+    }
   }
   return Math.max(0, 1 - cdf);
 }
+
+/** Output lengths the TPOT tail mixes over: quantiles of the output length distribution. */
+const OUTPUT_QUANTILES = 64;
 
 /**
  * The p99 over requests of TPOT, `(last token - first token) / (output - 1)`: every step of a request's decode, plus
  * the prefills of every arrival during its decode, prefills included (J generalized-Poisson over its step time; one
  * of the p99 prompt's length, the rest the mean), spread over its tokens. Short outputs suffer most, so the tail mixes over the
- * output length distribution (200 quantiles). Chunked prefill spreads the same prefill time over the steps it shares,
+ * output length distribution (OUTPUT_QUANTILES quantiles). Chunked prefill spreads the same prefill time over the steps it shares,
  * which smooths single gaps but not a request's average, so it is charged the same.
  */
 function tpotQuantileSeconds(
@@ -185,7 +197,7 @@ function tpotQuantileSeconds(
 ): number {
   const step = timing.stepSeconds * timing.tpotTail;
   const dist = lengthDistribution(targets.outputTokens);
-  const points = dist.sigma === 0 ? 1 : 200;
+  const points = dist.sigma === 0 ? 1 : OUTPUT_QUANTILES;
   const gaps = Array.from({ length: points }, (_, i) => Math.round(Math.exp(dist.mu + dist.sigma * (points === 1 ? 0 : normalQuantile((i + 0.5) / points)))) - 1)
     .filter((gap) => gap >= 1);
   if (gaps.length === 0) {
@@ -213,7 +225,7 @@ function tpotQuantileSeconds(
   while (tail(high) > allowed) {
     high *= 2;
   }
-  for (let i = 0; i < 40; i++) {
+  while (high - low > 1e-4 * high) {
     const mid = (low + high) / 2;
     if (tail(mid) > allowed) {
       low = mid;

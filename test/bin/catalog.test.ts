@@ -45,8 +45,8 @@ describe('catalog --json prints every instance with its NeuronCores and prices',
     const { stdout, stderr } = await run('catalog', '--json');
     const entries = JSON.parse(stdout) as CatalogEntry[];
 
-    // THEN all eleven instances are there
-    expect(entries.map((e) => e.name)).toHaveLength(11);
+    // THEN all twelve instances are there
+    expect(entries.map((e) => e.name)).toHaveLength(12);
     expect(stderr).toBe('');
     // AND inf2.xlarge: 1 chip x 2 cores, the on-demand prices by region and hosting, all prices in the details
     const inf2 = entries.find((e) => e.name === 'inf2.xlarge')!;

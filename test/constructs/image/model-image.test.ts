@@ -179,7 +179,7 @@ describe('ModelImage.fromNeuronDlc picks the repository from the instance family
     const bind = () => image.bind(stack, role, NeuronInstanceType.INF1_XLARGE);
     // THEN
     expect(bind).toThrow(InputError);
-    expect(bind).toThrow(`tag ${NEURONX_TAG} is a neuronx (Inf2/Trn1) image but the instance ml.inf1.xlarge is Inf1; `
+    expect(bind).toThrow(`tag ${NEURONX_TAG} is a neuronx (Inf2/Trn1/Trn2) image but the instance ml.inf1.xlarge is Inf1; `
       + `use pytorch-inference-neuron tags such as ${NEURON_TAG}`);
   });
 
@@ -191,7 +191,7 @@ describe('ModelImage.fromNeuronDlc picks the repository from the instance family
     // WHEN
     const bind = () => image.bind(stack, role, NeuronInstanceType.INF2_8XLARGE);
     // THEN
-    expect(bind).toThrow(`tag ${NEURON_TAG} is a neuron (Inf1) image but the instance ml.inf2.8xlarge is Inf2/Trn1; `
+    expect(bind).toThrow(`tag ${NEURON_TAG} is a neuron (Inf1) image but the instance ml.inf2.8xlarge is Inf2/Trn1/Trn2; `
       + `use pytorch-inference-neuronx tags such as ${NEURONX_TAG}`);
   });
 });

@@ -32,13 +32,13 @@ describe('NeuronInstanceType.of resolves names', () => {
   });
 
   test('an unknown size of a Neuron family needs its spec, and the error says how to give it', () => {
-    // GIVEN trn2.48xlarge, a Neuron type the catalog lacks WHEN resolved without a spec THEN the error says so
-    expect(() => NeuronInstanceType.of('ml.trn2.48xlarge')).toThrow(InputError);
-    expect(() => NeuronInstanceType.of('ml.trn2.48xlarge')).toThrow(
-      'instance type "ml.trn2.48xlarge" is not in the catalog, so its NeuronCores and memory are unknown; pass its spec '
-        + '(NeuronInstanceType.of("trn2.48xlarge", spec)) or add it under "instances" in a price file. Catalog types: '
+    // GIVEN trn2u.48xlarge, a Neuron type the catalog lacks WHEN resolved without a spec THEN the error says so
+    expect(() => NeuronInstanceType.of('ml.trn2u.48xlarge')).toThrow(InputError);
+    expect(() => NeuronInstanceType.of('ml.trn2u.48xlarge')).toThrow(
+      'instance type "ml.trn2u.48xlarge" is not in the catalog, so its NeuronCores and memory are unknown; pass its spec '
+        + '(NeuronInstanceType.of("trn2u.48xlarge", spec)) or add it under "instances" in a price file. Catalog types: '
         + 'inf1.xlarge, inf1.2xlarge, inf1.6xlarge, inf1.24xlarge, inf2.xlarge, inf2.8xlarge, inf2.24xlarge, '
-        + 'inf2.48xlarge, trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge',
+        + 'inf2.48xlarge, trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge',
     );
   });
 
@@ -64,7 +64,7 @@ describe('NeuronInstanceType.of resolves names', () => {
 
   test.each(['m5.xlarge', 'ml.g5.2xlarge', 'inf2', ''])('"%s" is not a Neuron type and the error lists the known names', (name) => {
     expect(() => NeuronInstanceType.of(name)).toThrow(
-      new RegExp(`^instance type "${name.replace(/\./g, '\\.')}" is not a Neuron instance type \\(families inf1, inf2, trn1, trn1n, trn2, trn2u, trn3\\); use one of inf1.xlarge, .*, trn1n.32xlarge$`),
+      new RegExp(`^instance type "${name.replace(/\./g, '\\.')}" is not a Neuron instance type \\(families inf1, inf2, trn1, trn1n, trn2, trn2u, trn3\\); use one of inf1.xlarge, .*, trn2.48xlarge$`),
     );
   });
 });

@@ -113,14 +113,14 @@ describe('parseProfile names the JSON path, the value and what is expected', () 
       id: '',
       deviceMemoryGiB: -1,
       hostMemoryGiB: '2',
-      measurements: [{ coreVersion: 'v3', coresPerProcess: 1.5, batchSize: 0, throughputRps: 10, p50Ms: 5, p99Ms: 4 }],
+      measurements: [{ coreVersion: 'v4', coresPerProcess: 1.5, batchSize: 0, throughputRps: 10, p50Ms: 5, p99Ms: 4 }],
     };
     // THEN each one is named with its value
     expect(problemsOf(json)).toEqual([
       'my-profile.json: id: expected a non-empty string, got ""',
       'my-profile.json: deviceMemoryGiB: expected a positive number, got -1',
       'my-profile.json: hostMemoryGiB: expected a positive number, got "2"',
-      "my-profile.json: measurements[0].coreVersion: expected 'v1' (Inf1) or 'v2' (Inf2, Trn1), got \"v3\"",
+      "my-profile.json: measurements[0].coreVersion: expected 'v1' (Inf1), 'v2' (Inf2, Trn1) or 'v3' (Trn2), got \"v4\"",
       'my-profile.json: measurements[0].coresPerProcess: expected a positive integer, got 1.5',
       'my-profile.json: measurements[0].batchSize: expected a positive integer, got 0',
       'my-profile.json: measurements[0].p99Ms: expected a value >= p50Ms (5), got 4',

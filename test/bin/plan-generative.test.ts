@@ -1,0 +1,70 @@
+import { runCli } from '../../bin/cli';
+
+async function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  return { code, stdout, stderr };
+}
+
+const EXAMPLE = [
+  'plan', '--model', 'llama-3.1-8b-instruct', '--throughput', '2', '--input-tokens', '1024', '--output-tokens', '256',
+  '--ttft-p99', '2000', '--tpot-p99', '60', '--region', 'us-east-1', '--hosting', 'sagemaker',
+];
+
+describe('plan for a generative model', () => {
+  test('GIVEN the issue example WHEN planned THEN the report shows degree, replicas, memory, TTFT/TPOT, tokens/s and cost per 1M output tokens', async () => {
+    const { code, stdout, stderr } = await run(...EXAMPLE);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Plan for llama-3\.1-8b-instruct: 2 requests\/s of 1024 input and 256 output tokens, TTFT p99 <= 2000 ms, TPOT p99 <= 60 ms/);
+    expect(stdout).toMatch(/tensor_parallel_size 8, max_num_seqs \d+, max_model_len 1280/);
+    expect(stdout).toMatch(/weights 14\.96 \+ KV cache [\d.]+ \+ reserve [\d.]+ = [\d.]+ of \d+ GiB/);
+    expect(stdout).toMatch(/TTFT p99 [\d.]+ ms, TPOT p99 [\d.]+ ms/);
+    expect(stdout).toMatch(/\$[\d.]+ per 1M output tokens/);
+    expect(stdout).toContain('NEURON_RT_VISIBLE_CORES');
+    expect(stderr).toMatch(/warning: .*UNVERIFIED/);
+  });
+
+  test('GIVEN --json WHEN planned THEN chosen.generative carries the fields scripts read', async () => {
+    const { code, stdout } = await run(...EXAMPLE, '--json');
+    expect(code).toBe(0);
+    const g = JSON.parse(stdout).chosen.generative;
+    for (const key of ['tensorParallelDegree', 'replicasPerInstance', 'maxConcurrentSequences', 'maxModelLength', 'predictedTtftP99Ms',
+      'predictedTpotP99Ms', 'outputTokensPerSecond', 'costPer1MOutputTokensUsd', 'measurement']) {
+      expect(g).toHaveProperty(key);
+    }
+    expect(Object.keys(g.memoryGiB)).toEqual(expect.arrayContaining(['weights', 'kvCache', 'reserve', 'available']));
+    expect(g.measurement[0]).toHaveProperty('source');
+  });
+
+  test('GIVEN single-call flags on a generative model (and missing token flags) WHEN planned THEN each is named, exit 2', async () => {
+    const { code, stderr } = await run('plan', '--model', 'llama-3.1-8b-instruct', '--throughput', '2', '--p99', '50', '--region', 'us-east-1', '--hosting', 'ec2');
+    expect(code).toBe(2);
+    expect(stderr).toContain('llama-3.1-8b-instruct is a generative model: --p99 (use --ttft-p99 and --tpot-p99) apply to single-call models only');
+    expect(stderr).toContain('give --input-tokens <mean prompt tokens>, --output-tokens <mean output tokens>, --ttft-p99 <ms>, --tpot-p99 <ms>');
+  });
+
+  test('GIVEN token flags on a single-call model WHEN planned THEN they are refused, exit 2', async () => {
+    const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '100', '--p99', '50', '--ttft-p99', '100',
+      '--region', 'us-east-1', '--hosting', 'ec2');
+    expect(code).toBe(2);
+    expect(stderr).toContain('bert-base-uncased is a single-call model: --ttft-p99 apply to generative models only');
+  });
+
+  test('GIVEN 70B on inf2.24xlarge only WHEN planned THEN no plan, and the reason is the memory that did not fit', async () => {
+    const { code, stderr } = await run('plan', '--model', 'llama-3.3-70b-instruct', '--throughput', '0.1', '--input-tokens', '1024',
+      '--output-tokens', '256', '--ttft-p99', '20000', '--tpot-p99', '200', '--region', 'us-east-1', '--hosting', 'ec2', '--instance-types', 'inf2.24xlarge');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/inf2\.24xlarge tp=8 \(the most inf2\.24xlarge offers\): does not fit: weights 131\.5 \+ KV cache [\d.]+ \+ reserve 12\.8 GiB > 128 GiB of 8 cores/);
+  });
+
+  test('GIVEN profiles WHEN listed THEN the generative models appear with their kind', async () => {
+    const { code, stdout } = await run('profiles', '--json');
+    expect(code).toBe(0);
+    const generative = JSON.parse(stdout).generative as { id: string; kind: string; model: { architecture: string } }[];
+    expect(generative.map((p) => `${p.id} ${p.model.architecture}`)).toEqual(expect.arrayContaining([
+      'llama-3.1-8b-instruct decoder-only', 'llama-3.3-70b-instruct decoder-only', 'qwen3-32b decoder-only',
+      'google/flan-t5-xl encoder-decoder', 't5-3b encoder-decoder',
+    ]));
+  });
+});
