@@ -13,13 +13,14 @@
  *   the time;
  * - the mean number decoding is n = lambda x (mean output - 1) x step / (1 - rho_p) (Little's law), below N;
  * - a slot is held for prefill wait + prefill + decode, and slots form an M/G/N queue (`waitQuantileSeconds`) whose
- *   holds vary at least as exponential ones from a few slots up (bursts of prefills lengthen every hold at once);
+ *   holds vary at least as exponential ones from a few slots up (bursts of prefills lengthen every hold at once); one
+ *   slot is an M/G/1 queue with no prefill queue of its own (exact M/D/1 waits for fixed lengths);
  * - TTFT p99 = slot wait + prefill wait (each at the 99.5th percentile) + the p99 prompt's prefill + one step;
  * - TPOT p99: step x the measured TPOT tail, plus the prefills that land in a request's decode (Poisson) spread
  *   over its tokens, at the p99 of the mixture over output lengths (`tpotQuantileSeconds`);
  * - end-to-end p99 <= TTFT p99 + (p99 output - 1) x TPOT p99.
  */
-import { largestFitting, waitQuantileSeconds, WAIT_QUANTILE, Z99 } from '../planner/queueing';
+import { largestFitting, waitQuantileSeconds, WAIT_QUANTILE } from '../planner/queueing';
 import type { EngineTiming } from './engine-timing';
 import { lengthDistribution } from './engine-timing';
 import type { GenerativeTargets } from './types';
@@ -61,25 +62,6 @@ const UNSTABLE: ReplicaPrediction = {
   stable: false, ttftP99Ms: Infinity, tpotP99Ms: Infinity, e2eP99Ms: Infinity, meanRunning: Infinity, prefillUtilization: 1,
 };
 
-/** Smallest quantile-`q` value of a Poisson count with this mean (exact sum for small means, normal beyond). */
-export function poissonQuantile(mean: number, q: number): number {
-  if (mean <= 0) {
-    return 0;
-  }
-  if (mean > 200) {
-    return Math.ceil(mean + Z99 * Math.sqrt(mean));
-  }
-  let pmf = Math.exp(-mean);
-  let cdf = pmf;
-  let k = 0;
-  while (cdf < q) {
-    k++;
-    pmf *= mean / k;
-    cdf += pmf;
-  }
-  return k;
-}
-
 /** The replica's TTFT, TPOT and end-to-end p99 at `requestsPerSecond` Poisson arrivals. */
 export function predictReplica(
   timing: EngineTiming,
@@ -103,20 +85,29 @@ export function predictReplica(
   }
   const decodeSeconds = decodeTokens * stepMean;
 
-  // Prefills queue on one server; each also waits for the decode step in progress.
-  const prefillScv = lengthDistribution(targets.inputTokens).scv;
-  const prefillWait = waitQuantileSeconds(lambda, prefill, 1, prefillScv, WAIT_QUANTILE);
-  // Slots: held from admission to the last token.
-  const meanPrefillWait = rhoP / (1 - rhoP) * prefill * (1 + prefillScv) / 2;
-  const slotHold = meanPrefillWait + prefill + decodeSeconds;
-  if (lambda * slotHold >= N) {
-    return UNSTABLE;
+  let slotWait: number;
+  let prefillWait: number;
+  if (N === 1) {
+    // One slot: a request is admitted only when the previous one finished, so prefills never queue behind each
+    // other; the slot is an M/G/1 queue whose holds are prefill + decode.
+    prefillWait = 0;
+    slotWait = singleSlotWaitQuantile(lambda, prefill + decodeSeconds, len.outputScv, WAIT_QUANTILE);
+  } else {
+    // Prefills queue on one server.
+    const prefillScv = lengthDistribution(targets.inputTokens).scv;
+    prefillWait = waitQuantileSeconds(lambda, prefill, 1, prefillScv, WAIT_QUANTILE);
+    // Slots: held from admission to the last token.
+    const meanPrefillWait = rhoP / (1 - rhoP) * prefill * (1 + prefillScv) / 2;
+    const slotHold = meanPrefillWait + prefill + decodeSeconds;
+    if (lambda * slotHold >= N) {
+      return UNSTABLE;
+    }
+    // Slot holds are not independent: a burst of arrivals stops decoding with its prefills, so every running
+    // sequence holds its slot longer at once. The replay shows slot waits as variable as exponential holds from a few
+    // slots up.
+    const slotScv = Math.max(len.outputScv, 1 - 1 / N, 0.05);
+    slotWait = waitQuantileSeconds(lambda, slotHold, N, slotScv, WAIT_QUANTILE);
   }
-  // Slot holds are not independent: a burst of arrivals stops decoding with its prefills, so every running sequence
-  // holds its slot longer at once. The replay shows slot waits as variable as exponential holds from a few slots up;
-  // one slot (no decode runs beside a prefill) has no such coupling.
-  const slotScv = Math.max(len.outputScv, 1 - 1 / N, 0.05);
-  const slotWait = waitQuantileSeconds(lambda, slotHold, N, slotScv, WAIT_QUANTILE);
   if (!Number.isFinite(slotWait) || !Number.isFinite(prefillWait)) {
     return UNSTABLE;
   }
@@ -228,6 +219,53 @@ function tpotQuantileSeconds(
   while (high - low > 1e-4 * high) {
     const mid = (low + high) / 2;
     if (tail(mid) > allowed) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return high;
+}
+
+/**
+ * The `quantile` wait of a single slot (M/G/1) whose holds are prefill + decode: exact for fixed lengths (Erlang's
+ * M/D/1 waiting-time distribution, `P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (lambda (kD - t))^k / k!
+ * e^(-lambda (kD - t))`), the two-moment exponential tail (`waitQuantileSeconds`) when output lengths vary.
+ */
+export function singleSlotWaitQuantile(lambda: number, hold: number, scv: number, quantile: number): number {
+  const rho = lambda * hold;
+  if (rho >= 1) {
+    return Infinity;
+  }
+  if (scv > 0 || rho <= 1 - quantile) {
+    return scv > 0 ? waitQuantileSeconds(lambda, hold, 1, scv, quantile) : 0;
+  }
+  const cdf = (t: number): number => {
+    let sum = 0;
+    let logFactorial = 0;
+    for (let k = 0; k <= Math.floor(t / hold); k++) {
+      if (k > 0) {
+        logFactorial += Math.log(k);
+      }
+      const x = lambda * (k * hold - t);
+      // x <= 0: the terms alternate in sign; (x^k) = sign * e^(k ln|x|).
+      const magnitude = k === 0 ? 1 : Math.exp(k * Math.log(-x) - logFactorial);
+      sum += (k % 2 === 0 ? 1 : -1) * magnitude * Math.exp(-x);
+    }
+    return (1 - rho) * sum;
+  };
+  let high = hold;
+  while (cdf(high) < quantile) {
+    high += hold;
+    if (high > 30 * hold) {
+      // Beyond 30 holds the alternating sum loses precision: the two-moment tail, conservative here.
+      return waitQuantileSeconds(lambda, hold, 1, 0, quantile);
+    }
+  }
+  let low = 0;
+  for (let i = 0; i < 50; i++) {
+    const mid = (low + high) / 2;
+    if (cdf(mid) < quantile) {
       low = mid;
     } else {
       high = mid;

@@ -9,7 +9,7 @@ export * from './types';
 export { DTYPE_BYTES, RUNTIME_RESERVE_FRACTION, kvCachePerSequenceGiB, kvSharding, replicaMemory, weightsGiB } from './memory';
 export { engineTiming, lengthDistribution, perOutputTokenMs, PREFILL_TOKENS_PER_STEP_ESTIMATE } from './engine-timing';
 export type { EngineTiming } from './engine-timing';
-export { generalizedPoissonTail, meetsTargets, normalQuantile, poissonQuantile, predictReplica, replicaCapacityRps } from './continuous-batching';
+export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, replicaCapacityRps, singleSlotWaitQuantile } from './continuous-batching';
 export type { ReplicaPrediction } from './continuous-batching';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
