@@ -184,8 +184,13 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     const known = catalog.regionsWithPrices(hosting, pricing);
     problems.push(
       `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ${known.join(', ') || 'none'}); ` +
+        (hosting === 'sagemaker' && catalog.regionsWithPrices('ec2', pricing).includes(region)
+          ? `it has EC2 prices there, but no readable source lists SageMaker hosting prices outside us-east-1, so none ` +
+            'is built in (and whether SageMaker hosts Neuron instances there is not known offline); '
+          : '') +
         (pricing === 'on-demand'
-          ? `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json`
+          ? `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json, ` +
+            `or plan --hosting ec2`
           : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) ` +
             'and pass --prices, or plan with --pricing on-demand'),
     );

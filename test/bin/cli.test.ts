@@ -180,3 +180,20 @@ describe('plan takes the host work per request as a measured input', () => {
     expect(stderr).toMatch(/--host-ms-per-request/);
   });
 });
+
+describe('plan works offline in every region with built-in prices', () => {
+  test.each(['eu-west-1', 'ap-northeast-1', 'us-west-2'])('GIVEN %s on EC2 THEN a plan priced from the AWS price list', async (region) => {
+    const { code, stdout } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '500', '--p99', '20', '--region', region, '--hosting', 'ec2', '--json');
+    expect(code).toBe(0);
+    const { chosen } = JSON.parse(stdout);
+    expect(chosen.region).toBe(region);
+    expect(chosen.price).toMatchObject({ region, unverified: false, source: expect.stringMatching(/AWS Price List/) });
+  });
+
+  test('GIVEN SageMaker in eu-west-1 THEN the error says why no SageMaker price is built in and what to do', async () => {
+    const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '500', '--p99', '20', '--region', 'eu-west-1', '--hosting', 'sagemaker');
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/no readable source lists SageMaker hosting prices outside us-east-1/);
+    expect(stderr).toMatch(/catalog refresh --regions eu-west-1 --out prices\.json' and pass --prices prices\.json, or plan --hosting ec2/);
+  });
+});
