@@ -10,6 +10,7 @@ to 500x375 and re-encoded at quality 90, the size of a typical ImageNet photo. T
 queueing the model server adds per request are measured by `npm run bench:serving-overhead`; add them.
 
 CPU time (time.process_time), not wall time, so other load on the machine inflates it little. Prints figures only.
+Needs Debian's python3-pil (python3-torchvision for the torchvision rows, skipped without it).
 Usage: npm run bench:host-work
 """
 import base64
@@ -20,7 +21,11 @@ import sys
 import time
 
 import numpy as np
-from PIL import Image
+
+try:
+    from PIL import Image
+except ImportError:
+    sys.exit("bench:host-work needs Pillow: apt-get install python3-pil (and python3-torchvision for the torchvision rows)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PHOTO = os.path.join(ROOT, "node_modules", "autocannon", "test", "j5.jpeg")
@@ -46,8 +51,11 @@ def vit_processor(image):
 
 
 def torchvision_pipeline():
-    import torch
-    from torchvision import transforms
+    try:
+        import torch
+        from torchvision import transforms
+    except ImportError:
+        return None
 
     torch.set_num_threads(1)
     pipeline = transforms.Compose([
@@ -79,7 +87,10 @@ def main():
     with open(PHOTO, "rb") as f:
         photo = f.read()
     images = {"typical 500x375 q90": typical_jpeg(photo), f"j5.jpeg {Image.open(PHOTO).size[0]}x{Image.open(PHOTO).size[1]}": photo}
-    paths = {"Pillow + numpy (ViTImageProcessor)": vit_processor, "torchvision Resize+CenterCrop": torchvision_pipeline()}
+    paths = {"Pillow + numpy (ViTImageProcessor)": vit_processor}
+    torchvision = torchvision_pipeline()
+    if torchvision is not None:
+        paths["torchvision Resize+CenterCrop"] = torchvision
     print(f"host CPU per image request, {REQUESTS} requests per row, one thread, {os.cpu_count()} cores, "
           f"Pillow {Image.__version__}, numpy {np.__version__}")
     print(f"{'image':<22}  {'KB':>5}  {'preprocessing':<36}  {'CPU ms/request':>14}")
