@@ -40,16 +40,17 @@ export const HOST_CPU_DEFAULTS: Readonly<Record<ActivationKind, HostCpuDefault>>
     source:
       'measured default for one 224x224 image (npm run bench:host-work, 2026-11-25); ' +
       'parsing the JSON, decoding the base64 and a typical 500x375 JPEG photo with Pillow, resizing and normalising it ' +
-      'to a 224x224 tensor with numpy as ViTImageProcessor does, and writing 1000 logits as JSON took 2.66-2.77 ms of ' +
-      'CPU per request (torchvision Resize+CenterCrop: 2.85-4.02 ms) on a shared 2-core AMD EPYC host under load; ' +
-      `${WORKER_OVERHEAD}. About 2.8 ms, rounded up to 3 ms. A progressive JPEG decodes several times slower ` +
-      '(1169x584: 26-32 ms): measure your own images.',
+      'to a 224x224 tensor with numpy as ViTImageProcessor does, and writing 1000 logits as JSON took 2.71 ms of CPU ' +
+      'per request (least disturbed of 7 rounds, median 2.84 ms; torchvision Resize+CenterCrop: 3.19, median 3.43) on a ' +
+      'shared 2-core AMD EPYC host at load average 8.6, where single noisy runs read up to 4.7 ms; ' +
+      `${WORKER_OVERHEAD}. About 2.8 ms, rounded up to 3 ms. A progressive JPEG decodes ten times slower ` +
+      '(1169x584: 27-30 ms): measure your own images.',
   },
   imageLarge: {
     ms: 30,
     source:
       'estimate backed by one measurement for large images or video clips (608x608 detection, pose estimation, a ' +
-      '16-frame clip); npm run bench:host-work (2026-11-25) took 26-32 ms of CPU for one 1169x584 progressive JPEG ' +
+      '16-frame clip); npm run bench:host-work (2026-11-25) took 27-30 ms of CPU for one 1169x584 progressive JPEG ' +
       'decoded and brought to 224x224, and ten times the 224x224 figure covers several times its pixels plus larger ' +
       'outputs (boxes, heat maps) to serialise. 30 ms.',
   },
