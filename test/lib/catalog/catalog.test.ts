@@ -1,6 +1,7 @@
 import {
   BUILT_IN_INSTANCES, BUILT_IN_PRICES, Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, parsePriceFile, sageMakerName,
 } from '../../../lib/catalog';
+import { sageMakerAvailability } from '../../../lib/catalog/availability';
 
 const ALL_NAMES = [
   'inf1.xlarge', 'inf1.2xlarge', 'inf1.6xlarge', 'inf1.24xlarge',
@@ -198,5 +199,25 @@ describe('a price file overrides and extends the catalog', () => {
     expect(base.instance('inf2.96xlarge')).toBeUndefined();
     expect(base.pricesOf('ml.inf2.xlarge').filter((p) => p.region === 'us-east-1').map((p) => `${p.hosting}/${p.kind}`))
       .toEqual(['ec2/on-demand', 'ec2/ri-effective', 'sagemaker/on-demand']);
+  });
+});
+
+describe('SageMaker availability per region follows the price evidence', () => {
+  const catalog = Catalog.builtIn();
+
+  test('GIVEN a SageMaker price THEN the type is offered, with the price as evidence', () => {
+    expect(sageMakerAvailability(catalog, 'ml.inf2.xlarge', 'us-east-1')).toMatchObject({ availability: 'offered', evidence: expect.stringMatching(/^priced at 0\.99 USD\/h/) });
+  });
+
+  test('GIVEN an imported SageMaker offer file of the region without the type THEN it is not offered', () => {
+    const offers = [{ service: 'AmazonSageMaker', region: 'ap-northeast-1', version: '20261002000000', asOf: '2026-11-25' }];
+    expect(sageMakerAvailability(catalog, 'trn1n.32xlarge', 'ap-northeast-1', offers)).toEqual({
+      availability: 'not-offered',
+      evidence: 'the AmazonSageMaker offer file of ap-northeast-1 (version 20261002000000), imported 2026-11-25, has no real-time hosting price for ml.trn1n.32xlarge',
+    });
+  });
+
+  test('GIVEN neither THEN it is unknown, and the evidence says how to find out', () => {
+    expect(sageMakerAvailability(catalog, 'inf2.xlarge', 'eu-west-1')).toMatchObject({ availability: 'unknown', evidence: expect.stringMatching(/catalog refresh or npm run prices:import/) });
   });
 });
