@@ -12,3 +12,4 @@ export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile, priceFileSchema } f
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
 export type { SageMakerAvailability } from './availability';
 export { sageMakerAvailability } from './availability';
+export type { OfferFileRead } from './data/on-demand';
