@@ -16,6 +16,9 @@ import type { CliIo } from './io';
 import { once } from './once';
 import { list } from './parse';
 
+/** The region whose prices `catalog` shows as a table when no --region is given. */
+const TABLE_DEFAULT_REGION = 'us-east-1';
+
 /** The Price List API answers only in a few regions; us-east-1 is one, and prices every region. */
 const PRICING_API_REGION = 'us-east-1';
 
@@ -174,19 +177,27 @@ export function registerCatalogCommand(program: Command, io: CliIo): void {
     .description('List the Neuron instance types with NeuronCores, memory and hourly prices (with sources)')
     .option('--json', 'print the instances as JSON')
     .option('--prices <file>', 'a price file that overrides or extends the built-in prices', once('--prices'))
-    .option('--region <region>', 'show only the prices of this region, e.g. us-east-1', once('--region'))
+    .option('--region <region>', `show only the prices of this region (the table's default: ${TABLE_DEFAULT_REGION})`, once('--region'))
     .addOption(new Option('--hosting <hosting>', 'show only the prices of this hosting').choices(HOSTINGS))
     .action((flags: CatalogFlags) => {
       if (flags.region !== undefined && !isAwsRegion(flags.region)) {
         throw new InputError(`--region: expected an AWS region code such as us-east-1, got "${flags.region}"`);
       }
       const loaded = loadCatalog(flags.prices);
-      const filter: CatalogFilter = { region: flags.region, hosting: flags.hosting };
-      warnWhenUnpriced(loaded, filter, io);
       if (flags.json) {
+        const filter: CatalogFilter = { region: flags.region, hosting: flags.hosting };
+        warnWhenUnpriced(loaded, filter, io);
         io.stdout(`${JSON.stringify(catalogEntries(loaded, filter), null, 2)}\n`);
-      } else {
-        io.stdout(formatCatalog(loaded, filter));
+        return;
+      }
+      // A column per region would make the table unreadable: it shows one region, and names the others.
+      const region = flags.region ?? TABLE_DEFAULT_REGION;
+      const filter: CatalogFilter = { region, hosting: flags.hosting };
+      warnWhenUnpriced(loaded, filter, io);
+      io.stdout(formatCatalog(loaded, filter));
+      const others = loaded.regionsWithPrices(flags.hosting).filter((r) => r !== region);
+      if (others.length > 0) {
+        io.stdout(`Prices of ${region} shown; the catalog also prices ${others.join(', ')} (pass --region, or --json for all).\n`);
       }
     });
 

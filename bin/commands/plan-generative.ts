@@ -36,6 +36,7 @@ export interface GenerativePlanFlags {
   readonly inputsPerRequest?: number;
   readonly serving?: string;
   readonly processes?: number;
+  readonly hostMsPerRequest?: number;
 }
 
 /** Flags that only single-call models take, and flags that only generative models take, for refusals. */
@@ -44,6 +45,7 @@ export const SINGLE_CALL_ONLY: readonly (readonly [keyof GenerativePlanFlags, st
   ['inputsPerRequest', '--inputs-per-request'],
   ['serving', '--serving (generative models run on vLLM with continuous batching)'],
   ['processes', '--processes (replicas follow from the tensor-parallel degree)'],
+  ['hostMsPerRequest', '--host-ms-per-request (the measured TTFT and TPOT include the engine\'s host work)'],
 ];
 export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['inputTokens', '--input-tokens'], ['inputTokensP99', '--input-tokens-p99'], ['outputTokens', '--output-tokens'],

@@ -7,7 +7,8 @@ import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InfeasibleError, InputError } from '../../lib/errors';
-import { INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
+import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
+import type { ModelProfile } from '../../lib/profiles/types';
 import type { Plan, PlanReport, Rejection, ServingMode } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
@@ -31,6 +32,7 @@ interface PlanFlags {
   readonly e2eP99?: number;
   readonly peak?: number;
   readonly inputsPerRequest?: number;
+  readonly hostMsPerRequest?: number;
   readonly serving?: ServingMode | 'any';
   readonly region: string;
   readonly hosting: Hosting;
@@ -70,6 +72,12 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .option('--e2e-p99 <ms>', 'generative models: highest acceptable p99 end-to-end latency', value('--e2e-p99', positiveNumber))
     .option('--peak <rps>', 'peak requests per second autoscaling must reach', value('--peak', positiveNumber))
     .option('--inputs-per-request <n>', 'inputs (sentences, images) each request carries (default 1)', value('--inputs-per-request', positiveInteger))
+    .option(
+      '--host-ms-per-request <ms>',
+      'CPU milliseconds one input costs your handler outside the device call (JSON, tokenizing or decoding, the answer); ' +
+        "default: the profile's hostCpuMsPerRequest, measured by kind of input (see `cdk-inferentia profiles`)",
+      value('--host-ms-per-request', positiveNumber),
+    )
     .addOption(
       new Option(
         '--serving <mode>',
@@ -99,7 +107,9 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         runGenerativePlan(loaded.profile, flags, catalog, io);
         return;
       }
-      const { profile, warnings } = loaded;
+      const { warnings } = loaded;
+      const profile = withHostWork(loaded.profile, flags.hostMsPerRequest);
+      const hostWork = { msPerRequest: profile.hostCpuMsPerRequest ?? DEFAULT_HOST_CPU_MS_PER_REQUEST, source: hostWorkOrigin(profile) };
       const misplaced = GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined).map(([, name]) => name);
       const missing = [
         ...(flags.throughput === undefined ? ['--throughput <requests/s>'] : []),
@@ -136,15 +146,15 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       } catch (e) {
         if (flags.json && e instanceof InfeasibleError) {
           // Scripts read stdout: no plan is still a JSON document, with the reasons; the exit code stays 1.
-          io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, profileWarnings }, null, 2) + '\n');
+          io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, hostWork, profileWarnings }, null, 2) + '\n');
         }
         throw e;
       }
       if (flags.json) {
-        io.stdout(JSON.stringify({ ...report, profileWarnings }, null, 2) + '\n');
+        io.stdout(JSON.stringify({ ...report, hostWork, profileWarnings }, null, 2) + '\n');
         return;
       }
-      io.stdout(formatPlanReport(report, flags.alternatives ?? 5));
+      io.stdout(formatPlanReport(report, flags.alternatives ?? 5, hostWork.source));
       // The chosen plan's warnings already name its own measurement's problems; add the profile's others once.
       const chosenRow = report.chosen.measurement;
       const others = warnings.filter((w) => profile.measurements[w.measurementIndex] !== chosenRow).map((w) => `${profile.id}: ${w.message}`);
@@ -157,8 +167,21 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
 const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 const percent = (n: number) => `${Math.round(n * 100)} %`;
 
-/** The chosen plan, its layout, the next alternatives and the rejected candidates, as terminal tables. */
-export function formatPlanReport(report: PlanReport, alternatives: number): string {
+/**
+ * The profile with `--host-ms-per-request` in place of its own host work, labelled as coming from the flag.
+ */
+export function withHostWork(profile: ModelProfile, hostMsPerRequest: number | undefined): ModelProfile {
+  return hostMsPerRequest === undefined
+    ? profile
+    : { ...profile, hostCpuMsPerRequest: hostMsPerRequest, hostCpuSource: `--host-ms-per-request ${hostMsPerRequest}` };
+}
+
+/**
+ * The chosen plan, its layout, the next alternatives and the rejected candidates, as terminal tables.
+ *
+ * @param hostWorkSource where the host work per request comes from @default - not shown
+ */
+export function formatPlanReport(report: PlanReport, alternatives: number, hostWorkSource?: string): string {
   const { chosen: p, request } = report;
   const out: string[] = [];
   const inputs = p.inputsPerRequest === 1 ? '' : ` of ${p.inputsPerRequest} inputs`;
@@ -177,6 +200,9 @@ export function formatPlanReport(report: PlanReport, alternatives: number): stri
     {
       latency: `predicted p99 ${round2(p.predictedP99Ms)} ms at the target rate (queueing included); one device call: p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms`,
     },
+    ...(hostWorkSource !== undefined
+      ? [{ 'host work': `${p.hostCpuMsPerRequest} ms of one vCPU per request, in the model process (${hostWorkSource}); change it with --host-ms-per-request` }]
+      : []),
     {
       capacity: `${round1(p.capacityRps)} requests/s within p99 ${p.targets.p99Ms} ms (${round1(p.capacityPerInstanceRps)} per instance); ` +
         `model processes ${percent(p.utilization)} busy at the target`,

@@ -10,3 +10,6 @@ export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMa
 export type { PriceFileInput } from './price-file';
 export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile, priceFileSchema } from './price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
+export type { SageMakerAvailability } from './availability';
+export { sageMakerAvailability } from './availability';
+export type { OfferFileRead } from './data/on-demand';

@@ -1,10 +1,16 @@
+import { PRICE_TABLE_ROWS, PRICE_TABLE_SOURCES } from './data/on-demand';
 import { Hosting, Price, PricingKind } from './types';
 
 /*
  * Built-in hourly prices: offline fallbacks only. `catalog refresh` reads current ones from the AWS Price List API.
  *
+ * On-demand prices by region come from the generated table `data/on-demand.ts` (`npm run prices:import` rewrites it
+ * from downloaded AWS offer files); this file adds what no offer file holds: the RI-effective rates of the Neuron
+ * performance pages and the us-east-1 SageMaker figures of third-party files, each replaced by a table row of the
+ * same instance type, region, hosting and kind once an offer file provides one.
+ *
  * Every number keeps its source (listed with how far to trust it in SOURCES.md); where no source has a number
- * (other regions, ml.trn1n, RI rates for trn1n) there is no row, so the planner never prices with a guess.
+ * (ml.trn1n, RI rates for trn1n, SageMaker outside us-east-1) there is no row, so the planner never prices with a guess.
  */
 
 const NEURON = 'aws-neuron/aws-neuron-sdk 81ce03ae';
@@ -33,13 +39,6 @@ const TRN1_RI = `${NEURON}: about-neuron/benchmarks/trn1/trn1_instance_prices.cs
 const riEffective = (name: string, usd: number, source: string): Price =>
   row(name, 'ec2', 'ri-effective', usd, source, NEURON_READ, false);
 
-// EC2 on-demand Linux. Inf1 from AWS-authored code (undated, around 2021-22); the rest are UNVERIFIED.
-const INF1_OD = `${NEURON}: src/neuronperf/src/neuronperf/benchmarking.py _get_cost_per_hour (AWS-authored, undated)`;
-const THIRD_PARTY_OD = 'UNVERIFIED: identical in several independent third-party code files; no AWS page found '
-  + '(see SOURCES.md, Prices)';
-const ec2OnDemand = (name: string, usd: number, source: string, asOf: string, unverified: boolean): Price =>
-  row(name, 'ec2', 'on-demand', usd, source, asOf, unverified);
-
 // SageMaker real-time inference (hosting) on-demand. All UNVERIFIED: one third-party file whose table is for
 // Studio/notebook apps, not hosting; ml.inf1 figures conflict between third-party files.
 const SM_THIRD_PARTY = 'UNVERIFIED: one third-party file ("us-east-1 list prices read on 2026-09-27"), whose table '
@@ -58,31 +57,30 @@ const FMBENCH = 'aws-samples/foundation-model-benchmarking-tool 00ef155d: src/fm
   + '(third-party sample tool, undated)';
 /** The day this project read the fmbench pricing file. */
 const FMBENCH_READ = '2026-11-23';
-const OD_CORROBORATED = `${THIRD_PARTY_OD}; the same figure in ${FMBENCH}`;
 const SM_CORROBORATED = `${SM_THIRD_PARTY}; the same figure in ${FMBENCH}, under SageMaker hosting`;
 const SM_FMBENCH = `UNVERIFIED: ${FMBENCH}, "SageMaker Hourly Instance Pricing"; replaces 24.73 from the Studio/notebook `
   + 'table, which is not the hosting price';
 
-/**
- * The built-in prices, all in us-east-1.
- *
- * `unverified: true` marks every number the reference facts mark UNVERIFIED; the CLI prints those as `UNVERIFIED`.
- *
- * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/benchmarks/inf2/inf2-performance.html
- */
-export const BUILT_IN_PRICES: readonly Price[] = Object.freeze([
-  ec2OnDemand('inf1.xlarge', 0.228, INF1_OD, NEURON_READ, false),
-  ec2OnDemand('inf1.2xlarge', 0.362, INF1_OD, NEURON_READ, false),
-  ec2OnDemand('inf1.6xlarge', 1.18, INF1_OD, NEURON_READ, false),
-  ec2OnDemand('inf1.24xlarge', 4.721, INF1_OD, NEURON_READ, false),
-  ec2OnDemand('inf2.xlarge', 0.7582, OD_CORROBORATED, FACTS_READ, true),
-  ec2OnDemand('inf2.8xlarge', 1.9679, OD_CORROBORATED, FACTS_READ, true),
-  ec2OnDemand('inf2.24xlarge', 6.4906, OD_CORROBORATED, FACTS_READ, true),
-  ec2OnDemand('inf2.48xlarge', 12.9813, OD_CORROBORATED, FACTS_READ, true),
-  ec2OnDemand('trn1.2xlarge', 1.3438, THIRD_PARTY_OD, FACTS_READ, true),
-  ec2OnDemand('trn1.32xlarge', 21.50, OD_CORROBORATED, FACTS_READ, true),
-  ec2OnDemand('trn1n.32xlarge', 24.78, THIRD_PARTY_OD, FACTS_READ, true),
+/** The generated table's rows as prices. */
+function tablePrices(): Price[] {
+  return PRICE_TABLE_ROWS.map(([instanceType, region, hosting, usdPerHour, key]) => {
+    const from = PRICE_TABLE_SOURCES[key];
+    if (!from) {
+      throw new Error(`lib/catalog/data/on-demand.ts: row ${instanceType} ${region} names unknown source "${key}"`);
+    }
+    return Object.freeze({ instanceType, region, hosting, kind: 'on-demand' as const, usdPerHour, ...from });
+  });
+}
 
+/** The hand-kept rows of a key the table does not hold. */
+function notInTable(rows: readonly Price[], table: readonly Price[]): Price[] {
+  const key = (p: Price) => `${p.instanceType}|${p.region}|${p.hosting}|${p.kind}`;
+  const tableKeys = new Set(table.map(key));
+  return rows.filter((p) => !tableKeys.has(key(p)));
+}
+
+/** Prices no offer file holds, kept by hand (all us-east-1). */
+const HAND_KEPT: readonly Price[] = [
   riEffective('inf1.xlarge', 0.110, INF1_RI),
   riEffective('inf1.2xlarge', 0.174, INF1_RI),
   riEffective('inf1.6xlarge', 0.567, INF1_RI),
@@ -104,4 +102,16 @@ export const BUILT_IN_PRICES: readonly Price[] = Object.freeze([
   sageMaker('inf2.48xlarge', 15.58, SM_CORROBORATED),
   sageMaker('trn1.2xlarge', 1.54, SM_THIRD_PARTY),
   row('trn1.32xlarge', 'sagemaker', 'on-demand', 28.497, SM_FMBENCH, FMBENCH_READ, true),
-]);
+];
+
+const TABLE = tablePrices();
+
+/**
+ * The built-in prices: on-demand EC2 by region from the generated table, then the RI-effective rates and the
+ * SageMaker prices (us-east-1) kept by hand.
+ *
+ * `unverified: true` marks every number the reference facts mark UNVERIFIED; the CLI prints those as `UNVERIFIED`.
+ *
+ * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/benchmarks/inf2/inf2-performance.html
+ */
+export const BUILT_IN_PRICES: readonly Price[] = Object.freeze([...TABLE, ...notInTable(HAND_KEPT, TABLE)]);

@@ -132,7 +132,7 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
         reason:
           (round(callP99Ms, 2) > m.p99Ms ? `a call's p99 of ${round(callP99Ms, 2)} ms (measured ${m.p99Ms} ms, longer calls implied by the throughput)` : `measured p99 ${m.p99Ms} ms`) +
           ` + ${round(hostMs, 2)} ms of host work per request ` +
-          `exceeds the target ${targets.p99Ms} ms`,
+          `exceeds the target ${targets.p99Ms} ms` + hostWorkAdvice(profile, hostMs, callP99Ms, targets.p99Ms),
       });
       continue;
     }
@@ -161,6 +161,28 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
     }
   }
   return { plans, rejections };
+}
+
+/** Where the host work per request comes from, in a few words: the first clause of the profile's `hostCpuSource`. */
+export function hostWorkOrigin(profile: ModelProfile): string {
+  if (profile.hostCpuMsPerRequest === undefined) {
+    return `the planner's default of ${DEFAULT_HOST_CPU_MS_PER_REQUEST} ms`;
+  }
+  const first = (profile.hostCpuSource ?? 'the profile\'s hostCpuMsPerRequest').split(';')[0].trim();
+  return first.length > 140 ? `${first.slice(0, 137)}...` : first;
+}
+
+/** How to change the host work a plan counts, for messages. */
+export const HOST_WORK_FIX = 'if a request costs less on your host, measure it (npm run bench:host-work, npm run bench:serving-overhead, ' +
+  'or the model server\'s metrics) and pass --host-ms-per-request to plan or set hostCpuMsPerRequest in the profile';
+
+/** When host work tips a latency rejection over (the call alone fits), why and what to change. */
+function hostWorkAdvice(profile: ModelProfile, hostMs: number, callP99Ms: number, p99Ms: number): string {
+  return callP99Ms < p99Ms
+    ? `: the call alone fits, the host work (${round(hostMs, 2)} ms from ${hostWorkOrigin(profile)}) does not; ` +
+        `if yours is less, pass --host-ms-per-request (or hostCpuMsPerRequest in the profile), or raise the p99 target above ` +
+        `${round(hostMs + callP99Ms, 1)} ms`
+    : '';
 }
 
 /** The processes one instance runs for this measurement, or why it runs none. */

@@ -15,7 +15,7 @@ import type { Hosting, InstanceSpec, PricingKind } from '../catalog/types';
 import { InfeasibleError, InputError } from '../errors';
 import { checkProfile } from '../profiles/check';
 import type { Measurement, ModelProfile } from '../profiles/types';
-import { HOST_MEMORY_USABLE_FRACTION, round, sizeCandidate } from './candidate';
+import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
 import { SERVING_MODES } from './serving';
 import type { Plan, PlanOptions, PlanReport, PlanTargets, Rejection } from './types';
@@ -47,6 +47,7 @@ export function planReport(
   catalog: Catalog = Catalog.builtIn(),
 ): PlanReport {
   const request = resolveRequest(profile, targets, options, catalog);
+  refuseHostWorkOverTarget(profile, request);
   const instances = candidateInstances(request, catalog);
   const warningsByMeasurement = measurementWarnings(profile);
 
@@ -70,6 +71,27 @@ export function planReport(
   }
   const sorted = [...feasible].sort(comparePlans);
   return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
+}
+
+/** No device helps when the host work of one request alone takes the whole p99 target: one reason, and the fix. */
+function refuseHostWorkOverTarget(profile: ModelProfile, request: ResolvedRequest): void {
+  const { p99Ms, inputsPerRequest, throughputRps } = request.targets;
+  const hostMs = (profile.hostCpuMsPerRequest ?? DEFAULT_HOST_CPU_MS_PER_REQUEST) * inputsPerRequest;
+  if (hostMs < p99Ms) {
+    return;
+  }
+  const fastestCallMs = Math.min(...profile.measurements.map((m) => m.p99Ms));
+  throw new InfeasibleError(
+    `No ${request.options.hosting} deployment of ${profile.id} meets ${throughputRps} requests/s at p99 ${p99Ms} ms in ` +
+      `${request.options.region}: host work alone exceeds the target.`,
+    [
+      `${round(hostMs, 2)} ms of host CPU per request (${hostWorkOrigin(profile)}${inputsPerRequest > 1 ? `, x ${inputsPerRequest} inputs` : ''}) ` +
+        `is at least the p99 target of ${p99Ms} ms before any device time, so no instance type can meet it`,
+      `${HOST_WORK_FIX}; otherwise raise the p99 target above ${round(hostMs + fastestCallMs, 1)} ms ` +
+        `(the host work plus the fastest measured call, ${fastestCallMs} ms)`,
+    ],
+    { request, rejected: [] },
+  );
 }
 
 /** Lowest hourly cost first; ties go to lower predicted p99, then fewer instances, then the instance name. */
@@ -162,8 +184,13 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     const known = catalog.regionsWithPrices(hosting, pricing);
     problems.push(
       `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ${known.join(', ') || 'none'}); ` +
+        (hosting === 'sagemaker' && catalog.regionsWithPrices('ec2', pricing).includes(region)
+          ? `it has EC2 prices there, but no readable source lists SageMaker hosting prices outside us-east-1, so none ` +
+            'is built in (and whether SageMaker hosts Neuron instances there is not known offline); '
+          : '') +
         (pricing === 'on-demand'
-          ? `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json`
+          ? `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json, ` +
+            `or plan --hosting ec2`
           : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) ` +
             'and pass --prices, or plan with --pricing on-demand'),
     );

@@ -42,7 +42,7 @@ function writeJson(name: string, content: unknown): string {
 describe('catalog --json prints every instance with its NeuronCores and prices', () => {
   test('each instance has the spec fields, neuronCores, prices[region][hosting] and priceDetails', async () => {
     // GIVEN the built-in catalog WHEN printing it as JSON
-    const { stdout, stderr } = await run('catalog', '--json');
+    const { stdout, stderr } = await run('catalog', '--json', '--region', 'us-east-1');
     const entries = JSON.parse(stdout) as CatalogEntry[];
 
     // THEN all twelve instances are there
@@ -56,7 +56,7 @@ describe('catalog --json prints every instance with its NeuronCores and prices',
       prices: { 'us-east-1': { ec2: 0.7582, sagemaker: 0.99 } },
     });
     expect(inf2.priceDetails.map((d) => [d.hosting, d.kind, d.usdPerHour, d.unverified])).toEqual([
-      ['ec2', 'on-demand', 0.7582, true],
+      ['ec2', 'on-demand', 0.7582, false],
       ['ec2', 'ri-effective', 0.328, false],
       ['sagemaker', 'on-demand', 0.99, true],
     ]);
@@ -69,18 +69,18 @@ describe('catalog --json prints every instance with its NeuronCores and prices',
   });
 
   test('--prices, --region and --hosting narrow the prices to one region and hosting', async () => {
-    // GIVEN a price file for eu-west-1 EC2
+    // GIVEN a price file for il-central-1 EC2 (no built-in price there)
     const file = writeJson('prices.json', {
       source: 'my quote', asOf: '2026-11-01',
-      prices: [{ instanceType: 'inf2.xlarge', region: 'eu-west-1', hosting: 'ec2', usdPerHour: 0.8 }],
+      prices: [{ instanceType: 'inf2.xlarge', region: 'il-central-1', hosting: 'ec2', usdPerHour: 0.8 }],
     });
-    // WHEN printing eu-west-1 EC2 only
-    const { stdout, stderr } = await run('catalog', '--json', '--prices', file, '--region', 'eu-west-1', '--hosting', 'ec2');
+    // WHEN printing il-central-1 EC2 only
+    const { stdout, stderr } = await run('catalog', '--json', '--prices', file, '--region', 'il-central-1', '--hosting', 'ec2');
     const entries = JSON.parse(stdout) as CatalogEntry[];
     // THEN only the file's price appears, with its source and date, and unpriced types have no prices
     expect(entries.find((e) => e.name === 'inf2.xlarge')).toMatchObject({
-      prices: { 'eu-west-1': { ec2: 0.8 } },
-      priceDetails: [{ region: 'eu-west-1', hosting: 'ec2', kind: 'on-demand', usdPerHour: 0.8, source: 'my quote', asOf: '2026-11-01', unverified: false }],
+      prices: { 'il-central-1': { ec2: 0.8 } },
+      priceDetails: [{ region: 'il-central-1', hosting: 'ec2', kind: 'on-demand', usdPerHour: 0.8, source: 'my quote', asOf: '2026-11-01', unverified: false }],
     });
     expect(entries.find((e) => e.name === 'inf2.8xlarge')).toMatchObject({ prices: {}, priceDetails: [] });
     expect(stderr).toBe('');
@@ -89,11 +89,16 @@ describe('catalog --json prints every instance with its NeuronCores and prices',
   test('a region without prices is a warning that says how to add them', async () => {
     const { stderr } = await run('catalog', '--json', '--region', 'eu-west-1');
     expect(stderr).toBe(
-      'warning: no ec2 prices for eu-west-1 (ec2 prices exist for us-east-1); add them with --prices FILE, e.g. written by '
-        + '`cdk-inferentia catalog refresh --regions eu-west-1 --out prices.json`\n'
-        + 'warning: no sagemaker prices for eu-west-1 (sagemaker prices exist for us-east-1); add them with --prices FILE, '
+      'warning: no sagemaker prices for eu-west-1 (sagemaker prices exist for us-east-1); add them with --prices FILE, '
         + 'e.g. written by `cdk-inferentia catalog refresh --regions eu-west-1 --out prices.json`\n',
     );
+  });
+
+  test('eu-west-1 and ap-northeast-1 have built-in EC2 prices, with their source', async () => {
+    const { stdout } = await run('catalog', '--json', '--region', 'ap-northeast-1', '--hosting', 'ec2');
+    const inf2 = (JSON.parse(stdout) as CatalogEntry[]).find((e) => e.name === 'inf2.xlarge')!;
+    expect(inf2.prices).toEqual({ 'ap-northeast-1': { ec2: 1.1373 } });
+    expect(inf2.priceDetails[0].source).toMatch(/AWS Price List bulk offer file/);
   });
 });
 
@@ -102,14 +107,15 @@ describe('catalog prints a table that marks every UNVERIFIED price', () => {
     const { stdout } = await run('catalog');
     const row = (name: string) => stdout.split('\n').find((l) => l.includes(` ${name} `))!;
 
-    // GIVEN inf2.xlarge's EC2 and SageMaker on-demand prices are UNVERIFIED and its RI rate is not
-    expect(row('inf2.xlarge')).toMatch(/│ 0\.7582 UNVERIFIED \[\d+\]\s+│ 0\.328 \[\d+\]\s+│ 0\.99 UNVERIFIED \[\d+\]/);
-    // AND inf1.xlarge's EC2 price is AWS-authored
+    // GIVEN inf2.xlarge's SageMaker price is UNVERIFIED and its EC2 prices are not
+    expect(row('inf2.xlarge')).toMatch(/│ 0\.7582 \[\d+\]\s+│ 0\.328 \[\d+\]\s+│ 0\.99 UNVERIFIED \[\d+\]/);
+    // AND the table shows us-east-1 by default, AWS price list first
     expect(row('inf1.xlarge')).toMatch(/│ 0\.228 \[1\]\s+│/);
-    expect(row('trn1n.32xlarge')).toMatch(/│ 24\.78 UNVERIFIED \[\d+\]\s+│ -\s+│ -\s+│/);
+    expect(row('trn1n.32xlarge')).toMatch(/│ 24\.78 \[\d+\]\s+│ -\s+│ -\s+│/);
+    expect(stdout).toMatch(/Prices of us-east-1 shown; the catalog also prices af-south-1, .*eu-west-1, .* \(pass --region, or --json for all\)/);
     // AND the notes list the sources with their dates, and what UNVERIFIED means
-    expect(stdout).toContain('[1] aws-neuron/aws-neuron-sdk 81ce03ae: src/neuronperf/src/neuronperf/benchmarking.py');
-    expect(stdout).toMatch(/\[\d\] UNVERIFIED: identical in several independent third-party code files.* \(as of 2026-11-22\)/);
+    expect(stdout).toMatch(/\[1\] AWS Price List API \(AmazonEC2, .*aws\/karpenter-provider-aws .* \(as of 2026-11-25\)/);
+    expect(stdout).toMatch(/\[\d\] UNVERIFIED: one third-party file .* \(as of 2026-09-27\)/);
     expect(stdout).toContain('UNVERIFIED: no AWS-authored source backs the number');
     // AND the NeuronCores column shows chips x cores per chip
     expect(row('inf2.48xlarge')).toContain('24 (12x2)');

@@ -129,11 +129,11 @@ describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', 
     const reread = parsePriceFile(JSON.parse(JSON.stringify(file)), 'refreshed.json');
     expect(reread).toEqual(file);
 
-    // THEN the refreshed, verified number replaces the built-in UNVERIFIED one, and new regions appear
+    // THEN the refreshed number replaces the built-in one (its date shows it), and SageMaker gains a region
     const catalog = Catalog.builtIn().withPriceFile(reread);
     expect(catalog.price('inf2.xlarge', 'us-east-1', 'ec2')).toMatchObject({ usdPerHour: 0.7582, unverified: false, asOf: '2026-11-22' });
     expect(catalog.price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker')?.usdPerHour).toBe(1.09);
-    expect(catalog.regionsWithPrices('ec2', 'on-demand')).toEqual(['eu-west-1', 'us-east-1']);
+    expect(catalog.regionsWithPrices('sagemaker', 'on-demand')).toEqual(['eu-west-1', 'us-east-1']);
   });
 
   test('without instanceTypes it reads every catalog type', async () => {

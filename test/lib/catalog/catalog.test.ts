@@ -1,6 +1,7 @@
 import {
   BUILT_IN_INSTANCES, BUILT_IN_PRICES, Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, parsePriceFile, sageMakerName,
 } from '../../../lib/catalog';
+import { sageMakerAvailability } from '../../../lib/catalog/availability';
 
 const ALL_NAMES = [
   'inf1.xlarge', 'inf1.2xlarge', 'inf1.6xlarge', 'inf1.24xlarge',
@@ -59,8 +60,10 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     // instance, hosting, kind, USD/h, unverified (SOURCES.md, Prices)
     ['inf1.xlarge', 'ec2', 'on-demand', 0.228, false],
     ['inf1.24xlarge', 'ec2', 'on-demand', 4.721, false],
-    ['inf2.xlarge', 'ec2', 'on-demand', 0.7582, true],
-    ['trn1n.32xlarge', 'ec2', 'on-demand', 24.78, true],
+    ['inf2.xlarge', 'ec2', 'on-demand', 0.7582, false],
+    ['inf2.8xlarge', 'ec2', 'on-demand', 1.96786, false],
+    ['trn1.2xlarge', 'ec2', 'on-demand', 1.34375, false],
+    ['trn1n.32xlarge', 'ec2', 'on-demand', 24.78, false],
     ['inf2.xlarge', 'ec2', 'ri-effective', 0.328, false],
     ['trn1.32xlarge', 'ec2', 'ri-effective', 8.197, false],
     ['inf2.xlarge', 'sagemaker', 'on-demand', 0.99, true],
@@ -83,22 +86,44 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     for (const p of BUILT_IN_PRICES.filter((x) => x.unverified)) {
       expect(p.source).toMatch(/UNVERIFIED/);
     }
-    // AND exactly the inf1 EC2 on-demand and all RI-effective prices are verified
-    const verified = BUILT_IN_PRICES.filter((p) => !p.unverified).map((p) => `${p.instanceType} ${p.hosting} ${p.kind}`);
-    expect(verified).toHaveLength(4 + 10);
-    expect(verified.every((v) => v.endsWith('ri-effective') || v.startsWith('inf1.'))).toBe(true);
+    // AND exactly the EC2 prices (on-demand from the AWS price list, RI-effective from the Neuron pages) are verified
+    const verified = BUILT_IN_PRICES.filter((p) => !p.unverified);
+    expect(verified.every((p) => p.hosting === 'ec2')).toBe(true);
+    expect(BUILT_IN_PRICES.filter((p) => p.hosting === 'ec2').every((p) => !p.unverified)).toBe(true);
   });
 
   test('the ml.inf1 prices say they keep the higher of the conflicting figures', () => {
     expect(catalog.price('ml.inf1.6xlarge', 'us-east-1', 'sagemaker')!.source).toMatch(/higher figure/);
   });
 
-  test('there are no invented rows: no ml.trn1n price, no trn1n RI rate, no region but us-east-1', () => {
-    // GIVEN the facts have no number for these WHEN looking them up THEN there is no row
+  test('there are no invented rows: no ml.trn1n price, no trn1n RI rate, no SageMaker price outside us-east-1', () => {
+    // GIVEN the sources have no number for these WHEN looking them up THEN there is no row
     expect(catalog.price('trn1n.32xlarge', 'us-east-1', 'sagemaker')).toBeUndefined();
     expect(catalog.price('trn1n.32xlarge', 'us-east-1', 'ec2', 'ri-effective')).toBeUndefined();
-    expect(catalog.regionsWithPrices()).toEqual(['us-east-1']);
-    expect(BUILT_IN_PRICES).toHaveLength(11 + 10 + 10);
+    expect(catalog.regionsWithPrices('sagemaker')).toEqual(['us-east-1']);
+    expect(catalog.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
+    // AND eu-west-1 has no trn1 (the AWS price list publishes none there)
+    expect(catalog.price('trn1.32xlarge', 'eu-west-1', 'ec2')).toBeUndefined();
+    expect(BUILT_IN_PRICES).toHaveLength(140 + 10 + 10);
+  });
+
+  test.each([
+    // region, instance, USD/h (AWS price list, SOURCES.md)
+    ['eu-west-1', 'inf2.xlarge', 0.94775],
+    ['eu-west-1', 'inf1.xlarge', 0.254],
+    ['ap-northeast-1', 'inf2.48xlarge', 19.4719],
+    ['us-west-2', 'trn1.32xlarge', 21.5],
+    ['us-gov-west-1', 'inf1.2xlarge', 0.456],
+  ] as const)('EC2 on-demand in %s: %s costs %d USD/h, with its source and date', (region, name, usd) => {
+    const price = catalog.price(name, region, 'ec2')!;
+    expect(price).toMatchObject({ region, usdPerHour: usd, unverified: false, asOf: '2026-11-25' });
+    expect(price.source).toMatch(/AWS Price List/);
+  });
+
+  test('every Neuron region of the table prices EC2 on demand, inf2 where the price list has it', () => {
+    const regions = catalog.regionsWithPrices('ec2', 'on-demand');
+    expect(regions).toEqual(expect.arrayContaining(['us-east-1', 'us-east-2', 'us-west-2', 'eu-west-1', 'ap-northeast-1', 'eu-central-1']));
+    expect(regions).toHaveLength(21);
   });
 
   test('the built-in data is frozen so no caller can change another caller\'s catalog', () => {
@@ -136,7 +161,7 @@ describe('a price file overrides and extends the catalog', () => {
     ],
     prices: [
       { instanceType: 'inf2.xlarge', region: 'us-east-1', hosting: 'ec2', usdPerHour: 0.76 },
-      { instanceType: 'inf2.xlarge', region: 'eu-west-1', hosting: 'ec2', usdPerHour: 0.8 },
+      { instanceType: 'inf2.xlarge', region: 'il-central-1', hosting: 'ec2', usdPerHour: 0.8 },
       { instanceType: 'inf2.96xlarge', region: 'us-east-2', hosting: 'sagemaker', usdPerHour: 50, unverified: true },
     ],
   }, 'team.json');
@@ -145,21 +170,22 @@ describe('a price file overrides and extends the catalog', () => {
   const merged = base.withPriceFile(file);
 
   test('a price with the same instance type, region, hosting and kind replaces the built-in one in place', () => {
-    // GIVEN the built-in UNVERIFIED 0.7582 WHEN the file gives 0.76 THEN the file wins, with its source and date
+    // GIVEN the built-in 0.7582 WHEN the file gives 0.76 THEN the file wins, with its source and date
     expect(merged.price('inf2.xlarge', 'us-east-1', 'ec2')).toEqual({
       instanceType: 'inf2.xlarge', region: 'us-east-1', hosting: 'ec2', kind: 'on-demand', usdPerHour: 0.76,
       source: 'team rates', asOf: '2026-11-01', unverified: false,
     });
-    expect(merged.prices.indexOf(merged.price('inf2.xlarge', 'us-east-1', 'ec2')!)).toBe(4);
+    const at = base.prices.indexOf(base.price('inf2.xlarge', 'us-east-1', 'ec2')!);
+    expect(merged.prices.indexOf(merged.price('inf2.xlarge', 'us-east-1', 'ec2')!)).toBe(at);
     // AND the RI-effective price of the same instance is untouched
     expect(merged.price('inf2.xlarge', 'us-east-1', 'ec2', 'ri-effective')?.usdPerHour).toBe(0.328);
   });
 
   test('other prices extend the catalog, and the regions follow', () => {
     expect(merged.prices).toHaveLength(base.prices.length + 2);
-    expect(merged.price('inf2.xlarge', 'eu-west-1', 'ec2')?.usdPerHour).toBe(0.8);
-    expect(merged.regionsWithPrices()).toEqual(['eu-west-1', 'us-east-1', 'us-east-2']);
-    expect(merged.regionsWithPrices('ec2')).toEqual(['eu-west-1', 'us-east-1']);
+    expect(merged.price('inf2.xlarge', 'il-central-1', 'ec2')?.usdPerHour).toBe(0.8);
+    expect(merged.regionsWithPrices()).toEqual([...base.regionsWithPrices(), 'il-central-1'].sort());
+    expect(merged.regionsWithPrices('ec2')).toEqual([...base.regionsWithPrices('ec2'), 'il-central-1'].sort());
     expect(merged.regionsWithPrices('sagemaker', 'on-demand')).toEqual(['us-east-1', 'us-east-2']);
     expect(merged.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
   });
@@ -173,6 +199,27 @@ describe('a price file overrides and extends the catalog', () => {
   test('the original catalog is unchanged', () => {
     expect(base.price('inf2.xlarge', 'us-east-1', 'ec2')?.usdPerHour).toBe(0.7582);
     expect(base.instance('inf2.96xlarge')).toBeUndefined();
-    expect(base.pricesOf('ml.inf2.xlarge').map((p) => `${p.hosting}/${p.kind}`)).toEqual(['ec2/on-demand', 'ec2/ri-effective', 'sagemaker/on-demand']);
+    expect(base.pricesOf('ml.inf2.xlarge').filter((p) => p.region === 'us-east-1').map((p) => `${p.hosting}/${p.kind}`))
+      .toEqual(['ec2/on-demand', 'ec2/ri-effective', 'sagemaker/on-demand']);
+  });
+});
+
+describe('SageMaker availability per region follows the price evidence', () => {
+  const catalog = Catalog.builtIn();
+
+  test('GIVEN a SageMaker price THEN the type is offered, with the price as evidence', () => {
+    expect(sageMakerAvailability(catalog, 'ml.inf2.xlarge', 'us-east-1')).toMatchObject({ availability: 'offered', evidence: expect.stringMatching(/^priced at 0\.99 USD\/h/) });
+  });
+
+  test('GIVEN an imported SageMaker offer file of the region without the type THEN it is not offered', () => {
+    const offers = [{ service: 'AmazonSageMaker', region: 'ap-northeast-1', version: '20261002000000', asOf: '2026-11-25' }];
+    expect(sageMakerAvailability(catalog, 'trn1n.32xlarge', 'ap-northeast-1', offers)).toEqual({
+      availability: 'not-offered',
+      evidence: 'the AmazonSageMaker offer file of ap-northeast-1 (version 20261002000000), imported 2026-11-25, has no real-time hosting price for ml.trn1n.32xlarge',
+    });
+  });
+
+  test('GIVEN neither THEN it is unknown, and the evidence says how to find out', () => {
+    expect(sageMakerAvailability(catalog, 'inf2.xlarge', 'eu-west-1')).toMatchObject({ availability: 'unknown', evidence: expect.stringMatching(/catalog refresh or npm run prices:import/) });
   });
 });

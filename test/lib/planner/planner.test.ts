@@ -8,7 +8,7 @@ import {
 import type { ModelProfile } from '../../../lib/profiles/types';
 
 // A region with no built-in prices, so these prices are the only ones and every expectation is computed by hand.
-const REGION = 'eu-west-1';
+const REGION = 'il-central-1';
 function catalogWith(prices: Record<string, number>): Catalog {
   return Catalog.builtIn().withPriceFile(
     parsePriceFile(
@@ -327,6 +327,30 @@ describe('ties are broken by predicted p99, then fewer instances, then the insta
 });
 
 describe('infeasible targets fail with one reason per family, and the rejections', () => {
+  test('GIVEN host work per request at or above the p99 THEN one reason says host work alone decides, with the fix', () => {
+    // GIVEN 0.5 ms per input and requests of 5 inputs: 2.5 ms before any device time, against a 2.5 ms target
+    try {
+      plan(toy, { throughputRps: 100, p99Ms: 2.5, inputsPerRequest: 5 }, ec2, catalog);
+      throw new Error('expected InfeasibleError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(InfeasibleError);
+      const err = e as InfeasibleError;
+      expect(err.message).toMatch(/: host work alone exceeds the target\./);
+      expect(err.reasons).toEqual([
+        "2.5 ms of host CPU per request (the profile's hostCpuMsPerRequest, x 5 inputs) is at least the p99 target of 2.5 ms before any device time, so no instance type can meet it",
+        expect.stringMatching(/pass --host-ms-per-request to plan or set hostCpuMsPerRequest in the profile; otherwise raise the p99 target above 4\.5 ms/),
+      ]);
+    }
+  });
+
+  test('GIVEN a call that fits and host work that tips it over THEN the rejection says so and names the origin', () => {
+    const labelled: ModelProfile = { ...toy, hostCpuSource: 'measured on my host; details' };
+    expect(() => plan(labelled, { throughputRps: 100, p99Ms: 2.2 }, ec2, catalog)).toThrow(
+      'inf2: g=1 b=1: measured p99 2 ms + 0.5 ms of host work per request exceeds the target 2.2 ms: the call alone fits, ' +
+        'the host work (0.5 ms from measured on my host) does not',
+    );
+  });
+
   test('GIVEN a p99 below every call THEN the message names each measured p99 and the host work', () => {
     expect(() => plan(toy, { throughputRps: 100, p99Ms: 2.2 }, ec2, catalog)).toThrow(
       'inf2: g=1 b=1: measured p99 2 ms + 0.5 ms of host work per request exceeds the target 2.2 ms',
@@ -345,7 +369,7 @@ describe('infeasible targets fail with one reason per family, and the rejections
         /^inf2: g=1 b=1: needs 41 GiB of device memory per process; 1 NeuronCore-v2 core\(s\) hold 16 GiB; the largest core group measured holds 16 GiB/,
       );
       expect(reasons.find((r) => r.startsWith('inf1:'))).toMatch(/the largest core group measured holds 2 GiB/);
-      expect(reasons.find((r) => r.startsWith('trn1:'))).toMatch(/no on-demand ec2 price in eu-west-1/);
+      expect(reasons.find((r) => r.startsWith('trn1:'))).toMatch(new RegExp(`no on-demand ec2 price in ${REGION}`));
     }
   });
 

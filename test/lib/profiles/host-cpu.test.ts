@@ -1,19 +1,20 @@
 import { builtInProfiles, findProfile, HOST_CPU_DEFAULTS } from '../../../lib/profiles';
 
-describe('every built-in profile carries a conservative host CPU cost per request by kind of input', () => {
+describe('every built-in profile carries a host CPU cost per request by kind of input, labelled with its origin', () => {
   test.each([
-    // [profile, ms of one vCPU per request]: text tokenization + JSON, image decoding, large images, image generation
-    ['bert-base-uncased', 1],
-    ['xlm-roberta-base', 1],
-    ['resnet50', 10],
-    ['openai/clip-vit-base-patch32', 10],
-    ['YOLOv4 (PT 1.13)', 30],
-    ['deepmind/multimodal-perceiver', 30],
-    ['Stable Diffusion 1.5', 100],
-  ])('%s: %p ms', (id, ms) => {
+    // [profile, ms of one vCPU per request, origin]: text tokenization + JSON, image decoding, large images, generation
+    ['bert-base-uncased', 1, /^partly measured default for text/],
+    ['xlm-roberta-base', 1, /^partly measured default for text/],
+    ['resnet50', 3, /^measured default for one 224x224 image \(npm run bench:host-work, 2026-11-25\)/],
+    ['google/vit-base-patch16-224', 3, /^measured default for one 224x224 image/],
+    ['openai/clip-vit-base-patch32', 3, /^measured default/],
+    ['YOLOv4 (PT 1.13)', 30, /^estimate backed by one measurement/],
+    ['deepmind/multimodal-perceiver', 30, /^estimate backed by one measurement/],
+    ['Stable Diffusion 1.5', 100, /^UNVERIFIED estimate/],
+  ])('%s: %p ms', (id, ms, origin) => {
     const profile = findProfile(id);
     expect(profile?.hostCpuMsPerRequest).toBe(ms);
-    expect(profile?.hostCpuSource).toMatch(/^UNVERIFIED estimate/);
+    expect(profile?.hostCpuSource).toMatch(origin);
   });
 
   test('no profile is left to the planner default, and every figure states its reasoning', () => {
