@@ -22,10 +22,18 @@ import time
 from aiohttp import web
 
 from . import protocol
+from .guard import GuardedServer
+from .linewriter import LineWriter
 from .metrics import Metrics
 
-# SageMaker real-time endpoints cap payloads at 6 MB; EC2 deployments may send more. Above this, 413.
-MAX_BODY_BYTES = 64 * 1024 * 1024
+# What the front end buffers for stderr (logs) while its reader is slow (stdout's: MODEL_SERVER_METRICS_BUFFER_BYTES);
+# beyond it lines are dropped.
+STDERR_BUFFER_BYTES = 1024 * 1024
+# How long a stopping server waits for buffered metric lines to be written.
+FINAL_FLUSH_S = 3.0
+# A worker that fails to load this many times in a row is taken for broken hardware or a broken model: /ping turns
+# 503 so that the instance is replaced (SageMaker, ALB) instead of retrying forever at reduced capacity.
+REPLACE_AFTER_FAILED_LOADS = 3
 # A worker that fails to load is retried with exponential backoff up to this, so a bad model does not spin the CPU.
 MAX_RESTART_DELAY_S = 30.0
 # SageMaker returns this response header to the InvokeEndpoint caller as `CustomAttributes` (at most 1024 visible
@@ -35,20 +43,36 @@ TIMING_HEADER = "X-Amzn-SageMaker-Custom-Attributes"
 SERVING_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+_stderr = None  # the LineWriter of stderr once the server runs: a stalled log reader must not stall requests
+
+
 def log(message):
-    print(f"model-server: {message}", file=sys.stderr, flush=True)
+    line = f"model-server: {message}\n"
+    if _stderr is None:
+        print(line, end="", file=sys.stderr, flush=True)
+    else:
+        _stderr.write(line.encode("utf-8", "replace"))
+
+
+def _report_writer_failure(sentence):
+    """From a LineWriter's thread: straight to stderr, never through the writer that failed."""
+    try:
+        os.write(2, f"model-server: {sentence}\n".encode("utf-8", "replace"))
+    except OSError:
+        pass
 
 
 class Pending:
     """A request between arrival and answer."""
 
-    __slots__ = ("item", "future", "state", "batch")
+    __slots__ = ("item", "future", "state", "batch", "retried")
 
     def __init__(self, item, future):
         self.item = item
         self.future = future
         self.state = "queued"  # queued -> assigned (a worker holds it) -> answered
         self.batch = None  # the BatchStats of the device call that answered it, for the timing header
+        self.retried = False  # it has been retried once after its worker died or hung
 
 
 class WorkerSlot:
@@ -62,6 +86,10 @@ class WorkerSlot:
         self.waiting = None  # (max requests, timer handle or None) while the worker waits for work
         self.last_error = None
         self.failed_loads = 0
+        self.ever_loaded = False
+        self.loaded_this_run = False
+        self.watchdog = None  # timer that kills the worker when it holds requests without a word for too long
+        self.hung = False  # the watchdog killed it
 
     def describe(self):
         return f"worker {self.index} (NEURON_RT_VISIBLE_CORES={self.cores})"
@@ -74,7 +102,9 @@ class Server:
         self.ids = itertools.count(1)
         self.workers = [WorkerSlot(index, cores) for index, cores in enumerate(config.visible_cores)]
         self.waiters = []  # workers waiting for work, in the order they asked
-        self.metrics = Metrics(config.metrics_namespace, config.metrics_service, config.visible_cores)
+        self.stdout = LineWriter(sys.stdout.fileno(), config.metrics_buffer_bytes, "metrics (stdout)", _report_writer_failure)
+        self.metrics = Metrics(config.metrics_namespace, config.metrics_service, config.visible_cores, self.stdout)
+        self.held_bytes = 0  # body bytes of the requests queued or running
         self.stopping = False
         self.tasks = []
 
@@ -106,12 +136,13 @@ class Server:
             )
         finally:
             child.close()
-        reader, slot.writer = await asyncio.open_unix_connection(sock=parent, limit=MAX_BODY_BYTES)
+        reader, slot.writer = await asyncio.open_unix_connection(sock=parent, limit=self.config.max_body_bytes + (1 << 20))
         log(f"{slot.describe()} started as pid {slot.process.pid}")
         return reader
 
     async def supervise(self, slot):
         while not self.stopping:
+            slot.loaded_this_run = False
             try:
                 reader = await self.start_worker(slot)
             except OSError as error:  # fork/exec failed (memory, file descriptors): retry like a failed load
@@ -126,7 +157,7 @@ class Server:
             except (asyncio.IncompleteReadError, ConnectionError):
                 pass  # the worker's end closed: it is exiting
             code = await slot.process.wait()
-            loaded = slot.ready
+            loaded = slot.loaded_this_run
             self.on_worker_exit(slot, code)
             if self.stopping:
                 return
@@ -139,21 +170,74 @@ class Server:
         slot.ready = False
         slot.writer = None
         self.stop_waiting(slot)
+        self.disarm(slot)
+        cause = f"was stopped by the watchdog ({self.watchdog_phrase()})" if slot.hung else _exit_cause(code)
+        slot.hung = False
         if self.stopping:
-            status, message = 503, f"the server stopped {slot.describe()} while it ran this request"
             log(f"{slot.describe()} stopped")
-        else:
-            status, message = 500, f"{slot.describe()} {_exit_cause(code)} while running this request; it is being restarted"
-            log(f"{slot.describe()} {_exit_cause(code)}; answering its {len(slot.inflight)} requests with 500")
-            self.metrics.workers[slot.index].counters["WorkerRestarts"] += 1
-            self.metrics.count("WorkerErrors")
+            for pending in slot.inflight.values():
+                self.answer(pending, 503, _error_body(f"the server stopped {slot.describe()} while it ran this request"), "application/json")
+            slot.inflight.clear()
+            return
+        self.metrics.workers[slot.index].counters["WorkerRestarts"] += 1
+        self.metrics.count("WorkerErrors")
+        now = time.monotonic()
+        retry, fail = [], []
         for pending in slot.inflight.values():
-            self.answer(pending, status, _error_body(message), "application/json")
+            # Once, and only while a whole watchdog bound still fits before the deadline, so the retry can be judged.
+            (retry if not pending.retried and pending.item.deadline - now >= self.config.watchdog_s else fail).append(pending)
         slot.inflight.clear()
+        log(f"{slot.describe()} {cause}; retrying {len(retry)} of its requests alone on another worker, answering {len(fail)} with 500")
+        for pending in fail:
+            again = " (a retry of a request whose first worker failed too)" if pending.retried else ""
+            self.answer(pending, 500, _error_body(f"{slot.describe()} {cause} while running this request{again}; it is being restarted"), "application/json")
+        for pending in reversed(sorted(retry, key=lambda p: p.item.id)):
+            pending.retried = True
+            pending.state = "queued"
+            pending.item = pending.item._replace(alone=True)
+            self.queue.appendleft(pending)
+        self.metrics.count("RequestsRetried", len(retry))
+        self.dispatch()
+
+    # ---- the watchdog --------------------------------------------------------------------------------------------
+
+    def watchdog_phrase(self):
+        return f"it held requests for more than {self.config.watchdog_s * 1000:.0f} ms without a word, MODEL_SERVER_WATCHDOG_MS"
+
+    def arm(self, slot):
+        """(Re)starts the worker's watchdog while it holds requests: every message from it, and every hand-over, resets it."""
+        self.disarm(slot)
+        if slot.inflight and slot.process is not None:
+            slot.watchdog = asyncio.get_running_loop().call_later(self.config.watchdog_s, self.on_hung, slot)
+
+    def disarm(self, slot):
+        if slot.watchdog is not None:
+            slot.watchdog.cancel()
+            slot.watchdog = None
+
+    def on_hung(self, slot):
+        slot.watchdog = None
+        if slot.process is None or slot.process.returncode is not None:
+            return
+        log(f"{slot.describe()} is hung ({self.watchdog_phrase()}): killing it")
+        self.metrics.count("WorkerHangs")
+        slot.ready = False  # a hung worker counts as down from now on
+        slot.hung = True
+        self.stop_waiting(slot)
+        try:
+            slot.process.kill()  # SIGKILL works on a stopped (SIGSTOP) process too; its socket then closes
+        except ProcessLookupError:
+            pass
 
     def on_message(self, slot, message):
+        self.handle_message(slot, message)
+        self.arm(slot)  # any word from the worker shows it is alive
+
+    def handle_message(self, slot, message):
         kind = message[0]
-        if kind == protocol.TAKE:
+        if kind == protocol.CALL:
+            pass  # the watchdog restarts for this call (on_message)
+        elif kind == protocol.TAKE:
             self.on_take(slot, message[1], message[2])
         elif kind == protocol.DONE:
             for request_id, status, body, content_type in message[1]:
@@ -163,6 +247,7 @@ class Server:
                     self.answer(pending, status, body, content_type)
             if message[2] is not None:
                 self.metrics.workers[slot.index].record_batch(message[2])
+            self.metrics.count("IsolationCalls", message[3])
         elif kind == protocol.PUT_BACK:
             for request_id in reversed(message[1]):
                 pending = slot.inflight.pop(request_id, None)
@@ -172,6 +257,9 @@ class Server:
             self.dispatch()
         elif kind == protocol.LOADED:
             slot.ready = True
+            slot.ever_loaded = True
+            slot.loaded_this_run = True
+            slot.failed_loads = 0
             slot.last_error = None
             log(f"{slot.describe()} loaded the model (pid {message[1]})")
         elif kind == protocol.LOAD_FAILED:
@@ -202,6 +290,7 @@ class Server:
             items.append(pending.item)
         if items:
             self.send(slot, (protocol.REQUESTS, items))
+            self.arm(slot)
         return bool(items)
 
     def dispatch(self):
@@ -234,26 +323,118 @@ class Server:
         if not pending.future.done():
             pending.future.set_result((status, body, content_type))
 
+    # ---- health and capacity -------------------------------------------------------------------------------------
+
+    def health(self):
+        """(healthy, reason): what /ping says. See "Health" in serving/README.md for why these rules.
+
+        - Until every worker has loaded once: unhealthy, so the instance enters service at full capacity.
+        - A worker that failed to load REPLACE_AFTER_FAILED_LOADS times in a row: unhealthy, to be replaced.
+        - No worker serving (all restarting, or hung and being killed): unhealthy, nothing could answer.
+        - Otherwise healthy, at the capacity of the workers serving: the queue bound shrinks with them.
+        """
+        broken = [s for s in self.workers if s.failed_loads >= REPLACE_AFTER_FAILED_LOADS]
+        if broken:
+            return False, f"{broken[0].describe()} failed to load {broken[0].failed_loads} times in a row: replace the instance"
+        if not all(s.ever_loaded for s in self.workers):
+            return False, "starting: not every worker has loaded its model"
+        if not any(s.ready for s in self.workers):
+            return False, "no worker is serving: every worker is restarting"
+        return True, None
+
+    def serving_workers(self):
+        if not all(s.ever_loaded for s in self.workers):
+            return len(self.workers)  # starting: requests may wait for the first loads, /ping keeps traffic away
+        return sum(1 for s in self.workers if s.ready)
+
+    def queue_limit(self):
+        """The request bound at the capacity of the workers serving now (rounded up, so one worker still queues)."""
+        return -(-self.config.max_queued_requests * self.serving_workers() // len(self.workers))
+
     # ---- HTTP ----------------------------------------------------------------------------------------------------
+
+    async def handle(self, request):
+        self.http.request_started(request.protocol)
+        try:
+            if request.path == "/invocations":
+                if request.method != "POST":
+                    return _json_error(405, "use POST /invocations", headers={"Allow": "POST"})
+                return await self.invocations(request)
+            if request.path == "/ping":
+                if request.method not in ("GET", "HEAD"):
+                    return _json_error(405, "use GET /ping", headers={"Allow": "GET"})
+                return await self.ping(request)
+            return _json_error(404, f"no such path {request.path}: the server answers GET /ping and POST /invocations")
+        finally:
+            self.http.request_finished(request.protocol)
 
     async def ping(self, _request):
         workers = [
-            {"worker": s.index, "visibleCores": s.cores, "loaded": s.ready, **({"lastError": s.last_error} if s.last_error else {})}
+            {
+                "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "failedLoads": s.failed_loads,
+                **({"lastError": s.last_error} if s.last_error else {}),
+            }
             for s in self.workers
         ]
-        healthy = all(s.ready for s in self.workers)
-        body = {"healthy": healthy, "queued": len(self.queue), "workers": workers}
+        healthy, reason = self.health()
+        body = {
+            "healthy": healthy, "queued": len(self.queue), "queueLimit": self.queue_limit(), "heldBytes": self.held_bytes,
+            "servingWorkers": sum(1 for s in self.workers if s.ready), "workers": workers,
+            **({"reason": reason} if reason else {}),
+        }
         return web.json_response(body, status=200 if healthy else 503)
 
     async def invocations(self, request):
-        body = await request.read()
-        if len(self.queue) >= self.config.max_queued_requests:
-            self.metrics.count("QueueFull")
+        arrived = time.monotonic()
+        length = request.content_length
+        if length is not None and length > self.config.max_body_bytes:
+            return self.too_large(length)
+        refusal = self.refuse_when_full(length or 0)
+        if refusal is not None:
+            return refusal
+        if request.headers.get("Expect", "").lower() == "100-continue":
+            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        try:
+            body = await asyncio.wait_for(request.read(), max(0.0, arrived + self.config.read_timeout_s - time.monotonic()))
+        except asyncio.TimeoutError:
+            self.metrics.count("ReadTimeouts")
             return _json_error(
-                503,
-                f"the queue is full ({self.config.max_queued_requests} requests waiting, MODEL_SERVER_MAX_QUEUED_REQUESTS); retry later",
-                headers={"Retry-After": "1"},
+                408, f"the body did not arrive within {self.config.read_timeout_s * 1000:.0f} ms (MODEL_SERVER_READ_TIMEOUT_MS)",
+                headers={"Connection": "close"},
             )
+        except web.HTTPRequestEntityTooLarge:
+            return self.too_large(None)
+        if length is None:  # chunked: the size is known only now
+            refusal = self.refuse_when_full(len(body))
+            if refusal is not None:
+                return refusal
+        self.held_bytes += len(body)
+        try:
+            return await self.run_request(request, body)
+        finally:
+            self.held_bytes -= len(body)
+
+    def too_large(self, length):
+        self.metrics.count("BodyTooLarge")
+        size = f"of {length} bytes " if length is not None else ""
+        return _json_error(
+            413, f"the body {size}exceeds {self.config.max_body_bytes} bytes (MODEL_SERVER_MAX_BODY_BYTES, the hosting's "
+            "payload limit); send a smaller request",
+            headers={"Connection": "close"},
+        )
+
+    def refuse_when_full(self, length):
+        limit = self.queue_limit()
+        if len(self.queue) >= limit:
+            why = f"the queue is full ({len(self.queue)} requests waiting; MODEL_SERVER_MAX_QUEUED_REQUESTS at the capacity of {self.serving_workers()} of {len(self.workers)} workers serving is {limit})"
+        elif self.held_bytes + length > self.config.max_queued_bytes:
+            why = f"the server holds {self.held_bytes} bytes of requests; with this one it would exceed {self.config.max_queued_bytes} (MODEL_SERVER_MAX_QUEUED_BYTES)"
+        else:
+            return None
+        self.metrics.count("QueueFull")
+        return _json_error(503, f"{why}; retry later", headers={"Retry-After": "1"})
+
+    async def run_request(self, request, body):
         now = time.monotonic()
         deadline = now + self.config.request_timeout_s
         accept = request.headers.get("Accept", "")
@@ -304,18 +485,42 @@ class Server:
             await asyncio.sleep(self.config.metrics_interval_s)
             self.metrics.flush()
 
+    def make_request(self, message, payload, protocol_, writer, task):
+        return web.BaseRequest(
+            message, payload, protocol_, writer, task, asyncio.get_running_loop(), client_max_size=self.config.max_body_bytes
+        )
+
+    def count_refused(self):
+        self.metrics.count("ConnectionsRefused")
+
+    def count_read_timeout(self):
+        self.metrics.count("ReadTimeouts")
+
     async def run(self):
-        app = web.Application(client_max_size=MAX_BODY_BYTES)
-        app.router.add_get("/ping", self.ping)
-        app.router.add_post("/invocations", self.invocations)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        global _stderr
+        _stderr = LineWriter(sys.stderr.fileno(), STDERR_BUFFER_BYTES, "logs (stderr)", None)
+        self.http = GuardedServer(
+            self.handle,
+            loop=asyncio.get_running_loop(),
+            request_factory=self.make_request,
+            max_connections=self.config.max_connections,
+            read_timeout_s=self.config.read_timeout_s,
+            idle_timeout_s=self.config.idle_timeout_s,
+            on_refused=self.count_refused,
+            on_timeout=self.count_read_timeout,
+            access_log=None,
+            keepalive_timeout=self.config.idle_timeout_s,
+            lingering_time=0,  # an unread body (413, 408) closes the connection instead of being read and dropped
+        )
+        runner = web.ServerRunner(self.http, handle_signals=False)
         await runner.setup()
-        site = web.TCPSite(runner, "0.0.0.0", self.config.port, reuse_address=True)
+        site = web.TCPSite(runner, "0.0.0.0", self.config.port, reuse_address=True, backlog=1024)
         await site.start()
         log(
             f"listening on port {self.config.port}: {len(self.workers)} workers "
             f"({', '.join(s.cores for s in self.workers)}), batches of up to {self.config.max_batch_size} inputs, "
-            f"max delay {self.config.max_delay_s * 1000:g} ms"
+            f"max delay {self.config.max_delay_s * 1000:g} ms, watchdog {self.config.watchdog_s * 1000:g} ms, "
+            f"bodies up to {self.config.max_body_bytes} bytes"
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -335,6 +540,8 @@ class Server:
             if slot.process is not None and slot.process.returncode is None:
                 slot.process.kill()
         self.metrics.flush()
+        await loop.run_in_executor(None, self.stdout.close, FINAL_FLUSH_S)
+        await loop.run_in_executor(None, _stderr.close, FINAL_FLUSH_S)
 
 
 def timing_attributes(arrived, batch):

@@ -14,7 +14,8 @@ LOADED = "loaded"  # (LOADED, pid)
 LOAD_FAILED = "load_failed"  # (LOAD_FAILED, message)
 TAKE = "take"  # (TAKE, max_requests, wait_s or None): give me up to max_requests; wait at most wait_s for the first
 PUT_BACK = "put_back"  # (PUT_BACK, [request id, ...]): not started; return them to the head of the queue, in order
-DONE = "done"  # (DONE, [(request id, status, body, content type), ...], BatchStats or None)
+DONE = "done"  # (DONE, [(request id, status, body, content type), ...], BatchStats or None, isolation calls)
+CALL = "call"  # (CALL, requests): a predict_fn call starts now; the front end's watchdog times it
 
 # Front end -> worker
 REQUESTS = "requests"  # (REQUESTS, [WorkItem, ...]); an empty list answers a TAKE whose wait ran out
@@ -59,6 +60,9 @@ class WorkItem(NamedTuple):
     accept: str
     enqueued: float
     deadline: float
+    # A retry of a request whose worker died or hung with it: it runs in a device call of its own, so that a request
+    # that kills its worker takes no batch-mate with it twice.
+    alone: bool = False
 
 
 class BatchStats(NamedTuple):

@@ -4,7 +4,8 @@ The model multiplies each input by 2 after padding the batch to the compiled siz
 records every device call. Test knobs come from the environment the test gives the server:
 TEST_CALL_LOG (file: one JSON line per predict_fn call), TEST_LOAD_LOG (file: one JSON line per model_fn),
 TEST_DEVICE_MS (the call's duration), TEST_LOAD_GATE (file model_fn waits for before it returns).
-An input of -1 kills the worker (a device or runtime crash).
+An input of -1 kills the worker (a device or runtime crash), -2 makes predict_fn raise (an input the model cannot
+take), -3 makes predict_fn hang (a stuck device call).
 """
 import json
 import os
@@ -24,7 +25,8 @@ def model_fn(model_dir):
     while gate and not os.path.exists(gate):
         time.sleep(0.02)
     _append("TEST_LOAD_LOG", {
-        "worker": os.environ.get("MODEL_SERVER_WORKER_INDEX"), "cores": CORES_AT_IMPORT, "numCores": NUM_CORES_AT_IMPORT
+        "worker": os.environ.get("MODEL_SERVER_WORKER_INDEX"), "cores": CORES_AT_IMPORT, "numCores": NUM_CORES_AT_IMPORT,
+        "pid": os.getpid(),
     })
     return {"weight": numpy.float32(2.0), "device_s": float(os.environ.get("TEST_DEVICE_MS", "0")) / 1000.0}
 
@@ -35,8 +37,13 @@ def input_fn(body, content_type):
 
 
 def predict_fn(batch, model):
+    _append("TEST_ATTEMPT_LOG", {"inputs": batch.tolist(), "pid": os.getpid()})
     if (batch == -1).any():
         os.kill(os.getpid(), signal.SIGKILL)
+    if (batch == -2).any():
+        raise ValueError("the model cannot take -2")
+    if (batch == -3).any():
+        time.sleep(3600)
     padded = numpy.zeros(COMPILED_BATCH, dtype=numpy.float32)
     padded[: len(batch)] = batch
     time.sleep(model["device_s"])
