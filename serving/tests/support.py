@@ -180,11 +180,13 @@ class ServerTestCase(unittest.IsolatedAsyncioTestCase):
         for server in self.servers:
             await asyncio.to_thread(server.stop)
 
-    async def server(self, gated=False, wait_healthy=True, piped=False, **overrides):
+    async def server(self, gated=False, wait_healthy=True, piped=False, reload_gated=False, **overrides):
         server = ServerProcess(**overrides)
         self.servers.append(server)
         if gated:
             server.gated()
+        if reload_gated:
+            server.env["TEST_RELOAD_GATE"] = server.gate  # a worker's restarts wait for open_gate()
         if piped:
             server.piped()
         await server.start(self.session, wait_healthy=wait_healthy and not gated)
