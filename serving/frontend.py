@@ -14,6 +14,7 @@ import collections
 import itertools
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -485,6 +486,23 @@ class Server:
             await asyncio.sleep(self.config.metrics_interval_s)
             self.metrics.flush()
 
+    def raise_file_limit(self):
+        """Every connection is a descriptor: raise the soft limit to the hard one (a container's soft limit is often
+        1024), and never accept more connections than it leaves room for, or accept() fails with EMFILE and asyncio
+        stops accepting for a second, for every client."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or soft < hard:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+                soft = hard
+            except (ValueError, OSError):
+                pass
+        room = soft - 64 - 4 * len(self.workers)  # stdio, listening socket, worker pipes, pid fds
+        if soft != resource.RLIM_INFINITY and self.config.max_connections > room:
+            log(f"MODEL_SERVER_MAX_CONNECTIONS={self.config.max_connections} exceeds what the open-file limit "
+                f"({soft}) leaves room for; accepting at most {room}: raise the container's nofile ulimit to accept more")
+            self.config.max_connections = max(1, room)
+
     def make_request(self, message, payload, protocol_, writer, task):
         return web.BaseRequest(
             message, payload, protocol_, writer, task, asyncio.get_running_loop(), client_max_size=self.config.max_body_bytes
@@ -499,6 +517,7 @@ class Server:
     async def run(self):
         global _stderr
         _stderr = LineWriter(sys.stderr.fileno(), STDERR_BUFFER_BYTES, "logs (stderr)", None)
+        self.raise_file_limit()
         self.http = GuardedServer(
             self.handle,
             loop=asyncio.get_running_loop(),

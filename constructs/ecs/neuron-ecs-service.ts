@@ -174,7 +174,8 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       // cannot deliver (CloudWatch Logs throttling), and a server whose writes block stops answering. Non-blocking
       // buffers up to maxBufferSize and then drops lines instead (Amazon ECS developer guide, "Using the awslogs log
       // driver", mode and max-buffer-size: https://docs.aws.amazon.com/AmazonECS/latest/developerguide/using_awslogs.html).
-      // The server itself never blocks on its output either (serving/linewriter.py); 25 MiB holds minutes of its lines.
+      // The server itself never blocks on its output either (serving/linewriter.py); 25 MiB holds about an hour of its
+      // lines at 24 workers (~3 KB per worker per 10 s).
       logging: ecs.LogDrivers.awsLogs({
         logGroup: this.logGroup,
         streamPrefix: 'model-server',
