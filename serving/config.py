@@ -26,6 +26,7 @@ MAX_QUEUED_BYTES = "MODEL_SERVER_MAX_QUEUED_BYTES"
 READ_TIMEOUT_MS = "MODEL_SERVER_READ_TIMEOUT_MS"
 IDLE_TIMEOUT_MS = "MODEL_SERVER_IDLE_TIMEOUT_MS"
 MAX_CONNECTIONS = "MODEL_SERVER_MAX_CONNECTIONS"
+FRONT_ENDS = "MODEL_SERVER_FRONT_ENDS"
 # Not rendered from the plan: how many bytes of metric lines the front end buffers while stdout's reader is slow.
 METRICS_BUFFER_BYTES = "MODEL_SERVER_METRICS_BUFFER_BYTES"
 
@@ -130,6 +131,7 @@ def load(environ=None) -> Config:
     read_timeout = _optional(env, READ_TIMEOUT_MS, str(DEFAULT_READ_TIMEOUT_MS), whole(1), problems, "the longest ms to receive a request's headers, and then its body, >= 1")
     idle_timeout = _optional(env, IDLE_TIMEOUT_MS, str(DEFAULT_IDLE_TIMEOUT_MS), whole(1), problems, "the longest ms a kept-alive connection may stay idle, >= 1")
     metrics_buffer = _optional(env, METRICS_BUFFER_BYTES, str(DEFAULT_METRICS_BUFFER_BYTES), whole(1), problems, "bytes of metric lines buffered for a slow stdout, >= 1")
+    front_ends = _optional(env, FRONT_ENDS, "1", whole(1), problems, "how many front-end processes share the port, >= 1")
     max_connections = _optional(env, MAX_CONNECTIONS, str(DEFAULT_MAX_CONNECTIONS), whole(1), problems, "the most open client connections, >= 1")
 
     if groups is not None:
@@ -171,6 +173,7 @@ def load(environ=None) -> Config:
         read_timeout_s=read_timeout / 1000.0,
         idle_timeout_s=idle_timeout / 1000.0,
         max_connections=max_connections,
+        front_ends=front_ends,
         metrics_buffer_bytes=metrics_buffer,
         model_dir=env.get(MODEL_DIR) or "/opt/ml/model",
         code_dir=env.get(CODE_DIR) or None,

@@ -20,10 +20,9 @@ import socket
 import sys
 import time
 
-from aiohttp import web
 
 from . import protocol
-from .guard import GuardedServer
+from .http import HttpFront, error_body
 from .linewriter import LineWriter
 from .metrics import Metrics
 
@@ -106,6 +105,7 @@ class Server:
         self.stdout = LineWriter(sys.stdout.fileno(), config.metrics_buffer_bytes, "metrics (stdout)", _report_writer_failure)
         self.metrics = Metrics(config.metrics_namespace, config.metrics_service, config.visible_cores, self.stdout)
         self.held_bytes = 0  # body bytes of the requests queued or running
+        self.acceptors = [Acceptor(index) for index in range(1, config.front_ends)]
         self.stopping = False
         self.tasks = []
 
@@ -352,24 +352,15 @@ class Server:
         """The request bound at the capacity of the workers serving now (rounded up, so one worker still queues)."""
         return -(-self.config.max_queued_requests * self.serving_workers() // len(self.workers))
 
-    # ---- HTTP ----------------------------------------------------------------------------------------------------
+    # ---- the backend of every front-end process (serving/http.py) -------------------------------------------------
 
-    async def handle(self, request):
-        self.http.request_started(request.protocol)
-        try:
-            if request.path == "/invocations":
-                if request.method != "POST":
-                    return _json_error(405, "use POST /invocations", headers={"Allow": "POST"})
-                return await self.invocations(request)
-            if request.path == "/ping":
-                if request.method not in ("GET", "HEAD"):
-                    return _json_error(405, "use GET /ping", headers={"Allow": "GET"})
-                return await self.ping(request)
-            return _json_error(404, f"no such path {request.path}: the server answers GET /ping and POST /invocations")
-        finally:
-            self.http.request_finished(request.protocol)
+    def count(self, name, amount=1):
+        self.metrics.count(name, amount)
 
-    async def ping(self, _request):
+    async def ping(self):
+        return self.ping_answer()
+
+    def ping_answer(self):
         workers = [
             {
                 "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "failedLoads": s.failed_loads,
@@ -381,50 +372,13 @@ class Server:
         body = {
             "healthy": healthy, "queued": len(self.queue), "queueLimit": self.queue_limit(), "heldBytes": self.held_bytes,
             "servingWorkers": sum(1 for s in self.workers if s.ready), "workers": workers,
+            "frontEnds": 1 + sum(1 for a in self.acceptors if a.ready), "frontEnd": os.getpid(),
             **({"reason": reason} if reason else {}),
         }
-        return web.json_response(body, status=200 if healthy else 503)
+        return (200 if healthy else 503), json.dumps(body).encode("utf-8")
 
-    async def invocations(self, request):
-        arrived = time.monotonic()
-        length = request.content_length
-        if length is not None and length > self.config.max_body_bytes:
-            return self.too_large(length)
-        refusal = self.refuse_when_full(length or 0)
-        if refusal is not None:
-            return refusal
-        if request.headers.get("Expect", "").lower() == "100-continue":
-            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        try:
-            body = await asyncio.wait_for(request.read(), max(0.0, arrived + self.config.read_timeout_s - time.monotonic()))
-        except asyncio.TimeoutError:
-            self.metrics.count("ReadTimeouts")
-            return _json_error(
-                408, f"the body did not arrive within {self.config.read_timeout_s * 1000:.0f} ms (MODEL_SERVER_READ_TIMEOUT_MS)",
-                headers={"Connection": "close"},
-            )
-        except web.HTTPRequestEntityTooLarge:
-            return self.too_large(None)
-        if length is None:  # chunked: the size is known only now
-            refusal = self.refuse_when_full(len(body))
-            if refusal is not None:
-                return refusal
-        self.held_bytes += len(body)
-        try:
-            return await self.run_request(request, body)
-        finally:
-            self.held_bytes -= len(body)
-
-    def too_large(self, length):
-        self.metrics.count("BodyTooLarge")
-        size = f"of {length} bytes " if length is not None else ""
-        return _json_error(
-            413, f"the body {size}exceeds {self.config.max_body_bytes} bytes (MODEL_SERVER_MAX_BODY_BYTES, the hosting's "
-            "payload limit); send a smaller request",
-            headers={"Connection": "close"},
-        )
-
-    def refuse_when_full(self, length):
+    def admit(self, length):
+        """A 503 (status, body, content type, headers) when a request of `length` body bytes cannot be queued now."""
         limit = self.queue_limit()
         if len(self.queue) >= limit:
             why = f"the queue is full ({len(self.queue)} requests waiting; MODEL_SERVER_MAX_QUEUED_REQUESTS at the capacity of {self.serving_workers()} of {len(self.workers)} workers serving is {limit})"
@@ -433,17 +387,24 @@ class Server:
         else:
             return None
         self.metrics.count("QueueFull")
-        return _json_error(503, f"{why}; retry later", headers={"Retry-After": "1"})
+        return 503, _error_body(f"{why}; retry later"), "application/json", {"Retry-After": "1"}
 
-    async def run_request(self, request, body):
+    async def submit(self, body, content_type, accept, check_again=True):
+        """Queues one request whose body is in and waits for its answer: (status, body, content type, headers)."""
+        if check_again:  # the size is known only now (chunked), or the request came from another front end
+            refusal = self.admit(len(body))
+            if refusal is not None:
+                return refusal
+        self.held_bytes += len(body)
+        try:
+            return await self.execute(body, content_type, accept)
+        finally:
+            self.held_bytes -= len(body)
+
+    async def execute(self, body, content_type, accept):
         now = time.monotonic()
         deadline = now + self.config.request_timeout_s
-        accept = request.headers.get("Accept", "")
-        if not accept or accept == "*/*":
-            accept = self.config.default_accept
-        item = protocol.WorkItem(
-            next(self.ids), body, request.headers.get("Content-Type", "application/json"), accept, now, deadline
-        )
+        item = protocol.WorkItem(next(self.ids), body, content_type, accept, now, deadline)
         pending = Pending(item, asyncio.get_running_loop().create_future())
         self.queue.append(pending)
         self.dispatch()
@@ -453,21 +414,13 @@ class Server:
             self.metrics.count("DeadlineExceeded")
             where = "waiting in the queue" if pending.state == "queued" else "while a worker ran it"
             self.withdraw(pending)
-            return _json_error(
-                504, f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
-                f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}",
-                headers={TIMING_HEADER: timing_attributes(now, None)},
-            )
+            message = (f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
+                       f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}")
+            return 504, _error_body(message), "application/json", {TIMING_HEADER: timing_attributes(now, None)}
         finally:
             if not pending.future.done():
                 self.withdraw(pending)  # the client went away
-        return web.Response(
-            status=status,
-            body=body,
-            content_type=_base_type(content_type),
-            charset=_charset(content_type),
-            headers={TIMING_HEADER: timing_attributes(now, pending.batch)},
-        )
+        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, pending.batch)}
 
     def withdraw(self, pending):
         """Drops a request nobody waits for: out of the queue if not started; a worker's late answer is ignored."""
@@ -503,40 +456,13 @@ class Server:
                 f"({soft}) leaves room for; accepting at most {room}: raise the container's nofile ulimit to accept more")
             self.config.max_connections = max(1, room)
 
-    def make_request(self, message, payload, protocol_, writer, task):
-        return web.BaseRequest(
-            message, payload, protocol_, writer, task, asyncio.get_running_loop(), client_max_size=self.config.max_body_bytes
-        )
-
-    def count_refused(self):
-        self.metrics.count("ConnectionsRefused")
-
-    def count_read_timeout(self):
-        self.metrics.count("ReadTimeouts")
-
     async def run(self):
         global _stderr
         _stderr = LineWriter(sys.stderr.fileno(), STDERR_BUFFER_BYTES, "logs (stderr)", None)
         self.raise_file_limit()
-        self.http = GuardedServer(
-            self.handle,
-            loop=asyncio.get_running_loop(),
-            request_factory=self.make_request,
-            max_connections=self.config.max_connections,
-            read_timeout_s=self.config.read_timeout_s,
-            idle_timeout_s=self.config.idle_timeout_s,
-            on_refused=self.count_refused,
-            on_timeout=self.count_read_timeout,
-            access_log=None,
-            keepalive_timeout=self.config.idle_timeout_s,
-            lingering_time=0,  # an unread body (413, 408) closes the connection instead of being read and dropped
-        )
-        runner = web.ServerRunner(self.http, handle_signals=False)
-        await runner.setup()
-        site = web.TCPSite(runner, "0.0.0.0", self.config.port, reuse_address=True, backlog=1024)
-        await site.start()
+        runner = await HttpFront(self.config, self).start(reuse_port=self.config.front_ends > 1)
         log(
-            f"listening on port {self.config.port}: {len(self.workers)} workers "
+            f"listening on port {self.config.port}: {self.config.front_ends} front-end process(es), {len(self.workers)} workers "
             f"({', '.join(s.cores for s in self.workers)}), batches of up to {self.config.max_batch_size} inputs, "
             f"max delay {self.config.max_delay_s * 1000:g} ms, watchdog {self.config.watchdog_s * 1000:g} ms, "
             f"bodies up to {self.config.max_body_bytes} bytes"
@@ -546,21 +472,105 @@ class Server:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         self.tasks = [asyncio.create_task(self.supervise(slot)) for slot in self.workers]
+        self.tasks += [asyncio.create_task(self.supervise_acceptor(a)) for a in self.acceptors]
         self.tasks.append(asyncio.create_task(self.flush_metrics()))
         await stop.wait()
         log("stopping")
         self.stopping = True
         await runner.cleanup()
-        for slot in self.workers:
-            if slot.process is not None and slot.process.returncode is None:
-                slot.process.terminate()
+        for process in [s.process for s in self.workers] + [a.process for a in self.acceptors]:
+            if process is not None and process.returncode is None:
+                process.terminate()
         await asyncio.wait([t for t in self.tasks[:-1]], timeout=10)
-        for slot in self.workers:
-            if slot.process is not None and slot.process.returncode is None:
-                slot.process.kill()
+        for process in [s.process for s in self.workers] + [a.process for a in self.acceptors]:
+            if process is not None and process.returncode is None:
+                process.kill()
         self.metrics.flush()
         await loop.run_in_executor(None, self.stdout.close, FINAL_FLUSH_S)
         await loop.run_in_executor(None, _stderr.close, FINAL_FLUSH_S)
+
+    # ---- acceptors: more front-end processes on the same port ---------------------------------------------------
+
+    async def supervise_acceptor(self, acceptor):
+        """Runs one acceptor (serving/acceptor.py) and serves its requests; restarts it when it exits."""
+        while not self.stopping:
+            parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                acceptor.process = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "serving.acceptor", "--fd", str(child.fileno()),
+                    env=self.acceptor_environment(), pass_fds=(child.fileno(),),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr.fileno(),
+                )
+            except OSError as error:
+                log(f"could not start front end {acceptor.index}: {error}")
+                child.close()
+                parent.close()
+                await asyncio.sleep(1.0)
+                continue
+            child.close()
+            reader, acceptor.writer = await asyncio.open_unix_connection(sock=parent, limit=self.config.max_body_bytes + (1 << 20))
+            try:
+                while True:
+                    self.on_acceptor_message(acceptor, await protocol.read_message(reader))
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            acceptor.ready = False
+            acceptor.writer = None
+            for task in acceptor.requests.values():
+                task.cancel()  # its clients' connections died with it
+            acceptor.requests.clear()
+            code = await acceptor.process.wait()
+            if self.stopping:
+                return
+            log(f"front end {acceptor.index} (pid {acceptor.process.pid}) {_exit_cause(code)}; restarting it")
+            await asyncio.sleep(0.5)
+
+    def acceptor_environment(self):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (SERVING_ROOT, env.get("PYTHONPATH")) if p)
+        return env
+
+    def on_acceptor_message(self, acceptor, message):
+        kind = message[0]
+        if kind == protocol.SUBMIT:
+            _, request_id, body, content_type, accept = message
+            task = asyncio.get_running_loop().create_task(self.serve_remote(acceptor, request_id, body, content_type, accept))
+            acceptor.requests[request_id] = task
+        elif kind == protocol.CANCEL:
+            task = acceptor.requests.pop(message[1], None)
+            if task is not None:
+                task.cancel()
+        elif kind == protocol.PING:
+            acceptor.send((protocol.ANSWER, message[1], self.ping_answer()))
+        elif kind == protocol.COUNT:
+            self.metrics.count(message[1], message[2])
+        elif kind == protocol.LISTENING:
+            acceptor.ready = True
+            log(f"front end {acceptor.index} listening (pid {message[1]})")
+
+    async def serve_remote(self, acceptor, request_id, body, content_type, accept):
+        try:
+            answer = await self.submit(body, content_type, accept, check_again=True)
+        except asyncio.CancelledError:
+            return
+        finally:
+            acceptor.requests.pop(request_id, None)
+        acceptor.send((protocol.ANSWER, request_id, answer))
+
+
+class Acceptor:
+    """Another front-end process: HTTP on the shared port, its requests forwarded here."""
+
+    def __init__(self, index):
+        self.index = index
+        self.process = None
+        self.writer = None
+        self.ready = False
+        self.requests = {}  # request id -> the task serving it
+
+    def send(self, message):
+        if self.writer is not None and not self.writer.is_closing():
+            self.writer.write(protocol.encode(message))
 
 
 def timing_attributes(arrived, batch):
@@ -585,21 +595,5 @@ def _exit_cause(code):
         return f"was killed by signal {-code}"
 
 
-def _base_type(content_type):
-    return content_type.split(";")[0].strip() or "application/octet-stream"
-
-
-def _charset(content_type):
-    for part in content_type.split(";")[1:]:
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "charset":
-            return value
-    return None
-
-
 def _error_body(message):
-    return json.dumps({"error": message}).encode("utf-8")
-
-
-def _json_error(status, message, headers=None):
-    return web.Response(status=status, body=_error_body(message), content_type="application/json", headers=headers)
+    return error_body(message)

@@ -1,4 +1,5 @@
-"""Length-prefixed pickle frames between the front end and its workers, over a Unix socket pair.
+"""Length-prefixed pickle frames between the front end and its workers, and between the main front end and the
+other front-end processes (acceptors), over Unix socket pairs.
 
 Only the server's own processes are on either end of the socket, so pickle carries no untrusted input. The front
 end reads with asyncio streams (never blocks the event loop on a half-written frame); a worker reads blocking.
@@ -19,6 +20,16 @@ CALL = "call"  # (CALL, requests): a predict_fn call starts now; the front end's
 
 # Front end -> worker
 REQUESTS = "requests"  # (REQUESTS, [WorkItem, ...]); an empty list answers a TAKE whose wait ran out
+
+# Acceptor (another front-end process on the port, serving/acceptor.py) -> main front end
+LISTENING = "listening"  # (LISTENING, pid)
+SUBMIT = "submit"  # (SUBMIT, request id, body, content type, accept): queue it, answer with ANSWER
+CANCEL = "cancel"  # (CANCEL, request id): its client went away
+PING = "ping"  # (PING, request id): answer with ANSWER (status, JSON body bytes)
+COUNT = "count"  # (COUNT, metric name, amount): a service counter the acceptor saw (refused connections, timeouts)
+
+# Main front end -> acceptor
+ANSWER = "answer"  # (ANSWER, request id, answer): (status, body, content type, headers) or, for PING, (status, body)
 
 
 def encode(message) -> bytes:

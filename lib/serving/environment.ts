@@ -39,6 +39,8 @@ export const MODEL_SERVER_ENV = {
   idleTimeoutMs: 'MODEL_SERVER_IDLE_TIMEOUT_MS',
   /** Most open client connections; one more is answered 503 and closed. */
   maxConnections: 'MODEL_SERVER_MAX_CONNECTIONS',
+  /** Front-end processes sharing the port (SO_REUSEPORT): the main one holds the queue, the others forward to it. */
+  frontEnds: 'MODEL_SERVER_FRONT_ENDS',
 } as const;
 
 /**
@@ -114,6 +116,19 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 75_000;
 export const DEFAULT_MAX_CONNECTIONS = 2048;
 
 /**
+ * vCPUs per front-end process: HTTP is most of the front end's CPU per request and one asyncio process uses one core,
+ * so the instance runs one front end per this many vCPUs (the rest of the vCPUs do the workers' input_fn and
+ * output_fn): 1 on inf2.xlarge (4 vCPUs), 2 on trn1.2xlarge, 4 from 16 vCPUs up.
+ */
+export const VCPUS_PER_FRONT_END = 4;
+
+/**
+ * At most this many front-end processes: the main one still frames every request to and from the workers, at a
+ * fraction of HTTP's cost, and would be the next limit. Not measured on a large host yet.
+ */
+export const MAX_FRONT_ENDS = 4;
+
+/**
  * The plan fields the server needs, structurally (a planner `Plan` satisfies it).
  *
  * `batching` is `null` for a plan served one request per device call; the server then runs each request alone
@@ -130,6 +145,8 @@ export interface ModelServerPlan {
    * {@link WATCHDOG_FLOOR_MS}. @default the floor alone
    */
   readonly p99Ms?: number;
+  /** The instance: its vCPUs set how many front-end processes share the port. @default one front end */
+  readonly instance?: { readonly vcpus: number };
 }
 
 /** Settings that are not sizing: deadlines, queue bound and metrics naming. */
@@ -190,6 +207,7 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
     [MODEL_SERVER_ENV.readTimeoutMs]: `${options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.idleTimeoutMs]: `${options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.maxConnections]: `${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`,
+    [MODEL_SERVER_ENV.frontEnds]: `${Math.min(MAX_FRONT_ENDS, Math.max(1, Math.floor((plan.instance?.vcpus ?? 1) / VCPUS_PER_FRONT_END)))}`,
   };
   return env;
 }

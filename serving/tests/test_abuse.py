@@ -2,7 +2,11 @@
 off, a cap on open connections, and a queue bound in bytes. Raw sockets, so the tests control every byte."""
 import asyncio
 import json
+import os
+import signal
 import time
+
+import aiohttp
 
 from .support import ServerTestCase
 
@@ -129,3 +133,26 @@ class QueueBoundInBytes(ServerTestCase):
         self.assertIn("MODEL_SERVER_MAX_QUEUED_BYTES", body["error"])
         server.open_gate()
         self.assertEqual((await first)[0], 200)
+
+
+class SeveralFrontEnds(ServerTestCase):
+    async def test_front_end_processes_share_the_port_forward_to_one_queue_and_come_back_when_killed(self):
+        # GIVEN three front-end processes on the port
+        server = await self.server(MODEL_SERVER_FRONT_ENDS=3, MODEL_SERVER_VISIBLE_CORES="0;1")
+        await server.wait_for(self.session, lambda _, body: body and body["frontEnds"] == 3, "three front ends")
+        # WHEN clients open fresh connections
+        fresh = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True), timeout=aiohttp.ClientTimeout(total=20))
+        try:
+            pids = {(await server.ping(fresh))[1]["frontEnd"] for _ in range(40)}
+            replies = await asyncio.gather(*(server.invoke(fresh, [i]) for i in range(24)))
+        finally:
+            await fresh.close()
+        # THEN the kernel spread them over several processes, and every request got its own answer from the one queue
+        self.assertGreater(len(pids), 1, pids)
+        self.assertEqual([(s, b["outputs"]) for s, b, _ in replies], [(200, [2.0 * i]) for i in range(24)])
+        # AND a front end that dies is started again
+        acceptor = next(pid for pid in pids if pid != server.process.pid)
+        os.kill(acceptor, signal.SIGKILL)
+        await server.wait_for(self.session, lambda _, body: body["frontEnds"] == 2, "the front end to be gone")
+        await server.wait_for(self.session, lambda _, body: body["frontEnds"] == 3, "the front end to come back")
+        self.assertEqual((await server.invoke(self.session, [5]))[0], 200)

@@ -60,7 +60,10 @@ export function serverEnvironment(layout: EndpointLayout, input: ServerEnvironme
     (_, i) => visibleCoresValue(i * layout.coresPerProcess, layout.coresPerProcess));
   return {
     ...modelServerEnvironmentForPlan(
-      { batching: input.batching, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms },
+      {
+        batching: input.batching, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms,
+        instance: { vcpus: layout.instanceType.spec.vcpus },
+      },
       { metricsService: input.metricsService, metricsNamespace: input.metricsNamespace },
     ),
     // As for the stock toolkit: each worker's PyTorch would size its thread pool to every vCPU.

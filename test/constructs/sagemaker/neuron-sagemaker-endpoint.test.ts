@@ -834,6 +834,8 @@ describe('An endpoint running the model server (ModelImage.fromServer)', () => {
       MODEL_SERVER_READ_TIMEOUT_MS: '10000',
       MODEL_SERVER_IDLE_TIMEOUT_MS: '75000',
       MODEL_SERVER_MAX_CONNECTIONS: '2048',
+      // one front-end process per 4 vCPUs
+      MODEL_SERVER_FRONT_ENDS: '1',
       // 4 vCPUs / 2 workers
       OMP_NUM_THREADS: '2',
     });

@@ -48,7 +48,14 @@ describe('the model server environment rendered from a plan', () => {
       MODEL_SERVER_READ_TIMEOUT_MS: '10000',
       MODEL_SERVER_IDLE_TIMEOUT_MS: '75000',
       MODEL_SERVER_MAX_CONNECTIONS: '2048',
+      // no instance given: one front end
+      MODEL_SERVER_FRONT_ENDS: '1',
     });
+  });
+
+  test('GIVEN the instance THEN one front-end process per 4 vCPUs share the port, 1 to 4 of them', () => {
+    const frontEnds = (vcpus: number) => modelServerEnvironment({ ...batchingPlan, instance: { vcpus } })[MODEL_SERVER_ENV.frontEnds];
+    expect([4, 8, 12, 32, 192].map(frontEnds)).toEqual(['1', '2', '3', '4', '4']);
   });
 
   test('GIVEN the plan\'s device-call p99 THEN the watchdog allows 10 of them, at least 10 s, at most the deadline', () => {
@@ -134,6 +141,7 @@ describe('the Python server reads the same contract', () => {
       read_timeout_s: 10,
       idle_timeout_s: 75,
       max_connections: 2048,
+      front_ends: 1,
     });
   });
 
