@@ -19,7 +19,7 @@ import sys
 
 from . import protocol
 from .config import load_or_exit
-from .http import HttpFront
+from .http import HttpFront, raise_file_limit
 
 
 class RemoteBackend:
@@ -67,6 +67,7 @@ class RemoteBackend:
 
 
 async def serve(sock, config):
+    raise_file_limit(config, 4, lambda message: print(f"model-server: front end {os.getpid()}: {message}", file=sys.stderr, flush=True))
     reader, writer = await asyncio.open_unix_connection(sock=sock, limit=config.max_body_bytes + (1 << 20))
     backend = RemoteBackend(writer)
     runner = await HttpFront(config, backend).start(reuse_port=True)

@@ -14,7 +14,6 @@ import collections
 import itertools
 import json
 import os
-import resource
 import signal
 import socket
 import sys
@@ -22,7 +21,7 @@ import time
 
 
 from . import protocol
-from .http import HttpFront, error_body
+from .http import HttpFront, error_body, raise_file_limit
 from .linewriter import LineWriter
 from .metrics import Metrics
 
@@ -439,27 +438,10 @@ class Server:
             await asyncio.sleep(self.config.metrics_interval_s)
             self.metrics.flush()
 
-    def raise_file_limit(self):
-        """Every connection is a descriptor: raise the soft limit to the hard one (a container's soft limit is often
-        1024), and never accept more connections than it leaves room for, or accept() fails with EMFILE and asyncio
-        stops accepting for a second, for every client."""
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if hard == resource.RLIM_INFINITY or soft < hard:
-            try:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-                soft = hard
-            except (ValueError, OSError):
-                pass
-        room = soft - 64 - 4 * len(self.workers)  # stdio, listening socket, worker pipes, pid fds
-        if soft != resource.RLIM_INFINITY and self.config.max_connections > room:
-            log(f"MODEL_SERVER_MAX_CONNECTIONS={self.config.max_connections} exceeds what the open-file limit "
-                f"({soft}) leaves room for; accepting at most {room}: raise the container's nofile ulimit to accept more")
-            self.config.max_connections = max(1, room)
-
     async def run(self):
         global _stderr
         _stderr = LineWriter(sys.stderr.fileno(), STDERR_BUFFER_BYTES, "logs (stderr)", None)
-        self.raise_file_limit()
+        raise_file_limit(self.config, 4 * len(self.workers) + 4 * len(self.acceptors), log)
         runner = await HttpFront(self.config, self).start(reuse_port=self.config.front_ends > 1)
         log(
             f"listening on port {self.config.port}: {self.config.front_ends} front-end process(es), {len(self.workers)} workers "

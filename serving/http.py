@@ -10,6 +10,7 @@ A backend provides `admit(length)` (a refusal response tuple or None; None when 
 """
 import asyncio
 import json
+import resource
 import socket
 import time
 
@@ -109,6 +110,24 @@ class HttpFront:
             "payload limit); send a smaller request",
             headers={"Connection": "close"},
         )
+
+
+def raise_file_limit(config, reserved, log):
+    """Every connection is a descriptor: raises the soft open-file limit to the hard one (a container's soft limit is
+    often 1024) and lowers `config.max_connections` to what it leaves room for: an accept() failing with EMFILE makes
+    asyncio stop accepting for a second, for every client."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    room = soft - 64 - reserved  # stdio, the listening socket, sockets and pipes to workers and front ends
+    if soft != resource.RLIM_INFINITY and config.max_connections > room:
+        log(f"MODEL_SERVER_MAX_CONNECTIONS={config.max_connections} exceeds what the open-file limit ({soft}) leaves "
+            f"room for; accepting at most {room}: raise the container's nofile ulimit to accept more")
+        config.max_connections = max(1, room)
 
 
 def base_type(content_type):
