@@ -9,6 +9,7 @@ A backend provides `admit(length)` (a refusal response tuple or None; None when 
 `count(metric)`.
 """
 import asyncio
+import inspect
 import json
 import resource
 import socket
@@ -17,6 +18,13 @@ import time
 from aiohttp import web
 
 from .guard import GuardedServer
+
+
+# aiohttp 3.9+ no longer cancels a handler whose client disconnects unless asked; the queue relies on that cancellation
+# to withdraw a request nobody waits for (3.8, Debian's, always cancels and has no such parameter).
+CANCEL_ON_DISCONNECT = (
+    {"handler_cancellation": True} if "handler_cancellation" in inspect.signature(web.Server.__init__).parameters else {}
+)
 
 
 class HttpFront:
@@ -40,6 +48,7 @@ class HttpFront:
             access_log=None,
             keepalive_timeout=self.config.idle_timeout_s,
             lingering_time=0,  # an unread body (413, 408) closes the connection instead of being read and dropped
+            **CANCEL_ON_DISCONNECT,
         )
         runner = web.ServerRunner(self.server, handle_signals=False)
         await runner.setup()
