@@ -56,6 +56,15 @@ class BodyLimit(ServerTestCase):
         # AND a body within the limit is served
         self.assertEqual((await server.invoke(self.session, [1]))[0], 200)
 
+    async def test_a_chunked_body_without_content_length_is_cut_off_at_the_limit(self):
+        server = await self.server(MODEL_SERVER_MAX_BODY_BYTES=1000, MODEL_SERVER_MAX_QUEUED_BYTES=4000)
+        chunk = b"x" * 800
+        request = (b"POST /invocations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Transfer-Encoding: chunked\r\n\r\n" + (b"320\r\n" + chunk + b"\r\n") * 2 + b"0\r\n\r\n")
+        response, _ = await exchange(server.port, request)
+        self.assertEqual(status_of(response), 413, response)
+        self.assertIn(b"MODEL_SERVER_MAX_BODY_BYTES", response)
+
 
 class SlowAndIdleClients(ServerTestCase):
     async def test_a_connection_that_sends_nothing_or_headers_too_slowly_is_closed_after_the_read_timeout(self):
