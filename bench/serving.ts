@@ -23,9 +23,13 @@
  * send counts in the latency: the engine stamps each request with its intended time), the stand-in's real device
  * time (a sleep overshoots), and the machine's other CPU use and load average (the machine is shared).
  *
+ * Then a hostile-traffic step (`bench/serving-hostile.py`, skipped with `--no-hostile`): the batching plan's server
+ * serves 16 well-behaved closed-loop clients alone, then beside 1,000 idle connections, 100 slow-body clients and 4
+ * clients sending 50 MB bodies, and prints `capacity kept under hostile traffic: X.XX` (goal >= 0.80, issue 23).
+ *
  * The last line is `capacity ratio measured/predicted: X.XX`, the lower of the two plans' ratios. Goal: >= 0.90,
  * with the measured p99 at the predicted capacity within the predicted p99. Flags: `--seconds N` measured seconds
- * per step (default 6), `--only batching|stock`.
+ * per step (default 6), `--only batching|stock`, `--no-hostile`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -582,6 +586,27 @@ function round(value: number, digits: number): number {
   return Math.round(value * f) / f;
 }
 
+/**
+ * The hostile-traffic step: `bench/serving-hostile.py` with the batching plan's server environment (scaled to this
+ * machine) and the device stand-in; it prints its own lines, the last `capacity kept under hostile traffic: X.XX`.
+ */
+function hostileStep(seconds: number): void {
+  const plan = choosePlan(SCENARIOS[0]);
+  const layout = scaleLayout(plan);
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    ...modelServerEnvironment(
+      { batching: plan.batching, batchSize: plan.batchSize, visibleCores: layout.visibleCores, p99Ms: plan.p99Ms },
+      { metricsService: 'bench-hostile' },
+    ),
+    BENCH_DEVICE_MEDIAN_MS: `${layout.deviceMedianMs}`,
+    BENCH_DEVICE_SIGMA: `${layout.deviceSigma}`,
+  };
+  execFileSync(PYTHON, [path.join(REPO, 'bench', 'serving-hostile.py'), '--seconds', `${seconds}`], {
+    cwd: REPO, env, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
 async function main(): Promise<void> {
   const program = new Command('bench:serving')
     .description('measured vs predicted capacity of the model server with a device stand-in')
@@ -595,8 +620,9 @@ async function main(): Promise<void> {
       }),
     )
     .addOption(new Option('--only <mode>', 'measure one plan only').choices(['batching', 'stock']))
+    .addOption(new Option('--no-hostile', 'skip the hostile-traffic step'))
     .parse();
-  const { seconds, only } = program.opts<{ seconds: number; only?: ServingMode }>();
+  const { seconds, only, hostile } = program.opts<{ seconds: number; only?: ServingMode; hostile: boolean }>();
 
   const started = Date.now();
   const loadBefore = os.loadavg();
@@ -623,6 +649,10 @@ async function main(): Promise<void> {
   console.log(`run: ${((Date.now() - started) / 1000).toFixed(0)} s; load average after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   for (const r of results) {
     console.log(summary(r));
+  }
+  if (hostile) {
+    console.log('');
+    hostileStep(seconds);
   }
   const worst = results.reduce((a, b) => (b.measuredCapacityRps / b.predictedCapacityRps < a.measuredCapacityRps / a.predictedCapacityRps ? b : a));
   const ratio = worst.measuredCapacityRps / worst.predictedCapacityRps;

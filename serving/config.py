@@ -18,6 +18,26 @@ REQUEST_TIMEOUT_MS = "MODEL_SERVER_REQUEST_TIMEOUT_MS"
 METRICS_NAMESPACE = "MODEL_SERVER_METRICS_NAMESPACE"
 METRICS_SERVICE = "MODEL_SERVER_METRICS_SERVICE"
 METRICS_INTERVAL_MS = "MODEL_SERVER_METRICS_INTERVAL_MS"
+# Limits against failure and abuse. Rendered by the constructs too; optional here so that an environment rendered
+# before they existed still starts, with the same defaults lib/serving/environment.ts renders.
+WATCHDOG_MS = "MODEL_SERVER_WATCHDOG_MS"
+MAX_BODY_BYTES = "MODEL_SERVER_MAX_BODY_BYTES"
+MAX_QUEUED_BYTES = "MODEL_SERVER_MAX_QUEUED_BYTES"
+READ_TIMEOUT_MS = "MODEL_SERVER_READ_TIMEOUT_MS"
+IDLE_TIMEOUT_MS = "MODEL_SERVER_IDLE_TIMEOUT_MS"
+MAX_CONNECTIONS = "MODEL_SERVER_MAX_CONNECTIONS"
+FRONT_ENDS = "MODEL_SERVER_FRONT_ENDS"
+# Not rendered from the plan: how many bytes of metric lines the front end buffers while stdout's reader is slow.
+METRICS_BUFFER_BYTES = "MODEL_SERVER_METRICS_BUFFER_BYTES"
+
+DEFAULT_WATCHDOG_MS = 10_000
+DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024
+DEFAULT_QUEUED_BODIES = 8  # the bytes bound's default, in maximal bodies
+DEFAULT_READ_TIMEOUT_MS = 10_000
+DEFAULT_IDLE_TIMEOUT_MS = 75_000
+DEFAULT_MAX_CONNECTIONS = 2048
+# At 24 workers one metrics interval is ~75 KB: 4 MiB holds minutes of a stalled reader before lines are dropped.
+DEFAULT_METRICS_BUFFER_BYTES = 4 * 1024 * 1024
 
 # SageMaker's container contract (not from the plan): port, model directory, handler module, default Accept.
 PORT = "SAGEMAKER_BIND_TO_PORT"
@@ -102,6 +122,17 @@ def load(environ=None) -> Config:
     service = required(METRICS_SERVICE, text, "the value of the metrics' Service dimension")
     interval = required(METRICS_INTERVAL_MS, whole(1), "how often in ms metrics are written, >= 1")
     port = _optional(env, PORT, "8080", whole(1), problems, "a TCP port, e.g. 8080")
+    watchdog = _optional(env, WATCHDOG_MS, str(DEFAULT_WATCHDOG_MS), whole(1), problems, "the longest ms a worker may hold requests without a word, >= 1")
+    max_body = _optional(env, MAX_BODY_BYTES, str(DEFAULT_MAX_BODY_BYTES), whole(1), problems, "the largest request body in bytes, >= 1")
+    max_bytes = _optional(
+        env, MAX_QUEUED_BYTES, str(DEFAULT_QUEUED_BODIES * (max_body or DEFAULT_MAX_BODY_BYTES)), whole(1), problems,
+        "the most request-body bytes the server holds, >= 1",
+    )
+    read_timeout = _optional(env, READ_TIMEOUT_MS, str(DEFAULT_READ_TIMEOUT_MS), whole(1), problems, "the longest ms to receive a request's headers, and then its body, >= 1")
+    idle_timeout = _optional(env, IDLE_TIMEOUT_MS, str(DEFAULT_IDLE_TIMEOUT_MS), whole(1), problems, "the longest ms a kept-alive connection may stay idle, >= 1")
+    metrics_buffer = _optional(env, METRICS_BUFFER_BYTES, str(DEFAULT_METRICS_BUFFER_BYTES), whole(1), problems, "bytes of metric lines buffered for a slow stdout, >= 1")
+    front_ends = _optional(env, FRONT_ENDS, "1", whole(1), problems, "how many front-end processes share the port, >= 1")
+    max_connections = _optional(env, MAX_CONNECTIONS, str(DEFAULT_MAX_CONNECTIONS), whole(1), problems, "the most open client connections, >= 1")
 
     if groups is not None:
         seen = {}
@@ -118,6 +149,11 @@ def load(environ=None) -> Config:
             f"{MAX_BATCH_SIZE}={max_batch} exceeds {COMPILED_BATCH_SIZE}={compiled}, the batch the model was "
             f"compiled for; set {MAX_BATCH_SIZE} to at most {compiled}"
         )
+    if max_body is not None and max_bytes is not None and max_bytes < max_body:
+        problems.append(
+            f"{MAX_QUEUED_BYTES}={max_bytes} is below {MAX_BODY_BYTES}={max_body}: a request of the largest allowed size "
+            f"could never be queued; set {MAX_QUEUED_BYTES} to at least {max_body}"
+        )
     if problems:
         raise ConfigError(problems)
     return Config(
@@ -131,6 +167,14 @@ def load(environ=None) -> Config:
         metrics_service=service,
         metrics_interval_s=interval / 1000.0,
         port=port,
+        watchdog_s=watchdog / 1000.0,
+        max_body_bytes=max_body,
+        max_queued_bytes=max_bytes,
+        read_timeout_s=read_timeout / 1000.0,
+        idle_timeout_s=idle_timeout / 1000.0,
+        max_connections=max_connections,
+        front_ends=front_ends,
+        metrics_buffer_bytes=metrics_buffer,
         model_dir=env.get(MODEL_DIR) or "/opt/ml/model",
         code_dir=env.get(CODE_DIR) or None,
         program=env.get(PROGRAM) or "inference.py",

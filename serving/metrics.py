@@ -10,18 +10,20 @@ counters for totals and `Inputs / Batches` for the mean batch size.
 Namespace: `$MODEL_SERVER_METRICS_NAMESPACE`. Dimension sets: `[Service]` and `[Service, Worker]`, where Service is
 `$MODEL_SERVER_METRICS_SERVICE` and Worker the worker index ("0", "1", ...); `NeuronCores` is a property (searchable
 in Logs Insights, not a dimension).
+
+Lines go through a LineWriter (serving/linewriter.py): buffered, written by a thread, dropped and counted when the
+buffer is full or the reader has gone, so writing metrics never blocks a request. The count of lines lost since the
+last interval is the service line's `MetricLinesDropped`; a dropped service line carries its count into the next.
 """
 import json
-import os
 import random
-import sys
 import time
 
 SAMPLE_LIMIT = 100
 
 WORKER_COUNTERS = (("Batches", "Count"), ("Requests", "Count"), ("Inputs", "Count"), ("WorkerRestarts", "Count"))
 WORKER_SAMPLES = (("BatchSize", "Count"), ("QueueWait", "Milliseconds"), ("DeviceTime", "Milliseconds"))
-SERVICE_COUNTERS = (("QueueFull", "Count"), ("DeadlineExceeded", "Count"), ("WorkerErrors", "Count"))
+SERVICE_COUNTERS = (("QueueFull", "Count"), ("DeadlineExceeded", "Count"), ("WorkerErrors", "Count"), ("WorkerHangs", "Count"), ("RequestsRetried", "Count"), ("IsolationCalls", "Count"), ("MetricLinesDropped", "Count"), ("ConnectionsRefused", "Count"), ("ReadTimeouts", "Count"), ("BodyTooLarge", "Count"))
 
 
 class Reservoir:
@@ -60,16 +62,16 @@ class WorkerMetrics:
 
 
 class Metrics:
-    def __init__(self, namespace, service, visible_cores, out=None):
+    def __init__(self, namespace, service, visible_cores, writer):
         self.namespace = namespace
         self.service = service
         self.visible_cores = visible_cores
         self.workers = [WorkerMetrics() for _ in visible_cores]
         self.service_counters = {name: 0 for name, _ in SERVICE_COUNTERS}
-        self.fd = (out or sys.stdout).fileno()
+        self.writer = writer
 
-    def count(self, name):
-        self.service_counters[name] += 1
+    def count(self, name, amount=1):
+        self.service_counters[name] += amount
 
     def flush(self):
         """Writes the interval's lines and starts a new interval."""
@@ -87,16 +89,20 @@ class Metrics:
                     definitions.append({"Name": name, "Unit": unit})
             lines.append(self._line(timestamp, [["Service"], ["Service", "Worker"]], definitions, document))
             worker.reset()
+        for line in lines:
+            self.writer.write(line)
+        # The service line goes last so that it counts the worker lines of this interval that did not fit.
+        self.count("MetricLinesDropped", self.writer.take_dropped())
         document = {"Service": self.service}
         definitions = []
         for name, unit in SERVICE_COUNTERS:
             document[name] = self.service_counters[name]
             definitions.append({"Name": name, "Unit": unit})
-            self.service_counters[name] = 0
-        lines.append(self._line(timestamp, [["Service"]], definitions, document))
-        # One write per line: the front end is the only writer of stdout (workers write to stderr), so lines stay whole.
-        for line in lines:
-            os.write(self.fd, line)
+        if self.writer.write(self._line(timestamp, [["Service"]], definitions, document)):
+            self.service_counters = {name: 0 for name, _ in SERVICE_COUNTERS}
+        else:
+            self.writer.take_dropped()  # this line's own drop is in the counts it carries on to the next interval
+            self.service_counters["MetricLinesDropped"] += 1
 
     def _line(self, timestamp, dimensions, definitions, document):
         directive = {"Namespace": self.namespace, "Dimensions": dimensions, "Metrics": definitions}

@@ -1,4 +1,5 @@
-"""Length-prefixed pickle frames between the front end and its workers, over a Unix socket pair.
+"""Length-prefixed pickle frames between the front end and its workers, and between the main front end and the
+other front-end processes (acceptors), over Unix socket pairs.
 
 Only the server's own processes are on either end of the socket, so pickle carries no untrusted input. The front
 end reads with asyncio streams (never blocks the event loop on a half-written frame); a worker reads blocking.
@@ -14,10 +15,21 @@ LOADED = "loaded"  # (LOADED, pid)
 LOAD_FAILED = "load_failed"  # (LOAD_FAILED, message)
 TAKE = "take"  # (TAKE, max_requests, wait_s or None): give me up to max_requests; wait at most wait_s for the first
 PUT_BACK = "put_back"  # (PUT_BACK, [request id, ...]): not started; return them to the head of the queue, in order
-DONE = "done"  # (DONE, [(request id, status, body, content type), ...], BatchStats or None)
+DONE = "done"  # (DONE, [(request id, status, body, content type), ...], BatchStats or None, isolation calls)
+CALL = "call"  # (CALL, requests): a predict_fn call starts now; the front end's watchdog times it
 
 # Front end -> worker
 REQUESTS = "requests"  # (REQUESTS, [WorkItem, ...]); an empty list answers a TAKE whose wait ran out
+
+# Acceptor (another front-end process on the port, serving/acceptor.py) -> main front end
+LISTENING = "listening"  # (LISTENING, pid)
+SUBMIT = "submit"  # (SUBMIT, request id, body, content type, accept): queue it, answer with ANSWER
+CANCEL = "cancel"  # (CANCEL, request id): its client went away
+PING = "ping"  # (PING, request id): answer with ANSWER (status, JSON body bytes)
+COUNT = "count"  # (COUNT, metric name, amount): a service counter the acceptor saw (refused connections, timeouts)
+
+# Main front end -> acceptor
+ANSWER = "answer"  # (ANSWER, request id, answer): (status, body, content type, headers) or, for PING, (status, body)
 
 
 def encode(message) -> bytes:
@@ -59,6 +71,9 @@ class WorkItem(NamedTuple):
     accept: str
     enqueued: float
     deadline: float
+    # A retry of a request whose worker died or hung with it: it runs in a device call of its own, so that a request
+    # that kills its worker takes no batch-mate with it twice.
+    alone: bool = False
 
 
 class BatchStats(NamedTuple):

@@ -11,7 +11,12 @@ Batch assembly (the worker pulls; a slow worker never holds requests another cou
    waiting at most the delay left; requests already queued come at once, so a backlog fills batches immediately);
 4. a request whose inputs do not fit the room left goes back to the head of the shared queue, untouched, for the next
    batch (on any worker): a request is never split across device calls, so its inputs run together;
-5. one `predict_fn` call, then each request's slice through its own `output_fn`.
+5. one `predict_fn` call, then each request's slice through its own `output_fn`; when it raises, the batch is split
+   and re-run down to single requests so only the request it fails on gets the error (see `predict`);
+6. a retried request (`WorkItem.alone`: its worker died or hung with it) runs in a call of its own.
+
+Before every `predict_fn` call the worker tells the front end (CALL), whose watchdog kills a worker that holds requests
+without a word for longer than its bound.
 """
 import os
 import signal
@@ -67,13 +72,14 @@ class Worker:
         size = 0
         first_arrival = None
         put_back = []
+        closed = False  # the batch holds a request that must run alone
         wait_s = None  # the first request of a batch is awaited without limit
         while True:
             items = self.take(self.max_batch_size - size, wait_s)
             if not items and wait_s is not None:
                 break  # the delay ran out, or past it nothing more is queued
             for item in items:
-                if put_back:
+                if put_back or closed or (item.alone and batch):
                     put_back.append(item.id)  # keep arrival order behind a request that did not fit
                     continue
                 decoded = self.decode(item)
@@ -85,7 +91,8 @@ class Worker:
                     batch.append((item, decoded))
                     size += len(decoded)
                     first_arrival = item.enqueued if first_arrival is None else first_arrival
-            if put_back or size >= self.max_batch_size:
+                    closed = item.alone
+            if put_back or closed or size >= self.max_batch_size:
                 break
             if first_arrival is None:
                 if results:
@@ -95,8 +102,8 @@ class Worker:
             wait_s = max(0.0, first_arrival + self.max_delay_s - time.monotonic())
         if put_back:
             self.sock.sendall(protocol.encode((protocol.PUT_BACK, put_back)))
-        stats = self.predict(batch, size, results) if batch else None
-        self.sock.sendall(protocol.encode((protocol.DONE, results, stats)))
+        stats, isolation_calls = self.predict(batch, size, results) if batch else (None, 0)
+        self.sock.sendall(protocol.encode((protocol.DONE, results, stats, isolation_calls)))
 
     def decode(self, item):
         """The request's inputs, or a finished (id, status, body, content type) when it cannot run."""
@@ -118,30 +125,62 @@ class Worker:
         return inputs
 
     def predict(self, batch, size, results):
+        """Runs the batch and appends each request's answer; (BatchStats of the first call, isolation calls made).
+
+        When predict_fn raises on a batch of several requests, the batch is split in halves and each half runs again,
+        down to single requests, so that only the request(s) it fails on get the error (fault isolation). A half runs
+        again only while the failed call's duration still fits before the earliest deadline in it; otherwise its
+        requests get the error at once. Cost, bounded: one bad request among n costs at most 2 x ceil(log2 n) extra
+        calls, and any number of bad requests at most n - 1 extra splits (2n - 2 calls), each no longer than a call.
+        """
         started = time.monotonic()
         waits = [(started - item.enqueued) * 1000.0 for item, _ in batch]
-        try:
-            prediction = self.handler.predict_fn(concat([inputs for _, inputs in batch]), self.model)
-            if len(prediction) != size:
-                raise HandlerError(
-                    f"predict_fn returned {len(prediction)} outputs for a batch of {size} inputs; return one output "
-                    "per input, in order (pad inside predict_fn and drop the padding's outputs)"
-                )
-        except Exception as error:  # noqa: B902  every request of the batch gets the cause
-            device_ms = (time.monotonic() - started) * 1000.0
-            message = f"predict_fn failed: {_describe(error)}"
-            results.extend(_error(item, getattr(error, "status_code", 500), message) for item, _ in batch)
-            return protocol.BatchStats(size, len(batch), started, device_ms, waits)
-        device_ms = (time.monotonic() - started) * 1000.0
-        offset = 0
-        for item, inputs in batch:
+        groups = [batch]
+        first_device_ms = None
+        calls = 0
+        while groups:
+            group = groups.pop()
+            calls += 1
+            call_started = time.monotonic()
+            self.sock.sendall(protocol.encode((protocol.CALL, len(group))))
             try:
-                body, content_type = self.handler.output_fn(prediction[offset : offset + len(inputs)], item.accept)
-                results.append((item.id, 200, body, content_type))
-            except Exception as error:  # noqa: B902
-                results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
-            offset += len(inputs)
-        return protocol.BatchStats(size, len(batch), started, device_ms, waits)
+                inputs = concat([inputs for _, inputs in group])
+                prediction = self.handler.predict_fn(inputs, self.model)
+                if len(prediction) != len(inputs):
+                    raise HandlerError(
+                        f"predict_fn returned {len(prediction)} outputs for a batch of {len(inputs)} inputs; return one "
+                        "output per input, in order (pad inside predict_fn and drop the padding's outputs)"
+                    )
+            except Exception as error:  # noqa: B902  the user's code: isolate the request(s) it fails on
+                call_s = time.monotonic() - call_started
+                first_device_ms = call_s * 1000.0 if first_device_ms is None else first_device_ms
+                message = f"predict_fn failed: {_describe(error)}"
+                status = getattr(error, "status_code", 500)
+                if len(group) == 1:
+                    results.append(_error(group[0][0], status, message))
+                    continue
+                middle = len(group) // 2
+                for half in (group[middle:], group[:middle]):
+                    if min(item.deadline for item, _ in half) - time.monotonic() >= call_s:
+                        groups.append(half)
+                    else:
+                        results.extend(
+                            _error(item, status, f"{message} (on a batch this request shared; no time was left before "
+                                   "its deadline to run it apart)")
+                            for item, _ in half
+                        )
+                continue
+            device_ms = (time.monotonic() - call_started) * 1000.0
+            first_device_ms = device_ms if first_device_ms is None else first_device_ms
+            offset = 0
+            for item, inputs in group:
+                try:
+                    body, content_type = self.handler.output_fn(prediction[offset : offset + len(inputs)], item.accept)
+                    results.append((item.id, 200, body, content_type))
+                except Exception as error:  # noqa: B902
+                    results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
+                offset += len(inputs)
+        return protocol.BatchStats(size, len(batch), started, first_device_ms, waits), calls - 1
 
 
 def _describe(error):

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Lazy, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Lazy, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -170,7 +170,18 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       environment: this.environment,
       linuxParameters,
       portMappings: [{ containerPort: ports.container, protocol: ecs.Protocol.TCP, name: 'http' }],
-      logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'model-server' }),
+      // non-blocking: in the default blocking mode the container's stdout/stderr writes block while the awslogs driver
+      // cannot deliver (CloudWatch Logs throttling), and a server whose writes block stops answering. Non-blocking
+      // buffers up to maxBufferSize and then drops lines instead (Amazon ECS developer guide, "Using the awslogs log
+      // driver", mode and max-buffer-size: https://docs.aws.amazon.com/AmazonECS/latest/developerguide/using_awslogs.html).
+      // The server itself never blocks on its output either (serving/linewriter.py); 25 MiB holds about an hour of its
+      // lines at 24 workers (~3 KB per worker per 10 s).
+      logging: ecs.LogDrivers.awsLogs({
+        logGroup: this.logGroup,
+        streamPrefix: 'model-server',
+        mode: ecs.AwsLogDriverMode.NON_BLOCKING,
+        maxBufferSize: Size.mebibytes(25),
+      }),
     });
     this.taskDefinition.addToTaskRolePolicy(new iam.PolicyStatement({
       actions: ['cloudwatch:PutMetricData'],

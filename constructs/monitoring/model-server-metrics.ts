@@ -151,6 +151,14 @@ export class ModelServerMetrics {
   }
 
   /**
+   * Any service counter of the server by its contract key (sum): `workerHangs`, `requestsRetried`, `isolationCalls`,
+   * `metricLinesDropped`, `connectionsRefused`, `readTimeouts`, `bodyTooLarge`, and the three above.
+   */
+  serviceCounter(key: keyof typeof MODEL_SERVER_SERVICE_COUNTERS, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.serviceMetric(MODEL_SERVER_SERVICE_COUNTERS[key], options);
+  }
+
+  /**
    * NeuronCore utilization in percent from neuron-monitor (average unless `statistic` says otherwise): over the used
    * cores of every instance, or of one core index with `core`.
    */
@@ -220,6 +228,15 @@ export class ModelServerMetrics {
         this.deadlineExceeded({ label: 'Deadline exceeded (504)' }),
         this.workerErrors({ label: 'Worker died (500)' }),
         this.workerRestarts({ label: 'Worker restarts' }),
+        this.serviceCounter('workerHangs', { label: 'Hung workers killed (watchdog)' }),
+        this.serviceCounter('requestsRetried', { label: 'Requests retried on another worker' }),
+        this.serviceCounter('isolationCalls', { label: 'Extra calls isolating a failing input' }),
+      ], { min: 0 }),
+      graph('Model server: abusive clients and lost metric lines', [
+        this.serviceCounter('connectionsRefused', { label: 'Connections over the cap (503)' }),
+        this.serviceCounter('readTimeouts', { label: 'Headers or body too slow' }),
+        this.serviceCounter('bodyTooLarge', { label: 'Body over the limit (413)' }),
+        this.serviceCounter('metricLinesDropped', { label: 'Metric lines dropped' }),
       ], { min: 0 }),
       graph('NeuronCore utilization (%, neuron-monitor)', [
         this.neuronCoreUtilization({ label: 'Mean over used cores' }),

@@ -288,6 +288,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         ? serverEnvironment(layout, {
           batching: props.plan?.batching ?? null,
           visibleCores: props.plan?.visibleCores,
+          p99Ms: props.plan?.p99Ms,
           metricsService: this.endpointName,
           metricsNamespace: DEFAULT_METRICS_NAMESPACE,
         })

@@ -27,6 +27,20 @@ export const MODEL_SERVER_ENV = {
   metricsService: 'MODEL_SERVER_METRICS_SERVICE',
   /** How often, in ms, each worker's metrics line is written. */
   metricsIntervalMs: 'MODEL_SERVER_METRICS_INTERVAL_MS',
+  /** Longest a worker may hold requests without a word (a device call included) before it is killed and restarted. */
+  watchdogMs: 'MODEL_SERVER_WATCHDOG_MS',
+  /** Largest request body in bytes, checked from `Content-Length` before the body is read; above it 413. */
+  maxBodyBytes: 'MODEL_SERVER_MAX_BODY_BYTES',
+  /** Most request-body bytes the server holds (queued and running); above it 503 with `Retry-After`. */
+  maxQueuedBytes: 'MODEL_SERVER_MAX_QUEUED_BYTES',
+  /** Longest wait in ms for a request's headers from connection open, and again for its body. */
+  readTimeoutMs: 'MODEL_SERVER_READ_TIMEOUT_MS',
+  /** Longest idle time in ms of a kept-alive connection between requests. */
+  idleTimeoutMs: 'MODEL_SERVER_IDLE_TIMEOUT_MS',
+  /** Most open client connections; one more is answered 503 and closed. */
+  maxConnections: 'MODEL_SERVER_MAX_CONNECTIONS',
+  /** Front-end processes sharing the port (SO_REUSEPORT): the main one holds the queue, the others forward to it. */
+  frontEnds: 'MODEL_SERVER_FRONT_ENDS',
 } as const;
 
 /**
@@ -63,6 +77,58 @@ export const MIN_QUEUED_REQUESTS_PER_WORKER = 64;
 export const DEFAULT_METRICS_INTERVAL_MS = 10_000;
 
 /**
+ * The watchdog's bound in device-call p99s: a call this much slower than the plan measured is not slow, it is stuck.
+ * Neuron calls at a fixed shape vary by a few percent (the Neuron benchmark tables), so 10x never fires on a healthy
+ * device.
+ */
+export const WATCHDOG_P99_FACTOR = 10;
+
+/**
+ * The watchdog's floor: a call of a few ms times 10 would be a few tens of ms, within reach of a host hiccup (a GC
+ * pause, a page-in of model weights on the first call after a load). 10 s is still a fraction of the 55 s deadline,
+ * so a request whose worker hangs is retried on another worker in time.
+ */
+export const WATCHDOG_FLOOR_MS = 10_000;
+
+/**
+ * The largest body a SageMaker real-time endpoint passes to the container, 25 MB by the SageMaker documentation of
+ * `InvokeEndpoint` (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_runtime_InvokeEndpoint.html; older
+ * pages say 6 MB). Read as MiB, the larger reading: SageMaker refuses a bigger body before the container sees it, so
+ * this bound only stops what could not have come through SageMaker, and never refuses what SageMaker passes. Also the
+ * default on ECS, so a handler behaves the same on both hostings.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+/** The bytes bound unless the caller sets one, in maximal bodies: caps the front end's memory for bodies at 200 MiB. */
+export const DEFAULT_QUEUED_BODIES = 8;
+
+/** Headers (from connection open) and then the body must each arrive within this unless the caller says. */
+export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+/**
+ * Idle kept-alive connections close after this unless the caller says: above the ALB's default idle timeout of 60 s,
+ * so the load balancer closes first (Elastic Load Balancing, "Connection idle timeout": the target's keep-alive
+ * should be longer than the load balancer's idle timeout).
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 75_000;
+
+/** Open connections one server accepts unless the caller says: far above what a load balancer opens to one target. */
+export const DEFAULT_MAX_CONNECTIONS = 2048;
+
+/**
+ * vCPUs per front-end process: HTTP is most of the front end's CPU per request and one asyncio process uses one core,
+ * so the instance runs one front end per this many vCPUs (the rest of the vCPUs do the workers' input_fn and
+ * output_fn): 1 on inf2.xlarge (4 vCPUs), 2 on trn1.2xlarge, 4 from 16 vCPUs up.
+ */
+export const VCPUS_PER_FRONT_END = 4;
+
+/**
+ * At most this many front-end processes: the main one still frames every request to and from the workers, at a
+ * fraction of HTTP's cost, and would be the next limit. Not measured on a large host yet.
+ */
+export const MAX_FRONT_ENDS = 4;
+
+/**
  * The plan fields the server needs, structurally (a planner `Plan` satisfies it).
  *
  * `batching` is `null` for a plan served one request per device call; the server then runs each request alone
@@ -74,6 +140,13 @@ export interface ModelServerPlan {
   readonly batchSize: number;
   /** `NEURON_RT_VISIBLE_CORES` of each process on an instance, in process order: `["0", "1"]`, `["0-1", "2-3"]`. */
   readonly visibleCores: readonly string[];
+  /**
+   * p99 of one device call in ms, as measured: the watchdog's bound is {@link WATCHDOG_P99_FACTOR} times it, at least
+   * {@link WATCHDOG_FLOOR_MS}. @default the floor alone
+   */
+  readonly p99Ms?: number;
+  /** The instance: its vCPUs set how many front-end processes share the port. @default one front end */
+  readonly instance?: { readonly vcpus: number };
 }
 
 /** Settings that are not sizing: deadlines, queue bound and metrics naming. */
@@ -88,6 +161,18 @@ export interface ModelServerOptions {
   readonly metricsService?: string;
   /** @default DEFAULT_METRICS_INTERVAL_MS (10 s) */
   readonly metricsIntervalMs?: number;
+  /** @default WATCHDOG_P99_FACTOR x the plan's p99Ms, at least WATCHDOG_FLOOR_MS, at most the request timeout */
+  readonly watchdogMs?: number;
+  /** @default DEFAULT_MAX_BODY_BYTES (25 MiB, SageMaker's real-time payload limit) */
+  readonly maxBodyBytes?: number;
+  /** @default DEFAULT_QUEUED_BODIES x maxBodyBytes */
+  readonly maxQueuedBytes?: number;
+  /** @default DEFAULT_READ_TIMEOUT_MS (10 s) */
+  readonly readTimeoutMs?: number;
+  /** @default DEFAULT_IDLE_TIMEOUT_MS (75 s) */
+  readonly idleTimeoutMs?: number;
+  /** @default DEFAULT_MAX_CONNECTIONS (2048) */
+  readonly maxConnections?: number;
 }
 
 const CORE_GROUP = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
@@ -102,22 +187,36 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
   InputError.throwIfAny(problems);
   const maxBatchSize = plan.batching?.maxBatchSize ?? plan.batchSize;
   const workers = plan.visibleCores.length;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const watchdogMs = options.watchdogMs
+    ?? Math.min(requestTimeoutMs, Math.max(WATCHDOG_FLOOR_MS, Math.ceil(WATCHDOG_P99_FACTOR * (plan.p99Ms ?? 0))));
   const env: Record<(typeof MODEL_SERVER_ENV)[keyof typeof MODEL_SERVER_ENV], string> = {
     [MODEL_SERVER_ENV.maxBatchSize]: `${maxBatchSize}`,
     [MODEL_SERVER_ENV.maxDelayMs]: `${plan.batching?.maxDelayMs ?? 0}`,
     [MODEL_SERVER_ENV.compiledBatchSize]: `${plan.batchSize}`,
     [MODEL_SERVER_ENV.visibleCores]: plan.visibleCores.join(CORE_GROUP_SEPARATOR),
     [MODEL_SERVER_ENV.maxQueuedRequests]: `${options.maxQueuedRequests ?? Math.max(DEFAULT_QUEUED_BATCHES_PER_WORKER * maxBatchSize, MIN_QUEUED_REQUESTS_PER_WORKER) * workers}`,
-    [MODEL_SERVER_ENV.requestTimeoutMs]: `${options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS}`,
+    [MODEL_SERVER_ENV.requestTimeoutMs]: `${requestTimeoutMs}`,
     [MODEL_SERVER_ENV.metricsNamespace]: options.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     [MODEL_SERVER_ENV.metricsService]: options.metricsService ?? 'model-server',
     [MODEL_SERVER_ENV.metricsIntervalMs]: `${options.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS}`,
+    [MODEL_SERVER_ENV.watchdogMs]: `${watchdogMs}`,
+    [MODEL_SERVER_ENV.maxBodyBytes]: `${maxBodyBytes}`,
+    [MODEL_SERVER_ENV.maxQueuedBytes]: `${options.maxQueuedBytes ?? DEFAULT_QUEUED_BODIES * maxBodyBytes}`,
+    [MODEL_SERVER_ENV.readTimeoutMs]: `${options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS}`,
+    [MODEL_SERVER_ENV.idleTimeoutMs]: `${options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS}`,
+    [MODEL_SERVER_ENV.maxConnections]: `${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`,
+    [MODEL_SERVER_ENV.frontEnds]: `${Math.min(MAX_FRONT_ENDS, Math.max(1, Math.floor((plan.instance?.vcpus ?? 1) / VCPUS_PER_FRONT_END)))}`,
   };
   return env;
 }
 
 function planProblems(plan: ModelServerPlan): string[] {
   const problems: string[] = [];
+  if (plan.p99Ms !== undefined && !(Number.isFinite(plan.p99Ms) && plan.p99Ms > 0)) {
+    problems.push(`p99Ms=${plan.p99Ms} must be the measured p99 of one device call in milliseconds, above 0`);
+  }
   if (!isWhole(plan.batchSize, 1)) {
     problems.push(`batchSize=${plan.batchSize} must be the whole batch size the model was compiled for, at least 1`);
   }
@@ -163,11 +262,17 @@ function planProblems(plan: ModelServerPlan): string[] {
 
 function optionProblems(options: ModelServerOptions): string[] {
   const problems: string[] = [];
-  for (const key of ['requestTimeoutMs', 'maxQueuedRequests', 'metricsIntervalMs'] as const) {
+  for (const key of ['requestTimeoutMs', 'maxQueuedRequests', 'metricsIntervalMs', 'watchdogMs', 'maxBodyBytes',
+    'maxQueuedBytes', 'readTimeoutMs', 'idleTimeoutMs', 'maxConnections'] as const) {
     const value = options[key];
     if (value !== undefined && !isWhole(value, 1)) {
       problems.push(`${key}=${value} must be a whole number, at least 1`);
     }
+  }
+  const body = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (options.maxQueuedBytes !== undefined && isWhole(options.maxQueuedBytes, 1) && options.maxQueuedBytes < body) {
+    problems.push(`maxQueuedBytes=${options.maxQueuedBytes} is below maxBodyBytes=${body}: a request of the largest allowed `
+      + `size could never be queued; set maxQueuedBytes to at least ${body}`);
   }
   for (const key of ['metricsNamespace', 'metricsService'] as const) {
     const value = options[key];

@@ -54,12 +54,26 @@ export const MODEL_SERVER_WORKER_SAMPLES = {
 
 /** Exact counts for the whole server per interval, written with dimension set `[Service]` only. */
 export const MODEL_SERVER_SERVICE_COUNTERS = {
-  /** Requests refused with 503 because the queue was full. */
+  /** Requests refused with 503 because the queue was full (in requests at the serving workers' capacity, or in bytes). */
   queueFull: { name: 'QueueFull', unit: 'Count' },
   /** Requests answered 504 because their deadline passed. */
   deadlineExceeded: { name: 'DeadlineExceeded', unit: 'Count' },
-  /** Worker processes that died while serving (each of their in-flight requests was answered 500 at once). */
+  /** Worker processes that died or were killed by the watchdog while serving (their requests retried or answered 500). */
   workerErrors: { name: 'WorkerErrors', unit: 'Count' },
+  /** Workers killed by the watchdog: they held requests without a word for longer than `MODEL_SERVER_WATCHDOG_MS`. */
+  workerHangs: { name: 'WorkerHangs', unit: 'Count' },
+  /** Requests of a dead or hung worker run again, alone, on another worker (each at most once). */
+  requestsRetried: { name: 'RequestsRetried', unit: 'Count' },
+  /** Extra device calls made to isolate the request(s) a failing `predict_fn` call failed on. */
+  isolationCalls: { name: 'IsolationCalls', unit: 'Count' },
+  /** Metric lines the server could not write (stdout's reader stalled or gone); the counts they carried are lost. */
+  metricLinesDropped: { name: 'MetricLinesDropped', unit: 'Count' },
+  /** Connections answered 503 and closed because `MODEL_SERVER_MAX_CONNECTIONS` were open. */
+  connectionsRefused: { name: 'ConnectionsRefused', unit: 'Count' },
+  /** Connections closed, or requests answered 408, because headers or body did not arrive in time. */
+  readTimeouts: { name: 'ReadTimeouts', unit: 'Count' },
+  /** Requests answered 413 because their body exceeded `MODEL_SERVER_MAX_BODY_BYTES`. */
+  bodyTooLarge: { name: 'BodyTooLarge', unit: 'Count' },
 } as const satisfies Record<string, ModelServerMetricName>;
 
 /**

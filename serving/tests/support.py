@@ -53,6 +53,9 @@ class ServerProcess:
         self.port = free_port()
         self.call_log = os.path.join(self.dir.name, "calls.jsonl")
         self.load_log = os.path.join(self.dir.name, "loads.jsonl")
+        self.attempt_log = os.path.join(self.dir.name, "attempts.jsonl")
+        self.stdout_pipe = None  # the read end, when stdout is a pipe the test reads (or not) itself
+        self.stdout_fd = None  # or a descriptor the test opened (a FIFO), given to the server as its stdout
         self.gate = os.path.join(self.dir.name, "gate")
         self.stdout_path = os.path.join(self.dir.name, "stdout")
         self.stderr_path = os.path.join(self.dir.name, "stderr")
@@ -62,6 +65,7 @@ class ServerProcess:
             "SAGEMAKER_BIND_TO_PORT": str(self.port),
             "TEST_CALL_LOG": self.call_log,
             "TEST_LOAD_LOG": self.load_log,
+            "TEST_ATTEMPT_LOG": self.attempt_log,
             **{k: str(v) for k, v in overrides.items()},
         }
         self.process = None
@@ -75,11 +79,23 @@ class ServerProcess:
     def open_gate(self):
         open(self.gate, "w").close()
 
+    def piped(self):
+        """stdout is a pipe nobody reads until the test does (os.read(server.stdout_pipe, ...)): a stalled log reader."""
+        self.stdout_pipe = True
+        return self
+
     async def start(self, session, wait_healthy=True):
+        write_end = None
+        if self.stdout_pipe:
+            self.stdout_pipe, write_end = os.pipe()
         with open(self.stdout_path, "wb") as stdout, open(self.stderr_path, "wb") as stderr:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "serving"], cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr
+                [sys.executable, "-m", "serving"], cwd=REPO, env=self.env, stdin=subprocess.DEVNULL,
+                stdout=write_end if write_end is not None else (self.stdout_fd if self.stdout_fd is not None else stdout),
+                stderr=stderr,
             )
+        if write_end is not None:
+            os.close(write_end)
         await self.wait_for(session, lambda status, _: status is not None, "the server to listen")
         if wait_healthy:
             await self.wait_healthy(session)
@@ -118,6 +134,10 @@ class ServerProcess:
     def loads(self):
         return _read_jsonl(self.load_log)
 
+    def attempts(self):
+        """Every predict_fn call, including those that raised, hung or killed their worker."""
+        return _read_jsonl(self.attempt_log)
+
     def stdout(self):
         with open(self.stdout_path) as out:
             return out.read()
@@ -127,6 +147,9 @@ class ServerProcess:
             return err.read()
 
     def stop(self):
+        if isinstance(self.stdout_pipe, int):
+            os.close(self.stdout_pipe)  # a stopping server must not wait on a pipe nobody reads
+            self.stdout_pipe = None
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -157,10 +180,14 @@ class ServerTestCase(unittest.IsolatedAsyncioTestCase):
         for server in self.servers:
             await asyncio.to_thread(server.stop)
 
-    async def server(self, gated=False, wait_healthy=True, **overrides):
+    async def server(self, gated=False, wait_healthy=True, piped=False, reload_gated=False, **overrides):
         server = ServerProcess(**overrides)
         self.servers.append(server)
         if gated:
             server.gated()
+        if reload_gated:
+            server.env["TEST_RELOAD_GATE"] = server.gate  # a worker's restarts wait for open_gate()
+        if piped:
+            server.piped()
         await server.start(self.session, wait_healthy=wait_healthy and not gated)
         return server

@@ -40,6 +40,8 @@ export interface ServerEnvironmentInput {
   readonly batching: { readonly maxBatchSize: number; readonly maxDelayMs: number } | null;
   /** The plan's `visibleCores`, one per process; derived from the layout without a plan. */
   readonly visibleCores?: readonly string[];
+  /** The plan's device-call p99 in ms, for the worker watchdog's bound; the bound's floor without a plan. */
+  readonly p99Ms?: number;
   /** Value of the metrics' `Service` dimension: the endpoint name. */
   readonly metricsService: string;
   /** CloudWatch namespace of the server's metrics. */
@@ -58,7 +60,10 @@ export function serverEnvironment(layout: EndpointLayout, input: ServerEnvironme
     (_, i) => visibleCoresValue(i * layout.coresPerProcess, layout.coresPerProcess));
   return {
     ...modelServerEnvironmentForPlan(
-      { batching: input.batching, batchSize: layout.batchSize, visibleCores },
+      {
+        batching: input.batching, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms,
+        instance: { vcpus: layout.instanceType.spec.vcpus },
+      },
       { metricsService: input.metricsService, metricsNamespace: input.metricsNamespace },
     ),
     // As for the stock toolkit: each worker's PyTorch would size its thread pool to every vCPU.

@@ -97,7 +97,7 @@ interface ContainerJson {
   readonly Environment: Array<{ Name: string; Value: string }>;
   readonly MemoryReservation?: number;
   readonly Memory?: number;
-  readonly LogConfiguration: { readonly LogDriver: string };
+  readonly LogConfiguration: { readonly LogDriver: string; readonly Options: Record<string, unknown> };
 }
 
 /** The model server container of the task definition. */
@@ -138,6 +138,8 @@ describe('A service deployed from a four-instance inf2.xlarge plan with 1-core w
     expect(container(template).MemoryReservation).toBe(Math.ceil(2 * 1.66 * 1024) + 1024);
     expect(container(template).Memory).toBeUndefined();
     expect(container(template).LogConfiguration.LogDriver).toBe('awslogs');
+    // A log driver that blocks would block the server's writes: non-blocking, with a bounded buffer.
+    expect(container(template).LogConfiguration.Options).toMatchObject({ 'mode': 'non-blocking', 'max-buffer-size': '26214400b' });
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
   });
 

@@ -81,6 +81,14 @@ describe('ModelServerMetrics names exactly what serving/metrics.py writes', () =
     expect(metric).toMatchObject({ metricName: name, statistic: 'Sum', unit: 'Count' });
     expect(metric.dimensions).toEqual({ Service: 'my-endpoint' });
   });
+
+  test('WHEN serviceCounter() is read for each contract key THEN it is that Python counter, summed, by Service', () => {
+    for (const [key, { name }] of Object.entries(MODEL_SERVER_SERVICE_COUNTERS)) {
+      const metric = metrics.serviceCounter(key as keyof typeof MODEL_SERVER_SERVICE_COUNTERS);
+      expect(metric).toMatchObject({ metricName: name, statistic: 'Sum', unit: 'Count' });
+      expect(metric.dimensions).toEqual({ Service: 'my-endpoint' });
+    }
+  });
 });
 
 describe('ModelServerMetrics statistics and options', () => {
@@ -117,7 +125,8 @@ describe('ModelServerMetrics widgets on a dashboard', () => {
     // THEN
     const body = JSON.stringify(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
     for (const name of ['Requests', 'Inputs', 'Batches', 'QueueWait', 'DeviceTime', 'QueueFull', 'DeadlineExceeded',
-      'WorkerErrors', 'WorkerRestarts', 'NeuronCoreUtilization']) {
+      'WorkerErrors', 'WorkerRestarts', 'NeuronCoreUtilization', 'WorkerHangs', 'RequestsRetried', 'IsolationCalls',
+      'ConnectionsRefused', 'ReadTimeouts', 'BodyTooLarge', 'MetricLinesDropped']) {
       expect(body).toContain(`\\"${name}\\"`);
     }
     expect(body).toContain('\\"Worker\\",\\"1\\"');

@@ -826,6 +826,16 @@ describe('An endpoint running the model server (ModelImage.fromServer)', () => {
       MODEL_SERVER_METRICS_NAMESPACE: 'CdkInferentia/ModelServer',
       MODEL_SERVER_METRICS_SERVICE: 'bert',
       MODEL_SERVER_METRICS_INTERVAL_MS: '10000',
+      // 10 device-call p99s, at least 10 s
+      MODEL_SERVER_WATCHDOG_MS: `${Math.max(10_000, Math.ceil(10 * plan.p99Ms))}`,
+      // SageMaker's real-time payload limit, and 8 such bodies held at most
+      MODEL_SERVER_MAX_BODY_BYTES: '26214400',
+      MODEL_SERVER_MAX_QUEUED_BYTES: '209715200',
+      MODEL_SERVER_READ_TIMEOUT_MS: '10000',
+      MODEL_SERVER_IDLE_TIMEOUT_MS: '75000',
+      MODEL_SERVER_MAX_CONNECTIONS: '2048',
+      // one front-end process per 4 vCPUs
+      MODEL_SERVER_FRONT_ENDS: '1',
       // 4 vCPUs / 2 workers
       OMP_NUM_THREADS: '2',
     });

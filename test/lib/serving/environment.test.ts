@@ -40,7 +40,38 @@ describe('the model server environment rendered from a plan', () => {
       MODEL_SERVER_METRICS_NAMESPACE: DEFAULT_METRICS_NAMESPACE,
       MODEL_SERVER_METRICS_SERVICE: 'bert-endpoint',
       MODEL_SERVER_METRICS_INTERVAL_MS: '10000',
+      // no p99 given: the floor
+      MODEL_SERVER_WATCHDOG_MS: '10000',
+      // SageMaker's 25 MB payload limit, read as MiB, and 8 such bodies
+      MODEL_SERVER_MAX_BODY_BYTES: `${25 * 1024 * 1024}`,
+      MODEL_SERVER_MAX_QUEUED_BYTES: `${8 * 25 * 1024 * 1024}`,
+      MODEL_SERVER_READ_TIMEOUT_MS: '10000',
+      MODEL_SERVER_IDLE_TIMEOUT_MS: '75000',
+      MODEL_SERVER_MAX_CONNECTIONS: '2048',
+      // no instance given: one front end
+      MODEL_SERVER_FRONT_ENDS: '1',
     });
+  });
+
+  test('GIVEN the instance THEN one front-end process per 4 vCPUs share the port, 1 to 4 of them', () => {
+    const frontEnds = (vcpus: number) => modelServerEnvironment({ ...batchingPlan, instance: { vcpus } })[MODEL_SERVER_ENV.frontEnds];
+    expect([4, 8, 12, 32, 192].map(frontEnds)).toEqual(['1', '2', '3', '4', '4']);
+  });
+
+  test('GIVEN the plan\'s device-call p99 THEN the watchdog allows 10 of them, at least 10 s, at most the deadline', () => {
+    expect(modelServerEnvironment({ ...batchingPlan, p99Ms: 12 })[MODEL_SERVER_ENV.watchdogMs]).toBe('10000');
+    expect(modelServerEnvironment({ ...batchingPlan, p99Ms: 2500.5 })[MODEL_SERVER_ENV.watchdogMs]).toBe('25005');
+    expect(modelServerEnvironment({ ...batchingPlan, p99Ms: 9000 }, { requestTimeoutMs: 30_000 })[MODEL_SERVER_ENV.watchdogMs])
+      .toBe('30000');
+    expect(problemsOf(() => modelServerEnvironment({ ...batchingPlan, p99Ms: 0 }))).toEqual([
+      'p99Ms=0 must be the measured p99 of one device call in milliseconds, above 0',
+    ]);
+  });
+
+  test('WHEN the bytes bound could not hold one maximal body THEN it is refused with the fix', () => {
+    expect(problemsOf(() => modelServerEnvironment(batchingPlan, { maxBodyBytes: 1000, maxQueuedBytes: 999 }))).toEqual([
+      'maxQueuedBytes=999 is below maxBodyBytes=1000: a request of the largest allowed size could never be queued; set maxQueuedBytes to at least 1000',
+    ]);
   });
 
   test('GIVEN a plan without batching THEN a device call takes one request of up to the compiled batch and never waits', () => {
@@ -104,6 +135,13 @@ describe('the Python server reads the same contract', () => {
       request_timeout_s: DEFAULT_REQUEST_TIMEOUT_MS / 1000,
       metrics_namespace: DEFAULT_METRICS_NAMESPACE,
       metrics_interval_s: 10,
+      watchdog_s: 10,
+      max_body_bytes: 25 * 1024 * 1024,
+      max_queued_bytes: 8 * 25 * 1024 * 1024,
+      read_timeout_s: 10,
+      idle_timeout_s: 75,
+      max_connections: 2048,
+      front_ends: 1,
     });
   });
 

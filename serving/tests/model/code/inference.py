@@ -3,8 +3,11 @@
 The model multiplies each input by 2 after padding the batch to the compiled size, as a Neuron model needs, and
 records every device call. Test knobs come from the environment the test gives the server:
 TEST_CALL_LOG (file: one JSON line per predict_fn call), TEST_LOAD_LOG (file: one JSON line per model_fn),
-TEST_DEVICE_MS (the call's duration), TEST_LOAD_GATE (file model_fn waits for before it returns).
-An input of -1 kills the worker (a device or runtime crash).
+TEST_DEVICE_MS (the call's duration), TEST_LOAD_GATE (file model_fn waits for before it returns), TEST_RELOAD_GATE
+(the same, for a worker's reloads only), TEST_RELOAD_FAIL (a worker's reloads raise), TEST_ATTEMPT_LOG (file: one
+JSON line per predict_fn call, before it runs, so calls that fail, hang or kill are there too).
+An input of -1 kills the worker (a device or runtime crash), -2 makes predict_fn raise (an input the model cannot
+take), -3 makes predict_fn hang (a stuck device call).
 """
 import json
 import os
@@ -23,8 +26,15 @@ def model_fn(model_dir):
     gate = os.environ.get("TEST_LOAD_GATE")
     while gate and not os.path.exists(gate):
         time.sleep(0.02)
+    if _loaded_before():
+        if os.environ.get("TEST_RELOAD_FAIL"):
+            raise RuntimeError("the device of this worker is gone (TEST_RELOAD_FAIL)")
+        gate = os.environ.get("TEST_RELOAD_GATE")
+        while gate and not os.path.exists(gate):
+            time.sleep(0.02)
     _append("TEST_LOAD_LOG", {
-        "worker": os.environ.get("MODEL_SERVER_WORKER_INDEX"), "cores": CORES_AT_IMPORT, "numCores": NUM_CORES_AT_IMPORT
+        "worker": os.environ.get("MODEL_SERVER_WORKER_INDEX"), "cores": CORES_AT_IMPORT, "numCores": NUM_CORES_AT_IMPORT,
+        "pid": os.getpid(),
     })
     return {"weight": numpy.float32(2.0), "device_s": float(os.environ.get("TEST_DEVICE_MS", "0")) / 1000.0}
 
@@ -35,8 +45,14 @@ def input_fn(body, content_type):
 
 
 def predict_fn(batch, model):
+    _append("TEST_ATTEMPT_LOG", {"inputs": batch.tolist(), "pid": os.getpid()})
     if (batch == -1).any():
         os.kill(os.getpid(), signal.SIGKILL)
+    if (batch == -2).any():
+        time.sleep(model["device_s"])  # a failing call takes as long as any other
+        raise ValueError("the model cannot take -2")
+    if (batch == -3).any():
+        time.sleep(3600)
     padded = numpy.zeros(COMPILED_BATCH, dtype=numpy.float32)
     padded[: len(batch)] = batch
     time.sleep(model["device_s"])
@@ -47,6 +63,15 @@ def predict_fn(batch, model):
 def output_fn(prediction, accept):
     body = {"outputs": prediction.tolist(), "pid": os.getpid(), "cores": CORES_AT_IMPORT}
     return json.dumps(body), "application/json"
+
+
+def _loaded_before():
+    """True when this worker index has loaded the model before: this load is a restart."""
+    path = os.environ.get("TEST_LOAD_LOG")
+    if not path or not os.path.exists(path):
+        return False
+    with open(path) as log:
+        return any(json.loads(line)["worker"] == os.environ.get("MODEL_SERVER_WORKER_INDEX") for line in log if line.strip())
 
 
 def _append(variable, record):
