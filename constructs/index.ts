@@ -17,7 +17,7 @@ export * from './sagemaker/endpoint-props';
 export * from './sagemaker/neuron-sagemaker-endpoint';
 export * from './sagemaker/inference-stack';
 export * from './proof/smoke-target';
-export * from './proof/smoke-benchmark-props';
+export type * from './proof/smoke-benchmark-props';
 export * from './proof/smoke-thresholds';
 export * from './proof/smoke-benchmark';
 export * from './proof/deploy-refusal';

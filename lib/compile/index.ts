@@ -8,6 +8,6 @@ export * from './spec';
 export * from './hash';
 export * from './manifest';
 export * from './check';
-export * from './artifact';
+export type * from './artifact';
 export * from './boot-script';
 export * from './host';

@@ -5,7 +5,7 @@
 import { BUILT_IN_GENERATIVE_PROFILES } from '../profiles/data/generative';
 import type { GenerativeProfile } from './types';
 
-export * from './types';
+export type * from './types';
 export { DTYPE_BYTES, RUNTIME_RESERVE_FRACTION, kvCachePerSequenceGiB, kvSharding, replicaMemory, weightsGiB } from './memory';
 export { engineTiming, lengthDistribution, perOutputTokenMs, PREFILL_TOKENS_PER_STEP_ESTIMATE } from './engine-timing';
 export type { EngineTiming } from './engine-timing';
@@ -13,8 +13,7 @@ export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, r
 export type { ReplicaPrediction } from './continuous-batching';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
-export { maxModelLengthFor } from './request';
-export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, planGenerative, planGenerativeReport } from './planner';
+export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
 export { generativeProfileSchema, parseGenerativeProfile } from './schema';
 
 /** Every built-in generative profile, sorted by id. */

@@ -49,7 +49,11 @@ const generativeMeasurementSchema = z.strictObject({
   unverified: z.boolean({ error: 'expected true or false' }).optional(),
 });
 
-/** The JSON shape of a generative profile. */
+/**
+ * The JSON shape of a generative profile; `parseGenerativeProfile` adds the cross-field rules.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const generativeProfileSchema = z.strictObject({
   kind: z.literal('generative', { error: "expected 'generative'" }),
   id: nonEmptyString(),

@@ -6,7 +6,7 @@ import { InputError } from '../errors';
 import { BUILT_IN_PROFILES } from './builtin';
 import type { ModelProfile } from './types';
 
-export * from './types';
+export type * from './types';
 export { checkProfile, serialThroughputRps, MIN_THROUGHPUT_RATIO, MAX_THROUGHPUT_RATIO } from './check';
 export { parseProfile, profileSchema } from './schema';
 export { estimateMemory, BYTES_PER_PARAM } from './memory';
