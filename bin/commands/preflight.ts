@@ -11,6 +11,7 @@ import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
+import { endpointNameProblem, imageUriProblem, s3UriProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import {
@@ -135,6 +136,14 @@ export function targetsFromFlags(flags: PreflightFlags): { targets: PreflightTar
       }
     }
   }
+  const flagProblem = (flag: string, value: string | undefined, check: (v: string) => string | undefined): void => {
+    const problem = value !== undefined ? check(value) : undefined;
+    if (problem !== undefined) {
+      problems.push(`${flag} ${JSON.stringify(value)}: ${problem}`);
+    }
+  };
+  flagProblem('--endpoint-name', flags.endpointName, endpointNameProblem);
+  flagProblem('--model-data', flags.modelData, (v) => s3UriProblem(v, 's3://my-bucket/models/bert/ or s3://my-bucket/model.tar.gz'));
   if (flags.plan !== undefined && flags.stackName !== undefined) {
     problems.push('--stack-name: applies to --stack');
   }
@@ -144,17 +153,28 @@ export function targetsFromFlags(flags: PreflightFlags): { targets: PreflightTar
       problems.push(`--skip ${id}: not a check; the checks are ${CHECK_IDS.join(', ')}`);
     }
   }
-  InputError.throwIfAny(problems);
-
+  let target: PreflightTarget | undefined;
   if (flags.plan !== undefined) {
-    const target = targetFromPlan(readJsonFile('--plan', flags.plan), flags.plan, {
-      image: flags.image,
-      modelDataUri: flags.modelData,
-      endpointName: flags.endpointName,
-    });
-    if (flags.region !== undefined && flags.region !== target.region) {
-      throw new InputError(`--region ${flags.region}: the plan is for ${target.region}; plan again for ${flags.region}`);
+    try {
+      target = targetFromPlan(readJsonFile('--plan', flags.plan), flags.plan, {
+        image: flags.image,
+        modelDataUri: flags.modelData,
+        endpointName: flags.endpointName,
+      });
+    } catch (e) {
+      if (!(e instanceof InputError)) {
+        throw e;
+      }
+      problems.push(...e.problems);
     }
+  }
+  // SageMaker pulls only from ECR; ECS on EC2 pulls from any registry.
+  flagProblem('--image', flags.image, (v) => imageUriProblem(v, target?.hosting === 'sagemaker'));
+  if (target !== undefined && flags.region !== undefined && isAwsRegion(flags.region) && flags.region !== target.region) {
+    problems.push(`--region ${flags.region}: the plan is for ${target.region}; plan again for ${flags.region}`);
+  }
+  InputError.throwIfAny(problems);
+  if (target !== undefined) {
     return { targets: [target], skip: skip as CheckId[] };
   }
   return { targets: stackTargets(flags.stack as string, flags.stackName, flags.region), skip: skip as CheckId[] };

@@ -96,6 +96,13 @@ export interface CompileSpec {
 }
 
 const POSITIVE_INTEGER = 'expected a positive integer';
+
+/**
+ * Largest batch size a spec may ask for. Every batch size is traced into its own static-shape graph on a billed
+ * compile host, and Neuron's published inference results use batches of 1 to a few hundred; a larger number is a
+ * typo (an extra zero, a token count in the wrong field), refused before any instance starts.
+ */
+export const MAX_COMPILE_BATCH_SIZE = 1024;
 const NON_EMPTY = 'expected a non-empty string';
 const nonEmpty = () => z.string({ error: NON_EMPTY }).refine((s) => s.trim().length > 0, { error: NON_EMPTY });
 const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
@@ -124,7 +131,7 @@ export const compileSpecSchema = z.strictObject({
   task: z.enum(COMPILE_TASKS as [CompileTask, ...CompileTask[]], { error: `expected one of ${COMPILE_TASKS.join(', ')}` }),
   sequenceLength: positiveInteger().optional(),
   imageSize: positiveInteger().optional(),
-  batchSizes: z.array(positiveInteger(), { error: 'expected an array of batch sizes' }).min(1, { error: 'expected at least one batch size' }),
+  batchSizes: z.array(positiveInteger().max(MAX_COMPILE_BATCH_SIZE, { error: `expected at most ${MAX_COMPILE_BATCH_SIZE} (one traced graph per batch size)` }), { error: 'expected an array of batch sizes' }).min(1, { error: 'expected at least one batch size' }),
   autoCast: z
     .strictObject({
       scope: z.enum(['none', 'matmult', 'all'], { error: "expected 'none', 'matmult' or 'all'" }),

@@ -1,3 +1,7 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { runCli } from '../../bin/cli';
 
 async function run(...argv: string[]) {
@@ -142,5 +146,25 @@ describe('the cdk-inferentia plan command', () => {
     const { code, stdout } = await run('--help');
     expect(code).toBe(0);
     expect(stdout).toMatch(/plan/);
+  });
+});
+
+describe('the cdk-inferentia executable, run as a user runs it', () => {
+  test('GIVEN Node 20 and no AWS credentials WHEN compile calls AWS THEN exit 1 with one line, no SDK Node-version warning', () => {
+    // Costs about 3 s: one tsx process. The warning comes from the first AWS SDK client, so only the real entry shows it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-noise-'));
+    const spec = path.join(dir, 'spec.json');
+    fs.writeFileSync(spec, JSON.stringify({ model: 'm', source: { hubModelId: 'm' }, task: 'feature-extraction', sequenceLength: 128,
+      batchSizes: [1], chip: 'inf2', coresPerProcess: 1, neuronSdkVersion: '2.26.1' }));
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, AWS_CONFIG_FILE: '/nonexistent', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+      AWS_EC2_METADATA_DISABLED: 'true' };
+    const run = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'cdk-inferentia.js'), 'compile', '--spec', spec,
+      '--bucket', 'my-models', '--region', 'us-east-1', '--instance-profile', 'arn:aws:iam::123456789012:instance-profile/c',
+      '--subnets', 'subnet-0a1b2c3d', '--security-groups', 'sg-0a1b2c3d'], { env, encoding: 'utf8', timeout: 60_000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(run.status).toBe(1);
+    expect(run.stderr).not.toMatch(/NodeVersionSupportWarning|Warning:/);
+    expect(run.stderr).toMatch(/^hash [0-9a-f]+: s3:\/\/my-models\/compiled\/[0-9a-f]+\/\nerror: no AWS credentials found/);
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(2);
   });
 });

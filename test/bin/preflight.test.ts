@@ -108,6 +108,30 @@ function write(name: string, content: unknown): string {
 }
 
 describe('preflight of a plan', () => {
+  test('GIVEN a bad endpoint name, a non-S3 model URI and a non-ECR image THEN exit 2 naming each, before any AWS call', async () => {
+    const file = write('plan.json', plan);
+
+    const { code, stdout, stderr } = await run('preflight', '--plan', file, '--image', 'nginx:latest',
+      '--model-data', 'http://example.com/m.tar.gz', '--endpoint-name', 'bad name!');
+
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toContain('--endpoint-name "bad name!": not a SageMaker endpoint name');
+    expect(stderr).toContain('--model-data "http://example.com/m.tar.gz": not an s3://bucket/key URI');
+    expect(stderr).toContain('--image "nginx:latest": SageMaker pulls images only from ECR');
+    for (const mock of [ec2, quotas, sageMaker, s3, ecr]) {
+      expect(mock.calls()).toHaveLength(0);
+    }
+  });
+
+  test('GIVEN an endpoint name of 64 characters THEN exit 2 with the length; 63 is accepted', async () => {
+    const file = write('plan.json', plan);
+    const long = await run('preflight', '--plan', file, '--endpoint-name', 'a'.repeat(64));
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('64 characters, SageMaker allows 63');
+    const ok = await run('preflight', '--plan', file, '--endpoint-name', `a-${'b'.repeat(61)}`, '--skip', 'image,model-data');
+    expect(ok.code).toBe(0);
+  });
+
   test('GIVEN a plan, an image, model data and a free name WHEN every check passes THEN exit 0 with a table of PASS', async () => {
     const file = write('plan.json', plan);
 
