@@ -276,6 +276,19 @@ describe('The example app run by the CDK CLI (cdk.json app) with bad context', (
   });
 });
 
+describe('The example app checks every context value before the first stack bundles its assets', () => {
+  test.each([
+    ['ecsImageDigest', { ecsImageDigest: 'latest' }, /context ecsImageDigest/],
+    ['ecsImageRepository', { ecsImageRepository: 'Bad Repo' }, /context ecsImageRepository="Bad Repo"/],
+    ['environments', { environments: 'no-such-environments.json' }, /environments/],
+  ])('GIVEN a bad -c %s THEN the app is refused with no stack constructed', (_key, context, message) => {
+    const app = new App({ context: { ...CDK_JSON.context, ...context } });
+    expect(() => buildApp(app)).toThrow(message);
+    // No stack, so no Lambda bundle was built before the refusal.
+    expect(app.node.children).toHaveLength(0);
+  });
+});
+
 describe('The example app without usable context', () => {
   test('reports every missing or malformed value at once', () => {
     // GIVEN
