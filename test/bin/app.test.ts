@@ -73,6 +73,15 @@ describe('The example app built from the cdk.json context', () => {
     expect([stack.account, stack.region]).toEqual(['123456789012', 'us-east-1']);
   });
 
+  test('holds exactly the stacks the README\'s table lists, so `npx cdk synth <stack>` names a real one', () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const table = readme.split('| stack | what it holds |')[1].split('\n\n')[0];
+    const listed = [...table.matchAll(/`([\w/]+)`/g)].map((m) => m[1]).filter((id) => /^[A-Z]|\//.test(id));
+    const stacks = app.node.findAll().filter(Stack.isStack).map((s) => s.node.path);
+    expect(new Set(listed)).toEqual(new Set(stacks));
+    expect(readme).toContain(`npx cdk ls                                # the example app's ${stacks.length} stacks`);
+  });
+
   test('deploys the plan for 2,000 rps at p99 10 ms on SageMaker with the model server built on the pinned Neuron DLC', () => {
     // THEN the planner chose between stock and batching serving; the server runs either
     const plan = stack.endpoint.plan;

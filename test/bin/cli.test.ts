@@ -149,6 +149,29 @@ describe('the cdk-inferentia plan command', () => {
   });
 });
 
+describe('the README\'s numbers', () => {
+  test('GIVEN the README\'s plan command THEN the plan it describes is the one the planner prints', async () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const command = /npx cdk-inferentia plan (--model bert-base-uncased [^`]*?--hosting sagemaker)/.exec(readme);
+    expect(command).not.toBeNull();
+    const { stdout } = await run('plan', ...command![1].replace(/\\ /g, '').split(' '), '--json');
+    const chosen = JSON.parse(stdout).chosen;
+    const m = /prints the chosen plan \((\d+) x (\S+), (\d+) processes of (\d+) NeuronCore each, (\w+) serving at batch (\d+), ([\d,]+) requests\/s per instance within p99 (\d+) ms, predicted p99 ([\d.]+) ms at ([\d,]+) requests\/s, autoscaling to (\d+)\)/.exec(readme);
+    expect(m).not.toBeNull();
+    const num = (s: string) => Number(s.replace(/,/g, ''));
+    expect({
+      count: num(m![1]), type: m![2], processes: num(m![3]), cores: num(m![4]), serving: m![5], batch: num(m![6]),
+      perInstance: num(m![7]), p99: num(m![8]), predicted: num(m![9]), throughput: num(m![10]), max: num(m![11]),
+    }).toEqual({
+      count: chosen.instanceCount, type: chosen.instanceType, processes: chosen.processesPerInstance, cores: chosen.coresPerProcess,
+      serving: chosen.serving, batch: chosen.batchSize, perInstance: Math.round(chosen.capacityPerInstanceRps), p99: chosen.targets.p99Ms,
+      predicted: Math.round(chosen.predictedP99Ms * 10) / 10, throughput: chosen.targets.throughputRps, max: chosen.maxInstanceCount,
+    });
+    // The README speaks of requests/s throughout: a request may carry several inferences (--inputs-per-request).
+    expect(readme).not.toMatch(/2,000 inferences\/s/);
+  });
+});
+
 describe('the cdk-inferentia executable, run as a user runs it', () => {
   test('GIVEN Node 20 and no AWS credentials WHEN compile calls AWS THEN exit 1 with one line, no SDK Node-version warning', () => {
     // Costs about 3 s: one tsx process. The warning comes from the first AWS SDK client, so only the real entry shows it.

@@ -35,7 +35,7 @@ class SearchStack extends Stack {
       enableKeyRotation: true,
     }) });
 
-    // The endpoint, sized by the planner for 2,000 inferences/s at p99 10 ms.
+    // The endpoint, sized by the planner for 2,000 requests/s at p99 10 ms.
     const endpoint = new NeuronSageMakerEndpoint(this, 'Bert', {
       plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 },
         { region: 'us-east-1', hosting: 'sagemaker' }),
