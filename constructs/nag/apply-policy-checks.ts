@@ -12,6 +12,31 @@ export interface PolicyChecksProps {
   readonly verbose?: boolean;
 }
 
+/**
+ * Fails when the app was made with another copy of aws-cdk-lib than the one this package (and cdk-nag) loaded.
+ *
+ * cdk-nag's rules test `instanceof CfnResource` of their own copy: with two copies (the package installed by a
+ * `file:` link or `npm link`, which keeps its own node_modules) no resource of the app matches, the pack reports
+ * nothing, and the synth passes as if the app were clean.
+ */
+function refuseSecondCdkLibrary(app: App): void {
+  if (app instanceof App || !App.isApp(app)) {
+    return;
+  }
+  const where = (from: string): string => {
+    try {
+      return require.resolve('aws-cdk-lib/package.json', { paths: [from] }).replace(/[/\\]package\.json$/, '');
+    } catch {
+      return 'an unknown place';
+    }
+  };
+  throw new Error('applyPolicyChecks: the app was made with another copy of aws-cdk-lib than cdk-inferentia loads '
+    + `(the app's is probably ${where(process.cwd())}, cdk-inferentia's ${where(__dirname)}), so cdk-nag would `
+    + 'check nothing. This happens when cdk-inferentia is installed by a file: link or npm link, which keep its own '
+    + 'node_modules. Install it from its tarball (npm pack, then npm install ./cdk-inferentia-<version>.tgz) or with '
+    + 'npm install --install-links, so it uses your app\'s aws-cdk-lib.');
+}
+
 /** Apps that already carry the checks, so a second call cannot report every finding twice. */
 const appsWithChecks = new WeakSet<App>();
 
@@ -28,6 +53,7 @@ const appsWithChecks = new WeakSet<App>();
  * @param props pack options.
  */
 export function applyPolicyChecks(app: App, props: PolicyChecksProps = {}): void {
+  refuseSecondCdkLibrary(app);
   if (appsWithChecks.has(app)) {
     return;
   }

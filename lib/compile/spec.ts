@@ -124,7 +124,11 @@ const sourceSchema = z.union(
   },
 );
 
-/** Zod schema of a compile spec file (`cdk-inferentia compile --spec FILE`, `NeuronCompileJob` props). */
+/**
+ * Zod schema of a compile spec file (`cdk-inferentia compile --spec FILE`, `NeuronCompileJob` props).
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const compileSpecSchema = z.strictObject({
   model: nonEmpty(),
   source: sourceSchema,
@@ -147,7 +151,14 @@ export const compileSpecSchema = z.strictObject({
 });
 
 /** The spec as written in a file, before defaults: what `parseCompileSpec` accepts. */
-export type CompileSpecInput = z.input<typeof compileSpecSchema>;
+export interface CompileSpecInput extends Omit<CompileSpec, 'autoCast' | 'compilerArgs' | 'tolerance'> {
+  /** @default { scope: 'matmult', type: 'bf16' } */
+  readonly autoCast?: AutoCast;
+  /** @default [] */
+  readonly compilerArgs?: readonly string[];
+  /** @default 0.02 */
+  readonly tolerance?: number;
+}
 
 function formatPath(path: readonly PropertyKey[]): string {
   let out = '';

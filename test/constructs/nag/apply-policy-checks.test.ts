@@ -91,4 +91,17 @@ describe('applyPolicyChecks', () => {
     expect(findings.length).toBeGreaterThan(0);
     expect(new Set(findings).size).toBe(findings.length);
   });
+
+  test('GIVEN an app made with a second copy of aws-cdk-lib (a linked install) THEN it fails with the fix instead of checking nothing', () => {
+    // A fresh module registry loads aws-cdk-lib again: the second copy a file: link or npm link brings.
+    let OtherApp: typeof App | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      OtherApp = (require('aws-cdk-lib') as typeof import('aws-cdk-lib')).App;
+    });
+    const other = new OtherApp!();
+    expect(other).not.toBeInstanceOf(App);
+
+    expect(() => applyPolicyChecks(other)).toThrow(/another copy of aws-cdk-lib.*npm install --install-links/s);
+  });
 });
