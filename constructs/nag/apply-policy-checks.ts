@@ -10,6 +10,14 @@ export interface PolicyChecksProps {
    * @default true - a finding without its fix sends the reader searching
    */
   readonly verbose?: boolean;
+
+  /**
+   * Which resources the Neuron rules check: only those cdk-inferentia's constructs created, or every resource of the
+   * app (its own ECR repositories and SageMaker endpoints too). AwsSolutions always checks every resource.
+   *
+   * @default 'package-resources' - the app's unrelated resources are not failed by rules it did not ask for
+   */
+  readonly neuronRules?: 'package-resources' | 'all-resources';
 }
 
 /**
@@ -62,5 +70,7 @@ export function applyPolicyChecks(app: App, props: PolicyChecksProps = {}): void
   // Loaded here, not on import: the pack and its rules are about 300 modules an app that never calls this skips.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { AwsSolutionsChecks } = require('cdk-nag/lib/packs/aws-solutions') as { AwsSolutionsChecks: typeof AwsSolutionsChecksType };
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, packProps), new NeuronChecks(app, packProps));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, packProps), new NeuronChecks(app, {
+    ...packProps, resources: props.neuronRules === 'all-resources' ? 'all' : 'package',
+  }));
 }
