@@ -74,6 +74,20 @@ describe('The example app built from the cdk.json context', () => {
     expect([stack.account, stack.region]).toEqual(['123456789012', 'us-east-1']);
   });
 
+  describeWithTool('cfn-lint', 'cfn-lint over every template it synthesizes', (cfnLint) => {
+    test('finds no error in the SageMaker and ECS examples, the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
+      // About 10 s of CPU: one cfn-lint process over the nine templates of the app this describe built.
+      const outdir = app.synth().directory;
+      const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
+      expect(templates).toHaveLength(9);
+      const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
+        '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe('');
+      expect(run.status).toBe(0);
+    });
+  });
+
   test('holds exactly the stacks the README\'s table lists, so `npx cdk synth <stack>` names a real one', () => {
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
     const table = readme.split('| stack | what it holds |')[1].split('\n\n')[0];
@@ -148,22 +162,6 @@ describe('The example app built from the cdk.json context', () => {
   test('synthesizes with no cdk-nag, Neuron or CloudFormation validation finding', () => {
     // THEN nagFindings also fails when no pack is registered, so this proves applyPolicyChecks ran
     expect(nagFindings(app)).toEqual([]);
-  });
-});
-
-describeWithTool('cfn-lint', 'cfn-lint over every template the example app synthesizes', (cfnLint) => {
-  test('finds no error in the SageMaker and ECS examples, the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
-    // About 10 s of CPU: one cfn-lint process over the nine templates of the app the describe above built.
-    const app = new App({ context: CDK_JSON.context, outdir: fs.mkdtempSync(path.join(scratch, 'cfn-lint-')) });
-    buildApp(app);
-    const outdir = app.synth().directory;
-    const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
-    expect(templates).toHaveLength(9);
-    const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
-      '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe('');
-    expect(run.status).toBe(0);
   });
 });
 
