@@ -120,7 +120,7 @@ export const environmentsInputSchema = z
   })
   .strict();
 
-/** One environment as written in the config file (defaults in {@link environmentInputSchema}'s fields). */
+/** One environment as written in the config file; the optional fields have the defaults {@link parseEnvironments} fills in. */
 export interface EnvironmentInput {
   readonly name: string;
   readonly account: string;
