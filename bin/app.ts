@@ -159,16 +159,9 @@ export function buildApp(app: App = new App()): App {
   // Every context value is checked here, before the first stack: a stack's Lambda bundles are built as it is
   // constructed, and a bad value refused after them would come at the end of a screen of bundling output.
   const ecsContext = readEcsContext(app, problems);
-  let environments: EnvironmentsConfig | undefined;
-  try {
-    environments = readEnvironmentsContext(app, path.join(__dirname, '..'));
-  } catch (e) {
-    if (!(e instanceof InputError)) {
-      throw e;
-    }
-    problems.push(...e.problems);
-  }
   InputError.throwIfAny(problems);
+  // After the others: the environments config reads the same prices file, whose problem is then already reported.
+  const environments: EnvironmentsConfig | undefined = readEnvironmentsContext(app, path.join(__dirname, '..'));
 
   const targets: PlanTargets = { throughputRps: throughputRps!, p99Ms: p99Ms!, peakThroughputRps: peak! };
   const planned = plan(requireProfile('bert-base-uncased'), targets,
