@@ -36,8 +36,9 @@ import { plan } from '../lib/planner';
 import type { PlanTargets } from '../lib/planner';
 import { requireProfile } from '../lib/profiles';
 import { messageOf, readJsonFile } from './commands/files';
-import { addEnvironmentStages } from './environment-stages';
-import { addEcsExample } from './ecs-example';
+import { addEnvironmentStages, readEnvironmentsContext } from './environment-stages';
+import { addEcsExample, readEcsContext } from './ecs-example';
+import type { EnvironmentsConfig } from '../lib/environments';
 
 /** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
 export const PLACEHOLDER_ACCOUNT = '123456789012';
@@ -155,7 +156,12 @@ export function buildApp(app: App = new App()): App {
       + '-c modelSource=compile (compile in the deploy) or -c modelSource=directory (serve examples/bert-base-uncased/model)');
   }
   const compileSpec = modelSource === 'compile' ? readCompileSpec(problems) : undefined;
+  // Every context value is checked here, before the first stack: a stack's Lambda bundles are built as it is
+  // constructed, and a bad value refused after them would come at the end of a screen of bundling output.
+  const ecsContext = readEcsContext(app, problems);
   InputError.throwIfAny(problems);
+  // After the others: the environments config reads the same prices file, whose problem is then already reported.
+  const environments: EnvironmentsConfig | undefined = readEnvironmentsContext(app, path.join(__dirname, '..'));
 
   const targets: PlanTargets = { throughputRps: throughputRps!, p99Ms: p99Ms!, peakThroughputRps: peak! };
   const planned = plan(requireProfile('bert-base-uncased'), targets,
@@ -200,7 +206,7 @@ export function buildApp(app: App = new App()): App {
   addEcsExample(app, {
     account, region, catalog: catalog!, targets, minInstances: minInstances!, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
     warnOn: stack,
-  });
+  }, ecsContext);
   // The environments (dev/*, staging/*, prod/*) and their promotion pipeline, when cdk.json names a config
   // (docs/promotion.md); the stack above stays the first-deploy path.
   addEnvironmentStages(app, {
@@ -208,7 +214,7 @@ export function buildApp(app: App = new App()): App {
     requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
     smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
     cliCommand: 'node bin/cdk-inferentia.js',
-  }, path.join(__dirname, '..'));
+  }, path.join(__dirname, '..'), environments);
   applyPolicyChecks(app);
   return app;
 }

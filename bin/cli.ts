@@ -78,8 +78,21 @@ export async function runCli(argv: readonly string[], io: CliIo, options: { isTT
   }
 }
 
+/**
+ * Turns off the AWS SDK's eight-line warning that its releases after January 2027 need Node 22, which it prints on
+ * the first client of every command, before a usage error or an answer. It is about SDK versions this package has
+ * not installed: the SDK it ships runs on Node 20 (package.json `engines`), and the README says when Node 22 is
+ * needed. A user who sets the variable keeps their value.
+ *
+ * @see https://github.com/aws/aws-sdk-js-v3/issues/7983
+ */
+export function quietAwsSdkNodeWarning(env: NodeJS.ProcessEnv): void {
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}
+
 /** Entry point of the `cdk-inferentia` executable (bin/cdk-inferentia.js). */
 export function main(): void {
+  quietAwsSdkNodeWarning(process.env);
   const io: CliIo = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
   runCli(process.argv.slice(2), io, { isTTY: process.stderr.isTTY === true })
     .then((code) => {

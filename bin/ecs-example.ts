@@ -41,16 +41,13 @@ export interface EcsExampleSettings {
 }
 
 /**
- * Adds the EC2 stack to `app`, or warns on `warnOn` (without failing the SageMaker example) when the region has no
- * EC2 prices or no EC2 plan meets the targets.
- *
- * @throws InputError when `ecsImageDigest` is set but is not a digest
+ * The EC2 example's context (`ecsImageDigest`, `ecsImageRepository`), its problems added to `problems`: the app
+ * checks it with every other context value before any stack bundles its assets.
  */
-export function addEcsExample(app: App, settings: EcsExampleSettings): EcsInferenceStack | undefined {
+export function readEcsContext(app: App, problems: string[]): { digest: string; repositoryName: string } {
   const raw = app.node.tryGetContext('ecsImageDigest') as unknown;
   const digest = raw === undefined ? PLACEHOLDER_ECS_IMAGE_DIGEST : typeof raw === 'string' ? raw.trim() : '';
   const repositoryName = app.node.tryGetContext('ecsImageRepository') ?? DEFAULT_ECS_IMAGE_REPOSITORY;
-  const problems: string[] = [];
   const problem = digestProblem('context ecsImageDigest', digest);
   if (problem !== undefined) {
     problems.push(`${problem}; it is the digest of the model server image with the model (docs/ecs.md)`);
@@ -59,6 +56,19 @@ export function addEcsExample(app: App, settings: EcsExampleSettings): EcsInfere
     problems.push(`context ecsImageRepository=${JSON.stringify(repositoryName)} is not an ECR repository name; pass `
       + `e.g. -c ecsImageRepository=${DEFAULT_ECS_IMAGE_REPOSITORY}`);
   }
+  return { digest, repositoryName: String(repositoryName) };
+}
+
+/**
+ * Adds the EC2 stack to `app`, or warns on `warnOn` (without failing the SageMaker example) when the region has no
+ * EC2 prices or no EC2 plan meets the targets.
+ *
+ * @throws InputError when `ecsImageDigest` is set but is not a digest
+ */
+export function addEcsExample(app: App, settings: EcsExampleSettings,
+  context?: { digest: string; repositoryName: string }): EcsInferenceStack | undefined {
+  const problems: string[] = [];
+  const { digest, repositoryName } = context ?? readEcsContext(app, problems);
   InputError.throwIfAny(problems);
 
   const { account, region, catalog, targets } = settings;

@@ -40,6 +40,19 @@ export interface EnvironmentStages {
 export const PIPELINE_STACK_ID = 'PromotionPipeline';
 
 /**
+ * The environments config the `environments` context names, or undefined when it names none.
+ *
+ * @throws InputError naming the file, the environment and the field of every problem
+ */
+export function readEnvironmentsContext(app: App, baseDir: string): EnvironmentsConfig | undefined {
+  const value = app.node.tryGetContext(ENVIRONMENTS_CONTEXT_KEY);
+  if (value === undefined) {
+    return undefined;
+  }
+  return loadEnvironments({ environments: value, prices: app.node.tryGetContext('prices'), baseDir, origin: 'context environments' });
+}
+
+/**
  * Adds one {@link InferenceStage} per environment of the `environments` context (`npx cdk deploy 'dev/*'`) and,
  * when the config names a pipeline source, the `PromotionPipeline` stack. Does nothing without that context.
  *
@@ -47,12 +60,12 @@ export const PIPELINE_STACK_ID = 'PromotionPipeline';
  *
  * @throws InputError naming every problem of the config
  */
-export function addEnvironmentStages(app: App, content: StageContent, baseDir: string): EnvironmentStages | undefined {
-  const value = app.node.tryGetContext(ENVIRONMENTS_CONTEXT_KEY);
-  if (value === undefined) {
+export function addEnvironmentStages(app: App, content: StageContent, baseDir: string,
+  loaded: EnvironmentsConfig | undefined = readEnvironmentsContext(app, baseDir)): EnvironmentStages | undefined {
+  if (loaded === undefined) {
     return undefined;
   }
-  const config = loadEnvironments({ environments: value, prices: app.node.tryGetContext('prices'), baseDir, origin: 'context environments' });
+  const config = loaded;
   const digest = config.imageDigest ?? PLACEHOLDERS.imageDigest;
   const stages = config.environments.map((environment) => {
     const stage = new InferenceStage(app, environment.name, {

@@ -29,13 +29,14 @@ const STACK = 'Search';
 
 /** What the consumer app installs next to the package, as `cdk init` apps do. */
 const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs'];
-const CONSUMER_DEV_DEPENDENCIES = ['typescript', 'ts-node', '@types/node'];
+const CONSUMER_DEV_DEPENDENCIES = ['typescript', 'ts-node', '@types/node', 'aws-cdk'];
 
 /** Files a tarball may hold: the manifest, README, licence, the build and the CLI shim. */
 const ALLOWED_FILES = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICEN[CS]E(\.\w+)?$/,
+  /^CHANGELOG\.md$/,
   /^bin\/cdk-inferentia\.js$/,
   /^dist\/(?!handlers\/).+\.(js|d\.ts)$/,
   /^dist\/handlers\/[a-z0-9-]+\/index\.js(\.map)?$/,
@@ -45,6 +46,7 @@ const ALLOWED_FILES = [
 ];
 /** Files the package cannot work without. */
 const REQUIRED_FILES = [
+  'LICENSE', 'CHANGELOG.md',
   'dist/index.js', 'dist/index.d.ts', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cli.js',
   'dist/handlers/smoke-benchmark/index.js', 'serving/Dockerfile', 'serving/entrypoint.sh', 'serving/frontend.py',
 ];
@@ -222,7 +224,7 @@ function createApp(dir: string, tarball: string): void {
   const manifest = { name: 'search-app', version: '0.1.0', private: true, dependencies, devDependencies };
 
   fs.copyFileSync(tarball, path.join(dir, path.basename(tarball)));
-  for (const file of ['app.ts', 'app.js', 'tsconfig.json', 'tsconfig.nodenext.json']) {
+  for (const file of ['app.ts', 'app.js', 'tsconfig.json', 'tsconfig.nodenext.json', 'cdk.json']) {
     fs.copyFileSync(path.join(FIXTURE, file), path.join(dir, file));
   }
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -297,7 +299,7 @@ function checkPolicyReport(dir: string, outdir: string): void {
     "const stack = new Stack(app, 'Control');",
     "new Repository(stack, 'Images');",
     "new Bucket(stack, 'Data');",
-    'applyPolicyChecks(app);',
+    "applyPolicyChecks(app, { neuronRules: 'all-resources' });",
     'try { app.synth(); } catch { process.exit(0); }',
     "console.error('synth passed'); process.exit(1);",
   ].join('\n');
@@ -339,6 +341,66 @@ function checkPlainNode(dir: string): void {
   check(root.length <= ROOT_MODULE_BUDGET, `cdk-inferentia loaded ${root.length} modules, over ${ROOT_MODULE_BUDGET}`);
 }
 
+/**
+ * The package is publishable: `npm publish --dry-run` accepts the manifest (not private, metadata, files) without
+ * building again, and CHANGELOG.md has a section for the version being published.
+ */
+function checkPublishable(): void {
+  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
+  check(new RegExp(`^## ${version.replace(/\./g, '\\.')}$`, 'm').test(changelog),
+    `CHANGELOG.md has no "## ${version}" section; add one (docs/release.md)`);
+  run('npm', ['publish', '--dry-run', '--ignore-scripts'], ROOT);
+}
+
+/** The environment of a user with no AWS credentials and no network: nothing the CDK CLI could call. */
+const OFFLINE_ENV: NodeJS.ProcessEnv = {
+  AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_SESSION_TOKEN: '', AWS_PROFILE: '',
+  AWS_CONFIG_FILE: '/nonexistent/aws-config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/aws-credentials',
+  AWS_EC2_METADATA_DISABLED: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true', CDK_DISABLE_VERSION_CHECK: 'true',
+};
+
+/**
+ * `npx cdk synth` as a user runs it (cdk.json `app` is ts-node, as `cdk init` writes it): the CLI fails on any
+ * context lookup it would have to make with credentials, which running the app with Node alone never shows.
+ */
+function synthWithCdkCli(dir: string): void {
+  const out = path.join(dir, 'cdk.out.cli');
+  run('node', [path.join('node_modules', 'aws-cdk', 'bin', 'cdk'), 'synth', '--no-notices', '--quiet', '--output', out],
+    dir, OFFLINE_ENV);
+  const template = JSON.parse(fs.readFileSync(path.join(out, `${STACK}.template.json`), 'utf8')) as Template;
+  checkAssembly(dir, 'cdk.out.cli', template);
+  checkPolicyReport(dir, 'cdk.out.cli');
+}
+
+/**
+ * The package installed by a `file:` link, as `npm link` and a monorepo do: it keeps this repository's node_modules,
+ * so the app and the package load two copies of aws-cdk-lib, and cdk-nag would check nothing. applyPolicyChecks
+ * must refuse with the fix.
+ */
+function checkLinkedInstall(dir: string): void {
+  const app = path.join(dir, 'linked');
+  fs.mkdirSync(path.join(app, 'node_modules'), { recursive: true });
+  // The app's own copies are the consumer app's; cdk-inferentia is this repository, with its node_modules.
+  for (const name of ['aws-cdk-lib', 'constructs']) {
+    fs.symlinkSync(path.join(dir, 'app', 'node_modules', name), path.join(app, 'node_modules', name), 'dir');
+  }
+  fs.symlinkSync(ROOT, path.join(app, 'node_modules', 'cdk-inferentia'), 'dir');
+  const script = [
+    "const { App, Stack } = require('aws-cdk-lib');",
+    "const { Bucket } = require('aws-cdk-lib/aws-s3');",
+    "const { applyPolicyChecks } = require('cdk-inferentia');",
+    "const app = new App({ outdir: 'cdk.out' });",
+    "new Bucket(new Stack(app, 'Control'), 'Data');",
+    'try { applyPolicyChecks(app); } catch (e) { console.log(e.message); process.exit(0); }',
+    'try { app.synth(); } catch { process.exit(0); }',
+    "console.error('a linked install synthesized a non-compliant bucket with no finding'); process.exit(1);",
+  ].join('\n');
+  const output = run('node', ['-e', script], app);
+  check(output.includes('another copy of aws-cdk-lib') && output.includes('npm install --install-links'),
+    `applyPolicyChecks under a linked install did not refuse with the fix; it said: ${output || 'nothing'}`);
+}
+
 /** Modules `require('cdk-inferentia')` may load, its own and its dependencies' (aws-cdk-lib, zod, cdk-nag). */
 const ROOT_MODULE_BUDGET = 300;
 
@@ -352,6 +414,7 @@ function main(): void {
     const tarball = path.join(dir, packed.filename);
     step(`${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1024).toFixed(0)} KiB packed, `
       + `${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked`);
+    checkPublishable();
 
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
@@ -376,11 +439,20 @@ function main(): void {
     check(!jsPlugins.includes('AwsSolutions') && !jsPlugins.includes('Neuron'),
       `cdk.out.js: the policy checks ran (${jsPlugins.join(', ')}) although app.js does not apply them`);
 
+    step('type-check app.ts under the CommonJS tsconfig cdk init wrote (no esModuleInterop, no skipLibCheck)');
+    run('node', [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], app);
+
+    step('npx cdk synth of the README app through the CDK CLI, offline, no credentials');
+    synthWithCdkCli(app);
+
     step('type-check app.ts under NodeNext (today\'s cdk init tsconfig)');
     run('node', [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.nodenext.json'], app);
 
     step('CLI, ESM import and cdk-inferentia/planner with plain node');
     checkPlainNode(app);
+
+    step('a linked install (file: link, own node_modules): applyPolicyChecks refuses, never checks nothing');
+    checkLinkedInstall(dir);
 
     fs.rmSync(dir, { recursive: true, force: true });
     step(`passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -9,6 +9,7 @@ import {
   BenchFailedError,
   DEFAULT_TIMEOUT_MS,
   formatReport,
+  reportForJson,
   MAX_IN_FLIGHT,
   MAX_RATE_RPS,
   MAX_TIMER_MS,
@@ -22,6 +23,7 @@ import {
 } from '../../lib/bench';
 import { runBenchmark } from '../../io/bench';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
+import { endpointNameProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
@@ -121,7 +123,7 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
       } finally {
         progress?.stop();
       }
-      io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      io.stdout(json ? `${JSON.stringify(reportForJson(report), null, 2)}\n` : formatReport(report));
       if (!report.passed) {
         throw new BenchFailedError(report);
       }
@@ -149,8 +151,9 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     }
     target = { kind: 'http', url: flags.url };
   } else if (flags.endpoint !== undefined) {
-    if (flags.endpoint.trim() === '') {
-      problems.push("--endpoint '': give the SageMaker endpoint name, e.g. --endpoint my-model-prod");
+    const problem = endpointNameProblem(flags.endpoint);
+    if (problem !== undefined) {
+      problems.push(`--endpoint ${JSON.stringify(flags.endpoint)}: ${problem}`);
     }
     target = { kind: 'sagemaker', endpointName: flags.endpoint, region: flags.region };
   }

@@ -2,7 +2,8 @@
  * `cdk-inferentia catalog`: the Neuron instance types with their hardware facts and hourly prices, and
  * `catalog refresh`, which reads current ones from AWS into a price file.
  */
-import { writeFileSync } from 'fs';
+import { existsSync, statSync, writeFileSync } from 'fs';
+import { dirname, resolve } from 'path';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import Table from 'cli-table3';
@@ -217,6 +218,16 @@ export function registerCatalogCommand(program: Command, io: CliIo): void {
         throw new InputError(`--hostings: expected ${HOSTINGS.join(' and/or ')}, got ${badHostings.map((h) => `"${h}"`).join(', ')}`);
       }
       const regions = list(flags.regions);
+      // Every flag checked before the first AWS call, each named as the user typed it.
+      const problems = regions.filter((r) => !isAwsRegion(r)).map((r) => `--regions: "${r}" is not an AWS region code; e.g. --regions us-east-1,eu-west-1`);
+      if (regions.length === 0) {
+        problems.push('--regions: names no region; e.g. --regions us-east-1');
+      }
+      const outDir = dirname(resolve(flags.out));
+      if (!existsSync(outDir) || !statSync(outDir).isDirectory()) {
+        problems.push(`--out ${flags.out}: the directory ${outDir} does not exist; create it or write elsewhere`);
+      }
+      InputError.throwIfAny(problems);
       const file = await refreshCatalog({
         regions,
         hostings: hostings as Hosting[],

@@ -18,7 +18,13 @@ import {
   parseCompileSpec,
   sha256Hex,
   type CompileManifest,
+  chipOfFamily,
+  type CompileSpec,
 } from '../../lib/compile';
+import { BUILT_IN_INSTANCES, isAwsRegion } from '../../lib/catalog';
+import {
+  bucketNameProblem, instanceProfileArnProblem, securityGroupIdProblem, subnetIdProblem,
+} from '../../lib/aws-names';
 import {
   checkCompileJob,
   startCompileJob,
@@ -31,7 +37,7 @@ import type { CliIo } from './io';
 import { once, onceParsed } from './once';
 import { list, positiveInteger, positiveNumber } from './parse';
 
-interface CompileFlags {
+export interface CompileFlags {
   readonly spec: string;
   readonly bucket: string;
   readonly prefix?: string;
@@ -103,6 +109,65 @@ function elapsed(ms: number): string {
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
+/**
+ * Every flag checked before any AWS call: the compile launches a billed instance, so a bad flag must not reach EC2.
+ *
+ * @throws InputError listing every problem, each naming the flag, the value and the fix
+ */
+export function checkCompileFlags(flags: CompileFlags): { spec: CompileSpec; prefix: string; instanceTypes: string[] } {
+  const problems: string[] = [];
+  const flagProblem = (flag: string, value: string, problem: string | undefined): void => {
+    if (problem !== undefined) {
+      problems.push(`${flag} ${JSON.stringify(value)}: ${problem}`);
+    }
+  };
+  if (!isAwsRegion(flags.region)) {
+    flagProblem('--region', flags.region, 'not an AWS region code; e.g. --region us-east-1');
+  }
+  flagProblem('--bucket', flags.bucket, bucketNameProblem(flags.bucket));
+  const prefix = flags.prefix ?? 'compiled/';
+  if (prefix !== '' && (!prefix.endsWith('/') || prefix.startsWith('/'))) {
+    flagProblem('--prefix', prefix, "must end with '/' and not start with '/', e.g. compiled/");
+  }
+  flagProblem('--instance-profile', flags.instanceProfile, instanceProfileArnProblem(flags.instanceProfile));
+  for (const [flag, ids, check] of [['--subnets', flags.subnets, subnetIdProblem], ['--security-groups', flags.securityGroups, securityGroupIdProblem]] as const) {
+    if (ids.length === 0) {
+      problems.push(`${flag}: names none; give at least one ID, comma-separated`);
+    }
+    for (const id of ids) {
+      flagProblem(flag, id, check(id));
+    }
+  }
+  let spec: CompileSpec | undefined;
+  try {
+    spec = parseCompileSpec(readSpecFile(flags.spec), flags.spec);
+  } catch (e) {
+    if (!(e instanceof InputError)) {
+      throw e;
+    }
+    problems.push(...e.problems.map((p) => (p.startsWith('--spec') ? p : `--spec ${p}`)));
+  }
+  if (spec !== undefined) {
+    const hosts = BUILT_IN_INSTANCES.filter((i) => chipOfFamily(i.family) === spec.chip).map((i) => i.name);
+    for (const type of flags.instanceTypes ?? []) {
+      if (!hosts.includes(type)) {
+        flagProblem('--instance-types', type, `not an instance type with the spec's ${spec.chip} chip, which the compile `
+          + `measures the artifact on; use one of ${hosts.join(', ')}`);
+      }
+    }
+    if (flags.instanceTypes !== undefined && flags.instanceTypes.length === 0) {
+      problems.push('--instance-types: names none; leave it out to size the host from --model-size-gib');
+    }
+  }
+  InputError.throwIfAny(problems);
+  const checked = spec as CompileSpec;
+  const instanceTypes = compileHostTypes(checked, flags.modelSizeGib ?? 1, flags.instanceTypes);
+  if (instanceTypes.length === 0) {
+    throw new InputError(`--model-size-gib ${flags.modelSizeGib}: no ${checked.chip} instance has the RAM to compile it; pass --instance-types`);
+  }
+  return { spec: checked, prefix, instanceTypes };
+}
+
 /** Registers `compile` on the program. */
 export function registerCompileCommand(program: Command, io: CliIo, clientsFor: CompileClientFactory = defaultClients,
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))): void {
@@ -123,15 +188,7 @@ export function registerCompileCommand(program: Command, io: CliIo, clientsFor: 
     .option('--wait', 'follow the compile until its manifest or failure')
     .option('--json', 'print the manifest (or, without --wait, the started job) as JSON')
     .action(async (flags: CompileFlags) => {
-      const spec = parseCompileSpec(readSpecFile(flags.spec), flags.spec);
-      const prefix = flags.prefix ?? 'compiled/';
-      if (prefix !== '' && (!prefix.endsWith('/') || prefix.startsWith('/'))) {
-        throw new InputError(`--prefix ${JSON.stringify(prefix)}: must end with '/' and not start with '/', e.g. compiled/`);
-      }
-      const instanceTypes = compileHostTypes(spec, flags.modelSizeGib ?? 1, flags.instanceTypes);
-      if (instanceTypes.length === 0) {
-        throw new InputError(`--model-size-gib ${flags.modelSizeGib}: no ${spec.chip} instance has the RAM to compile it; pass --instance-types`);
-      }
+      const { spec, prefix, instanceTypes } = checkCompileFlags(flags);
       const script = readCompileScript();
       const hash = compileHash(spec, [{ name: 'compile.py', content: script }]);
       const clients = clientsFor(flags.region);

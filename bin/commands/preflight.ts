@@ -2,7 +2,7 @@
  * `cdk-inferentia preflight`: before the first deploy, checks with the user's credentials that it can start.
  */
 import { existsSync, statSync } from 'fs';
-import { dirname, join } from 'path';
+import { join } from 'path';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -11,6 +11,7 @@ import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
+import { endpointNameProblem, imageUriProblem, s3UriProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import {
@@ -24,6 +25,7 @@ import {
   type PreflightReport,
   type PreflightTarget,
 } from '../../io/preflight/index';
+import type { ExpressionScope } from '../../io/preflight/expression';
 import { readJsonFile } from './files';
 import type { CliIo } from './io';
 import { once } from './once';
@@ -135,6 +137,14 @@ export function targetsFromFlags(flags: PreflightFlags): { targets: PreflightTar
       }
     }
   }
+  const flagProblem = (flag: string, value: string | undefined, check: (v: string) => string | undefined): void => {
+    const problem = value !== undefined ? check(value) : undefined;
+    if (problem !== undefined) {
+      problems.push(`${flag} ${JSON.stringify(value)}: ${problem}`);
+    }
+  };
+  flagProblem('--endpoint-name', flags.endpointName, endpointNameProblem);
+  flagProblem('--model-data', flags.modelData, (v) => s3UriProblem(v, 's3://my-bucket/models/bert/ or s3://my-bucket/model.tar.gz'));
   if (flags.plan !== undefined && flags.stackName !== undefined) {
     problems.push('--stack-name: applies to --stack');
   }
@@ -144,23 +154,65 @@ export function targetsFromFlags(flags: PreflightFlags): { targets: PreflightTar
       problems.push(`--skip ${id}: not a check; the checks are ${CHECK_IDS.join(', ')}`);
     }
   }
-  InputError.throwIfAny(problems);
-
+  let target: PreflightTarget | undefined;
   if (flags.plan !== undefined) {
-    const target = targetFromPlan(readJsonFile('--plan', flags.plan), flags.plan, {
-      image: flags.image,
-      modelDataUri: flags.modelData,
-      endpointName: flags.endpointName,
-    });
-    if (flags.region !== undefined && flags.region !== target.region) {
-      throw new InputError(`--region ${flags.region}: the plan is for ${target.region}; plan again for ${flags.region}`);
+    try {
+      target = targetFromPlan(readJsonFile('--plan', flags.plan), flags.plan, {
+        image: flags.image,
+        modelDataUri: flags.modelData,
+        endpointName: flags.endpointName,
+      });
+    } catch (e) {
+      if (!(e instanceof InputError)) {
+        throw e;
+      }
+      problems.push(...e.problems);
     }
+  }
+  // SageMaker pulls only from ECR; ECS on EC2 pulls from any registry.
+  flagProblem('--image', flags.image, (v) => imageUriProblem(v, target?.hosting === 'sagemaker'));
+  if (target !== undefined && flags.region !== undefined && isAwsRegion(flags.region) && flags.region !== target.region) {
+    problems.push(`--region ${flags.region}: the plan is for ${target.region}; plan again for ${flags.region}`);
+  }
+  InputError.throwIfAny(problems);
+  if (target !== undefined) {
     return { targets: [target], skip: skip as CheckId[] };
   }
   return { targets: stackTargets(flags.stack as string, flags.stackName, flags.region), skip: skip as CheckId[] };
 }
 
-/** Every SageMaker endpoint of the stack(s) at `path`: a template file, or a cdk.out directory and its manifest. */
+/** A stack of a cloud assembly, nested stage assemblies included. */
+interface AssemblyStack {
+  readonly id: string;
+  readonly displayName: string;
+  readonly environment?: string;
+  readonly templateFile: string;
+  readonly template: { Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown> }>; Outputs?: Record<string, unknown> };
+}
+
+/** Every stack of the assembly in `dir`, with the stacks of its stages (`cdk:cloud-assembly` artifacts). */
+function assemblyStacks(dir: string, depth = 0): AssemblyStack[] {
+  const manifestFile = join(dir, 'manifest.json');
+  const manifest = readJsonFile('--stack', manifestFile) as { artifacts?: Record<string, StackArtifact> };
+  const stacks: AssemblyStack[] = [];
+  for (const [id, artifact] of Object.entries(manifest.artifacts ?? {})) {
+    if (artifact.type === 'aws:cloudformation:stack') {
+      const templateFile = join(dir, artifact.properties?.templateFile ?? `${id}.template.json`);
+      stacks.push({ id, displayName: artifact.displayName ?? id, environment: artifact.environment, templateFile,
+        template: readJsonFile('--stack', templateFile) as AssemblyStack['template'] });
+    } else if (artifact.type === 'cdk:cloud-assembly' && artifact.properties?.directoryName !== undefined && depth < 4) {
+      stacks.push(...assemblyStacks(join(dir, artifact.properties.directoryName), depth + 1));
+    }
+  }
+  return stacks;
+}
+
+const HOSTING_TYPES = ['AWS::SageMaker::Endpoint', 'AWS::ECS::Service'];
+
+/**
+ * Every SageMaker endpoint and ECS service of the stack(s) at `path`: a template file, or a cdk.out directory with
+ * its stage assemblies (dev/Inference, ...). Images joined from another stack's exported repository are resolved.
+ */
 function stackTargets(path: string, stackName: string | undefined, region: string | undefined): PreflightTarget[] {
   if (!existsSync(path)) {
     throw new InputError(`--stack ${path}: no such file or directory; run \`npx cdk synth\` first`);
@@ -171,37 +223,49 @@ function stackTargets(path: string, stackName: string | undefined, region: strin
     }
     return targetsFromTemplate(readJsonFile('--stack', path), path, region);
   }
-  const manifestFile = join(path, 'manifest.json');
-  const manifest = readJsonFile('--stack', manifestFile) as { artifacts?: Record<string, StackArtifact> };
-  const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, a]) => a.type === 'aws:cloudformation:stack');
-  const chosen = stackName !== undefined ? stacks.filter(([name, a]) => name === stackName || a.displayName === stackName) : stacks;
+  const stacks = assemblyStacks(path);
+  const chosen = stackName !== undefined ? stacks.filter((s) => s.id === stackName || s.displayName === stackName) : stacks;
   if (chosen.length === 0) {
     throw new InputError(
       stackName !== undefined
-        ? `--stack-name ${stackName}: not in ${manifestFile}; stacks: ${stacks.map(([n]) => n).join(', ') || 'none'}`
-        : `--stack ${path}: ${manifestFile} lists no stack; run \`npx cdk synth\``,
+        ? `--stack-name ${stackName}: not in ${path}; stacks: ${stacks.map((s) => s.displayName).join(', ') || 'none'}`
+        : `--stack ${path}: ${join(path, 'manifest.json')} lists no stack; run \`npx cdk synth\``,
     );
+  }
+  const environmentOf = (s: AssemblyStack) => /^aws:\/\/(\d{12}|[^/]+)\/([a-z0-9-]+)$/.exec(s.environment ?? '');
+  const exports = new Map<string, { value: unknown; scope: ExpressionScope }>();
+  for (const s of stacks) {
+    const env = environmentOf(s);
+    if (env === null || !/^\d{12}$/.test(env[1])) {
+      continue;
+    }
+    const scope: ExpressionScope = { account: env[1], region: env[2], resources: s.template.Resources ?? {}, exports };
+    for (const output of Object.values(s.template.Outputs ?? {}) as { Value?: unknown; Export?: { Name?: unknown } }[]) {
+      if (typeof output?.Export?.Name === 'string') {
+        exports.set(output.Export.Name, { value: output.Value, scope });
+      }
+    }
   }
   const targets: PreflightTarget[] = [];
   const problems: string[] = [];
-  for (const [name, artifact] of chosen) {
-    const templateFile = join(dirname(manifestFile), artifact.properties?.templateFile ?? `${name}.template.json`);
-    const template = readJsonFile('--stack', templateFile) as { Resources?: Record<string, { Type?: string }> };
-    const hasEndpoint = Object.values(template.Resources ?? {}).some((r) => r?.Type === 'AWS::SageMaker::Endpoint');
-    if (!hasEndpoint) {
+  for (const s of chosen) {
+    const hosts = Object.values(s.template.Resources ?? {}).some((r) => HOSTING_TYPES.includes(r?.Type ?? ''));
+    if (!hosts) {
       continue;
     }
-    const envRegion = /^aws:\/\/[^/]+\/([a-z0-9-]+)$/.exec(artifact.environment ?? '')?.[1];
-    const stackRegion = envRegion !== undefined && isAwsRegion(envRegion) ? envRegion : region;
+    const env = environmentOf(s);
+    const stackRegion = env !== null && isAwsRegion(env[2]) ? env[2] : region;
     if (stackRegion === undefined) {
-      problems.push(`stack ${name} is environment-agnostic (${artifact.environment ?? 'no environment'}): add --region`);
+      problems.push(`stack ${s.displayName} is environment-agnostic (${s.environment ?? 'no environment'}): add --region`);
       continue;
     }
-    targets.push(...targetsFromTemplate(template, templateFile, stackRegion));
+    const account = env !== null && /^\d{12}$/.test(env[1]) ? env[1] : undefined;
+    targets.push(...targetsFromTemplate(s.template, `${s.displayName}: ${s.templateFile}`, stackRegion, { account, exports }));
   }
   InputError.throwIfAny(problems);
   if (targets.length === 0) {
-    throw new InputError(`--stack ${path}: no stack with an AWS::SageMaker::Endpoint; preflight reads SageMaker stacks (for EC2 hosting, check a plan)`);
+    throw new InputError(`--stack ${path}: no stack with a SageMaker endpoint or an ECS service; preflight reads the stacks `
+      + 'NeuronSageMakerEndpoint and NeuronEcsService make');
   }
   return targets;
 }
@@ -210,7 +274,7 @@ interface StackArtifact {
   readonly type?: string;
   readonly environment?: string;
   readonly displayName?: string;
-  readonly properties?: { readonly templateFile?: string };
+  readonly properties?: { readonly templateFile?: string; readonly directoryName?: string };
 }
 
 // Plain borders and no colours: the output is read in CI logs as often as in a terminal.

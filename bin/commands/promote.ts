@@ -141,9 +141,14 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
       throw new InputError(`--to is missing; promote ${from.name} to ${next?.name ?? '(none: it is the last environment)'}, or pass --check to apply only the gate`);
     }
     to = environmentNamed(config, flags.to, '--to');
+    const order = config.environments.map((e) => e.name).join(' -> ');
+    if (next === undefined) {
+      throw new InputError(`--from ${from.name} is the last environment (${order}): nothing is promoted from it; `
+        + `to roll out a new image, deploy it to ${config.environments[0].name} and promote from there`);
+    }
     if (to !== next) {
       throw new InputError(`--to ${to.name} does not follow --from ${from.name} in the environments config `
-        + `(${config.environments.map((e) => e.name).join(' -> ')}); promote one step at a time: --to ${next?.name ?? '(none)'}`);
+        + `(${order}); promote one step at a time: --to ${next.name}`);
     }
   }
   const refuse = (reasons: string[]): never => {

@@ -27,6 +27,7 @@ import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
 import { acknowledgeCompileFindings, neoProblems } from './private/compile-backend';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
+import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */
 export interface NeoBackendOptions {
@@ -185,6 +186,7 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
 
   constructor(scope: Construct, id: string, props: NeuronCompileJobProps) {
     super(scope, id);
+    markOwned(this);
     const spec = parseCompileSpec(props.spec, `${this.node.path}: spec`);
     const backend = props.backend ?? CompileBackend.instance();
     const timeout = props.timeout ?? Duration.minutes(45);

@@ -9,6 +9,7 @@ import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronEcsService } from './neuron-ecs-service';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { markOwned } from '../private/ownership';
 
 /** Props of {@link EcsInferenceStack}. */
 export interface EcsInferenceStackProps extends StackProps {
@@ -79,6 +80,7 @@ export class EcsInferenceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: EcsInferenceStackProps) {
     super(scope, id, props);
+    markOwned(this);
     if ((props.image === undefined) === (props.imageDigest === undefined)) {
       throw new InputError(props.image === undefined
         ? 'EcsInferenceStack: neither image nor imageDigest is set; pass the imageDigest of the model server image '

@@ -18,6 +18,7 @@ import { modelLoadBalancer } from './private/ecs-load-balancer';
 import { rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
 import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
 import { resolveService } from './private/ecs-validation';
+import { markOwned } from '../private/ownership';
 
 /**
  * A model on Inferentia2 or Trainium EC2 instances, run by Amazon ECS as the plan sized it.
@@ -98,6 +99,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
 
   constructor(scope: Construct, id: string, props: NeuronEcsServiceProps) {
     super(scope, id);
+    markOwned(this);
     const stack = Stack.of(this);
     const { layout, ports, scaling, volumeGiB, graceSeconds, requestTimeoutMs, serverEnvironment, ...names } =
       resolveService(this, props);

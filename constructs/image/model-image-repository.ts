@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { InputError } from '../../lib/errors';
 import { digestProblem } from './private/image-digest';
 import { viaService } from '../private/image-via-service';
+import { markOwned } from '../private/ownership';
 
 /** The actions a pull needs on the repository itself; `ecr:GetAuthorizationToken` is registry-wide. */
 export const ECR_PULL_ACTIONS: readonly string[] = [
@@ -116,6 +117,7 @@ export class ModelImageRepository extends Construct {
 
   constructor(scope: Construct, id: string, props: ModelImageRepositoryProps = {}) {
     super(scope, id);
+    markOwned(this);
     const maxTaggedImages = props.maxTaggedImages ?? 20;
     const untaggedImageExpiry = props.untaggedImageExpiry ?? Duration.days(7);
     InputError.throwIfAny(validateProps(props, maxTaggedImages, untaggedImageExpiry));

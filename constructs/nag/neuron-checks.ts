@@ -4,6 +4,7 @@ import { CfnResource } from 'aws-cdk-lib';
 import { NagPack, NagPackProps } from 'cdk-nag/lib/nag-pack';
 import { NagMessageLevel, type NagRuleResult } from 'cdk-nag/lib/nag-rules';
 import { IConstruct } from 'constructs';
+import { isOwned } from '../private/ownership';
 import {
   NeuronEcrImmutableTags,
   NeuronEcrKmsEncryption,
@@ -113,12 +114,24 @@ const RULES: readonly NeuronRule[] = [
   },
 ];
 
+/** Options for {@link NeuronChecks}. */
+export interface NeuronChecksProps extends NagPackProps {
+  /**
+   * Which resources the rules check: `'all'`, every resource of the app; `'package'`, only those cdk-inferentia's
+   * constructs created, so an unrelated repository or endpoint of the app is left to the app's own rules.
+   *
+   * @default 'all' - a pack registered by hand checks what it is given; {@link applyPolicyChecks} passes 'package'
+   */
+  readonly resources?: 'all' | 'package';
+}
+
 /**
  * cdk-nag rule pack for what AwsSolutions does not cover on Neuron inference stacks.
  *
  * Checks SageMaker endpoint configurations (KMS key, Trainium storage limits, Neuron instance types), SageMaker models
  * (images by digest, model data under network isolation) and ECR repositories (scan on push, immutable tags, KMS).
- * Every rule reads the synthesized L1 resource, so it applies to our constructs and to anyone else's alike.
+ * Every rule reads the synthesized L1 resource, so it applies to our constructs and to anyone else's alike, unless
+ * `resources: 'package'` limits it to what cdk-inferentia created.
  *
  * Finding ids read `Neuron-<Rule>`, e.g. `Neuron-EcrScanOnPush`, and every finding is an error that fails synth.
  * Register the pack with `Validations.of(app).addPlugins(new NeuronChecks(app))` (or {@link applyPolicyChecks}), and
@@ -137,13 +150,19 @@ export class NeuronChecks extends NagPack {
    * @param scope the app; only needed with `writeSuppressionsToCloudFormation`.
    * @param props cdk-nag pack options (`verbose` adds each rule's explanation and fix to its findings).
    */
-  constructor(scope?: IConstruct, props?: NagPackProps) {
+  private readonly onlyPackageResources: boolean;
+
+  constructor(scope?: IConstruct, props?: NeuronChecksProps) {
     super(scope, props);
+    this.onlyPackageResources = props?.resources === 'package';
     this.packName = 'Neuron';
     this.ruleIds = RULES.map((rule) => `${this.packName}-${rule.suffix}`);
   }
 
   protected checkResource(node: CfnResource): void {
+    if (this.onlyPackageResources && !isOwned(node)) {
+      return;
+    }
     for (const { suffix, rule, info, explanation } of RULES) {
       this.applyRule({ ruleSuffixOverride: suffix, info, explanation, level: NagMessageLevel.ERROR, rule, node });
     }

@@ -3,6 +3,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
 import { logAccessTo } from './access-logs';
+import { markOwned } from './ownership';
 
 /** Construct id of the store under its stack; with its children's ids, it fixes the logical ids of stateful resources. */
 export const MODEL_DATA_STORE_ID = 'NeuronModelData';
@@ -31,6 +32,7 @@ export class ModelDataStore extends Construct {
 
   private constructor(scope: Construct, id: string) {
     super(scope, id);
+    markOwned(this);
     this.key = new kms.Key(this, 'Key', {
       description: `Encrypts the model files in ${this.node.path}/Bucket`,
       enableKeyRotation: true,

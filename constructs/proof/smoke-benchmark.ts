@@ -17,6 +17,7 @@ import { INVOKE_MARGIN, PROVIDER_OVERHEAD, WORKER_TIMEOUT_MARGIN, DEFAULT_METRIC
 import { resolveLoad, resolveCapacity, resolveTimeout, validateRequest, environmentSizeProblems, dependencyTargets, nagResourceId } from './private/smoke-resolve';
 import { SmokeBenchmarkProps } from './smoke-benchmark-props';
 import { smokeThresholdDefaults } from './smoke-thresholds';
+import { markOwned } from '../private/ownership';
 
 export { MAX_SMOKE_TIMEOUT } from './private/smoke-defaults';
 
@@ -73,6 +74,7 @@ export class SmokeBenchmark extends Construct {
 
   constructor(scope: Construct, id: string, props: SmokeBenchmarkProps) {
     super(scope, id);
+    markOwned(this);
     const target = props.target._bind(this);
     const problems: string[] = [];
 

@@ -16,6 +16,7 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { markOwned } from '../private/ownership';
 
 /** Props of {@link InferenceStage}. */
 export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName'> {
@@ -111,6 +112,7 @@ export class InferenceStage extends Stage {
   constructor(scope: Construct, id: string, props: InferenceStageProps) {
     const env = props.environment;
     super(scope, id, { ...props, env: { account: env.account, region: env.region } });
+    markOwned(this);
     this.environment = env;
     const description = `cdk-inferentia ${props.application} in ${env.name}`;
 

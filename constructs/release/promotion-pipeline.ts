@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { InputError } from '../../lib/errors';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import type { InferenceStage } from './inference-stage';
+import { markOwned } from '../private/ownership';
 
 /** Props of {@link PromotionPipeline}. */
 export interface PromotionPipelineProps {
@@ -79,6 +80,7 @@ export class PromotionPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: PromotionPipelineProps) {
     super(scope, id);
+    markOwned(this);
     const stages = props.stages;
     const problems: string[] = [];
     if (stages.length === 0) {

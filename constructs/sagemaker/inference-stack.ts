@@ -10,6 +10,7 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { markOwned } from '../private/ownership';
 
 /** How {@link InferenceStack} compiles its model in the deploy. */
 export interface InferenceCompileOptions {
@@ -113,6 +114,7 @@ export class InferenceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: InferenceStackProps) {
     super(scope, id, props);
+    markOwned(this);
     if ((props.image === undefined) === (props.imageDigest === undefined)) {
       throw new InputError(props.image === undefined
         ? 'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromServer({ tag, '

@@ -39,6 +39,7 @@ import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess } from './pri
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import { chooseHostImage } from './private/neuron-host';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+import { markOwned } from '../private/ownership';
 
 /**
  * A SageMaker real-time endpoint on Inferentia or Trainium, sized by a plan, secure and guarded by default.
@@ -148,6 +149,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
+    markOwned(this);
     // Every problem is collected before any resource exists, then reported in one InputError.
     const problems: string[] = [];
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)

@@ -3,7 +3,9 @@
  */
 import { z } from 'zod';
 import { isAwsRegion } from '../../lib/catalog/regions';
+import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { InputError } from '../../lib/errors';
+import { resolveString, type ExpressionScope } from './expression';
 import type { PreflightTarget } from './types';
 
 /**
@@ -83,12 +85,21 @@ interface Resource {
  *
  * @throws InputError when the template has no SageMaker endpoint or a resource cannot be followed
  */
-export function targetsFromTemplate(template: unknown, source: string, region: string): PreflightTarget[] {
+export function targetsFromTemplate(template: unknown, source: string, region: string,
+  environment: { account?: string; exports?: ExpressionScope['exports'] } = {}): PreflightTarget[] {
   const resources = (isObject(template) && isObject(template.Resources) ? template.Resources : {}) as Record<string, Resource>;
   const byType = (type: string) => Object.entries(resources).filter(([, r]) => r?.Type === type);
+  const scope: ExpressionScope | undefined = environment.account !== undefined
+    ? { account: environment.account, region, resources, exports: environment.exports }
+    : undefined;
   const endpoints = byType('AWS::SageMaker::Endpoint');
   if (endpoints.length === 0) {
-    throw new InputError(`${source}: no AWS::SageMaker::Endpoint resource; preflight reads SageMaker stacks (for EC2 hosting, check a plan)`);
+    const ecs = ecsTargets(resources, source, region, scope);
+    if (ecs.length > 0) {
+      return ecs;
+    }
+    throw new InputError(`${source}: no AWS::SageMaker::Endpoint and no ECS service on EC2 capacity; preflight reads the stacks `
+      + 'NeuronSageMakerEndpoint and NeuronEcsService make');
   }
   const problems: string[] = [];
   const targets: PreflightTarget[] = [];
@@ -110,7 +121,7 @@ export function targetsFromTemplate(template: unknown, source: string, region: s
     const modelId = logicalIdOf(variant.ModelName);
     const model = modelId !== undefined ? resources[modelId] : undefined;
     const container = isObject(model?.Properties?.PrimaryContainer) ? model.Properties.PrimaryContainer : {};
-    const image = container.Image;
+    const image = typeof container.Image === 'string' || scope === undefined ? container.Image : resolveString(container.Image, scope);
     const modelDataUri = isObject(container.ModelDataSource) && isObject(container.ModelDataSource.S3DataSource)
       ? container.ModelDataSource.S3DataSource.S3Uri
       : container.ModelDataUrl;
@@ -139,6 +150,44 @@ export function targetsFromTemplate(template: unknown, source: string, region: s
   }
   InputError.throwIfAny(problems);
   return targets;
+}
+
+/**
+ * The ECS services on EC2 of a template (NeuronEcsService): instance type from the launch template, count and ceiling
+ * from the Auto Scaling group, image from the task definition. The model is in the image, so there is no model data.
+ */
+function ecsTargets(resources: Record<string, Resource>, source: string, region: string, scope: ExpressionScope | undefined): PreflightTarget[] {
+  const of = (type: string) => Object.entries(resources).filter(([, r]) => r?.Type === type);
+  const launchTemplates = of('AWS::EC2::LaunchTemplate');
+  const groups = of('AWS::AutoScaling::AutoScalingGroup');
+  const tasks = of('AWS::ECS::TaskDefinition');
+  if (of('AWS::ECS::Service').length === 0 || launchTemplates.length === 0 || groups.length === 0 || tasks.length === 0) {
+    return [];
+  }
+  const [templateId, launchTemplate] = launchTemplates[0];
+  const data = launchTemplate.Properties?.LaunchTemplateData;
+  const instanceType = isObject(data) ? data.InstanceType : undefined;
+  const group = groups[0][1].Properties ?? {};
+  const min = Number(group.DesiredCapacity ?? group.MinSize);
+  const max = Number(group.MaxSize);
+  if (typeof instanceType !== 'string' || !Number.isFinite(min) || !Number.isFinite(max)) {
+    throw new InputError(`${source} (${templateId}): the launch template and Auto Scaling group name no literal instance type and sizes`);
+  }
+  const container = firstOf(tasks[0][1].Properties?.ContainerDefinitions);
+  const image = typeof container?.Image === 'string' ? container.Image : scope !== undefined ? resolveString(container?.Image, scope) : undefined;
+  const unknown: Record<string, string> = { modelDataUri: 'on ECS the model is in the image: the image check covers it' };
+  if (image === undefined) unknown.image = 'the image is a CloudFormation expression this stack cannot resolve before the deploy';
+  return [{
+    source: `${source} (${tasks[0][0]})`,
+    region,
+    hosting: 'ec2',
+    instanceType,
+    vcpus: BUILT_IN_INSTANCES.find((i) => i.name === instanceType)?.vcpus,
+    instanceCount: min,
+    maxInstanceCount: Math.max(min, max),
+    image,
+    unknown,
+  }];
 }
 
 /** The logical id a `{ Ref }` or `{ 'Fn::GetAtt': [id, attr] }` points at. */

@@ -82,3 +82,26 @@ function ms(value: number): string {
 function percent(rate: number): string {
   return `${(rate * 100).toFixed(2)} %`;
 }
+
+/** A report as `bench --json` prints it: the report, with `latencyMs` in {@link JsonBenchReport}'s form. */
+export type JsonBenchReport = Omit<BenchReport, 'latencyMs' | 'thresholds'> & {
+  /** Successful requests only: every field `null` when no request succeeded (there is no latency to report). */
+  readonly latencyMs: { readonly p50: number | null; readonly p90: number | null; readonly p99: number | null; readonly max: number | null };
+  /** A latency threshold's `measured` is `null` when no request succeeded. */
+  readonly thresholds: readonly (Omit<BenchReport['thresholds'][number], 'measured'> & { readonly measured: number | null })[];
+};
+
+/**
+ * The report as JSON readers should see it: a latency of 0 would read as "instant" where nothing was measured, so
+ * with no successful request the latency fields and latency thresholds' `measured` are `null`.
+ */
+export function reportForJson(report: BenchReport): JsonBenchReport {
+  if (report.requests > report.errors) {
+    return report;
+  }
+  return {
+    ...report,
+    latencyMs: { p50: null, p90: null, p99: null, max: null },
+    thresholds: report.thresholds.map((t) => (t.name === 'p50' || t.name === 'p99' || t.name === 'serverP99' ? { ...t, measured: null } : t)),
+  };
+}

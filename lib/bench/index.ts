@@ -17,7 +17,8 @@ export {
 } from './errors';
 export { checkAnswer, compileAnswerCheck, parseJsonPath, selectJsonPath, type JsonPathSegment } from './answer';
 export { evaluateThresholds, type BenchStats } from './thresholds';
-export { formatReport, formatHistogram } from './format';
+export { formatReport, formatHistogram, reportForJson } from './format';
+export type { JsonBenchReport } from './format';
 export { validateBenchOptions, MAX_IN_FLIGHT, MAX_RATE_RPS, MAX_TIMER_MS } from './validate';
 export { LatencyRecorder } from './latency';
 export { parseServerTiming, ServerTimingRecorder, SERVER_TIMING_HEADER, type ServerTiming } from './server-timing';

@@ -8,7 +8,9 @@ export { AWS_REGIONS, isAwsRegion } from './regions';
 export type { PriceFile } from './catalog';
 export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog';
 export type { PriceFileInput } from './price-file';
-export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile, priceFileSchema } from './price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile } from './price-file';
+/** @internal a zod schema: out of the published declarations */
+export { priceFileSchema } from './price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
 export type { SageMakerAvailability } from './availability';
 export { sageMakerAvailability } from './availability';

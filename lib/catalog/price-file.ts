@@ -57,6 +57,8 @@ const priceSchema = z.strictObject({
  *
  * @example
  * {"prices":[{"instanceType":"inf2.xlarge","region":"eu-west-1","hosting":"ec2","usdPerHour":0.8}]}
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
 export const priceFileSchema = z.strictObject({
   source: nonEmptyString('a non-empty description of where the file comes from').optional(),
@@ -65,8 +67,16 @@ export const priceFileSchema = z.strictObject({
   prices: z.array(priceSchema, { error: 'expected a list of prices' }),
 }, { error: 'expected a JSON object with a "prices" list' });
 
-/** A price file as written by hand, before defaults: what `priceFileSchema` accepts. */
-export type PriceFileInput = z.input<typeof priceFileSchema>;
+/** A price file as written by hand, before defaults: what `parsePriceFile` accepts. */
+export interface PriceFileInput {
+  /** Where the file's numbers come from. @default DEFAULT_PRICE_FILE_SOURCE */
+  readonly source?: string;
+  /** The day the numbers were read (ISO date). @default UNDATED */
+  readonly asOf?: string;
+  /** Instance types the built-in catalog lacks. @default [] */
+  readonly instances?: readonly (Omit<InstanceSpec, 'family' | 'source' | 'unverified'> & Partial<Pick<InstanceSpec, 'family' | 'source' | 'unverified'>>)[];
+  readonly prices: readonly (Omit<Price, 'kind' | 'source' | 'asOf' | 'unverified'> & Partial<Pick<Price, 'kind' | 'source' | 'asOf' | 'unverified'>>)[];
+}
 
 /**
  * Validates a parsed price file and applies its defaults.

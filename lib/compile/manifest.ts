@@ -64,7 +64,11 @@ export interface CompileManifest {
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected a SHA-256 hex digest' });
 const positiveInt = z.int().positive();
 
-/** Zod schema of `manifest.json`. */
+/**
+ * Zod schema of `manifest.json`.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const manifestSchema = z.object({
   formatVersion: z.literal(MANIFEST_FORMAT_VERSION, { error: `expected format version ${MANIFEST_FORMAT_VERSION}` }),
   model: z.string().min(1),
@@ -123,7 +127,11 @@ export interface CompileFailure {
   readonly logTail?: string;
 }
 
-/** Zod schema of a failure record (lenient: a record that reached S3 is shown even with fields missing). */
+/**
+ * Zod schema of a failure record (lenient: a record that reached S3 is shown even with fields missing).
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const failureSchema = z.object({
   kind: z.enum(['out-of-memory', 'unsupported-operators', 'accuracy', 'timeout', 'error']).catch('error'),
   reason: z.string().catch('the compile failed without a reason'),

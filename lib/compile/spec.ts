@@ -96,6 +96,13 @@ export interface CompileSpec {
 }
 
 const POSITIVE_INTEGER = 'expected a positive integer';
+
+/**
+ * Largest batch size a spec may ask for. Every batch size is traced into its own static-shape graph on a billed
+ * compile host, and Neuron's published inference results use batches of 1 to a few hundred; a larger number is a
+ * typo (an extra zero, a token count in the wrong field), refused before any instance starts.
+ */
+export const MAX_COMPILE_BATCH_SIZE = 1024;
 const NON_EMPTY = 'expected a non-empty string';
 const nonEmpty = () => z.string({ error: NON_EMPTY }).refine((s) => s.trim().length > 0, { error: NON_EMPTY });
 const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
@@ -117,14 +124,18 @@ const sourceSchema = z.union(
   },
 );
 
-/** Zod schema of a compile spec file (`cdk-inferentia compile --spec FILE`, `NeuronCompileJob` props). */
+/**
+ * Zod schema of a compile spec file (`cdk-inferentia compile --spec FILE`, `NeuronCompileJob` props).
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const compileSpecSchema = z.strictObject({
   model: nonEmpty(),
   source: sourceSchema,
   task: z.enum(COMPILE_TASKS as [CompileTask, ...CompileTask[]], { error: `expected one of ${COMPILE_TASKS.join(', ')}` }),
   sequenceLength: positiveInteger().optional(),
   imageSize: positiveInteger().optional(),
-  batchSizes: z.array(positiveInteger(), { error: 'expected an array of batch sizes' }).min(1, { error: 'expected at least one batch size' }),
+  batchSizes: z.array(positiveInteger().max(MAX_COMPILE_BATCH_SIZE, { error: `expected at most ${MAX_COMPILE_BATCH_SIZE} (one traced graph per batch size)` }), { error: 'expected an array of batch sizes' }).min(1, { error: 'expected at least one batch size' }),
   autoCast: z
     .strictObject({
       scope: z.enum(['none', 'matmult', 'all'], { error: "expected 'none', 'matmult' or 'all'" }),
@@ -140,7 +151,14 @@ export const compileSpecSchema = z.strictObject({
 });
 
 /** The spec as written in a file, before defaults: what `parseCompileSpec` accepts. */
-export type CompileSpecInput = z.input<typeof compileSpecSchema>;
+export interface CompileSpecInput extends Omit<CompileSpec, 'autoCast' | 'compilerArgs' | 'tolerance'> {
+  /** @default { scope: 'matmult', type: 'bf16' } */
+  readonly autoCast?: AutoCast;
+  /** @default [] */
+  readonly compilerArgs?: readonly string[];
+  /** @default 0.02 */
+  readonly tolerance?: number;
+}
 
 function formatPath(path: readonly PropertyKey[]): string {
   let out = '';

@@ -33,7 +33,11 @@ export const ROLE_ARN = /^arn:aws(?:-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{
 
 const positive = z.number().positive();
 
-/** Schema of one environment as written in the config file. */
+/**
+ * Schema of one environment as written in the config file.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const environmentInputSchema = z
   .object({
     name: z.string().regex(ENVIRONMENT_NAME, 'must be 1-24 lowercase letters, digits or "-", starting with a letter (e.g. "dev")'),
@@ -82,7 +86,11 @@ export const environmentInputSchema = z
   })
   .strict();
 
-/** Schema of the whole config file. */
+/**
+ * Schema of the whole config file.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const environmentsInputSchema = z
   .object({
     $schema: z.string().optional(),
@@ -112,5 +120,40 @@ export const environmentsInputSchema = z
   })
   .strict();
 
+/** One environment as written in the config file; the optional fields have the defaults {@link parseEnvironments} fills in. */
+export interface EnvironmentInput {
+  readonly name: string;
+  readonly account: string;
+  readonly region: string;
+  readonly hosting?: 'sagemaker' | 'ec2';
+  readonly profile: string;
+  readonly targets: { readonly throughputRps: number; readonly p99Ms: number; readonly peakThroughputRps?: number };
+  readonly availability?: {
+    readonly minInstances?: number;
+    /** Why a production environment may run on one instance (one Availability Zone). */
+    readonly waiver?: string;
+  };
+  readonly production?: boolean;
+  readonly smoke?: { readonly p99MaxMs?: number; readonly maxErrorRate?: number; readonly maxReportAgeHours?: number };
+  readonly capacityProof?: { readonly required?: boolean };
+  readonly approval?: 'manual' | 'none';
+  readonly repositoryName?: string;
+  readonly artifact?: { readonly bucket: string; readonly prefix: string };
+  readonly promotionRoleArn?: string;
+}
+
 /** The config file as written. */
-export type EnvironmentsInput = z.input<typeof environmentsInputSchema>;
+export interface EnvironmentsInput {
+  readonly $schema?: string;
+  readonly application: string;
+  readonly imageDigest?: string;
+  readonly artifactHash?: string;
+  readonly pipeline?: {
+    readonly account?: string;
+    readonly region?: string;
+    readonly source?:
+      | { readonly connectionArn: string; readonly repository: string; readonly branch?: string }
+      | { readonly codeCommitRepository: string; readonly branch?: string };
+  };
+  readonly environments: readonly EnvironmentInput[];
+}

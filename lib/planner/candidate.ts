@@ -190,6 +190,8 @@ interface ProcessCount {
   readonly processes: number;
   /** Processes the NeuronCores alone would allow. */
   readonly byCores: number;
+  /** The count is the request's `processesPerInstance`, not the host's limit. */
+  readonly pinned: boolean;
   readonly deviceMemoryGiB: number;
   readonly hostMemoryGiB: number;
   readonly vcpuPerProcess: number;
@@ -248,7 +250,7 @@ function processLimits(
         `(${HOST_MEMORY_USABLE_FRACTION * 100} % of ${instance.memoryGiB} GiB)`,
     };
   }
-  return { processes, byCores, deviceMemoryGiB, hostMemoryGiB, vcpuPerProcess };
+  return { processes, byCores, pinned: pinned !== undefined, deviceMemoryGiB, hostMemoryGiB, vcpuPerProcess };
 }
 
 /** The delays tried for a batching plan: fractions of the budget, rounded down to 0.1 ms, distinct and positive. */
@@ -309,7 +311,9 @@ function buildPlan(
     // A SageMaker endpoint on a Neuron DLC's stock toolkit refuses this plan at synth; say which image holds it.
     warnings.push(`server batching needs ${SERVING_SUPPORT.batching} (a Neuron DLC's stock toolkit cannot run this plan)`);
   }
-  if (limits.processes < limits.byCores) {
+  if (limits.processes < limits.byCores && limits.pinned) {
+    warnings.push(`runs ${limits.processes} of the ${limits.byCores} processes the NeuronCores allow, as processesPerInstance=${limits.processes} asks`);
+  } else if (limits.processes < limits.byCores) {
     warnings.push(
       `runs ${limits.processes} of the ${limits.byCores} processes the NeuronCores allow: host memory (${limits.hostMemoryGiB} GiB per process) ` +
         `or vCPUs (${limits.vcpuPerProcess} per process + ${FRONT_END_VCPUS} for the front end) limit it`,
@@ -336,7 +340,7 @@ function buildPlan(
     warnings.push(INF1_END_OF_SUPPORT);
   }
   if (price.unverified) {
-    warnings.push(`price $${price.usdPerHour}/h is UNVERIFIED (${price.source}); confirm it or pass --prices`);
+    warnings.push(`price $${price.usdPerHour}/h is UNVERIFIED (${price.source}); confirm it or plan with a price file (Catalog.withPriceFile, or --prices on the CLI)`);
   }
   warnings.push(...measurementNotes.map((note) => `measurement g=${m.coresPerProcess} b=${m.batchSize}: ${note}`));
 

@@ -189,10 +189,11 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
             'is built in (and whether SageMaker hosts Neuron instances there is not known offline); '
           : '') +
         (pricing === 'on-demand'
-          ? `run 'cdk-inferentia catalog refresh --regions ${region} --out prices.json' and pass --prices prices.json, ` +
-            `or plan --hosting ec2`
-          : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) ` +
-            'and pass --prices, or plan with --pricing on-demand'),
+          ? `write a price file with 'cdk-inferentia catalog refresh --regions ${region} --out prices.json', then plan with it: ` +
+            `the catalog argument Catalog.builtIn().withPriceFile(parsePriceFile(json, 'prices.json')), or --prices prices.json on the CLI` +
+            (hosting === 'sagemaker' ? ', or plan for EC2 (--hosting ec2, hosting: \'ec2\')' : '')
+          : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) and plan ` +
+            `with it (the catalog argument Catalog.builtIn().withPriceFile(...), or --prices on the CLI), or with pricing 'on-demand'`),
     );
   }
   InputError.throwIfAny(problems);
@@ -391,7 +392,7 @@ function familyReason(
       return (
         `no ${pricing} ${hosting} price in ${region} for ` +
         ofCode.map((r) => r.instanceType).join(', ') +
-        (catalog.regionsWithPrices(hosting, pricing).includes(region) ? '' : '; pass --prices with one')
+        (catalog.regionsWithPrices(hosting, pricing).includes(region) ? '' : '; add one with a price file (Catalog.withPriceFile, or --prices on the CLI)')
       );
     case 'excluded':
       return 'excluded by the request';

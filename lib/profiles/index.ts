@@ -8,7 +8,9 @@ import type { ModelProfile } from './types';
 
 export type * from './types';
 export { checkProfile, serialThroughputRps, MIN_THROUGHPUT_RATIO, MAX_THROUGHPUT_RATIO } from './check';
-export { parseProfile, profileSchema } from './schema';
+export { parseProfile } from './schema';
+/** @internal a zod schema: out of the published declarations */
+export { profileSchema } from './schema';
 export { estimateMemory, BYTES_PER_PARAM } from './memory';
 export type { MemoryEstimate, MemoryEstimateInput, ActivationKind, WeightPrecision } from './memory';
 export { HOST_CPU_DEFAULTS } from './host-cpu';

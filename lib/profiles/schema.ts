@@ -42,6 +42,8 @@ const measurementSchema = z.strictObject({
  * that measurement (a batch-16 artifact needs more than a batch-1 one); `hostCpuMsPerRequest` is the host CPU one
  * request costs outside the device call. The format is documented in `docs/profile-format.md`. Unknown fields are errors, so a misspelt field never silently falls back to a default.
  * `parseProfile` adds the cross-field rule p50Ms <= p99Ms.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
 export const profileSchema = z.strictObject({
   id: nonEmptyString(),

@@ -45,9 +45,23 @@ const planSummarySchema = z.object({
 });
 
 /** The plan in a record: enough to say what runs and what it was sized for. */
-export type PlanSummary = z.infer<typeof planSummarySchema>;
+export interface PlanSummary {
+  readonly profileId: string;
+  readonly instanceType: string;
+  readonly instanceCount: number;
+  readonly maxInstanceCount: number;
+  readonly serving: string;
+  readonly batchSize: number;
+  readonly capacityRps: number;
+  readonly predictedP99Ms: number;
+  readonly hourlyCostUsd: number;
+}
 
-/** Schema of the deployment record. */
+/**
+ * Schema of the deployment record.
+ *
+ * @internal zod types stay out of the published declarations (they need `esModuleInterop` to compile)
+ */
 export const deploymentRecordSchema = z.object({
   schemaVersion: z.literal(1),
   application: z.string(),
@@ -68,9 +82,30 @@ export const deploymentRecordSchema = z.object({
 });
 
 /** What an environment runs, written by its stack. */
-export type DeploymentRecord = z.infer<typeof deploymentRecordSchema>;
+export interface DeploymentRecord {
+  readonly schemaVersion: 1;
+  readonly application: string;
+  readonly environment: string;
+  readonly account: string;
+  readonly region: string;
+  readonly repositoryName: string;
+  readonly imageDigest: string;
+  /** The endpoint's deployment fingerprint: the smoke report of this deployment carries the same value. */
+  readonly fingerprint: string;
+  readonly hosting: 'sagemaker' | 'ec2';
+  /** What the smoke benchmark targets: the SageMaker endpoint name, or the model server URL on ECS. */
+  readonly target: string;
+  /** The smoke report CI reads: `latest.json` of this endpoint. */
+  readonly report: { readonly bucket: string; readonly key: string };
+  readonly plan: PlanSummary;
+  readonly artifact?: { readonly bucket: string; readonly prefix: string };
+}
 
-/** The verdicts `promote` promoted on. */
+/**
+ * The verdicts `promote` promoted on.
+ *
+ * @internal zod types stay out of the published declarations
+ */
 export const evidenceSchema = z.object({
   smoke: z.object({
     reportUri: z.string(),
@@ -86,9 +121,25 @@ export const evidenceSchema = z.object({
 });
 
 /** The verdicts a promotion rested on. */
-export type Evidence = z.infer<typeof evidenceSchema>;
+export interface Evidence {
+  readonly smoke: {
+    readonly reportUri: string;
+    readonly passed: boolean;
+    readonly invokedAt: string;
+    readonly fingerprint: string;
+    readonly p99Ms: number;
+    readonly errorRate: number;
+    readonly throughputRps: number;
+    readonly requests: number;
+  };
+  readonly capacity?: { readonly passed: boolean; readonly summary: string };
+}
 
-/** Schema of the release record. */
+/**
+ * Schema of the release record.
+ *
+ * @internal zod types stay out of the published declarations
+ */
 export const releaseRecordSchema = z.object({
   schemaVersion: z.literal(1),
   application: z.string(),
@@ -122,11 +173,36 @@ export const releaseRecordSchema = z.object({
 });
 
 /** What `promote` copied into an environment and why it was allowed to. */
-export type ReleaseRecord = z.infer<typeof releaseRecordSchema>;
+export interface ReleaseRecord {
+  readonly schemaVersion: 1;
+  readonly application: string;
+  readonly environment: string;
+  readonly promotedFrom: string;
+  readonly promotedAt: string;
+  readonly image: {
+    readonly registryId: string;
+    readonly region: string;
+    readonly repositoryName: string;
+    readonly digest: string;
+    readonly mediaType: string;
+  };
+  readonly artifact?: {
+    readonly bucket: string;
+    readonly prefix: string;
+    readonly objects: number;
+    readonly bytes: number;
+    /** SHA-256 over each object's key (relative to the prefix), size and ETag, in key order. */
+    readonly sha256: string;
+  };
+  readonly source: { readonly environment: string; readonly target: string; readonly fingerprint: string; readonly plan: PlanSummary };
+  readonly evidence: Evidence;
+}
 
 /**
  * The smoke report fields the gate reads (`lambdas/smoke-benchmark/report.ts` `SmokeReportDocument`); other fields
  * pass through, so a newer report with more in it still reads.
+ *
+ * @internal zod types stay out of the published declarations
  */
 export const smokeReportSchema = z.looseObject({
   schemaVersion: z.literal(1),
@@ -155,13 +231,35 @@ export const smokeReportSchema = z.looseObject({
     .optional(),
 });
 
-/** The parts of a smoke report the gate reads. */
-export type SmokeReport = z.infer<typeof smokeReportSchema>;
+/** The parts of a smoke report the gate reads; other fields pass through. */
+export interface SmokeReport {
+  readonly schemaVersion: 1;
+  readonly name: string;
+  readonly environment: string;
+  readonly fingerprint?: string;
+  readonly invokedAt: string;
+  readonly complete: boolean;
+  readonly passed: boolean;
+  readonly failures: readonly string[];
+  readonly report: {
+    readonly requests: number;
+    readonly errorRate: number;
+    readonly throughputRps: number;
+    readonly latencyMs: { readonly p99: number; readonly [key: string]: unknown };
+    readonly [key: string]: unknown;
+  };
+  /** The capacity proof: its verdict and failures, or why it was skipped. */
+  readonly capacity?:
+    | { readonly passed: boolean; readonly failures?: readonly string[]; readonly [key: string]: unknown }
+    | { readonly skipped: string; readonly [key: string]: unknown };
+  readonly [key: string]: unknown;
+}
 
 /**
  * Parses a record or report read from AWS, naming where it came from when it does not fit.
  *
  * @returns the value, or the problem in one sentence
+ * @internal takes a zod schema, whose types stay out of the published declarations
  */
 export function parseRecord<T>(schema: z.ZodType<T>, json: unknown, where: string): { value: T } | { problem: string } {
   const result = schema.safeParse(json);

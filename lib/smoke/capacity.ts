@@ -81,7 +81,11 @@ export interface CapacityConfig {
 
 const positive = z.number().positive();
 
-/** Schema of {@link CapacityConfig}. */
+/**
+ * Schema of {@link CapacityConfig}.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const capacityConfigSchema = z
   .object({
     rateRps: positive,
@@ -113,7 +117,11 @@ export interface LoadWorkerRequest {
   readonly maxInFlight: number;
 }
 
-/** Schema of {@link LoadWorkerRequest}: the worker checks its payload with it. */
+/**
+ * Schema of {@link LoadWorkerRequest}: the worker checks its payload with it.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const loadWorkerRequestSchema = z
   .object({
     worker: z.number().int().min(0),

@@ -100,7 +100,11 @@ const answerCheck = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('regex'), pattern: z.string().min(1) }),
 ]);
 
-/** Schema of {@link SmokeConfig}; the construct checks what it writes with it, the handler what it reads. */
+/**
+ * Schema of {@link SmokeConfig}; the construct checks what it writes with it, the handler what it reads.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export const smokeConfigSchema = z
   .object({
     schemaVersion: z.literal(1),

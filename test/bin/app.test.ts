@@ -15,6 +15,7 @@ import { InferenceStack } from '../../constructs/sagemaker/inference-stack';
 import { InputError } from '../../lib/errors';
 import { failedRuleAssertions } from '../support/cfn-rules';
 import { nagFindings } from '../support/nag';
+import { describeWithTool } from '../support/stand-ins';
 
 const CDK_JSON = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
   app: string;
@@ -71,6 +72,29 @@ describe('The example app built from the cdk.json context', () => {
     // Other stacks of the app (the ECS example, the promotion pipeline) have their own tests.
     expect(app.node.children.filter(Stack.isStack).map((s) => s.stackName)).toContain(EXAMPLE_STACK_NAME);
     expect([stack.account, stack.region]).toEqual(['123456789012', 'us-east-1']);
+  });
+
+  describeWithTool('cfn-lint', 'cfn-lint over every template it synthesizes', (cfnLint) => {
+    test('finds no error in the SageMaker and ECS examples, the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
+      // About 10 s of CPU: one cfn-lint process over the nine templates of the app this describe built.
+      const outdir = app.synth().directory;
+      const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
+      expect(templates).toHaveLength(9);
+      const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
+        '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe('');
+      expect(run.status).toBe(0);
+    });
+  });
+
+  test('holds exactly the stacks the README\'s table lists, so `npx cdk synth <stack>` names a real one', () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const table = readme.split('| stack | what it holds |')[1].split('\n\n')[0];
+    const listed = [...table.matchAll(/`([\w/]+)`/g)].map((m) => m[1]).filter((id) => /^[A-Z]|\//.test(id));
+    const stacks = app.node.findAll().filter(Stack.isStack).map((s) => s.node.path);
+    expect(new Set(listed)).toEqual(new Set(stacks));
+    expect(readme).toContain(`npx cdk ls                                # the example app's ${stacks.length} stacks`);
   });
 
   test('deploys the plan for 2,000 rps at p99 10 ms on SageMaker with the model server built on the pinned Neuron DLC', () => {
@@ -273,6 +297,19 @@ describe('The example app run by the CDK CLI (cdk.json app) with bad context', (
     expect(run.status).toBe(1);
     expect(run.stderr).toBe('error: context account="prod" is not a 12-digit AWS account id; set "account" in cdk.json '
       + 'context (or -c account=<12 digits>) to the account you deploy to\n');
+  });
+});
+
+describe('The example app checks every context value before the first stack bundles its assets', () => {
+  test.each([
+    ['ecsImageDigest', { ecsImageDigest: 'latest' }, /context ecsImageDigest/],
+    ['ecsImageRepository', { ecsImageRepository: 'Bad Repo' }, /context ecsImageRepository="Bad Repo"/],
+    ['environments', { environments: 'no-such-environments.json' }, /environments/],
+  ])('GIVEN a bad -c %s THEN the app is refused with no stack constructed', (_key, context, message) => {
+    const app = new App({ context: { ...CDK_JSON.context, ...context } });
+    expect(() => buildApp(app)).toThrow(message);
+    // No stack, so no Lambda bundle was built before the refusal.
+    expect(app.node.children).toHaveLength(0);
   });
 });
 

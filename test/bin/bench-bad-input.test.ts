@@ -73,7 +73,7 @@ describe('bench fails (exit 1) when no request succeeds, naming the error kinds 
     const { code, stdout, stderr } = await run('bench', '--url', url, '--requests', '3', '--expect-json', '{"label":"cat"}', '--json');
 
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({ passed: false, errorsByKind: { 'wrong-answer': 3 }, latencyMs: { p99: 0 } });
+    expect(JSON.parse(stdout)).toMatchObject({ passed: false, errorsByKind: { 'wrong-answer': 3 }, latencyMs: { p50: null, p90: null, p99: null, max: null } });
     expect(stderr).toMatch(/wrong-answer 3 \(first: got \{"label":"dog"\}\): the target answered, but not with the expected response/);
   });
 
@@ -84,6 +84,14 @@ describe('bench fails (exit 1) when no request succeeds, naming the error kinds 
 
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ passed: true, failures: [], errors: 2 });
+  });
+});
+
+describe('bench refuses a bad endpoint name offline', () => {
+  test('GIVEN --endpoint "bad name!" THEN exit 2 naming SageMaker\'s rule, before any AWS call', async () => {
+    const { code, stdout, stderr } = await run('bench', '--endpoint', 'bad name!', '--region', 'us-east-1', '--body', '{}', '--requests', '1');
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toContain('--endpoint "bad name!": not a SageMaker endpoint name');
   });
 });
 

@@ -59,6 +59,15 @@ describe('catalog refresh without usable credentials stops with one line naming 
   });
 });
 
+describe('catalog refresh checks its flags before any AWS call', () => {
+  test('GIVEN a region that is not one and an --out in a missing directory THEN exit 2 naming both, no AWS call', async () => {
+    const { code, stdout, stderr } = await run('catalog', 'refresh', '--regions', 'mars-1,us-east-1', '--out', '/nonexistent-dir/p.json');
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toContain('--regions: "mars-1" is not an AWS region code');
+    expect(stderr).toContain('--out /nonexistent-dir/p.json: the directory /nonexistent-dir does not exist');
+  });
+});
+
 describe('catalog refuses a flag given twice instead of keeping the last value', () => {
   test.each([
     [['catalog', 'refresh', '--regions', 'us-east-1', '--regions', 'eu-west-1', '--out', 'p.json'], '--regions is given twice (us-east-1, then eu-west-1)'],

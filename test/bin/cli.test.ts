@@ -1,3 +1,7 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { runCli } from '../../bin/cli';
 
 async function run(...argv: string[]) {
@@ -194,6 +198,49 @@ describe('plan works offline in every region with built-in prices', () => {
     const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '500', '--p99', '20', '--region', 'eu-west-1', '--hosting', 'sagemaker');
     expect(code).not.toBe(0);
     expect(stderr).toMatch(/no readable source lists SageMaker hosting prices outside us-east-1/);
-    expect(stderr).toMatch(/catalog refresh --regions eu-west-1 --out prices\.json' and pass --prices prices\.json, or plan --hosting ec2/);
+    expect(stderr).toMatch(/catalog refresh --regions eu-west-1 --out prices\.json'.*--prices prices\.json on the CLI, or plan for EC2 \(--hosting ec2/);
+  });
+});
+
+describe('the README\'s numbers', () => {
+  test('GIVEN the README\'s plan command THEN the plan it describes is the one the planner prints', async () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const command = /npx cdk-inferentia plan (--model bert-base-uncased [^`]*?--hosting sagemaker)/.exec(readme);
+    expect(command).not.toBeNull();
+    const { stdout } = await run('plan', ...command![1].replace(/\\ /g, '').split(' '), '--json');
+    const chosen = JSON.parse(stdout).chosen;
+    const m = /prints the chosen plan \((\d+) x (\S+), (\d+) processes of (\d+) NeuronCore each, (\w+) serving at batch (\d+), ([\d,]+) requests\/s per instance within p99 (\d+) ms, predicted p99 ([\d.]+) ms at ([\d,]+) requests\/s, autoscaling to (\d+)\)/.exec(readme);
+    expect(m).not.toBeNull();
+    const num = (s: string) => Number(s.replace(/,/g, ''));
+    expect({
+      count: num(m![1]), type: m![2], processes: num(m![3]), cores: num(m![4]), serving: m![5], batch: num(m![6]),
+      perInstance: num(m![7]), p99: num(m![8]), predicted: num(m![9]), throughput: num(m![10]), max: num(m![11]),
+    }).toEqual({
+      count: chosen.instanceCount, type: chosen.instanceType, processes: chosen.processesPerInstance, cores: chosen.coresPerProcess,
+      serving: chosen.serving, batch: chosen.batchSize, perInstance: Math.round(chosen.capacityPerInstanceRps), p99: chosen.targets.p99Ms,
+      predicted: Math.round(chosen.predictedP99Ms * 10) / 10, throughput: chosen.targets.throughputRps, max: chosen.maxInstanceCount,
+    });
+    // The README speaks of requests/s throughout: a request may carry several inferences (--inputs-per-request).
+    expect(readme).not.toMatch(/2,000 inferences\/s/);
+  });
+});
+
+describe('the cdk-inferentia executable, run as a user runs it', () => {
+  test('GIVEN Node 20 and no AWS credentials WHEN compile calls AWS THEN exit 1 with one line, no SDK Node-version warning', () => {
+    // Costs about 3 s: one tsx process. The warning comes from the first AWS SDK client, so only the real entry shows it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-noise-'));
+    const spec = path.join(dir, 'spec.json');
+    fs.writeFileSync(spec, JSON.stringify({ model: 'm', source: { hubModelId: 'm' }, task: 'feature-extraction', sequenceLength: 128,
+      batchSizes: [1], chip: 'inf2', coresPerProcess: 1, neuronSdkVersion: '2.26.1' }));
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, AWS_CONFIG_FILE: '/nonexistent', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+      AWS_EC2_METADATA_DISABLED: 'true' };
+    const run = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'cdk-inferentia.js'), 'compile', '--spec', spec,
+      '--bucket', 'my-models', '--region', 'us-east-1', '--instance-profile', 'arn:aws:iam::123456789012:instance-profile/c',
+      '--subnets', 'subnet-0a1b2c3d', '--security-groups', 'sg-0a1b2c3d'], { env, encoding: 'utf8', timeout: 60_000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(run.status).toBe(1);
+    expect(run.stderr).not.toMatch(/NodeVersionSupportWarning|Warning:/);
+    expect(run.stderr).toMatch(/^hash [0-9a-f]+: s3:\/\/my-models\/compiled\/[0-9a-f]+\/\nerror: no AWS credentials found/);
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(2);
   });
 });

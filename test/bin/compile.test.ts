@@ -39,7 +39,7 @@ const manifestFor = (hash: string) => ({
 });
 
 const FLAGS = ['--bucket', 'artifacts', '--region', 'us-east-1', '--instance-profile', 'arn:aws:iam::111111111111:instance-profile/c',
-  '--subnets', 'subnet-a,subnet-b', '--security-groups', 'sg-1'];
+  '--subnets', 'subnet-0a1b2c3d,subnet-0123456789abcdef0', '--security-groups', 'sg-0123456789abcdef0'];
 
 /** Runs `compile` with mocked AWS and no waiting between polls. */
 async function run(argv: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -121,6 +121,39 @@ describe('cdk-inferentia compile runs the compile job outside CloudFormation', (
     const code = await runCli(['compile', '--spec', bad, ...FLAGS], { stdout: () => undefined, stderr: (s) => (stderr += s) });
     expect(code).toBe(2);
     expect(stderr).toContain(`${bad}: chip: expected 'inf1', 'inf2' or 'trn1', got "inf9"`);
+    expect(s3).not.toHaveReceivedCommand(PutObjectCommand);
+  });
+
+  test('every bad flag exits 2, each named with its value and fix, before any AWS call or output', async () => {
+    // GIVEN the flags of the issue: a bucket, profile, subnets, region and instance type that cannot exist
+    let stderr = '';
+    let stdout = '';
+    const code = await runCli(['compile', '--spec', specFile, '--bucket', 'Not A Bucket!', '--instance-profile', 'not-an-arn',
+      '--subnets', ',', '--security-groups', 'sg-1', '--region', 'mars-1', '--instance-types', 'inf9.huge'],
+    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+    // THEN one refusal lists them all, and no s3:// location was printed
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).not.toContain('s3://');
+    for (const part of ['--region "mars-1": not an AWS region code', '--bucket "Not A Bucket!": not an S3 bucket name',
+      '--instance-profile "not-an-arn": not an instance profile ARN', '--subnets: names none',
+      '--security-groups "sg-1": not a security group ID', '--instance-types "inf9.huge": not an instance type with the spec\'s inf2 chip']) {
+      expect(stderr).toContain(part);
+    }
+    expect(s3).not.toHaveReceivedCommand(PutObjectCommand);
+    expect(ec2).not.toHaveReceivedCommand(RunInstancesCommand);
+  });
+
+  test('a batch size past the compile limit is refused offline', async () => {
+    const big = join(dir, 'big.json');
+    writeFileSync(big, JSON.stringify({
+      model: 'm', source: { hubModelId: 'm' }, task: 'feature-extraction', sequenceLength: 128,
+      batchSizes: [1000000000], chip: 'inf2', coresPerProcess: 1, neuronSdkVersion: '2.26.1',
+    }));
+    let stderr = '';
+    const code = await runCli(['compile', '--spec', big, ...FLAGS], { stdout: () => undefined, stderr: (s) => (stderr += s) });
+    expect(code).toBe(2);
+    expect(stderr).toContain('batchSizes[0]: expected at most 1024');
     expect(s3).not.toHaveReceivedCommand(PutObjectCommand);
   });
 });

@@ -108,6 +108,30 @@ function write(name: string, content: unknown): string {
 }
 
 describe('preflight of a plan', () => {
+  test('GIVEN a bad endpoint name, a non-S3 model URI and a non-ECR image THEN exit 2 naming each, before any AWS call', async () => {
+    const file = write('plan.json', plan);
+
+    const { code, stdout, stderr } = await run('preflight', '--plan', file, '--image', 'nginx:latest',
+      '--model-data', 'http://example.com/m.tar.gz', '--endpoint-name', 'bad name!');
+
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toContain('--endpoint-name "bad name!": not a SageMaker endpoint name');
+    expect(stderr).toContain('--model-data "http://example.com/m.tar.gz": not an s3://bucket/key URI');
+    expect(stderr).toContain('--image "nginx:latest": SageMaker pulls images only from ECR');
+    for (const mock of [ec2, quotas, sageMaker, s3, ecr]) {
+      expect(mock.calls()).toHaveLength(0);
+    }
+  });
+
+  test('GIVEN an endpoint name of 64 characters THEN exit 2 with the length; 63 is accepted', async () => {
+    const file = write('plan.json', plan);
+    const long = await run('preflight', '--plan', file, '--endpoint-name', 'a'.repeat(64));
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('64 characters, SageMaker allows 63');
+    const ok = await run('preflight', '--plan', file, '--endpoint-name', `a-${'b'.repeat(61)}`, '--skip', 'image,model-data');
+    expect(ok.code).toBe(0);
+  });
+
   test('GIVEN a plan, an image, model data and a free name WHEN every check passes THEN exit 0 with a table of PASS', async () => {
     const file = write('plan.json', plan);
 
@@ -246,10 +270,69 @@ describe('preflight of a synthesized stack', () => {
     const agnostic = await run('preflight', '--stack', out);
     const withRegion = await run('preflight', '--stack', out, '--region', 'us-west-2', '--json');
 
-    expect(onlyB).toMatchObject({ code: 2, stderr: expect.stringMatching(/no stack with an AWS::SageMaker::Endpoint/) });
-    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/--stack-name C: not in .*manifest.json; stacks: A, B/) });
+    expect(onlyB).toMatchObject({ code: 2, stderr: expect.stringMatching(/no stack with a SageMaker endpoint or an ECS service/) });
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/--stack-name C: not in .*cdk.out; stacks: A, B/) });
     expect(agnostic).toMatchObject({ code: 2, stderr: expect.stringMatching(/stack A is environment-agnostic \(aws:\/\/unknown-account\/unknown-region\): add --region/) });
     expect(JSON.parse(withRegion.stdout).reports.map((r: PreflightReport) => r.target.region)).toEqual(['us-west-2']);
+  });
+
+  test('GIVEN a cdk.out with a stage and an ECS stack THEN every stack is checked, the stage image resolved through its Release stack', async () => {
+    // GIVEN the shapes the example app writes: dev/Release exports its repository, dev/Inference joins the image URI
+    // from it; BertBaseUncasedEcs runs inf2.xlarge instances through an Auto Scaling group.
+    const out = join(dir, 'cdk.out');
+    mkdirSync(join(out, 'assembly-dev'), { recursive: true });
+    const digest = `sha256:${'0'.repeat(64)}`;
+    const release = {
+      Resources: { Repo: { Type: 'AWS::ECR::Repository', Properties: { RepositoryName: 'bert/dev' } } },
+      Outputs: {
+        Arn: { Value: { 'Fn::GetAtt': ['Repo', 'Arn'] }, Export: { Name: 'dev-Release:RepoArn' } },
+        Name: { Value: { Ref: 'Repo' }, Export: { Name: 'dev-Release:RepoName' } },
+      },
+    };
+    const imported = (name: string, index: number) => ({ 'Fn::Select': [index, { 'Fn::Split': [':', { 'Fn::ImportValue': name }] }] });
+    const stageImage = { 'Fn::Join': ['', [imported('dev-Release:RepoArn', 4), '.dkr.ecr.', imported('dev-Release:RepoArn', 3), '.',
+      { Ref: 'AWS::URLSuffix' }, '/', { 'Fn::ImportValue': 'dev-Release:RepoName' }, `@${digest}`]] };
+    const inference = JSON.parse(JSON.stringify(template));
+    inference.Resources.Model.Properties.PrimaryContainer.Image = stageImage;
+    const ecs = {
+      Resources: {
+        Service: { Type: 'AWS::ECS::Service', Properties: {} },
+        LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { InstanceType: 'inf2.xlarge' } } },
+        Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: '2', MaxSize: '6' } },
+        Task: { Type: 'AWS::ECS::TaskDefinition', Properties: { ContainerDefinitions: [{ Image: { 'Fn::Join': ['',
+          ['111111111111.dkr.ecr.us-west-2.', { Ref: 'AWS::URLSuffix' }, `/bert-server@${digest}`]] } }] } },
+      },
+    };
+    writeFileSync(join(out, 'assembly-dev', 'devRelease.template.json'), JSON.stringify(release));
+    writeFileSync(join(out, 'assembly-dev', 'devInference.template.json'), JSON.stringify(inference));
+    writeFileSync(join(out, 'assembly-dev', 'manifest.json'), JSON.stringify({ artifacts: {
+      devRelease: { type: 'aws:cloudformation:stack', environment: 'aws://111111111111/us-west-2', displayName: 'dev/Release', properties: { templateFile: 'devRelease.template.json' } },
+      devInference: { type: 'aws:cloudformation:stack', environment: 'aws://111111111111/us-west-2', displayName: 'dev/Inference', properties: { templateFile: 'devInference.template.json' } },
+    } }));
+    writeFileSync(join(out, 'Ecs.template.json'), JSON.stringify(ecs));
+    writeFileSync(join(out, 'manifest.json'), JSON.stringify({ artifacts: {
+      'assembly-dev': { type: 'cdk:cloud-assembly', properties: { directoryName: 'assembly-dev' } },
+      Ecs: { type: 'aws:cloudformation:stack', environment: 'aws://111111111111/us-west-2', properties: { templateFile: 'Ecs.template.json' } },
+    } }));
+    quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [
+      { QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-X', Value: 8 },
+      { QuotaName: 'Running On-Demand Inf instances', QuotaCode: 'L-1945791B', Value: 64 },
+    ] });
+
+    // WHEN
+    const { code, stdout } = await run('preflight', '--stack', out, '--json');
+
+    // THEN the stage's image is checked in its repository, and the ECS stack is a target of its own
+    const reports = JSON.parse(stdout).reports as PreflightReport[];
+    expect(reports.map((r) => [r.target.source.split(':')[0], r.target.hosting, r.target.instanceType])).toEqual([
+      ['dev/Inference', 'sagemaker', 'ml.inf2.xlarge'], ['Ecs', 'ec2', 'inf2.xlarge'],
+    ]);
+    expect(reports[0].target.image).toBe(`111111111111.dkr.ecr.us-west-2.amazonaws.com/bert/dev@${digest}`);
+    expect(reports[1].target).toMatchObject({ instanceCount: 2, maxInstanceCount: 6, vcpus: 4,
+      image: `111111111111.dkr.ecr.us-west-2.amazonaws.com/bert-server@${digest}` });
+    expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { repositoryName: 'bert/dev', imageIds: [{ imageDigest: digest }] });
+    expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { repositoryName: 'bert-server' });
+    expect(code).toBe(0);
   });
 
   test('GIVEN a template file and --region WHEN the quota of 8 allows 2 x 4 THEN exit 0', async () => {

@@ -211,6 +211,13 @@ describe('promote refuses what did not pass in the source environment and writes
     expect(code).toBe(2);
     expect(stderr).toContain('--to prod does not follow --from dev in the environments config (dev -> staging -> prod); promote one step at a time: --to staging');
   });
+
+  test('GIVEN --from the last environment WHEN promoting THEN it says nothing follows prod, not "--to (none)"', async () => {
+    const { code, stderr } = await run('promote', '--from', 'prod', '--to', 'dev', ...FLAGS);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--from prod is the last environment (dev -> staging -> prod): nothing is promoted from it');
+    expect(stderr).not.toContain('(none)');
+  });
 });
 
 describe('promote copies exactly what passed and records it', () => {

@@ -13,7 +13,8 @@ class SearchStack extends Stack {
   constructor(scope, id, props) {
     super(scope, id, props);
 
-    const vpc = new ec2.Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    // Zones named, so `cdk synth` needs no AWS call to look them up.
+    const vpc = new ec2.Vpc(this, 'Vpc', { availabilityZones: ['us-east-1a', 'us-east-1b'], natGateways: 1 });
     vpc.addFlowLog('FlowLog');
     const accessLogs = new s3.Bucket(this, 'AccessLogs', {
       enforceSSL: true,
@@ -60,4 +61,5 @@ class SearchStack extends Stack {
 }
 
 const app = new App();
-new SearchStack(app, 'Search', { env: { account: '123456789012', region: 'us-east-1' } });
+// The region only: `cdk deploy` takes the account from your credentials, and `cdk synth` needs none.
+new SearchStack(app, 'Search', { env: { region: 'us-east-1' } });

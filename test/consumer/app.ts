@@ -15,7 +15,8 @@ class SearchStack extends Stack {
     super(scope, id, props);
 
     // What the app already has: a network, a bucket the build pipeline uploads compiled models to, an alarm topic.
-    const vpc = new ec2.Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    // Zones named, so `cdk synth` needs no AWS call to look them up.
+    const vpc = new ec2.Vpc(this, 'Vpc', { availabilityZones: ['us-east-1a', 'us-east-1b'], natGateways: 1 });
     vpc.addFlowLog('FlowLog');
     const accessLogs = new s3.Bucket(this, 'AccessLogs', {
       enforceSSL: true,
@@ -35,7 +36,7 @@ class SearchStack extends Stack {
       enableKeyRotation: true,
     }) });
 
-    // The endpoint, sized by the planner for 2,000 inferences/s at p99 10 ms.
+    // The endpoint, sized by the planner for 2,000 requests/s at p99 10 ms.
     const endpoint = new NeuronSageMakerEndpoint(this, 'Bert', {
       plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 },
         { region: 'us-east-1', hosting: 'sagemaker' }),
@@ -65,6 +66,7 @@ class SearchStack extends Stack {
 }
 
 const app = new App();
-new SearchStack(app, 'Search', { env: { account: '123456789012', region: 'us-east-1' } });
+// The region only: `cdk deploy` takes the account from your credentials, and `cdk synth` needs none.
+new SearchStack(app, 'Search', { env: { region: 'us-east-1' } });
 // cdk-nag AwsSolutions and the Neuron rules: any finding fails the synth.
 applyPolicyChecks(app);

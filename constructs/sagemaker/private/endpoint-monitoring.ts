@@ -2,12 +2,13 @@
  * What watches an endpoint: the alarms that roll a deployment back, its dashboard, and the grants SageMaker needs to
  * attach the containers to a VPC.
  */
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { ModelServerMetrics } from '../../monitoring/model-server-metrics';
+import { isOwned } from '../../private/ownership';
 import { nagResource } from '../../private/data-nag';
 import type { EndpointLayout } from '../../private/endpoint-layout';
 import { ERROR_RATE_ALARM_PERCENT, INeuronSageMakerEndpoint, P99_ALARM_FACTOR } from '../endpoint-props';
@@ -146,7 +147,13 @@ export function grantVpcAccess(scope: Construct, role: iam.IRole, vpc: ec2.IVpc,
     resourceArns: ['*'],
   });
   const principal = role.grantPrincipal;
-  if (Construct.isConstruct(principal)) {
+  if (Construct.isConstruct(principal) && !isOwned(principal)) {
+    // The user's own role: its findings are the user's to acknowledge, or a wildcard of theirs would hide behind ours.
+    Annotations.of(scope).addWarningV2('@cdk-inferentia/sagemaker:userRoleWildcards',
+      `${principal.node.path} gets the VPC permissions SageMaker needs, two with Resource * (EC2 Describe* and `
+      + 'DeleteNetworkInterfacePermission have no resource-level permission) and one on network-interface/* scoped '
+      + 'by ec2:Vpc and ec2:Subnet; cdk-nag reports them as AwsSolutions-IAM5 on your role: acknowledge them there.');
+  } else if (Construct.isConstruct(principal)) {
     Validations.of(principal).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagResource(principal, interfaces)}]`,
       reason: 'SageMaker creates the network interfaces of the model containers at deploy time, so their ids are '

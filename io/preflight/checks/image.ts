@@ -1,10 +1,8 @@
 import { BatchGetImageCommand, DescribeImagesCommand, type ECRClient } from '@aws-sdk/client-ecr';
 import { awsProblemOf } from '../../../lib/aws-errors';
+import { ECR_IMAGE_URI } from '../../../lib/aws-names';
 import { awsFailure } from './aws-failure';
 import type { Check, CheckResult } from '../types';
-
-/** `<account>.dkr.ecr.<region>.amazonaws.com[.cn]/<repository>[@sha256:<digest>|:<tag>]` */
-const ECR_URI = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/([a-z0-9._/-]+?)(?:@(sha256:[0-9a-f]{64})|:([\w][\w.-]{0,127}))?$/;
 
 /** An image in ECR, as its URI names it. */
 export interface EcrImageRef {
@@ -17,7 +15,7 @@ export interface EcrImageRef {
 
 /** Splits an ECR image URI; undefined for an image elsewhere (Docker Hub, ECR Public). */
 export function parseEcrImage(uri: string): EcrImageRef | undefined {
-  const m = ECR_URI.exec(uri);
+  const m = ECR_IMAGE_URI.exec(uri);
   if (m === null) {
     return undefined;
   }

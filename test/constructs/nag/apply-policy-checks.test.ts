@@ -2,7 +2,9 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
 import { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
 import { applyPolicyChecks } from '../../../constructs/nag';
+import { markOwned } from '../../../constructs/private/ownership';
 import { nagFindings, nagReport } from '../../support/nag';
 
 function appWithBucket(): { app: App; stack: Stack; bucket: CfnBucket } {
@@ -27,11 +29,34 @@ describe('applyPolicyChecks', () => {
     );
   });
 
-  test('GIVEN an ECR repository with defaults WHEN the app synthesizes THEN the Neuron pack runs alongside AwsSolutions', () => {
+  test('GIVEN the app\'s own ECR repository WHEN checked by default THEN the Neuron rules leave it to the app', () => {
+    const app = new App();
+    new CfnRepository(new Stack(app, 'Images'), 'Repository', {});
+    applyPolicyChecks(app);
+
+    expect(nagFindings(app, { plugins: ['Neuron'] })).toEqual([]);
+  });
+
+  test('GIVEN a repository the package made THEN the Neuron rules check it by default', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Images');
+    const ours = new Construct(stack, 'Ours');
+    markOwned(ours);
+    new CfnRepository(ours, 'Repository', {});
+    applyPolicyChecks(app);
+
+    expect(nagFindings(app, { plugins: ['Neuron'] }).map((f) => `${f.ruleId} ${f.resourcePath}`)).toEqual([
+      'Neuron-EcrImmutableTags Images/Ours/Repository',
+      'Neuron-EcrKmsEncryption Images/Ours/Repository',
+      'Neuron-EcrScanOnPush Images/Ours/Repository',
+    ]);
+  });
+
+  test('GIVEN an ECR repository with defaults and neuronRules all-resources WHEN the app synthesizes THEN the Neuron pack checks it', () => {
     const app = new App();
     const stack = new Stack(app, 'Images');
     new CfnRepository(stack, 'Repository', {});
-    applyPolicyChecks(app);
+    applyPolicyChecks(app, { neuronRules: 'all-resources' });
 
     expect(nagFindings(app, { plugins: ['Neuron'] }).map((f) => f.ruleId)).toEqual([
       'Neuron-EcrImmutableTags',
@@ -43,7 +68,7 @@ describe('applyPolicyChecks', () => {
   test('GIVEN the defaults WHEN a finding is reported THEN it explains the fix, not only the problem', () => {
     const app = new App();
     new CfnRepository(new Stack(app, 'Images'), 'Repository', { imageScanningConfiguration: { scanOnPush: false } });
-    applyPolicyChecks(app);
+    applyPolicyChecks(app, { neuronRules: 'all-resources' });
 
     const [finding] = nagFindings(app).filter((f) => f.ruleId === 'Neuron-EcrScanOnPush');
     expect(finding.description).toContain('Set ImageScanningConfiguration.ScanOnPush to true');
@@ -90,5 +115,18 @@ describe('applyPolicyChecks', () => {
     const findings = nagFindings(app, { plugins: ['AwsSolutions'] }).map((f) => `${f.ruleId} ${f.resourcePath}`);
     expect(findings.length).toBeGreaterThan(0);
     expect(new Set(findings).size).toBe(findings.length);
+  });
+
+  test('GIVEN an app made with a second copy of aws-cdk-lib (a linked install) THEN it fails with the fix instead of checking nothing', () => {
+    // A fresh module registry loads aws-cdk-lib again: the second copy a file: link or npm link brings.
+    let OtherApp: typeof App | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      OtherApp = (require('aws-cdk-lib') as typeof import('aws-cdk-lib')).App;
+    });
+    const other = new OtherApp!();
+    expect(other).not.toBeInstanceOf(App);
+
+    expect(() => applyPolicyChecks(other)).toThrow(/another copy of aws-cdk-lib.*npm install --install-links/s);
   });
 });

@@ -214,6 +214,19 @@ describe('the planner applies each limit', () => {
     expect(p.warnings.join('\n')).toMatch(/runs 2 of the 4 processes the NeuronCores allow/);
   });
 
+  test('GIVEN processesPerInstance=3 on inf1.xlarge THEN the warning names the request, not host memory or vCPUs', () => {
+    const p = plan(toy, { throughputRps: 50, p99Ms: 40 }, { ...ec2, instanceTypes: ['inf1.xlarge'], processesPerInstance: 2 }, catalog);
+    expect(p.processesPerInstance).toBe(2);
+    const warnings = p.warnings.join('\n');
+    expect(warnings).toMatch(/runs 2 of the 4 processes the NeuronCores allow, as processesPerInstance=2 asks/);
+    expect(warnings).not.toMatch(/host memory|vCPUs/);
+  });
+
+  test('GIVEN a region the catalog has no prices for THEN the library error names the catalog argument, not only a CLI flag', () => {
+    expect(() => plan(toy, { throughputRps: 50, p99Ms: 40 }, { ...ec2, region: 'af-south-1' }, catalog))
+      .toThrow(/Catalog\.builtIn\(\)\.withPriceFile\(parsePriceFile\(json, 'prices\.json'\)\)/);
+  });
+
   test('GIVEN the default host memory on inf1.xlarge THEN one vCPU is kept for the front end: 3 processes, 1 idle core', () => {
     const p = plan(toy, { throughputRps: 50, p99Ms: 40 }, { ...ec2, instanceTypes: ['inf1.xlarge'] }, catalog);
     expect(p.processesPerInstance).toBe(3);

@@ -1,0 +1,32 @@
+/**
+ * The published declarations carry hand-written types instead of zod's (zod's declarations do not compile under the
+ * CommonJS tsconfig `cdk init` writes). These assignments, checked by `npm run typecheck`, fail when a schema and its
+ * published type drift apart: whatever a schema accepts or returns must fit the type users see.
+ */
+import type { z } from 'zod';
+import { priceFileSchema, type PriceFileInput } from '../../lib/catalog';
+import { compileSpecSchema, type CompileSpecInput } from '../../lib/compile';
+import { environmentsInputSchema, type EnvironmentsInput } from '../../lib/environments';
+import {
+  deploymentRecordSchema, evidenceSchema, releaseRecordSchema, smokeReportSchema,
+  type DeploymentRecord, type Evidence, type ReleaseRecord, type SmokeReport,
+} from '../../lib/release';
+
+function fits<T>(value: T): T {
+  return value;
+}
+
+describe('the published types match the zod schemas they stand for', () => {
+  test('inputs and parsed records fit their published types', () => {
+    const checks = [
+      fits<PriceFileInput>({} as z.input<typeof priceFileSchema>),
+      fits<CompileSpecInput>({} as z.input<typeof compileSpecSchema>),
+      fits<EnvironmentsInput>({} as z.input<typeof environmentsInputSchema>),
+      fits<DeploymentRecord>({} as z.output<typeof deploymentRecordSchema>),
+      fits<Evidence>({} as z.output<typeof evidenceSchema>),
+      fits<ReleaseRecord>({} as z.output<typeof releaseRecordSchema>),
+      fits<SmokeReport>({} as z.output<typeof smokeReportSchema>),
+    ];
+    expect(checks).toHaveLength(7);
+  });
+});
