@@ -223,7 +223,7 @@ describe('the planner applies each limit', () => {
   });
 
   test('GIVEN a region the catalog has no prices for THEN the library error names the catalog argument, not only a CLI flag', () => {
-    expect(() => plan(toy, { throughputRps: 50, p99Ms: 40 }, { ...ec2, region: 'af-south-1' }, catalog))
+    expect(() => plan(toy, { throughputRps: 50, p99Ms: 40 }, { ...ec2, region: 'ca-west-1' }, catalog))
       .toThrow(/Catalog\.builtIn\(\)\.withPriceFile\(parsePriceFile\(json, 'prices\.json'\)\)/);
   });
 
