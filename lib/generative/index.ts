@@ -14,7 +14,7 @@ export type { ReplicaPrediction } from './continuous-batching';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
-export { generativeProfileSchema, parseGenerativeProfile } from './schema';
+export { parseGenerativeProfile } from './schema';
 
 /** Every built-in generative profile, sorted by id. */
 export function builtInGenerativeProfiles(): readonly GenerativeProfile[] {
