@@ -5,16 +5,14 @@ import { NagPack, NagPackProps } from 'cdk-nag/lib/nag-pack';
 import { NagMessageLevel, type NagRuleResult } from 'cdk-nag/lib/nag-rules';
 import { IConstruct } from 'constructs';
 import { isOwned } from '../private/ownership';
-import {
-  NeuronEcrImmutableTags,
-  NeuronEcrKmsEncryption,
-  NeuronEcrScanOnPush,
-  NeuronEndpointConfigKms,
-  NeuronEndpointConfigTrnNoKmsOrVolume,
-  NeuronEndpointInstanceIsNeuron,
-  NeuronEndpointNetworkIsolationHasModelData,
-  NeuronModelImageByDigest,
-} from './rules';
+import { NeuronEcrImmutableTags } from './rules/neuron-ecr-immutable-tags';
+import { NeuronEcrKmsEncryption } from './rules/neuron-ecr-kms-encryption';
+import { NeuronEcrScanOnPush } from './rules/neuron-ecr-scan-on-push';
+import { NeuronEndpointConfigKms } from './rules/neuron-endpoint-config-kms';
+import { NeuronEndpointConfigTrnNoKmsOrVolume } from './rules/neuron-endpoint-config-trn-no-kms-or-volume';
+import { NeuronEndpointInstanceIsNeuron } from './rules/neuron-endpoint-instance-is-neuron';
+import { NeuronEndpointNetworkIsolationHasModelData } from './rules/neuron-endpoint-network-isolation-has-model-data';
+import { NeuronModelImageByDigest } from './rules/neuron-model-image-by-digest';
 
 /** One rule of the pack: the id suffix after `Neuron-`, the check, and what the finding tells the user. */
 interface NeuronRule {
