@@ -15,6 +15,8 @@ export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
 export { parseGenerativeProfile } from './schema';
+export { VLLM_DEFAULT_PORT, VLLM_ENV, vllmReplicaConfigs, vllmServeCommand } from './engine-config';
+export type { VllmEngineOptions, VllmReplicaConfig } from './engine-config';
 
 /** Every built-in generative profile, sorted by id. */
 export function builtInGenerativeProfiles(): readonly GenerativeProfile[] {

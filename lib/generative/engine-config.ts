@@ -1,0 +1,121 @@
+/**
+ * The engine's settings, rendered from a generative plan: the `vllm serve` arguments and environment of each replica.
+ *
+ * vLLM with the Neuron plugin (NxD Inference) maps its own settings onto the compiled model (AWS Neuron docs, "vLLM
+ * User Guide for NxD Inference", plugin 0.5.0 with Neuron SDK 2.29 and vLLM 0.16,
+ * https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html):
+ * `--tensor-parallel-size` becomes `tp_degree`, `--max-num-seqs` the compiled decode `batch_size`, `--max-model-len`
+ * the sequence length. Without prefix caching or chunked prefill NxD Inference keeps a contiguous KV cache and
+ * `--num-gpu-blocks-override` must equal `--max-num-seqs` ("Known Issues", item 2). The NxD Inference model cards
+ * serve with `--no-enable-chunked-prefill --no-enable-prefix-caching --port=8080`, the continuous-batching model the
+ * planner priced (lib/generative/continuous-batching.ts: prefills stop decoding). `NEURON_COMPILED_ARTIFACTS` names
+ * the directory of pre-compiled artifacts ("Loading pre-compiled models").
+ *
+ * Hostings call {@link vllmReplicaConfigs} and never spell an engine setting themselves.
+ */
+import { InputError } from '../errors';
+import type { GenerativePlan } from './types';
+
+/** Port the engine listens on unless the caller says: the port SageMaker sends `/ping` and `/invocations` to. */
+export const VLLM_DEFAULT_PORT = 8080;
+
+/** Environment variables the engine reads. */
+export const VLLM_ENV = {
+  /** Directory of the compiled artifacts vLLM loads (compiles and saves there when missing). */
+  compiledArtifacts: 'NEURON_COMPILED_ARTIFACTS',
+  /** NeuronCores of one replica when several share a host or container (`0-7`). */
+  visibleCores: 'NEURON_RT_VISIBLE_CORES',
+  /** Physical NeuronCores per logical core on Trn2 (AWS Neuron docs, "Logical NeuronCore configuration"). */
+  logicalNeuronCoreConfig: 'NEURON_LOGICAL_NC_CONFIG',
+  /** Selects NxD Inference as the plugin's backend (AWS Neuron docs, "Quickstart: serve models online with vLLM"). */
+  framework: 'VLLM_NEURON_FRAMEWORK',
+} as const;
+
+/** Where the model is and how each replica is reached. */
+export interface VllmEngineOptions {
+  /** The weights: a directory in the container (`/opt/ml/model`) or a Hugging Face repository id. */
+  readonly model: string;
+  /** Name clients send in the request's `model` field. */
+  readonly servedModelName: string;
+  /** Directory of compiled artifacts in the container. @default - vLLM compiles at start into the model directory */
+  readonly compiledArtifacts?: string;
+  /** Port of the first replica. @default 8080 */
+  readonly port?: number;
+  /**
+   * Give each replica its own port (`port + index`), for replicas sharing one network namespace (one host, or
+   * containers in host network mode). @default false - every replica listens on `port` in its own container
+   */
+  readonly portPerReplica?: boolean;
+  /**
+   * Pin each replica to its NeuronCores with `NEURON_RT_VISIBLE_CORES`, for replicas that see every device of the
+   * instance. A container that maps only its replica's `/dev/neuronN` devices, or a SageMaker inference component
+   * (SageMaker assigns the devices), needs no pinning. @default false
+   */
+  readonly pinCores?: boolean;
+}
+
+/** One replica's engine: what to run and on which devices. */
+export interface VllmReplicaConfig {
+  readonly index: number;
+  readonly port: number;
+  /** Neuron devices the replica's tensor-parallel group spans (`/dev/neuron0`). */
+  readonly devices: readonly string[];
+  /** The replica's cores, as `NEURON_RT_VISIBLE_CORES` spells them. */
+  readonly visibleCores: string;
+  /** Arguments after `vllm serve`. */
+  readonly args: readonly string[];
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/**
+ * The engine of every replica one instance of the plan runs.
+ *
+ * @throws InputError for an encoder-decoder plan (vLLM on Neuron serves decoder-only models) or bad options
+ */
+export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOptions): VllmReplicaConfig[] {
+  checkOptions(plan, options);
+  const base = options.port ?? VLLM_DEFAULT_PORT;
+  const engine = plan.generative.engine;
+  return plan.generative.replicas.map((replica) => {
+    const port = options.portPerReplica ? base + replica.index : base;
+    const args = [
+      `--model=${options.model}`,
+      `--served-model-name=${options.servedModelName}`,
+      `--tensor-parallel-size=${engine.tensorParallelSize}`,
+      `--max-num-seqs=${engine.maxNumSeqs}`,
+      `--max-model-len=${engine.maxModelLen}`,
+      `--num-gpu-blocks-override=${engine.maxNumSeqs}`,
+      '--no-enable-chunked-prefill',
+      '--no-enable-prefix-caching',
+      '--host=0.0.0.0',
+      `--port=${port}`,
+    ];
+    const environment: Record<string, string> = { [VLLM_ENV.framework]: 'neuronx-distributed-inference' };
+    if (options.compiledArtifacts !== undefined) environment[VLLM_ENV.compiledArtifacts] = options.compiledArtifacts;
+    if (engine.logicalNeuronCoreConfig > 1) environment[VLLM_ENV.logicalNeuronCoreConfig] = String(engine.logicalNeuronCoreConfig);
+    if (options.pinCores) environment[VLLM_ENV.visibleCores] = replica.visibleCores;
+    return { index: replica.index, port, devices: replica.devices, visibleCores: replica.visibleCores, args, environment };
+  });
+}
+
+/** The whole command of one replica: `vllm serve ...`. */
+export function vllmServeCommand(config: VllmReplicaConfig): string[] {
+  return ['vllm', 'serve', ...config.args];
+}
+
+function checkOptions(plan: GenerativePlan, options: VllmEngineOptions): void {
+  if (plan.generative.architecture !== 'decoder-only') {
+    throw new InputError(`plan for ${plan.profileId} is ${plan.generative.architecture}: vLLM on Neuron serves decoder-only models; ` +
+      'host an encoder-decoder model with the model server (ModelImage.fromServer) and a handler that runs its generation loop');
+  }
+  const port = options.port ?? VLLM_DEFAULT_PORT;
+  const last = options.portPerReplica ? port + plan.generative.replicas.length - 1 : port;
+  if (!Number.isInteger(port) || port < 1 || last > 65535) {
+    throw new InputError(`port: ${options.port} (with ${plan.generative.replicas.length} replicas) is not a port; use an integer from 1 to ${65535 - (last - port)}`);
+  }
+  for (const [field, value] of [['model', options.model], ['servedModelName', options.servedModelName], ['compiledArtifacts', options.compiledArtifacts]] as const) {
+    if (value !== undefined && (value.trim() === '' || /\s/.test(value))) {
+      throw new InputError(`${field}: '${value}' must be a non-empty path or name without spaces`);
+    }
+  }
+}
