@@ -247,6 +247,15 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
     groups.set(key, [...(groups.get(key) ?? []), m]);
   }
   for (const rows of groups.values()) {
+    if (rows[0].chunkedPrefill === true) {
+      outcome.rejections.push({
+        configuration: describeConfiguration(rows[0].tensorParallelDegree, Math.max(...rows.map((r) => r.batchSize)), rows[0].neuronSdkVersion),
+        code: 'engine',
+        reason: 'measured with chunked prefill, which the engine deployed (vLLM with NxD Inference) does not run: "Chunked prefill is not supported on Neuron" '
+          + '(AWS Neuron docs, vLLM User Guide for NxD Inference, Known Issues); its timings are not what the deployment would do',
+      });
+      continue;
+    }
     evaluateGroup(profile, request, instance, price, rows, outcome);
   }
   return outcome;
@@ -455,7 +464,7 @@ function sizePlan(
 
 /** One line per rejection reason kind, the most telling first. */
 function explain(rejected: readonly GenerativeRejection[]): string[] {
-  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'no-measurement', 'no-price', 'excluded'];
+  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
   return [...rejected]
     .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
     .filter((r) => r.code !== 'excluded')

@@ -243,6 +243,7 @@ export interface GenerativeRejection {
     | 'no-price'
     | 'no-measurement'
     | 'tensor-parallel'
+    | 'engine'
     | 'device-memory'
     | 'host-memory'
     | 'sequence-length'
