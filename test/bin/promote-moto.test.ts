@@ -72,9 +72,12 @@ describeWithTool('moto_server', 'promote against AWS APIs served by moto_server'
   }, 60_000);
 
   afterAll(async () => {
-    process.env = { ...saved };
-    rmSync(dir, { recursive: true, force: true });
+    // moto first: a failed beforeAll leaves `dir` unset, and a throw before stop() kept jest waiting on the server.
     await moto?.stop();
+    process.env = { ...saved };
+    if (dir !== undefined) {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   async function promote(...flags: string[]) {
