@@ -7,39 +7,15 @@
  * (`calibration`). Versioned: a reader refuses a version it does not know rather than misreading it.
  */
 import { z } from 'zod';
-import type { Plan } from '../planner/types';
+import { planBasisSchema, type PlanBasis } from '../smoke/capacity';
 import type { BenchReport, ServerTimingReport } from './types';
+
+// The plan basis travels in the proof's settings (SMOKE_CONFIG), so it is part of that contract; re-exported here
+// for the writers and readers of the record.
+export { planBasis, type PlanBasis } from '../smoke/capacity';
 
 /** The version of {@link CalibrationRecord} this code writes and reads. */
 export const CALIBRATION_RECORD_VERSION = 1;
-
-/** The plan a run was measured against: what calibration compares the measurement with. */
-export interface PlanBasis {
-  readonly profileId: string;
-  /** As the hosting names it (`ml.inf2.xlarge` for SageMaker). */
-  readonly instanceType: string;
-  readonly coreVersion: 'v1' | 'v2' | 'v3';
-  readonly instanceCount: number;
-  readonly processesPerInstance: number;
-  readonly coresPerProcess: number;
-  readonly batchSize: number;
-  readonly serving: 'stock' | 'batching';
-  /** 0 for stock serving. */
-  readonly maxDelayMs: number;
-  readonly inputsPerRequest: number;
-  /** The plan's p99 target: the capacity per instance is the rate that meets it. */
-  readonly p99TargetMs: number;
-  readonly capacityPerInstanceRps: number;
-  /** Host CPU milliseconds per request the plan counted. */
-  readonly hostCpuMsPerRequest: number;
-  /** The profile row the plan was sized from. */
-  readonly measurement: {
-    readonly throughputRps: number;
-    readonly p50Ms: number;
-    readonly p99Ms: number;
-    readonly capacityFactor?: number;
-  };
-}
 
 /** What calibration needs of one measured run. */
 export interface CalibrationRecord {
@@ -74,31 +50,6 @@ export interface CalibrationRecord {
    * @default - not measured (no server timing)
    */
   readonly httpOverheadMs?: number;
-}
-
-/** The plan's figures calibration needs, from a `Plan` (what the construct and `bench --plan` hold). */
-export function planBasis(plan: Plan): PlanBasis {
-  return {
-    profileId: plan.profileId,
-    instanceType: plan.instanceType,
-    coreVersion: plan.instance.coreVersion,
-    instanceCount: plan.instanceCount,
-    processesPerInstance: plan.processesPerInstance,
-    coresPerProcess: plan.coresPerProcess,
-    batchSize: plan.batchSize,
-    serving: plan.serving,
-    maxDelayMs: plan.batching?.maxDelayMs ?? 0,
-    inputsPerRequest: plan.inputsPerRequest,
-    p99TargetMs: plan.targets.p99Ms,
-    capacityPerInstanceRps: plan.capacityPerInstanceRps,
-    hostCpuMsPerRequest: plan.hostCpuMsPerRequest,
-    measurement: {
-      throughputRps: plan.measurement.throughputRps,
-      p50Ms: plan.measurement.p50Ms,
-      p99Ms: plan.measurement.p99Ms,
-      ...(plan.measurement.capacityFactor !== undefined ? { capacityFactor: plan.measurement.capacityFactor } : {}),
-    },
-  };
 }
 
 /** What a run measured, in the form both writers have it. */
@@ -146,30 +97,6 @@ function round(value: number): number {
 const positive = z.number().positive();
 const nonNegative = z.number().min(0);
 const percentiles = z.object({ p50: nonNegative, p90: nonNegative, p99: nonNegative, max: nonNegative });
-
-/**
- * Schema of {@link PlanBasis}.
- *
- * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
- */
-export const planBasisSchema = z
-  .object({
-    profileId: z.string().min(1),
-    instanceType: z.string().min(1),
-    coreVersion: z.enum(['v1', 'v2', 'v3']),
-    instanceCount: z.number().int().positive(),
-    processesPerInstance: z.number().int().positive(),
-    coresPerProcess: z.number().int().positive(),
-    batchSize: z.number().int().positive(),
-    serving: z.enum(['stock', 'batching']),
-    maxDelayMs: nonNegative,
-    inputsPerRequest: z.number().int().positive(),
-    p99TargetMs: positive,
-    capacityPerInstanceRps: positive,
-    hostCpuMsPerRequest: nonNegative,
-    measurement: z.object({ throughputRps: positive, p50Ms: positive, p99Ms: positive, capacityFactor: positive.optional() }).strict(),
-  })
-  .strict();
 
 /**
  * Schema of {@link CalibrationRecord}; unknown fields pass (a newer writer may add some within a version).
