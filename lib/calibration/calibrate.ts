@@ -158,7 +158,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
   if (factor !== previous) {
     changes.push(
       `capacityFactor of measurements[${rowIndex}]: ${fmt(previous)} -> ${fmt(factor)}, so its model's ${fmt(modelled)} requests/s per instance ` +
-        `becomes ${fmt(calibratedCapacity)}: ${why}`,
+        `becomes ${fmt(calibratedCapacity)}`,
     );
   }
   changes.push(
@@ -188,7 +188,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
       offeredRps: record.offeredRps,
     },
     measured: {
-      achievedPerInstanceRps: round(held, 2),
+      achievedPerInstanceRps: round(held, 1),
       p99Ms: record.latencyMs.p99,
       ...(server !== undefined && server.latencyMs.p99 > 0 ? { serverP99Ms: server.latencyMs.p99 } : {}),
       ...(device !== undefined && device.p50 > 0 ? { deviceP50Ms: device.p50 } : {}),
