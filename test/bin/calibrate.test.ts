@@ -127,3 +127,15 @@ describe('calibrate checks its flags before reading anything', () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe('calibrate names an S3 refusal', () => {
+  test('GIVEN GetObject denied THEN exit 1 naming the call, the URI and the refusal', async () => {
+    s3.on(GetObjectCommand).rejects(
+      Object.assign(new Error('User is not authorized to perform s3:GetObject'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }),
+    );
+    const { code, stderr } = await cli(['calibrate', '--report', 's3://my-reports/x/latest.json', '--out', join(dir, 'denied.json')]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/S3 GetObject s3:\/\/my-reports\/x\/latest\.json/);
+    expect(stderr).toMatch(/AccessDenied|not authorized/);
+  });
+});
