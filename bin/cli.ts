@@ -12,6 +12,7 @@ import { CompileJobFailedError } from '../io/compile/job';
 import { InfeasibleError, InputError } from '../lib/errors';
 import { PreflightFailedError } from '../io/preflight/index';
 import { registerBenchCommand } from './commands/bench';
+import { registerCalibrateCommand } from './commands/calibrate';
 import { registerCatalogCommand } from './commands/catalog';
 import { registerCompileCommand } from './commands/compile';
 import type { CliIo } from './commands/io';
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Comm
   registerCatalogCommand(program, io);
   registerProfilesCommand(program, io);
   registerBenchCommand(program, io, { isTTY: options.isTTY ?? false });
+  registerCalibrateCommand(program, io);
   registerPreflightCommand(program, io);
   registerPromoteCommand(program, io);
   registerCompileCommand(program, io);

@@ -22,6 +22,10 @@ import {
   type Thresholds,
 } from '../../lib/bench';
 import { runBenchmark } from '../../io/bench';
+import { calibrationRecord } from '../../lib/bench/calibration-record';
+import type { Plan } from '../../lib/planner/types';
+import { planBasis, planBasisSchema, type PlanBasis } from '../../lib/smoke/capacity';
+import { readJsonFile } from './files';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
 import { endpointNameProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
@@ -61,6 +65,7 @@ export interface BenchFlags {
   readonly expectJson?: string;
   readonly expectRegex?: string;
   readonly json?: boolean;
+  readonly plan?: string;
 }
 
 /** Without --duration or --requests, a run measures this long. */
@@ -104,8 +109,14 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
     .option('--expect-json <json>', 'a correct answer is exactly this JSON (key order aside)', once('--expect-json'))
     .option('--expect-regex <re>', 'a correct answer matches this regular expression', once('--expect-regex'))
     .option('--json', 'print the report as JSON')
+    .option(
+      '--plan <file>',
+      'the plan the target was deployed from (plan --json output): adds the calibration record cdk-inferentia calibrate reads ' +
+        'to the --json report; needs --rate (the planned capacity, to measure it) and reads the server timing header',
+      once('--plan'),
+    )
     .action(async (flags: BenchFlags) => {
-      const benchOptions = benchOptionsFromFlags(flags);
+      const { options: benchOptions, plan } = benchInputsFromFlags(flags);
       const json = flags.json === true;
       if (!json) {
         io.stderr(`${describeRun(benchOptions)}\n`);
@@ -123,11 +134,71 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
       } finally {
         progress?.stop();
       }
-      io.stdout(json ? `${JSON.stringify(reportForJson(report), null, 2)}\n` : formatReport(report));
+      const calibration =
+        plan !== undefined && benchOptions.mode.kind === 'open'
+          ? { calibration: calibrationRecord('bench', plan, { ...report, offeredRps: benchOptions.mode.rateRps, achievedRps: report.throughputRps }) }
+          : {};
+      io.stdout(json ? `${JSON.stringify({ ...reportForJson(report), ...calibration }, null, 2)}\n` : formatReport(report));
       if (!report.passed) {
         throw new BenchFailedError(report);
       }
     });
+}
+
+/**
+ * The engine options and, with `--plan`, the plan basis of the calibration record; every problem of both at once.
+ *
+ * @throws InputError listing every problem, before any request is sent
+ */
+export function benchInputsFromFlags(flags: BenchFlags): { readonly options: BenchOptions; readonly plan?: PlanBasis } {
+  const problems: string[] = [];
+  const collect = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof InputError) {
+        problems.push(...e.problems);
+        return undefined;
+      }
+      throw e;
+    }
+  };
+  const options = collect(() => benchOptionsFromFlags(flags));
+  const plan = flags.plan === undefined ? undefined : collect(() => readPlanBasis(flags.plan as string));
+  if (flags.plan !== undefined && flags.rate === undefined) {
+    problems.push(`--plan ${flags.plan}: calibration measures a rate; add --rate, e.g. the plan's capacityRps`);
+  }
+  if (flags.plan !== undefined && flags.json !== true) {
+    problems.push(`--plan ${flags.plan}: the calibration record is written into the JSON report; add --json`);
+  }
+  InputError.throwIfAny(problems);
+  return { options: plan !== undefined ? { ...(options as BenchOptions), serverTiming: true } : (options as BenchOptions), ...(plan !== undefined ? { plan } : {}) };
+}
+
+/**
+ * The plan basis of a `plan --json` file (its `chosen` plan) or of a bare plan.
+ *
+ * @throws InputError naming the file and what is missing
+ */
+export function readPlanBasis(file: string): PlanBasis {
+  const json = readJsonFile('--plan', file, '; give the output of cdk-inferentia plan --json');
+  const chosen = typeof json === 'object' && json !== null && 'chosen' in json ? (json as { chosen: unknown }).chosen : json;
+  if (chosen === null) {
+    throw new InputError(`--plan ${file}: the file holds no plan (chosen is null: the planner found none); give a feasible plan`);
+  }
+  try {
+    const basis = planBasis(chosen as Plan);
+    const result = planBasisSchema.safeParse(JSON.parse(JSON.stringify(basis)));
+    if (result.success) {
+      return basis;
+    }
+    throw new InputError(result.error.issues.map((i) => `--plan ${file}: ${i.path.join('.')}: ${i.message}; give the output of cdk-inferentia plan --json`));
+  } catch (e) {
+    if (e instanceof InputError) {
+      throw e;
+    }
+    throw new InputError(`--plan ${file}: not a plan (${(e as Error).message}); give the output of cdk-inferentia plan --json`);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
+import { describeCalibration } from '../../lib/calibration/describe';
 import { InfeasibleError, InputError } from '../../lib/errors';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
@@ -120,6 +121,8 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         ...(missing.length > 0 ? [`give ${missing.join(' and ')}`] : []),
       ]);
       const profileWarnings = warnings.map((w) => w.message);
+      // A calibrated profile says so in every output: which report and when the plan's numbers were measured.
+      const calibration = profile.calibration !== undefined ? { calibration: profile.calibration } : {};
       let report: PlanReport;
       try {
         report = planReport(
@@ -146,15 +149,20 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       } catch (e) {
         if (flags.json && e instanceof InfeasibleError) {
           // Scripts read stdout: no plan is still a JSON document, with the reasons; the exit code stays 1.
-          io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, hostWork, profileWarnings }, null, 2) + '\n');
+          io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, hostWork, profileWarnings, ...calibration }, null, 2) + '\n');
         }
         throw e;
       }
       if (flags.json) {
-        io.stdout(JSON.stringify({ ...report, hostWork, profileWarnings }, null, 2) + '\n');
+        io.stdout(JSON.stringify({ ...report, hostWork, profileWarnings, ...calibration }, null, 2) + '\n');
         return;
       }
-      io.stdout(formatPlanReport(report, flags.alternatives ?? 5, hostWork.source));
+      const calibratedFrom = describeCalibration(profile);
+      io.stdout((calibratedFrom !== undefined ? `${calibratedFrom}\n` : '') + formatPlanReport(report, flags.alternatives ?? 5, hostWork.source));
+      const uncalibrated = uncalibratedChoice(profile, report.chosen);
+      if (uncalibrated !== undefined) {
+        io.stderr(`warning: ${uncalibrated}\n`);
+      }
       // The chosen plan's warnings already name its own measurement's problems; add the profile's others once.
       const chosenRow = report.chosen.measurement;
       const others = warnings.filter((w) => profile.measurements[w.measurementIndex] !== chosenRow).map((w) => `${profile.id}: ${w.message}`);
@@ -166,6 +174,23 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
 
 const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 const percent = (n: number) => `${Math.round(n * 100)} %`;
+
+/**
+ * When a calibrated profile's plan rests on a row the proof did not measure (another instance type or layout), what
+ * that means; `undefined` otherwise.
+ */
+export function uncalibratedChoice(profile: ModelProfile, chosen: Plan): string | undefined {
+  const c = profile.calibration;
+  if (c === undefined || chosen.measurement.capacityFactor !== undefined) {
+    return undefined;
+  }
+  const same = chosen.instanceType === c.plan.instanceType && chosen.batchSize === c.plan.batchSize && chosen.coresPerProcess === c.plan.coresPerProcess;
+  return same
+    ? undefined
+    : `the plan chose ${chosen.instanceType} g=${chosen.coresPerProcess} b=${chosen.batchSize}; the calibration measured ` +
+        `${c.plan.instanceType} g=${c.plan.coresPerProcess} b=${c.plan.batchSize}: this plan's capacity is the model's, corrected for device ` +
+        'time only; prove it on staging and calibrate again (or pin --instance-types to the measured one)';
+}
 
 /**
  * The profile with `--host-ms-per-request` in place of its own host work, labelled as coming from the flag.
@@ -204,7 +229,8 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       ? [{ 'host work': `${p.hostCpuMsPerRequest} ms of one vCPU per request, in the model process (${hostWorkSource}); change it with --host-ms-per-request` }]
       : []),
     {
-      capacity: `${round1(p.capacityRps)} requests/s within p99 ${p.targets.p99Ms} ms (${round1(p.capacityPerInstanceRps)} per instance); ` +
+      capacity: `${round1(p.capacityRps)} requests/s within p99 ${p.targets.p99Ms} ms (${round1(p.capacityPerInstanceRps)} per instance` +
+        `${p.measurement.capacityFactor !== undefined ? `, x ${p.measurement.capacityFactor} as calibrated` : ''}); ` +
         `model processes ${percent(p.utilization)} busy at the target`,
     },
     { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MRequestsUsd, 3)} per 1M requests` },

@@ -375,15 +375,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
       ? {
           encoded: {
             latency: recorder.encode(),
-            server:
-              serverRecorder === undefined
-                ? undefined
-                : {
-                    latency: serverRecorder.latency.encode(),
-                    batched: serverRecorder.batched,
-                    batchRequestsSum: serverRecorder.batchRequestsSum,
-                    batchInputsSum: serverRecorder.batchInputsSum,
-                  },
+            server: serverRecorder?.encode(),
           },
         }
       : {}),

@@ -12,6 +12,7 @@ import {
   type LoadWorkerResult,
 } from '../../lib/smoke/capacity';
 import { mergeWorkerResults } from '../../lib/smoke/capacity-merge';
+import { calibrationRecord, type CalibrationRecord } from '../../lib/bench/calibration-record';
 
 /** The capacity section of the report: predicted beside measured, and the verdict. */
 export interface CapacityReport {
@@ -21,6 +22,8 @@ export interface CapacityReport {
   readonly thresholds: CapacityVerdict['thresholds'];
   readonly failures: CapacityVerdict['failures'];
   readonly passed: boolean;
+  /** What `cdk-inferentia calibrate` reads. @default - none: the SmokeBenchmark was given no plan */
+  readonly calibration?: CalibrationRecord;
 }
 
 /**
@@ -39,6 +42,8 @@ export async function runCapacityProof(
   deadlineMs: number,
 ): Promise<CapacityReport> {
   const signal = AbortSignal.timeout(deadlineMs);
+  // The workers start together and measure after their warm-up: close enough to date the calibration record.
+  const measuredFrom = new Date(Date.now() + config.warmupMs).toISOString();
   const failed: Record<string, string> = {};
   const results: LoadWorkerResult[] = [];
   await Promise.all(
@@ -77,6 +82,16 @@ export async function runCapacityProof(
     thresholds: verdict.thresholds,
     failures: verdict.failures,
     passed: verdict.failures.length === 0,
+    ...(config.plan !== undefined
+      ? {
+          calibration: calibrationRecord('capacity-proof', config.plan, {
+            ...measured,
+            startedAt: measuredFrom,
+            offeredRps: config.rateRps,
+            loadProblem: measured.workersAnswered < config.workers ? measured.errorSamples['worker-failed'] ?? 'a load worker returned no result' : undefined,
+          }),
+        }
+      : {}),
   };
 }
 

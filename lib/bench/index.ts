@@ -22,3 +22,11 @@ export type { JsonBenchReport } from './format';
 export { validateBenchOptions, MAX_IN_FLIGHT, MAX_RATE_RPS, MAX_TIMER_MS } from './validate';
 export { LatencyRecorder } from './latency';
 export { parseServerTiming, ServerTimingRecorder, SERVER_TIMING_HEADER, type ServerTiming } from './server-timing';
+export {
+  calibrationRecord,
+  planBasis,
+  CALIBRATION_RECORD_VERSION,
+  type CalibrationRecord,
+  type MeasuredRun,
+  type PlanBasis,
+} from './calibration-record';

@@ -60,6 +60,14 @@ export class LatencyRecorder {
     return { p50: at(50), p90: at(90), p99: at(99), max: toMs(max) };
   }
 
+  /** The latency at one percentile (0-100) in milliseconds; 0 when nothing was recorded. */
+  percentile(percent: number): number {
+    if (this.histogram.totalCount === 0) {
+      return 0;
+    }
+    return toMs(Math.min(this.histogram.getValueAtPercentile(percent), this.histogram.maxValue));
+  }
+
   /**
    * Equal-width buckets for a chart, with "nice" widths (1, 2, 2.5 or 5 times a power of ten) spanning the fastest
    * answer to the p99.9; slower outliers share one last bucket ending at the max, so one stall does not squash the

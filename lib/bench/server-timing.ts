@@ -7,7 +7,7 @@
  * SageMaker router add, and report the mean batch size the server formed under the run's load.
  */
 import { LatencyRecorder } from './latency';
-import type { ServerTimingReport } from './types';
+import type { EncodedHistograms, ServerTimingReport } from './types';
 
 /** The response header the model server puts its timing in; SageMaker passes it on as `CustomAttributes`. */
 export const SERVER_TIMING_HEADER = 'x-amzn-sagemaker-custom-attributes';
@@ -63,6 +63,13 @@ export class ServerTimingRecorder {
   batchInputsSum = 0;
   /** Answers that named their batch. */
   batched = 0;
+  /** Device time of the call that answered each request, for answers that carried `device-ms` (calibration). */
+  readonly device = new LatencyRecorder();
+  /**
+   * `server-ms - device-ms` of each such answer: what the server spent on a request besides its device call (queue
+   * wait, batch formation, host work), the measured side of the plan's host work (calibration).
+   */
+  readonly overhead = new LatencyRecorder();
 
   /** Records one answer's header value; ignores answers without one. */
   record(headerValue: string | undefined): void {
@@ -76,11 +83,19 @@ export class ServerTimingRecorder {
       this.batchRequestsSum += timing.batchRequests;
       this.batchInputsSum += timing.batchInputs;
     }
+    if (timing.deviceMs !== undefined) {
+      this.device.record(timing.deviceMs);
+      this.overhead.record(Math.max(0, timing.serverMs - timing.deviceMs));
+    }
   }
 
   /** Adds another recorder's counts (a load worker's, decoded). */
-  add(other: { readonly latency: string; readonly batched: number; readonly batchRequestsSum: number; readonly batchInputsSum: number }): void {
+  add(other: NonNullable<EncodedHistograms['server']>): void {
     this.latency.addEncoded(other.latency);
+    if (other.device !== undefined && other.overhead !== undefined) {
+      this.device.addEncoded(other.device);
+      this.overhead.addEncoded(other.overhead);
+    }
     this.batched += other.batched;
     this.batchRequestsSum += other.batchRequestsSum;
     this.batchInputsSum += other.batchInputsSum;
@@ -96,6 +111,18 @@ export class ServerTimingRecorder {
       latencyMs: this.latency.percentiles(),
       meanBatchRequests: this.batched > 0 ? round(this.batchRequestsSum / this.batched) : undefined,
       meanBatchInputs: this.batched > 0 ? round(this.batchInputsSum / this.batched) : undefined,
+      ...(this.device.count > 0 ? { deviceMs: this.device.percentiles(), overheadMs: { p5: this.overhead.percentile(5), ...this.overhead.percentiles() } } : {}),
+    };
+  }
+
+  /** The counts and histograms another process merges with {@link add}. */
+  encode(): NonNullable<EncodedHistograms['server']> {
+    return {
+      latency: this.latency.encode(),
+      batched: this.batched,
+      batchRequestsSum: this.batchRequestsSum,
+      batchInputsSum: this.batchInputsSum,
+      ...(this.device.count > 0 ? { device: this.device.encode(), overhead: this.overhead.encode() } : {}),
     };
   }
 }

@@ -108,6 +108,16 @@ export interface ServerTimingReport {
   readonly meanBatchRequests?: number;
   /** Mean inputs per device call, weighted by request. @default - not reported */
   readonly meanBatchInputs?: number;
+  /**
+   * Device time of the call that answered each request (`device-ms`), weighted by request: what calibration compares
+   * with the profile's measured call latency. @default - not reported (the server sent no `device-ms`)
+   */
+  readonly deviceMs?: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  /**
+   * `server-ms - device-ms` of each request: queue wait, batch formation and host work in the server. Its low end is
+   * the host work of a request that did not wait (`p5`). @default - not reported (the server sent no `device-ms`)
+   */
+  readonly overheadMs?: { readonly p5: number; readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
 }
 
 /** One threshold checked against the run. */
@@ -158,5 +168,9 @@ export interface EncodedHistograms {
     readonly batched: number;
     readonly batchRequestsSum: number;
     readonly batchInputsSum: number;
+    /** Device time per answer (`device-ms`), when the server sent it. @default - not measured */
+    readonly device?: string;
+    /** `server-ms - device-ms` per answer, with `device`. @default - not measured */
+    readonly overhead?: string;
   };
 }

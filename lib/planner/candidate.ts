@@ -140,7 +140,8 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
     let best: SizedMode | undefined;
     for (const delayMs of delaysMs) {
       const model = servingModel(m, { mode, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs });
-      const capacityPerInstance = capacityRps(model, targets.p99Ms / 1000);
+      // A calibrated row carries what its deployment held against what this model predicted (calibrate).
+      const capacityPerInstance = capacityRps(model, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
       if (capacityPerInstance > 0 && (!best || capacityPerInstance > best.capacityPerInstance)) {
         best = { model, capacityPerInstance };
       }
@@ -347,7 +348,8 @@ function buildPlan(
   const perInstanceRate = targets.throughputRps / instanceCount;
   const layout = coreLayout(instance, m.coresPerProcess, limits.processes);
   const hourlyCostUsd = instanceCount * price.usdPerHour;
-  const naiveCapacity = limits.processes === 1 ? capacityPerInstance : capacityRps({ ...model, processes: 1 }, targets.p99Ms / 1000);
+  const naiveCapacity =
+    limits.processes === 1 ? capacityPerInstance : capacityRps({ ...model, processes: 1 }, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
   const naiveCount = Math.max(minInstances, instancesFor(targets.throughputRps, headroom, naiveCapacity));
   const naiveHourly = naiveCount * price.usdPerHour;
   const costPer1MRequestsUsd = costPer1MRequests(hourlyCostUsd, targets.throughputRps);

@@ -32,6 +32,35 @@ const measurementSchema = z.strictObject({
   hostMemoryGiB: positiveNumber().optional(),
   memorySource: z.string({ error: 'expected a string' }).optional(),
   measuredProcesses: positiveInteger().optional(),
+  capacityFactor: positiveNumber().optional(),
+});
+
+/** The `calibration` block `cdk-inferentia calibrate` writes. */
+const calibrationSchema = z.strictObject({
+  source: nonEmptyString(),
+  measuredAt: nonEmptyString(),
+  calibratedAt: nonEmptyString(),
+  plan: z.strictObject({
+    instanceType: nonEmptyString(),
+    instanceCount: positiveInteger(),
+    processesPerInstance: positiveInteger(),
+    coresPerProcess: positiveInteger(),
+    batchSize: positiveInteger(),
+    serving: z.enum(['stock', 'batching'], { error: "expected 'stock' or 'batching'" }),
+    p99TargetMs: positiveNumber(),
+    capacityPerInstanceRps: positiveNumber(),
+    offeredRps: positiveNumber(),
+  }),
+  measured: z.strictObject({
+    achievedPerInstanceRps: z.number({ error: 'expected a number' }).min(0),
+    p99Ms: z.number({ error: 'expected a number' }).min(0),
+    serverP99Ms: positiveNumber().optional(),
+    deviceP50Ms: positiveNumber().optional(),
+    hostMsPerRequest: positiveNumber().optional(),
+    httpOverheadMs: z.number({ error: 'expected a number' }).min(0).optional(),
+  }),
+  capacityPerInstanceRps: positiveNumber(),
+  changes: z.array(z.string({ error: 'expected a string' })),
 });
 
 /**
@@ -57,6 +86,7 @@ export const profileSchema = z.strictObject({
   measurements: z
     .array(measurementSchema, { error: 'expected an array of measurements' })
     .min(1, { error: 'expected at least one measurement' }),
+  calibration: calibrationSchema.optional(),
 });
 
 /** `['measurements', 1, 'throughputRps']` -> `measurements[1].throughputRps`. */
@@ -145,5 +175,6 @@ export function parseProfile(json: unknown, origin: string): ModelProfile {
     ...(profile.hostCpuMsPerRequest !== undefined ? { hostCpuMsPerRequest: profile.hostCpuMsPerRequest } : {}),
     ...(profile.hostCpuSource !== undefined ? { hostCpuSource: profile.hostCpuSource } : {}),
     measurements: profile.measurements.map((m, i) => ({ ...m, source: m.source ?? `${origin}, measurements[${i}]` })),
+    ...(profile.calibration !== undefined ? { calibration: profile.calibration } : {}),
   };
 }

@@ -52,6 +52,59 @@ export interface Measurement {
    * by it. Informational: the planner sizes from `throughputRps`.
    */
   readonly measuredProcesses?: number;
+  /**
+   * What a deployment of this row actually held per instance, as a share of what the planner's queueing model
+   * predicts for it: the planner multiplies its capacity per instance by it. Set by `cdk-inferentia calibrate` from a
+   * capacity proof (see the profile's `calibration`).
+   *
+   * @default 1 - the model's prediction as is
+   */
+  readonly capacityFactor?: number;
+}
+
+/**
+ * Where a calibrated profile's numbers come from: the measured run, the plan it was measured against, and what
+ * changed. Written by `cdk-inferentia calibrate`; `plan` names it in its output.
+ */
+export interface ProfileCalibration {
+  /** The report it was calibrated from: an `s3://` URI or a file name. */
+  readonly source: string;
+  /** When the run was measured (ISO 8601). */
+  readonly measuredAt: string;
+  /** When the profile was calibrated (ISO 8601). */
+  readonly calibratedAt: string;
+  /** The plan the run was measured against. */
+  readonly plan: {
+    readonly instanceType: string;
+    readonly instanceCount: number;
+    readonly processesPerInstance: number;
+    readonly coresPerProcess: number;
+    readonly batchSize: number;
+    readonly serving: 'stock' | 'batching';
+    readonly p99TargetMs: number;
+    /** The capacity per instance the plan counted on. */
+    readonly capacityPerInstanceRps: number;
+    /** Requests per second the run offered, over all instances. */
+    readonly offeredRps: number;
+  };
+  /** What the run measured. */
+  readonly measured: {
+    readonly achievedPerInstanceRps: number;
+    /** Client-side p99 at the offered rate. */
+    readonly p99Ms: number;
+    /** @default - no server timing */
+    readonly serverP99Ms?: number;
+    /** Median device time of a call. @default - no server timing */
+    readonly deviceP50Ms?: number;
+    /** Host work per request in the server. @default - not measured */
+    readonly hostMsPerRequest?: number;
+    /** What the network, router and client add per request, outside the plan's p99. @default - not measured */
+    readonly httpOverheadMs?: number;
+  };
+  /** What the planner now predicts for the measured plan's layout: one instance's capacity within its p99 target. */
+  readonly capacityPerInstanceRps: number;
+  /** One sentence per change: the field, old and new value, and why. */
+  readonly changes: readonly string[];
 }
 
 /** What one model needs per process, and its measurements. */
@@ -83,6 +136,8 @@ export interface ModelProfile {
   readonly memorySource?: string;
   /** Measured operating points. */
   readonly measurements: readonly Measurement[];
+  /** Set when the profile was calibrated from a measured run. @default - not calibrated */
+  readonly calibration?: ProfileCalibration;
 }
 
 /** A measurement that contradicts itself; shown as a warning, the planner still uses it. */

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { describeThreshold } from '../bench/errors';
 import type { BenchReport, ServerTimingReport, ThresholdResult } from '../bench/types';
+import type { Plan } from '../planner/types';
 
 /**
  * Requests per second one load-worker invocation is sized to drive (1769 MB, one vCPU, arm64).
@@ -77,9 +78,94 @@ export interface CapacityConfig {
     readonly p99Ms: number;
   };
   readonly thresholds: CapacityThresholds;
+  /**
+   * The plan the proof measures, for the calibration record of its report (`cdk-inferentia calibrate`).
+   *
+   * @default - no plan given: the report carries no calibration record
+   */
+  readonly plan?: PlanBasis;
+}
+
+/** The plan a run was measured against: what calibration compares the measurement with. */
+export interface PlanBasis {
+  readonly profileId: string;
+  /** As the hosting names it (`ml.inf2.xlarge` for SageMaker). */
+  readonly instanceType: string;
+  readonly coreVersion: 'v1' | 'v2' | 'v3';
+  readonly instanceCount: number;
+  readonly processesPerInstance: number;
+  readonly coresPerProcess: number;
+  readonly batchSize: number;
+  readonly serving: 'stock' | 'batching';
+  /** 0 for stock serving. */
+  readonly maxDelayMs: number;
+  readonly inputsPerRequest: number;
+  /** The plan's p99 target: the capacity per instance is the rate that meets it. */
+  readonly p99TargetMs: number;
+  readonly capacityPerInstanceRps: number;
+  /** Host CPU milliseconds per request the plan counted. */
+  readonly hostCpuMsPerRequest: number;
+  /** The profile row the plan was sized from. */
+  readonly measurement: {
+    readonly throughputRps: number;
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    readonly capacityFactor?: number;
+  };
+}
+
+/** The plan's figures calibration needs, from a `Plan` (what the construct and `bench --plan` hold). */
+export function planBasis(plan: Plan): PlanBasis {
+  return {
+    profileId: plan.profileId,
+    instanceType: plan.instanceType,
+    coreVersion: plan.instance.coreVersion,
+    instanceCount: plan.instanceCount,
+    processesPerInstance: plan.processesPerInstance,
+    coresPerProcess: plan.coresPerProcess,
+    batchSize: plan.batchSize,
+    serving: plan.serving,
+    maxDelayMs: plan.batching?.maxDelayMs ?? 0,
+    inputsPerRequest: plan.inputsPerRequest,
+    p99TargetMs: plan.targets.p99Ms,
+    capacityPerInstanceRps: plan.capacityPerInstanceRps,
+    hostCpuMsPerRequest: plan.hostCpuMsPerRequest,
+    measurement: {
+      throughputRps: plan.measurement.throughputRps,
+      p50Ms: plan.measurement.p50Ms,
+      p99Ms: plan.measurement.p99Ms,
+      ...(plan.measurement.capacityFactor !== undefined ? { capacityFactor: plan.measurement.capacityFactor } : {}),
+    },
+  };
 }
 
 const positive = z.number().positive();
+const nonNegative = z.number().min(0);
+
+/**
+ * Schema of {@link PlanBasis}.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const planBasisSchema = z
+  .object({
+    profileId: z.string().min(1),
+    instanceType: z.string().min(1),
+    coreVersion: z.enum(['v1', 'v2', 'v3']),
+    instanceCount: z.number().int().positive(),
+    processesPerInstance: z.number().int().positive(),
+    coresPerProcess: z.number().int().positive(),
+    batchSize: z.number().int().positive(),
+    serving: z.enum(['stock', 'batching']),
+    maxDelayMs: nonNegative,
+    inputsPerRequest: z.number().int().positive(),
+    p99TargetMs: positive,
+    capacityPerInstanceRps: positive,
+    hostCpuMsPerRequest: nonNegative,
+    measurement: z.object({ throughputRps: positive, p50Ms: positive, p99Ms: positive, capacityFactor: positive.optional() }).strict(),
+  })
+  .strict();
+
 
 /**
  * Schema of {@link CapacityConfig}.
@@ -103,6 +189,7 @@ export const capacityConfigSchema = z
         maxErrorRate: z.number().min(0).max(1),
       })
       .strict(),
+    plan: planBasisSchema.optional(),
   })
   .strict();
 

@@ -6,6 +6,10 @@ import { registerBenchCommand } from '../../bin/commands/bench';
 import type { CliIo } from '../../bin/commands/io';
 import { BenchFailedError, type BenchReport } from '../../lib/bench';
 import { InputError } from '../../lib/errors';
+import type { CalibrationRecord } from '../../lib/bench/calibration-record';
+import { readCalibrationRecord } from '../../lib/calibration';
+import { plan } from '../../lib/planner';
+import { requireProfile } from '../../lib/profiles';
 import { startHttpServer, startSageMakerRuntimeServer, type ServerBehaviour, type TestServer } from '../support';
 
 interface Output {
@@ -254,5 +258,42 @@ describe('bench --endpoint calls SageMaker through the SDK configuration of the 
     expect(server.invocations).toHaveLength(5);
     expect(server.invocations[0]).toMatchObject({ endpointName: 'my-ep', body: '{"inputs":"a cat"}' });
     expect(server.invocations[0].headers.authorization).toMatch(/\/us-west-2\/sagemaker\//);
+  });
+});
+
+describe('bench --plan writes the calibration record calibrate reads', () => {
+  const planned = plan(requireProfile('bert-base-uncased'), { throughputRps: 200, p99Ms: 50 }, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.xlarge'] });
+
+  test('GIVEN a plan file and --rate WHEN run with --json THEN the report carries the plan basis and the server timing', async () => {
+    const server = await serve(() => ({
+      kind: 'respond', status: 200, body: '{"label":"cat"}', delayMs: 1,
+      headers: { 'x-amzn-sagemaker-custom-attributes': 'server-ms=1.500,batch-requests=1,batch-inputs=1,device-ms=1.000' },
+    }));
+    const planFile = join(dir, 'plan.json');
+    writeFileSync(planFile, JSON.stringify({ chosen: planned }));
+
+    const out = await bench(['--url', server.url, '--rate', '40', '--requests', '20', '--plan', planFile, '--json']);
+
+    const { calibration } = JSON.parse(out.stdout) as { calibration: CalibrationRecord };
+    expect(calibration).toMatchObject({
+      schemaVersion: 1, writer: 'bench', offeredRps: 40, loadApplied: true,
+      plan: { profileId: 'bert-base-uncased', instanceType: 'inf2.xlarge', instanceCount: planned.instanceCount },
+    });
+    expect(calibration.server?.deviceMs?.p50).toBeCloseTo(1, 2);
+    expect(calibration.server?.overheadMs?.p50).toBeCloseTo(0.5, 2);
+    expect(readCalibrationRecord(JSON.parse(out.stdout), 'bench.json')).toEqual(calibration);
+  });
+
+  test('GIVEN --plan without --rate or --json, or a file without a plan THEN every problem is named before a request', async () => {
+    const server = await serve(answer());
+    const planFile = join(dir, 'none.json');
+    writeFileSync(planFile, JSON.stringify({ chosen: null }));
+    const problems = await problemsOf(['--url', server.url, '--plan', planFile]);
+    expect(problems).toEqual([
+      `--plan ${planFile}: the file holds no plan (chosen is null: the planner found none); give a feasible plan`,
+      `--plan ${planFile}: calibration measures a rate; add --rate, e.g. the plan's capacityRps`,
+      `--plan ${planFile}: the calibration record is written into the JSON report; add --json`,
+    ]);
+    expect(server.received).toHaveLength(0);
   });
 });

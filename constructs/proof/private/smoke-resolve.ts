@@ -9,7 +9,7 @@ import { defaultMaxInFlight } from '../../../lib/bench/in-flight';
 import type { LoadMode, StopCondition } from '../../../lib/bench/types';
 import type { Plan } from '../../../lib/planner/types';
 import { requiredFunctionTimeoutMs, type RunShape } from '../../../lib/smoke/budget';
-import { capacityStageMs, DEFAULT_ACCOUNT_CONCURRENCY, MAX_FAN_OUT, PER_WORKER_RPS, type CapacityConfig } from '../../../lib/smoke/capacity';
+import { capacityStageMs, DEFAULT_ACCOUNT_CONCURRENCY, MAX_FAN_OUT, PER_WORKER_RPS, planBasis, type CapacityConfig } from '../../../lib/smoke/capacity';
 import { MAX_IN_FLIGHT } from '../../../lib/smoke/config';
 import { SmokeBenchmarkProps } from '../smoke-benchmark-props';
 import { BoundTarget } from '../smoke-target';
@@ -160,6 +160,8 @@ export function resolveCapacity(
       ...(serverP99MaxMs !== undefined ? { serverP99MaxMs } : {}),
       maxErrorRate,
     },
+    // For the report's calibration record: what the proof measured against (cdk-inferentia calibrate).
+    ...(plan !== undefined ? { plan: planBasis(plan) } : {}),
   };
 }
 

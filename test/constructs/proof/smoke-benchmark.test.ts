@@ -1,3 +1,4 @@
+import { planBasis } from '../../../lib/smoke/capacity';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -673,6 +674,8 @@ describe('the capacity proof', () => {
     // AND the hook's timeout covers the smoke run and the proof
     expect(smoke.timeout.toSeconds()).toBeGreaterThanOrEqual(15 + 5 + 30 + 10 + 7 + 15 + 10 + 90 + 10 + 5);
     expect(smoke.capacity).toEqual(config.capacity);
+    // AND the plan it proves travels with it, for the report's calibration record (cdk-inferentia calibrate)
+    expect(config.capacity?.plan).toEqual(planBasis(BERT_PLAN));
   });
 
   test('a batching plan is judged on the server p99 it predicts, without the network in between', () => {

@@ -14,6 +14,10 @@ import type { CapacityReport } from '../../../lambdas/smoke-benchmark/capacity';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { SmokeReportDocument } from '../../../lambdas/smoke-benchmark/report';
 import { startHttpServer, type ServerAction, type TestServer } from '../../support';
+import { planBasis } from '../../../lib/smoke/capacity';
+import { calibrateProfile, readCalibrationRecord } from '../../../lib/calibration';
+import { plan } from '../../../lib/planner';
+import { requireProfile } from '../../../lib/profiles';
 
 const ENDPOINT = 'bert-staging';
 const WORKER = 'Serving-SmokeLoadWorker';
@@ -191,6 +195,33 @@ describe('a capacity proof against an endpoint short of capacity', () => {
     expect(error?.name).toBe('SmokeBenchmarkFailedError');
     expect(error?.message).toMatch(/capacity proof at 200 requests\/s: p99 \d+(\.\d+)? ms > max 400 ms/);
     expect(error?.message).toMatch(/capacity proof at 200 requests\/s: server p99 \d+(\.\d+)? ms > max 20 ms/);
+  }, 30_000);
+});
+
+describe('a capacity proof given its plan', () => {
+  test('writes a calibration record that calibrates the plan to what the endpoint held', async () => {
+    // GIVEN a one-instance plan of 931 requests/s an instance, proven at 200/s against one process of 8 ms a request
+    const bert = requireProfile('bert-base-uncased');
+    const options = { region: 'us-east-1', hosting: 'sagemaker' as const, instanceTypes: ['inf2.xlarge'] };
+    const planned = plan(bert, { throughputRps: 200, p99Ms: 50 }, options);
+    expect(planned.instanceCount).toBe(1);
+    serve = singleServer(8);
+    process.env.SMOKE_CONFIG = JSON.stringify(config({ ...CAPACITY, plan: planBasis(planned) }));
+
+    // WHEN the hook runs the proof and the report is calibrated from
+    const { capacity } = await run();
+    const record = readCalibrationRecord(JSON.parse(JSON.stringify({ capacity })), 'report.json');
+    const { profile } = calibrateProfile(record, bert, { source: 'report.json', calibratedAt: '2026-11-25T10:00:00.000Z' });
+
+    // THEN the record holds what calibration needs: the plan, the rates, the device time and the server's overhead
+    expect(record).toMatchObject({ writer: 'capacity-proof', offeredRps: 200, loadApplied: true, plan: { profileId: 'bert-base-uncased', instanceCount: 1 } });
+    expect(record.achievedPerInstanceRps).toBeLessThan(150);
+    expect(record.server?.deviceMs?.p50).toBeCloseTo(1, 1);
+    expect(record.server?.overheadMs?.p50).toBeGreaterThan(6);
+    // AND the calibrated plan counts what the endpoint held (at most 125 requests/s), not the 931 planned
+    const calibrated = plan(profile, { throughputRps: 200, p99Ms: 50 }, options);
+    expect(calibrated.capacityPerInstanceRps).toBeCloseTo(record.achievedPerInstanceRps, 0);
+    expect(calibrated.instanceCount).toBeGreaterThanOrEqual(2);
   }, 30_000);
 });
 

@@ -1,5 +1,5 @@
 import { runBenchmark } from '../../../io/bench';
-import { LatencyRecorder, parseServerTiming, type BenchOptions } from '../../../lib/bench';
+import { LatencyRecorder, parseServerTiming, ServerTimingRecorder, type BenchOptions } from '../../../lib/bench';
 import { startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
 import { localSageMakerRuntimeClient } from '../../support/sagemaker-runtime-server';
 
@@ -110,6 +110,30 @@ describe('a run reads the server timing of its successful answers', () => {
 
     expect(report.passed).toBe(false);
     expect(report.failures[0]).toMatch(/no answer carried the model server's timing header/);
+  });
+});
+
+describe('the server timing keeps what calibration needs', () => {
+  test('GIVEN answers with device-ms WHEN recorded, encoded and merged THEN device time and server-minus-device overhead are reported', () => {
+    const worker = new ServerTimingRecorder();
+    const hook = new ServerTimingRecorder();
+    for (let i = 0; i < 100; i++) {
+      worker.record(`server-ms=${3 + i / 10},batch-requests=1,batch-inputs=1,device-ms=2`);
+    }
+    hook.record('server-ms=4');
+    hook.add(worker.encode());
+
+    const report = hook.report();
+    expect(report?.answers).toBe(101);
+    withinResolution({ p50: report!.deviceMs!.p50, p99: report!.deviceMs!.p99 }, { p50: 2, p99: 2 });
+    withinResolution({ p5: report!.overheadMs!.p5, p50: report!.overheadMs!.p50 }, { p5: 1.4, p50: 5.9 });
+  });
+
+  test('GIVEN answers without device-ms WHEN reported THEN there is no device or overhead section', () => {
+    const recorder = new ServerTimingRecorder();
+    recorder.record('server-ms=4');
+    expect(recorder.report()).not.toHaveProperty('deviceMs');
+    expect(recorder.encode()).not.toHaveProperty('device');
   });
 });
 

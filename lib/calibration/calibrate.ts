@@ -1,0 +1,289 @@
+/**
+ * Calibration from the proof: a profile and a run measured against a plan made from it become a profile whose plans
+ * start from what the deployment did rather than from the tables.
+ *
+ * Three corrections, each from one measured quantity, each recorded in the profile's `calibration.changes`:
+ * - device time: the server's median `device-ms` against the planned row's p50 scales that row (its p50, p99 and
+ *   throughput) and the other rows of the same chip alike: the same model on the same hardware.
+ * - host work: with stock serving (one call per request), the 5th percentile of `server-ms - device-ms` is the host
+ *   work of a request that did not wait for a process; it becomes `hostCpuMsPerRequest`. With server batching that
+ *   difference also holds the wait for the batch to close, which cannot be told apart, so host work is kept.
+ * - capacity factor: what an instance held against what the planner's queueing model, fed the corrected row and host
+ *   work, predicts for the measured layout. A run whose instances fell behind the offered rate measured their
+ *   capacity: the factor makes the model match it. A run that held its rate within the p99 target proved at least
+ *   that rate: the factor only rises to it. A run that held the rate above the target proved the capacity within the
+ *   target is below it: the factor caps the model at it, and a warning says to prove again at a lower rate.
+ */
+import type { CalibrationRecord } from '../bench/calibration-record';
+import { ec2Name } from '../catalog/catalog';
+import { InputError } from '../errors';
+import { measurementApplies } from '../planner/planner';
+import { capacityRps, servingModel } from '../planner/serving';
+import { parseProfile } from '../profiles/schema';
+import type { Measurement, ModelProfile, ProfileCalibration } from '../profiles/types';
+
+/**
+ * Below this share of the offered rate the instances fell behind: the achieved rate is their capacity. The capacity
+ * proof's own default pass mark (`rateShare`) is the same.
+ */
+export const SATURATED_SHARE = 0.95;
+
+/** Most of the requests that may fail for reasons other than load before a run cannot calibrate. */
+export const MAX_NON_LOAD_ERROR_RATE = 0.01;
+
+/** The error kinds an overloaded endpoint produces: they measure capacity rather than spoil the run. */
+export const LOAD_ERROR_KINDS: readonly string[] = ['backpressure', 'timeout', 'throttled', 'http-503', 'http-429'];
+
+/** Percentile of `server-ms - device-ms` taken as the host work of a request that did not wait. */
+export const HOST_WORK_PERCENTILE = 5;
+
+/** Smallest host work written: the profile format wants a positive number. */
+const MIN_HOST_MS = 0.01;
+
+/** How to calibrate. */
+export interface CalibrateOptions {
+  /** The report's name: an `s3://` URI or a file name. */
+  readonly source: string;
+  /** When the calibration is made (ISO 8601); the caller's clock, so the function stays pure. */
+  readonly calibratedAt: string;
+}
+
+/** A calibrated profile and what a person should know about it. */
+export interface CalibrationResult {
+  /** The original profile with calibrated rows, host work and a `calibration` block. */
+  readonly profile: ModelProfile;
+  /** Things the measurement could not settle, one sentence each. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Calibrates a profile from a run measured against a plan made from it.
+ *
+ * @throws InputError when the run cannot calibrate this profile: another model, no row matching the plan's, no
+ *   successful request, the load not applied, or requests failing for reasons other than load
+ */
+export function calibrateProfile(record: CalibrationRecord, profile: ModelProfile, options: CalibrateOptions): CalibrationResult {
+  const basis = record.plan;
+  const rowIndex = refuseUnusable(record, profile, options.source);
+  const row = profile.measurements[rowIndex];
+  const family = ec2Name(basis.instanceType).split('.')[0];
+  const sameChip = (m: Measurement) => measurementApplies(m, { family, coreVersion: basis.coreVersion });
+  const changes: string[] = [];
+  const warnings: string[] = [];
+  const server = record.server;
+
+  // Device time: the planned row becomes the measured call, the chip's other rows scale with it.
+  let measurements = profile.measurements;
+  const device = server?.deviceMs;
+  if (device !== undefined && device.p50 > 0) {
+    const scale = device.p50 / row.p50Ms;
+    const scaled = (m: Measurement, i: number): Measurement =>
+      i === rowIndex
+        ? { ...m, p50Ms: device.p50, p99Ms: Math.max(device.p99, device.p50), throughputRps: round(m.throughputRps / scale, 3) }
+        : sameChip(m)
+          ? { ...m, p50Ms: round(m.p50Ms * scale, 3), p99Ms: round(m.p99Ms * scale, 3), throughputRps: round(m.throughputRps / scale, 3) }
+          : m;
+    measurements = measurements.map(scaled);
+    const others = profile.measurements.filter((m, i) => i !== rowIndex && sameChip(m)).length;
+    changes.push(
+      `device time: median ${fmt(device.p50)} ms per call measured against the row's p50 ${fmt(row.p50Ms)} ms (x${fmt(scale)}): ` +
+        `measurements[${rowIndex}] p50 ${fmt(row.p50Ms)} -> ${fmt(device.p50)} ms, p99 ${fmt(row.p99Ms)} -> ` +
+        `${fmt(measurements[rowIndex].p99Ms)} ms, throughput ${fmt(row.throughputRps)} -> ${fmt(measurements[rowIndex].throughputRps)}/s per process` +
+        (others > 0 ? `; ${others} other row(s) of the same chip scaled alike` : ''),
+    );
+  } else {
+    warnings.push('the report has no device time (the server sent no device-ms): the rows keep their device latency; serve with the cdk-inferentia model server to measure it');
+  }
+
+  // Host work: only where server-ms - device-ms holds nothing but host work and the wait for a process.
+  let hostCpuMsPerRequest = profile.hostCpuMsPerRequest;
+  let hostCpuSource = profile.hostCpuSource;
+  const overhead = server?.overheadMs;
+  if (overhead !== undefined && basis.serving === 'stock') {
+    const perInput = Math.max(MIN_HOST_MS, round(overhead.p5 / basis.inputsPerRequest, 3));
+    changes.push(
+      `hostCpuMsPerRequest: ${profile.hostCpuMsPerRequest === undefined ? `the planner's default (plan counted ${fmt(basis.hostCpuMsPerRequest)} ms)` : `${fmt(profile.hostCpuMsPerRequest)} ms`} -> ` +
+        `${fmt(perInput)} ms (p${HOST_WORK_PERCENTILE} of server-ms - device-ms${basis.inputsPerRequest > 1 ? `, / ${basis.inputsPerRequest} inputs` : ''})`,
+    );
+    hostCpuMsPerRequest = perInput;
+    hostCpuSource = `calibrated from ${options.source} (${record.measuredAt}): p${HOST_WORK_PERCENTILE} of server-ms - device-ms at ${fmt(record.offeredRps)} requests/s`;
+  } else if (overhead !== undefined) {
+    warnings.push('host work kept: with server batching, server-ms - device-ms also holds the wait for the batch to close');
+  }
+
+  // Capacity: the model fed the corrected numbers, against what the instances held.
+  const inputs = basis.inputsPerRequest;
+  const model = servingModel(measurements[rowIndex], {
+    mode: basis.serving,
+    processes: basis.processesPerInstance,
+    hostMsPerRequest: (hostCpuMsPerRequest ?? basis.hostCpuMsPerRequest / inputs) * inputs,
+    requestsPerBatch: basis.serving === 'stock' ? 1 : Math.floor(basis.batchSize / inputs),
+    maxDelayMs: basis.maxDelayMs,
+  });
+  const modelled = capacityRps(model, basis.p99TargetMs / 1000);
+  const offeredPerInstance = record.offeredRps / basis.instanceCount;
+  const held = record.achievedRps / basis.instanceCount;
+  const p99 = server?.latencyMs.p99 ?? record.latencyMs.p99;
+  const p99Name = server !== undefined ? 'server p99' : 'client p99';
+  const previous = row.capacityFactor ?? 1;
+  let factor = previous;
+  let why: string;
+  if (!(modelled > 0)) {
+    throw new InputError(
+      `${options.source}: with the measured device time and host work, the planner's model holds no load within the plan's p99 ` +
+        `target of ${basis.p99TargetMs} ms on ${basis.instanceType}: replan with a higher target or another layout before calibrating`,
+    );
+  }
+  if (record.achievedRps < SATURATED_SHARE * record.offeredRps) {
+    factor = held / modelled;
+    why = `the instances fell behind: they held ${fmt(held)} of the ${fmt(offeredPerInstance)} requests/s per instance offered`;
+  } else if (p99 <= basis.p99TargetMs) {
+    factor = Math.max(previous, offeredPerInstance / modelled);
+    why = `the instances held the offered ${fmt(offeredPerInstance)} requests/s per instance at ${p99Name} ${fmt(p99)} ms, within the target ${fmt(basis.p99TargetMs)} ms`;
+  } else {
+    factor = Math.min(previous, offeredPerInstance / modelled);
+    why = `the instances held the offered ${fmt(offeredPerInstance)} requests/s per instance but at ${p99Name} ${fmt(p99)} ms, above the target ${fmt(basis.p99TargetMs)} ms`;
+    warnings.push(
+      `${why}: their capacity within the target is below that rate by an amount this run cannot tell; the calibrated plan counts ` +
+        'at most the rate proven. Prove again at a lower rate (capacityProof.fraction, or bench --rate) to measure it',
+    );
+  }
+  factor = round(factor, 4);
+  const calibratedCapacity = modelled * factor;
+  if (Math.abs(factor - 1) < 1e-4) {
+    measurements = measurements.map((m, i) => (i === rowIndex ? withoutFactor(m) : m));
+  } else {
+    measurements = measurements.map((m, i) => (i === rowIndex ? { ...m, capacityFactor: factor } : m));
+  }
+  if (factor !== previous) {
+    changes.push(
+      `capacityFactor of measurements[${rowIndex}]: ${fmt(previous)} -> ${fmt(factor)}, so its model's ${fmt(modelled)} requests/s per instance ` +
+        `becomes ${fmt(calibratedCapacity)}`,
+    );
+  }
+  changes.push(
+    `capacity per ${basis.instanceType} instance (${basis.processesPerInstance} x g=${basis.coresPerProcess} b=${basis.batchSize} ${basis.serving}, ` +
+      `p99 <= ${fmt(basis.p99TargetMs)} ms): planned ${fmt(basis.capacityPerInstanceRps)} -> calibrated ${fmt(calibratedCapacity)} requests/s (${why})`,
+  );
+  if (record.httpOverheadMs !== undefined) {
+    warnings.push(
+      `the network, router and client added ${fmt(record.httpOverheadMs)} ms per request (client p50 - server p50), outside the ` +
+        "plan's p99: a client-side target needs that much more room",
+    );
+  }
+
+  const calibration: ProfileCalibration = {
+    source: options.source,
+    measuredAt: record.measuredAt,
+    calibratedAt: options.calibratedAt,
+    plan: {
+      instanceType: basis.instanceType,
+      instanceCount: basis.instanceCount,
+      processesPerInstance: basis.processesPerInstance,
+      coresPerProcess: basis.coresPerProcess,
+      batchSize: basis.batchSize,
+      serving: basis.serving,
+      p99TargetMs: basis.p99TargetMs,
+      capacityPerInstanceRps: basis.capacityPerInstanceRps,
+      offeredRps: record.offeredRps,
+    },
+    measured: {
+      achievedPerInstanceRps: round(held, 1),
+      p99Ms: record.latencyMs.p99,
+      ...(server !== undefined && server.latencyMs.p99 > 0 ? { serverP99Ms: server.latencyMs.p99 } : {}),
+      ...(device !== undefined && device.p50 > 0 ? { deviceP50Ms: device.p50 } : {}),
+      ...(hostCpuMsPerRequest !== profile.hostCpuMsPerRequest && hostCpuMsPerRequest !== undefined ? { hostMsPerRequest: hostCpuMsPerRequest } : {}),
+      ...(record.httpOverheadMs !== undefined ? { httpOverheadMs: record.httpOverheadMs } : {}),
+    },
+    capacityPerInstanceRps: round(calibratedCapacity, 1),
+    changes,
+  };
+  const note = `calibrated from ${options.source} (${record.measuredAt})`;
+  const calibrated = {
+    ...profile,
+    ...(hostCpuMsPerRequest !== undefined ? { hostCpuMsPerRequest } : {}),
+    ...(hostCpuSource !== undefined ? { hostCpuSource } : {}),
+    measurements: measurements.map((m, i) => (m === profile.measurements[i] ? m : { ...m, source: `${m.source.split('; calibrated from ')[0]}; ${note}` })),
+    calibration,
+  };
+  // What is written must read back: the profile format's own check, on the JSON a file would hold.
+  return { profile: parseProfile(JSON.parse(JSON.stringify(calibrated)), `calibrated ${profile.id}`), warnings };
+}
+
+/** The index of the row the plan was sized from, after every reason the run cannot calibrate was checked. */
+function refuseUnusable(record: CalibrationRecord, profile: ModelProfile, origin: string): number {
+  const basis = record.plan;
+  const problems: string[] = [];
+  if (basis.profileId !== profile.id) {
+    problems.push(
+      `the report measured ${basis.profileId}, the profile is ${profile.id}: calibrate the profile the plan was made from ` +
+        `(--profile FILE, or no --profile for the built-in ${basis.profileId})`,
+    );
+  }
+  const family = ec2Name(basis.instanceType).split('.')[0];
+  const rowIndex = profile.measurements.findIndex(
+    (m) =>
+      measurementApplies(m, { family, coreVersion: basis.coreVersion }) &&
+      m.coresPerProcess === basis.coresPerProcess &&
+      m.batchSize === basis.batchSize &&
+      close(m.throughputRps, basis.measurement.throughputRps) &&
+      close(m.p50Ms, basis.measurement.p50Ms) &&
+      close(m.p99Ms, basis.measurement.p99Ms),
+  );
+  if (basis.profileId === profile.id && rowIndex < 0) {
+    problems.push(
+      `the profile has no row the plan was sized from (${basis.instanceType}, NeuronCore-${basis.coreVersion}, g=${basis.coresPerProcess} ` +
+        `b=${basis.batchSize}, ${basis.measurement.throughputRps}/s, p50 ${basis.measurement.p50Ms} ms, p99 ${basis.measurement.p99Ms} ms): ` +
+        'the plan was made from other numbers; calibrate the profile the deployed plan was made from',
+    );
+  }
+  const successes = record.requests - record.errors;
+  if (successes <= 0) {
+    problems.push(
+      `no successful request (${record.requests} sent, errors by kind: ${describeErrors(record.errorsByKind)}): there is nothing to ` +
+        'calibrate from; fix the endpoint and prove again',
+    );
+  }
+  if (!record.loadApplied) {
+    problems.push(
+      `the rate was not reached: the load generator did not apply the offered ${fmt(record.offeredRps)} requests/s ` +
+        `(${record.loadProblem ?? 'no reason recorded'}), so the achieved rate says nothing about the endpoint; prove again`,
+    );
+  }
+  const nonLoad = Object.entries(record.errorsByKind).filter(([kind]) => !LOAD_ERROR_KINDS.includes(kind) && kind !== 'worker-failed');
+  const nonLoadCount = nonLoad.reduce((sum, [, count]) => sum + count, 0);
+  if (record.requests > 0 && successes > 0 && nonLoadCount / record.requests > MAX_NON_LOAD_ERROR_RATE) {
+    problems.push(
+      `${nonLoadCount} of ${record.requests} requests failed for reasons other than load (${describeErrors(Object.fromEntries(nonLoad))}), ` +
+        `above ${MAX_NON_LOAD_ERROR_RATE * 100} %: the achieved rate measures those failures, not capacity; fix them and prove again`,
+    );
+  }
+  InputError.throwIfAny(problems.map((p) => `${origin}: ${p}`));
+  return rowIndex;
+}
+
+function withoutFactor(m: Measurement): Measurement {
+  const rest: { -readonly [K in keyof Measurement]?: Measurement[K] } = { ...m };
+  delete rest.capacityFactor;
+  return rest as Measurement;
+}
+
+function describeErrors(byKind: Readonly<Record<string, number>>): string {
+  const kinds = Object.entries(byKind).filter(([, count]) => count > 0);
+  return kinds.length > 0 ? kinds.map(([kind, count]) => `${kind} ${count}`).join(', ') : 'none';
+}
+
+/** Equal up to the rounding a JSON round trip or a printed plan may add. */
+function close(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** 4 significant figures for messages. */
+function fmt(n: number): string {
+  return String(+n.toPrecision(4));
+}
