@@ -2,3 +2,5 @@
 export * from './ecs-service-props';
 export * from './neuron-ecs-service';
 export * from './ecs-inference-stack';
+export * from './generative-ecs-service-props';
+export * from './neuron-generative-ecs-service';
