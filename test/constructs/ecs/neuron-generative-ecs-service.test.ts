@@ -4,14 +4,12 @@ import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { NeuronGenerativeEcsService, NeuronGenerativeEcsServiceProps } from '../../../constructs/ecs';
 import { ModelImage } from '../../../constructs/image/model-image';
-import { applyPolicyChecks } from '../../../constructs/nag';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import type { Plan } from '../../../lib/planner';
 import { plan as planSingleCall } from '../../../lib/planner';
 import { requireProfile } from '../../../lib/profiles';
 import { problemsOf } from '../../support/input-error';
-import { nagFindings } from '../../support/nag';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
@@ -192,16 +190,6 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     for (const rule of ingress) {
       expect(JSON.stringify(rule.Properties.SourceSecurityGroupId)).toContain('LoadBalancerSecurityGroup');
     }
-  });
-});
-
-describe('The generative ECS service under the policy checks', () => {
-  test('WHEN synthesized THEN AwsSolutions and the Neuron pack find nothing unacknowledged', () => {
-    const app = new App();
-    const stack = newStack(app);
-    new NeuronGenerativeEcsService(stack, 'Llama', props(stack));
-    applyPolicyChecks(app);
-    expect(nagFindings(app, { plugins: ['AwsSolutions', 'Neuron'] })).toEqual([]);
   });
 });
 
