@@ -118,8 +118,13 @@ export interface NeuronGenerativeEcsServiceProps {
    */
   readonly autoScaling?: EcsAutoScalingOptions;
 
-  /** CloudWatch namespace neuron-monitor reports NeuronCore utilization to. @default 'CdkInferentia/NeuronMonitor' */
-  readonly neuronMonitorNamespace?: string;
+  /**
+   * CloudWatch namespace of the engine's metrics and NeuronCore utilization, which the `ModelImage.fromNeuronVllm`
+   * image exports as embedded-metric-format log lines.
+   *
+   * @default 'CdkInferentia/GenerativeEngine'
+   */
+  readonly metricsNamespace?: string;
 
   /** Extra engine environment, merged over the rendered one. @default - none */
   readonly environment?: Record<string, string>;

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Lazy, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Lazy, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -8,10 +8,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
 import { nagResource } from '../private/data-nag';
 import { markOwned } from '../private/ownership';
 import { ERROR_RATE_ALARM_PERCENT } from '../sagemaker/endpoint-props';
-import { DEFAULT_NEURON_MONITOR_NAMESPACE } from './ecs-service-props';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
@@ -81,6 +81,10 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
   readonly requestTimeout: Duration;
   /** Time a new task has to download and load the model before failed health checks count. */
   readonly healthCheckGracePeriod: Duration;
+  /** Namespace of the engine's metrics (GenerativeEngineMetrics reads them). */
+  readonly metricsNamespace: string;
+  /** Value of the engine metrics' `Service` dimension; `Replica` is the slot index. */
+  readonly metricsService: string;
   /** Task count scaling of each slot, when enabled. */
   readonly scalableTaskCounts: readonly ecs.ScalableTaskCount[];
   /** Alarms that roll a deployment back: 5XX answers of the engines above 1 % of requests in 2 of 3 minutes. */
@@ -132,29 +136,28 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const neuronMonitorNamespace = props.neuronMonitorNamespace ?? DEFAULT_NEURON_MONITOR_NAMESPACE;
     const taskSecurityGroup = new ec2.SecurityGroup(this, 'TaskSecurityGroup', {
       vpc: this.vpc,
       description: `vLLM tasks of ${this.node.path}: only the load balancer reaches the engine port`,
       allowAllOutbound: true,
     });
+    this.metricsNamespace = props.metricsNamespace ?? DEFAULT_ENGINE_METRICS_NAMESPACE;
+    // A synth-time value, so dashboards (GenerativeEngineMetrics) can name the dimension.
+    this.metricsService = Names.uniqueResourceName(this, { maxLength: 128, separator: '-' });
     const replicas = engines.map((engine) => {
       const replica = new GenerativeEcsReplica(this, `Replica${engine.index}`, {
         engine,
         layout,
         cluster: this.cluster,
         capacityProviderName: this.capacityProvider.capacityProviderName,
-        image: props.image,
+        // Bound in this construct for every task's execution role: one image asset, pulled by each.
+        bindImage: (grantee) => props.image.bind(this, grantee, layout.instanceType),
+        metrics: { namespace: this.metricsNamespace, service: this.metricsService, replica: String(engine.index) },
         downloadImage: props.downloadImage,
         model: props.model,
         environment: {
-          ...engine.environment,
           // The weights are in the task: vLLM must not reach for the Hugging Face Hub (no route to it anyway).
           HF_HUB_OFFLINE: '1',
-          // The image's entrypoint starts neuron-monitor and sends NeuronCore metrics to CloudWatch when these are
-          // set (aws-neuron/deep-learning-containers, neuron-monitor.sh).
-          NEURON_MONITOR_CW_REGION: stack.region,
-          NEURON_MONITOR_CW_NAMESPACE: neuronMonitorNamespace,
           ...props.environment,
         },
         region: stack.region,
@@ -165,15 +168,13 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
         graceSeconds,
       });
       replica.service.node.addDependency(this.cluster);
+      this.grantModelRead(replica.taskDefinition, props);
       return replica;
     });
-    for (const replica of replicas) {
-      this.grantModelRead(replica.taskDefinition, props);
-      replica.taskDefinition.addToTaskRolePolicy(new iam.PolicyStatement({
-        actions: ['cloudwatch:PutMetricData'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'cloudwatch:namespace': neuronMonitorNamespace } },
-      }));
+    if (!replicas[0].vllmImage) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:noEngineMetrics',
+        'image is not ModelImage.fromNeuronVllm: the tasks run `vllm serve` as their command, and nothing exports the '
+        + 'engine\'s metrics (TTFT, TPOT, KV cache) or NeuronCore utilization to CloudWatch.');
     }
     this.services = replicas.map((r) => r.service);
     this.taskDefinitions = replicas.map((r) => r.taskDefinition);
@@ -189,8 +190,7 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       deregistrationDelay: this.requestTimeout,
       idleTimeout: this.requestTimeout,
       accessLogBucket: props.accessLogBucket,
-      // vLLM answers 200 on /health once the engine is up (AWS Neuron docs, "Quickstart: serve models online with vLLM").
-      healthCheckPath: '/health',
+      healthCheckPath: replicas[0].healthCheckPath,
       loadBalancingAlgorithm: elbv2.TargetGroupLoadBalancingAlgorithmType.LEAST_OUTSTANDING_REQUESTS,
     });
     this.loadBalancer = lb.loadBalancer;
@@ -325,11 +325,11 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       Validations.of(taskDefinition).acknowledge({
         id: 'AwsSolutions-ECS2',
         reason: 'The environment carries the engine settings rendered from the plan, the bucket and prefixes of the '
-          + 'weights and metric names, no secret; it must be visible in the template for review.',
+          + 'weights and the metric names, no secret; it must be visible in the template for review.',
       }, {
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'cloudwatch:PutMetricData supports no resource-level permission; the statement is limited to the '
-          + 'neuron-monitor namespace by a cloudwatch:namespace condition. ecr:GetAuthorizationToken grants no image.',
+        reason: 'ecr:GetAuthorizationToken, which every image pull needs, supports no resource-level permission and '
+          + 'grants no image by itself; pulls are granted on the image\'s repository only.',
       });
     }
   }

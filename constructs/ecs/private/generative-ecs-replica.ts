@@ -1,10 +1,12 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { vllmServeCommand, VllmReplicaConfig } from '../../../lib/generative';
-import type { ModelImage } from '../../image/model-image';
+import type { EngineMetricsTarget } from '../../../lib/generative/engine-image';
+import type { ModelImageConfig } from '../../image/model-image';
 import type { GenerativeModelLocation } from '../generative-ecs-service-props';
 import { DOWNLOAD_MEMORY_MIB, GenerativeEcsLayout } from './generative-ecs-layout';
 import { ARTIFACTS_DIRECTORY, MODEL_MOUNT, WEIGHTS_DIRECTORY } from './generative-ecs-validation';
@@ -15,9 +17,13 @@ export interface GenerativeEcsReplicaProps {
   readonly layout: GenerativeEcsLayout;
   readonly cluster: ecs.ICluster;
   readonly capacityProviderName: string;
-  readonly image: ModelImage;
+  /** Binds the engine image for a task's execution role. */
+  readonly bindImage: (grantee: iam.IGrantable) => ModelImageConfig;
+  /** Where the engine's metrics go, with an image that exports them. */
+  readonly metrics: EngineMetricsTarget;
   readonly downloadImage?: ecs.ContainerImage;
   readonly model: GenerativeModelLocation;
+  /** Added to the engine's environment, over the rendered one. */
   readonly environment: Record<string, string>;
   readonly region: string;
   readonly containerPort: number;
@@ -44,6 +50,10 @@ export class GenerativeEcsReplica extends Construct {
   readonly engine: ecs.ContainerDefinition;
   readonly download: ecs.ContainerDefinition;
   readonly service: ecs.Ec2Service;
+  /** Whether the image is the cdk-inferentia vLLM image, which exports the engine's metrics. */
+  readonly vllmImage: boolean;
+  /** The engine's health route. */
+  readonly healthCheckPath: string;
 
   constructor(scope: Construct, id: string, props: GenerativeEcsReplicaProps) {
     super(scope, id);
@@ -52,8 +62,16 @@ export class GenerativeEcsReplica extends Construct {
     // A task-scoped Docker volume on the instance's root disk: the download writes it, the engine reads it, and
     // it goes with the task.
     this.taskDefinition.addVolume({ name: 'model' });
-    const { imageUri } = props.image.bind(this, this.taskDefinition.obtainExecutionRole(), layout.instanceType);
-    const image = ecs.ContainerImage.fromRegistry(imageUri);
+    const bound = props.bindImage(this.taskDefinition.obtainExecutionRole());
+    const image = ecs.ContainerImage.fromRegistry(bound.imageUri);
+    // The cdk-inferentia vLLM image (ModelImage.fromNeuronVllm) takes the arguments as JSON in its environment and
+    // exports the engine's metrics; any other image runs `vllm serve` as the command.
+    const engineRun = bound.vllm === undefined
+      ? { command: vllmServeCommand(engine), environment: { ...engine.environment } }
+      : { command: [...bound.vllm.command], environment: bound.vllm.environment(engine, props.metrics) };
+    this.vllmImage = bound.vllm !== undefined;
+    // vLLM answers GET /health with 200 once the engine is up.
+    this.healthCheckPath = bound.vllm?.healthCheckPath ?? '/health';
     const logging = (prefix: string): ecs.LogDriver => ecs.LogDrivers.awsLogs({
       logGroup: props.logGroup,
       streamPrefix: `${prefix}-${engine.index}`,
@@ -93,8 +111,8 @@ export class GenerativeEcsReplica extends Construct {
     this.engine = this.taskDefinition.addContainer('Engine', {
       image,
       essential: true,
-      command: vllmServeCommand(engine),
-      environment: props.environment,
+      command: engineRun.command,
+      environment: { ...engineRun.environment, ...props.environment },
       linuxParameters,
       cpu: Math.max(0, layout.cpuUnitsPerTask - 256),
       memoryReservationMiB: layout.memoryMiBPerTask - DOWNLOAD_MEMORY_MIB,

@@ -1,24 +1,13 @@
 import { App } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
 import { Template } from 'aws-cdk-lib/assertions';
-import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { GenerativeEcsInferenceStack } from '../../../constructs/ecs/generative-ecs-inference-stack';
-import { ModelImage, ModelImageConfig } from '../../../constructs/image/model-image';
-import type { NeuronInstanceType } from '../../../lib/catalog';
+import { ModelImage } from '../../../constructs/image/model-image';
 import { applyPolicyChecks } from '../../../constructs/nag';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { VLLM_DLC_PINS } from '../../../lib/generative/engine-image';
 import { nagFindings } from '../../support/nag';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
-
-/** The vLLM image in the stack account's `vllm` repository, referenced where it is bound (the stack needs it before it exists). */
-class VllmRepositoryImage extends ModelImage {
-  bind(scope: Construct, grantee: iam.IGrantable, instanceType: NeuronInstanceType): ModelImageConfig {
-    const repository = ecr.Repository.fromRepositoryName(scope, 'VllmRepository', 'vllm');
-    return ModelImage.fromRepository(repository, DIGEST).bind(scope, grantee, instanceType);
-  }
-}
 
 describe('The generative ECS stack for Llama 3.1 8B on inf2.48xlarge, with an explicit account and region', () => {
   const profile = findGenerativeProfile('llama-3.1-8b-instruct');
@@ -34,7 +23,7 @@ describe('The generative ECS stack for Llama 3.1 8B on inf2.48xlarge, with an ex
   const stack = new GenerativeEcsInferenceStack(app, 'LlamaEcs', {
     env,
     plan,
-    image: new VllmRepositoryImage(),
+    image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }),
     modelBucketName: 'models-111111111111-us-east-1',
     weightsPrefix: 'models/llama-3.1-8b-instruct',
     compiledArtifactsPrefix: 'compiled/llama-tp8',

@@ -6,6 +6,7 @@ import { NeuronGenerativeEcsService, NeuronGenerativeEcsServiceProps } from '../
 import { ModelImage } from '../../../constructs/image/model-image';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
 import type { Plan } from '../../../lib/planner';
 import { plan as planSingleCall } from '../../../lib/planner';
 import { requireProfile } from '../../../lib/profiles';
@@ -39,7 +40,7 @@ function newStack(app = new App({ builtinCloudFormationValidation: false })): St
 function props(stack: Stack, overrides: Partial<NeuronGenerativeEcsServiceProps> = {}): NeuronGenerativeEcsServiceProps {
   return {
     plan: PLAN,
-    image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Images', 'vllm'), DIGEST),
+    image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }),
     model: {
       bucket: s3.Bucket.fromBucketName(stack, 'Models', 'models-bucket'),
       weightsPrefix: 'models/llama-3.1-8b-instruct',
@@ -117,13 +118,18 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     }
   });
 
-  test('WHEN synthesized THEN the engine runs vllm serve with the rendered settings after the download succeeded', () => {
-    const [first] = tasks(template);
-    expect(first.Engine.Command).toEqual(expect.arrayContaining([
-      'vllm', 'serve', '--model=/models/weights', '--served-model-name=llama-3.1-8b-instruct',
+  test('WHEN synthesized THEN the vLLM image gets the rendered arguments, its replica and metrics, after the download succeeded', () => {
+    const [first, second] = tasks(template);
+    expect(first.Engine.Command).toEqual(['serve']);
+    expect(JSON.parse(env(first.Engine)[VLLM_IMAGE_ENV.serveArgs] as string)).toEqual(expect.arrayContaining([
+      '/models/weights', '--served-model-name=llama-3.1-8b-instruct',
       '--tensor-parallel-size=8', '--max-num-seqs=32', '--max-model-len=1280', '--port=8080',
     ]));
-    expect(env(first.Engine)).toMatchObject({ NEURON_COMPILED_ARTIFACTS: '/models/compiled', HF_HUB_OFFLINE: '1' });
+    expect(env(first.Engine)).toMatchObject({
+      NEURON_COMPILED_ARTIFACTS: '/models/compiled', HF_HUB_OFFLINE: '1',
+      [VLLM_IMAGE_ENV.metricsService]: service.metricsService, [VLLM_IMAGE_ENV.metricsReplica]: '0',
+    });
+    expect(env(second.Engine)[VLLM_IMAGE_ENV.metricsReplica]).toBe('1');
     expect(first.Engine.DependsOn).toEqual([{ ContainerName: 'Download', Condition: 'SUCCESS' }]);
     expect(first.Download.Essential).toBe(false);
     expect(first.Download.EntryPoint).toEqual(['/bin/sh', '-c']);
@@ -204,6 +210,19 @@ describe('A generative ECS service without compiled artifacts', () => {
     const weights = PLAN.generative.memoryGiB.weights;
     expect(service.healthCheckGracePeriod.toSeconds()).toBe(Math.ceil(120 + 30 * weights + 45 * weights + 1800));
     expect(service.engines[0].environment).not.toHaveProperty('NEURON_COMPILED_ARTIFACTS');
+  });
+});
+
+describe('A generative ECS service on an image other than the cdk-inferentia vLLM image', () => {
+  test('WHEN synthesized THEN the tasks run vllm serve as their command and it warns that no engine metrics are exported', () => {
+    const stack = newStack();
+    new NeuronGenerativeEcsService(stack, 'Llama', props(stack, {
+      image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Images', 'vllm'), DIGEST),
+    }));
+    const [first] = tasks(Template.fromStack(stack));
+    expect(first.Engine.Command?.slice(0, 3)).toEqual(['vllm', 'serve', '/models/weights']);
+    expect(env(first.Engine)).not.toHaveProperty(VLLM_IMAGE_ENV.serveArgs);
+    Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('is not ModelImage.fromNeuronVllm'));
   });
 });
 
