@@ -54,31 +54,33 @@ def version(name):
 
 
 def fail(kind, reason):
-    with open("/out/failure.json", "w") as f:
+    with open(ROOT + "/out/failure.json", "w") as f:
         json.dump({"kind": kind, "reason": reason}, f)
     sys.exit(1)
 
 
-spec = json.load(open("/work/spec.json"))
-meta = json.load(open("/work/meta.json"))
+# Empty in the container; a test runs the program outside one under a temporary root.
+ROOT = os.environ.get("CDK_INFERENTIA_ROOT", "")
+spec = json.load(open(ROOT + "/work/spec.json"))
+meta = json.load(open(ROOT + "/work/meta.json"))
 weights = spec["weights"]
 if weights["source"] == "huggingface":
     from huggingface_hub import snapshot_download
     token = None
-    if os.path.exists("/run/secrets/hf_token"):
-        token = open("/run/secrets/hf_token").read().strip() or None
+    if os.path.exists(ROOT + "/run/secrets/hf_token"):
+        token = open(ROOT + "/run/secrets/hf_token").read().strip() or None
     try:
         # The original/ folder (consolidated .pth files) and .bin duplicates are not what vLLM loads.
-        snapshot_download(repo_id=weights["repository"], revision=weights["revision"], local_dir="/model", token=token,
+        snapshot_download(repo_id=weights["repository"], revision=weights["revision"], local_dir=ROOT + "/model", token=token,
                           ignore_patterns=["original/*", "*.pth", "*.bin", "*.pt", "*.gguf", "*.h5", "*.msgpack"])
     except Exception as e:  # noqa: BLE001
         fail("error", "could not download %s@%s from the Hugging Face Hub (%s): check the token secret and that the "
              "token's account accepted the model's license" % (weights["repository"], weights["revision"], type(e).__name__))
     token = None
-if not os.path.exists("/model/config.json"):
+if not os.path.exists(ROOT + "/model/config.json"):
     fail("error", "the weights have no config.json: give the uncompressed Hugging Face layout (config.json, *.safetensors, tokenizer files)")
 
-os.environ["NEURON_COMPILED_ARTIFACTS"] = "/out/compiled"
+os.environ["NEURON_COMPILED_ARTIFACTS"] = ROOT + "/out/compiled"
 os.environ["VLLM_NEURON_FRAMEWORK"] = "neuronx-distributed-inference"
 if spec["logicalNeuronCoreConfig"] > 1:
     os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(spec["logicalNeuronCoreConfig"])
@@ -86,11 +88,11 @@ started = time.time()
 from vllm import LLM, SamplingParams  # noqa: E402
 
 # The settings vllm serve gets from the plan (lib/generative/engine-config.ts), contiguous KV cache included.
-llm = LLM(model="/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
+llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
           max_model_len=spec["maxModelLen"], num_gpu_blocks_override=spec["maxNumSeqs"], enable_chunked_prefill=False,
           enable_prefix_caching=False, dtype=spec["dtype"])
 seconds = time.time() - started
-if not os.path.isdir("/out/compiled") or not os.listdir("/out/compiled"):
+if not os.path.isdir(ROOT + "/out/compiled") or not os.listdir(ROOT + "/out/compiled"):
     fail("error", "vLLM loaded the model but wrote nothing under NEURON_COMPILED_ARTIFACTS; the plugin in this image "
          "does not save compiled artifacts")
 result = llm.generate([meta["checkPrompt"]], SamplingParams(temperature=0.0, max_tokens=8))
@@ -108,7 +110,7 @@ manifest = {
 }
 if meta.get("weightsDigest"):
     manifest["weightsDigest"] = meta["weightsDigest"]
-with open("/out/manifest.json", "w") as f:
+with open(ROOT + "/out/manifest.json", "w") as f:
     json.dump(manifest, f, indent=2)
 `;
 
@@ -207,7 +209,8 @@ readonly INSTANCE_TYPE=${shellQuote(config.instanceType)}
 readonly IMAGE=${shellQuote(config.image)}
 readonly TIMEOUT_SECONDS=${config.timeoutSeconds}
 readonly WORK="\${CDK_INFERENTIA_WORK:-/var/lib/cdk-inferentia-compile}"
-readonly SECRETS=/run/cdk-inferentia
+readonly SECRETS="\${CDK_INFERENTIA_SECRETS:-/run/cdk-inferentia}"
+readonly DEV="\${CDK_INFERENTIA_DEV:-/dev}"
 readonly DEST="s3://$BUCKET/$ARTIFACTS"
 readonly ATTEMPT_DEST="\${DEST}attempts/$ATTEMPT/"
 readonly CONTAINER=cdk-inferentia-compile
@@ -254,7 +257,7 @@ fi
 docker pull "$IMAGE" >>"$LOG" 2>&1 || fail error "could not pull $IMAGE; check the image digest and the subnet's route to the registry" 1
 
 devices=()
-for device in /dev/neuron[0-9]*; do
+for device in "$DEV"/neuron[0-9]*; do
   [ -e "$device" ] && devices+=(--device="$device")
 done
 [ \${#devices[@]} -gt 0 ] || fail error "no /dev/neuron devices on $INSTANCE_TYPE: the AMI's Neuron driver is not loaded" 1

@@ -126,7 +126,7 @@ const weightsSchema = z.union([
  */
 export const generativeCompileSpecSchema = z.strictObject({
   kind: z.literal('generative').default('generative'),
-  model: nonEmpty('a model name'),
+  model: z.string({ error: 'expected a model name' }).refine((s) => s.trim().length > 0, { error: 'expected a non-empty model name' }),
   weights: weightsSchema,
   tensorParallelSize: positive(),
   maxNumSeqs: positive(),
