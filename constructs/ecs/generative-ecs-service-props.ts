@@ -6,6 +6,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { GenerativePlan } from '../../lib/generative';
+import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 import type { ModelImage } from '../image/model-image';
 import type { EcsAutoScalingOptions } from './ecs-service-props';
 
@@ -40,8 +41,21 @@ export interface NeuronGenerativeEcsServiceProps {
   /** The image that runs `vllm serve` on Neuron (the AWS Neuron vLLM deep learning container), pinned by digest. */
   readonly image: ModelImage;
 
-  /** Where the weights and compiled artifacts are. */
-  readonly model: GenerativeModelLocation;
+  /**
+   * Where the weights and compiled artifacts are, as S3 prefixes. Pass either this or `compiledArtifacts`.
+   *
+   * @default - `compiledArtifacts`
+   */
+  readonly model?: GenerativeModelLocation;
+
+  /**
+   * The weights and artifacts a `NeuronGenerativeCompileJob` compiled, checked at synth against the plan and the
+   * image's Neuron SDK (tensor parallel size, sequences, length, SDK, chip, LNC) before anything is created; the
+   * services start after the compile. Pass either this or `model`.
+   *
+   * @default - `model`
+   */
+  readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
 
   /** Name clients send in the request's `model` field (`--served-model-name`). */
   readonly servedModelName: string;

@@ -9,14 +9,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
-import { nagResource } from '../private/data-nag';
+import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import { markOwned } from '../private/ownership';
 import { ERROR_RATE_ALARM_PERCENT } from '../sagemaker/endpoint-props';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
 import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
-import { GenerativeEcsReplica } from './private/generative-ecs-replica';
+import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
 import { resolveGenerativeService } from './private/generative-ecs-validation';
 
 /**
@@ -97,7 +97,8 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     super(scope, id);
     markOwned(this);
     const stack = Stack.of(this);
-    const { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds } = resolveGenerativeService(this, props);
+    const { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds, compiled } = resolveGenerativeService(this, props);
+    const model = modelSource(props);
     this.plan = props.plan;
     this.engines = engines;
     this.requestTimeout = Duration.seconds(timeoutSeconds);
@@ -154,7 +155,7 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
         bindImage: (grantee) => props.image.bind(this, grantee, layout.instanceType),
         metrics: { namespace: this.metricsNamespace, service: this.metricsService, replica: String(engine.index) },
         downloadImage: props.downloadImage,
-        model: props.model,
+        model,
         environment: {
           // The weights are in the task: vLLM must not reach for the Hugging Face Hub (no route to it anyway).
           HF_HUB_OFFLINE: '1',
@@ -168,6 +169,10 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
         graceSeconds,
       });
       replica.service.node.addDependency(this.cluster);
+      if (props.compiledArtifacts !== undefined) {
+        // Tasks start once the compile has put the artifacts (and staged weights) in S3.
+        replica.service.node.addDependency(props.compiledArtifacts.resource);
+      }
       this.grantModelRead(replica.taskDefinition, props);
       return replica;
     });
@@ -233,7 +238,7 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       return count;
     });
 
-    if (props.model.compiledArtifactsPrefix === undefined) {
+    if (!compiled) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:compilesAtStart',
         'model.compiledArtifactsPrefix is not set: vLLM compiles the model at every task start (minutes to an hour), '
         + 'and every scale-out waits for it; compile once for the plan and pass the artifacts\' prefix.');
@@ -300,24 +305,27 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
   /** Read-only access to the weights and artifacts prefixes, nothing else of the bucket. */
   private grantModelRead(taskDefinition: ecs.TaskDefinition, props: NeuronGenerativeEcsServiceProps): void {
     const role = taskDefinition.taskRole;
-    const { bucket, weightsPrefix, compiledArtifactsPrefix } = props.model;
-    const prefixes = [weightsPrefix, ...(compiledArtifactsPrefix === undefined ? [] : [compiledArtifactsPrefix])];
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['s3:GetObject'],
-      resources: prefixes.map((p) => bucket.arnForObjects(`${p}/*`)),
-    }));
-    // `aws s3 sync` lists what it copies; the condition keeps the listing to the two prefixes.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['s3:ListBucket'],
-      resources: [bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': prefixes.flatMap((p) => [p, `${p}/*`]) } },
-    }));
-    bucket.encryptionKey?.grantDecrypt(role);
-    Validations.of(taskDefinition).acknowledge(...prefixes.map((p) => ({
-      id: `AwsSolutions-IAM5[Resource::${nagResource(taskDefinition, bucket.arnForObjects(`${p}/*`))}]`,
-      reason: 'Read-only (s3:GetObject) on the objects under the model\'s weights or compiled-artifacts prefix, which '
-        + 'the task downloads whole at start; nothing else of the bucket.',
-    })));
+    if (props.compiledArtifacts !== undefined) {
+      props.compiledArtifacts.grantRead(role);
+    } else if (props.model !== undefined) {
+      const { bucket, weightsPrefix, compiledArtifactsPrefix } = props.model;
+      const prefixes = [weightsPrefix, ...(compiledArtifactsPrefix === undefined ? [] : [compiledArtifactsPrefix])];
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: prefixes.map((p) => bucket.arnForObjects(`${p}/*`)),
+      }));
+      // `aws s3 sync` lists what it copies; the condition keeps the listing to the prefixes.
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': prefixes.flatMap((p) => [p, `${p}/*`]) } },
+      }));
+      bucket.encryptionKey?.grantDecrypt(role);
+    }
+    // The task role holds these reads and nothing else.
+    acknowledgeWildcards(role, 'Read-only access to the objects under the model\'s weights and compiled-artifacts '
+      + 'prefixes, which every task downloads whole when it starts (s3:GetObject*, s3:List* scoped to those prefixes); '
+      + 'nothing else of the bucket, no write.');
   }
 
   private acknowledgeFindings(): void {
@@ -333,4 +341,17 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       });
     }
   }
+}
+
+/** The `s3://` URIs tasks download from. */
+function modelSource(props: NeuronGenerativeEcsServiceProps): GenerativeModelSource {
+  if (props.compiledArtifacts !== undefined) {
+    return { weightsUri: props.compiledArtifacts.modelS3Uri, artifactsUri: props.compiledArtifacts.s3Uri };
+  }
+  const { bucket, weightsPrefix, compiledArtifactsPrefix } = props.model as NonNullable<typeof props.model>;
+  const uri = (prefix: string): string => `s3://${bucket.bucketName}/${prefix}/`;
+  return {
+    weightsUri: uri(weightsPrefix),
+    artifactsUri: compiledArtifactsPrefix === undefined ? undefined : uri(compiledArtifactsPrefix),
+  };
 }

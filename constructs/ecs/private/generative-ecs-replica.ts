@@ -7,9 +7,15 @@ import { Construct } from 'constructs';
 import { vllmServeCommand, VllmReplicaConfig } from '../../../lib/generative';
 import type { EngineMetricsTarget } from '../../../lib/generative/engine-image';
 import type { ModelImageConfig } from '../../image/model-image';
-import type { GenerativeModelLocation } from '../generative-ecs-service-props';
 import { DOWNLOAD_MEMORY_MIB, GenerativeEcsLayout } from './generative-ecs-layout';
 import { ARTIFACTS_DIRECTORY, MODEL_MOUNT, WEIGHTS_DIRECTORY } from './generative-ecs-validation';
+
+/** Where a task downloads the model from: `s3://bucket/prefix/` URIs (tokens allowed). */
+export interface GenerativeModelSource {
+  readonly weightsUri: string;
+  /** @default - no compiled artifacts */
+  readonly artifactsUri?: string;
+}
 
 /** Inputs of {@link GenerativeEcsReplica}. */
 export interface GenerativeEcsReplicaProps {
@@ -22,7 +28,7 @@ export interface GenerativeEcsReplicaProps {
   /** Where the engine's metrics go, with an image that exports them. */
   readonly metrics: EngineMetricsTarget;
   readonly downloadImage?: ecs.ContainerImage;
-  readonly model: GenerativeModelLocation;
+  readonly model: GenerativeModelSource;
   /** Added to the engine's environment, over the rendered one. */
   readonly environment: Record<string, string>;
   readonly region: string;
@@ -83,11 +89,10 @@ export class GenerativeEcsReplica extends Construct {
       image: props.downloadImage ?? image,
       essential: false,
       entryPoint: ['/bin/sh', '-c'],
-      command: [downloadScript(model.compiledArtifactsPrefix !== undefined)],
+      command: [downloadScript(model.artifactsUri !== undefined)],
       environment: {
-        MODEL_BUCKET: model.bucket.bucketName,
-        WEIGHTS_PREFIX: model.weightsPrefix,
-        ...(model.compiledArtifactsPrefix === undefined ? {} : { ARTIFACTS_PREFIX: model.compiledArtifactsPrefix }),
+        WEIGHTS_URI: model.weightsUri,
+        ...(model.artifactsUri === undefined ? {} : { ARTIFACTS_URI: model.artifactsUri }),
         AWS_REGION: props.region,
         AWS_DEFAULT_REGION: props.region,
       },
@@ -152,11 +157,11 @@ export class GenerativeEcsReplica extends Construct {
 function downloadScript(artifacts: boolean): string {
   const lines = [
     'set -eu',
-    `aws s3 sync --only-show-errors --no-progress "s3://$MODEL_BUCKET/$WEIGHTS_PREFIX/" ${WEIGHTS_DIRECTORY}/`,
-    `test -f ${WEIGHTS_DIRECTORY}/config.json || { echo "no config.json under s3://$MODEL_BUCKET/$WEIGHTS_PREFIX/" >&2; exit 1; }`,
+    `aws s3 sync --only-show-errors --no-progress "\${WEIGHTS_URI%/}/" ${WEIGHTS_DIRECTORY}/`,
+    `test -f ${WEIGHTS_DIRECTORY}/config.json || { echo "no config.json under $WEIGHTS_URI" >&2; exit 1; }`,
   ];
   if (artifacts) {
-    lines.push(`aws s3 sync --only-show-errors --no-progress "s3://$MODEL_BUCKET/$ARTIFACTS_PREFIX/" ${ARTIFACTS_DIRECTORY}/`);
+    lines.push(`aws s3 sync --only-show-errors --no-progress "\${ARTIFACTS_URI%/}/" ${ARTIFACTS_DIRECTORY}/`);
   }
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@
  */
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { checkGenerativeArtifacts } from '../../../lib/compile/generative-check';
 import { InputError } from '../../../lib/errors';
 import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative';
 import type { NeuronGenerativeEcsServiceProps } from '../generative-ecs-service-props';
@@ -28,6 +29,8 @@ export interface ResolvedGenerativeService {
   readonly volumeGiB: number;
   readonly graceSeconds: number;
   readonly timeoutSeconds: number;
+  /** Whether compiled artifacts are given (else vLLM compiles at start). */
+  readonly compiled: boolean;
 }
 
 /** Checks every prop against the plan and the hosting; throws one InputError naming each problem. */
@@ -47,9 +50,26 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
     problems.push('image runs the cdk-inferentia model server, which does not serve generative plans; pass the Neuron '
       + 'vLLM container (ModelImage.fromNeuronVllm, or ModelImage.fromRepository with an image built FROM it)');
   }
-  const compiled = props.model.compiledArtifactsPrefix !== undefined;
-  for (const [name, prefix] of [['weightsPrefix', props.model.weightsPrefix],
-    ['compiledArtifactsPrefix', props.model.compiledArtifactsPrefix]] as const) {
+  if ((props.model === undefined) === (props.compiledArtifacts === undefined)) {
+    problems.push(props.model === undefined
+      ? 'neither model nor compiledArtifacts is set; pass the NeuronGenerativeCompileJob that compiled for this plan as '
+        + 'compiledArtifacts, or the S3 prefixes of the weights (and artifacts) as model'
+      : 'both model and compiledArtifacts are set; pass only one: compiledArtifacts names the weights too');
+  }
+  if (props.compiledArtifacts !== undefined && layout !== undefined) {
+    const sdk = props.image.neuronSdkVersion;
+    if (sdk === undefined) {
+      problems.push('image does not say its Neuron SDK, so the compiled artifacts cannot be checked against it; pass '
+        + 'ModelImage.fromNeuronVllm, or ModelImage.fromRepository(..., { neuronSdkVersion })');
+    } else {
+      const artifacts = props.compiledArtifacts;
+      const origin = artifacts instanceof Construct ? `compiledArtifacts ${artifacts.node.path}` : 'compiledArtifacts';
+      problems.push(...checkGenerativeArtifacts(props.plan, sdk, artifacts.manifest, origin));
+    }
+  }
+  const compiled = props.compiledArtifacts !== undefined || props.model?.compiledArtifactsPrefix !== undefined;
+  for (const [name, prefix] of [['weightsPrefix', props.model?.weightsPrefix],
+    ['compiledArtifactsPrefix', props.model?.compiledArtifactsPrefix]] as const) {
     if (prefix !== undefined && !Token.isUnresolved(prefix) && !/^[^/\s][^\s]*[^/\s]$|^[^/\s]$/.test(prefix)) {
       problems.push(`model.${name}=${JSON.stringify(prefix)} is not an S3 key prefix; pass one without spaces and `
         + 'without a leading or trailing slash, e.g. "models/llama-3.1-8b-instruct"');
@@ -97,7 +117,7 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
   if (layout === undefined || ports === undefined) {
     throw new InputError('NeuronGenerativeEcsService: no layout');
   }
-  return { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds };
+  return { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds, compiled };
 }
 
 function resolvePorts(props: NeuronGenerativeEcsServiceProps, problems: string[]): { listener: number; container: number } | undefined {

@@ -2,8 +2,11 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
 import { NeuronGenerativeEcsService, NeuronGenerativeEcsServiceProps } from '../../../constructs/ecs';
+import type { ICompiledGenerativeArtifacts } from '../../../constructs/compile/neuron-generative-compile-job';
 import { ModelImage } from '../../../constructs/image/model-image';
+import type { GenerativeArtifactFacts } from '../../../lib/compile';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
@@ -135,7 +138,8 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     expect(first.Download.EntryPoint).toEqual(['/bin/sh', '-c']);
     expect(first.Download.Command?.[0]).toContain('aws s3 sync');
     expect(env(first.Download)).toMatchObject({
-      WEIGHTS_PREFIX: 'models/llama-3.1-8b-instruct', ARTIFACTS_PREFIX: 'compiled/tp8-seqs32-len1280',
+      WEIGHTS_URI: 's3://models-bucket/models/llama-3.1-8b-instruct/',
+      ARTIFACTS_URI: 's3://models-bucket/compiled/tp8-seqs32-len1280/',
     });
   });
 
@@ -202,10 +206,9 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
 describe('A generative ECS service without compiled artifacts', () => {
   test('WHEN synthesized THEN it warns that vLLM compiles at every start and adds 1800 s to the grace period', () => {
     const stack = newStack();
-    const base = props(stack);
-    const service = new NeuronGenerativeEcsService(stack, 'Llama', {
-      ...base, model: { bucket: base.model.bucket, weightsPrefix: 'models/llama' },
-    });
+    const service = new NeuronGenerativeEcsService(stack, 'Llama', props(stack, {
+      model: { bucket: s3.Bucket.fromBucketName(stack, 'Weights', 'weights-bucket'), weightsPrefix: 'models/llama' },
+    }));
     Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('compiles the model at every task start'));
     const weights = PLAN.generative.memoryGiB.weights;
     expect(service.healthCheckGracePeriod.toSeconds()).toBe(Math.ceil(120 + 30 * weights + 45 * weights + 1800));
@@ -223,6 +226,57 @@ describe('A generative ECS service on an image other than the cdk-inferentia vLL
     expect(first.Engine.Command?.slice(0, 3)).toEqual(['vllm', 'serve', '/models/weights']);
     expect(env(first.Engine)).not.toHaveProperty(VLLM_IMAGE_ENV.serveArgs);
     Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('is not ModelImage.fromNeuronVllm'));
+  });
+});
+
+/** What NeuronGenerativeCompileJob hands a hosting, compiled for `facts` (the plan's unless overridden). */
+function compiled(stack: Stack, facts: Partial<GenerativeArtifactFacts> = {}): ICompiledGenerativeArtifacts {
+  const bucket = s3.Bucket.fromBucketName(stack, 'Artifacts', 'artifacts-bucket');
+  return {
+    hash: 'abc123',
+    bucket,
+    artifactPrefix: 'generative/abc123/',
+    s3Uri: 's3://artifacts-bucket/generative/abc123/compiled/',
+    modelS3Uri: 's3://models-bucket/models/llama-3.1-8b-instruct/',
+    manifest: {
+      tensorParallelSize: 8, maxNumSeqs: 32, maxModelLen: 1280, neuronSdkVersion: VLLM_DLC_PINS.inf2Trn1.neuronSdkVersion,
+      chip: 'inf2', logicalNeuronCoreConfig: 1, dtype: 'auto',
+      weights: { source: 's3', s3Uri: 's3://models-bucket/models/llama-3.1-8b-instruct/' }, ...facts,
+    },
+    resource: new Construct(stack, 'CompileDone'),
+    grantRead: (grantee) => { bucket.grantRead(grantee, 'generative/abc123/*'); },
+  };
+}
+
+describe('A generative ECS service on the artifacts a compile job made for its plan', () => {
+  test('WHEN synthesized THEN tasks download the compiled artifacts and weights the job names, with its read grant', () => {
+    const stack = newStack();
+    new NeuronGenerativeEcsService(stack, 'Llama', props(stack, { model: undefined, compiledArtifacts: compiled(stack) }));
+    const template = Template.fromStack(stack);
+    const [first] = tasks(template);
+    expect(env(first.Download)).toMatchObject({
+      WEIGHTS_URI: 's3://models-bucket/models/llama-3.1-8b-instruct/',
+      ARTIFACTS_URI: 's3://artifacts-bucket/generative/abc123/compiled/',
+    });
+    expect(env(first.Engine)).toMatchObject({ NEURON_COMPILED_ARTIFACTS: '/models/compiled' });
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).toContain('artifacts-bucket/generative/abc123/*');
+  });
+
+  test('GIVEN artifacts compiled for TP 2 and 8 sequences on another SDK THEN it refuses each before creating anything', () => {
+    const stack = newStack();
+    const problems = problemsOf(() => new NeuronGenerativeEcsService(stack, 'Llama', props(stack, {
+      model: undefined, compiledArtifacts: compiled(stack, { tensorParallelSize: 2, maxNumSeqs: 8, neuronSdkVersion: '2.29.1' }),
+    }))).join('\n');
+    expect(problems).toMatch(/tensorParallelSize=2, but the plan runs each replica with tensor parallel size 8/);
+    expect(problems).toMatch(/maxNumSeqs=8/);
+    expect(problems).toMatch(/neuronSdkVersion=2.29.1/);
+    expect(stack.node.findAll().filter((c) => c.node.path.startsWith('Stack/Llama/'))).toEqual([]);
+  });
+
+  test('GIVEN both model and compiledArtifacts THEN it asks for one', () => {
+    const stack = newStack();
+    expect(problemsOf(() => new NeuronGenerativeEcsService(stack, 'Llama', props(stack, { compiledArtifacts: compiled(stack) })))
+      .join('\n')).toMatch(/both model and compiledArtifacts are set/);
   });
 });
 
