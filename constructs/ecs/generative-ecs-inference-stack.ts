@@ -3,6 +3,8 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative';
+import { InputError } from '../../lib/errors';
+import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
 import { NeuronGenerativeEcsService } from './neuron-generative-ecs-service';
@@ -15,11 +17,23 @@ export interface GenerativeEcsInferenceStackProps extends StackProps {
   /** The Neuron vLLM image, pinned by digest. */
   readonly image: ModelImage;
 
-  /** Name of the S3 bucket, in this stack's region, that holds the weights and compiled artifacts. */
-  readonly modelBucketName: string;
+  /**
+   * The artifacts a `NeuronGenerativeCompileJob` compiled for this plan (weights included), checked against the plan
+   * and the image at synth. Pass either this or `modelBucketName` with `weightsPrefix`.
+   *
+   * @default - `modelBucketName` and `weightsPrefix`
+   */
+  readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
 
-  /** Key prefix of the weights (Hugging Face layout), without a trailing slash. */
-  readonly weightsPrefix: string;
+  /**
+   * Name of the S3 bucket, in this stack's region, that holds the weights and compiled artifacts.
+   *
+   * @default - `compiledArtifacts`
+   */
+  readonly modelBucketName?: string;
+
+  /** Key prefix of the weights (Hugging Face layout), without a trailing slash. @default - `compiledArtifacts` */
+  readonly weightsPrefix?: string;
 
   /** Key prefix of the artifacts compiled for this plan. @default - vLLM compiles at every task start */
   readonly compiledArtifactsPrefix?: string;
@@ -53,12 +67,17 @@ export class GenerativeEcsInferenceStack extends Stack {
     super(scope, id, props);
     markOwned(this);
     this.zones = props.availabilityZones;
+    if ((props.modelBucketName === undefined) !== (props.weightsPrefix === undefined)) {
+      throw new InputError('GenerativeEcsInferenceStack: modelBucketName and weightsPrefix go together; pass both, or '
+        + 'compiledArtifacts instead');
+    }
     this.service = new NeuronGenerativeEcsService(this, 'Service', {
       plan: props.plan,
       image: props.image,
-      model: {
-        bucket: s3.Bucket.fromBucketName(this, 'ModelBucket', props.modelBucketName),
-        weightsPrefix: props.weightsPrefix,
+      compiledArtifacts: props.compiledArtifacts,
+      model: props.modelBucketName === undefined && props.weightsPrefix === undefined ? undefined : {
+        bucket: s3.Bucket.fromBucketName(this, 'ModelBucket', props.modelBucketName ?? ''),
+        weightsPrefix: props.weightsPrefix ?? '',
         compiledArtifactsPrefix: props.compiledArtifactsPrefix,
       },
       servedModelName: props.servedModelName ?? props.plan.profileId,

@@ -5,6 +5,7 @@ import { ModelImage } from '../../../constructs/image/model-image';
 import { applyPolicyChecks } from '../../../constructs/nag';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import { VLLM_DLC_PINS } from '../../../lib/generative/engine-image';
+import { inputError } from '../../support/input-error';
 import { nagFindings } from '../../support/nag';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
@@ -41,5 +42,20 @@ describe('The generative ECS stack for Llama 3.1 8B on inf2.48xlarge, with an ex
     expect(JSON.stringify(template.findOutputs('PlanSummary'))).toContain('3 replica(s) per instance at TP 8');
     template.resourceCountIs('AWS::ECS::Service', 3);
     template.allResourcesProperties('AWS::ECS::Service', { DesiredCount: plan.instanceCount });
+  });
+});
+
+describe('The generative ECS stack refuses half a model location', () => {
+  test('GIVEN modelBucketName without weightsPrefix THEN it asks for both, or compiledArtifacts', () => {
+    const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+    const plan = planGenerative(profile as NonNullable<typeof profile>, {
+      requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
+    }, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'] });
+    expect(inputError(() => new GenerativeEcsInferenceStack(new App(), 'LlamaEcs', {
+      env: { account: '111111111111', region: 'us-east-1' },
+      plan,
+      image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }),
+      modelBucketName: 'models-111111111111-us-east-1',
+    })).message).toMatch(/modelBucketName and weightsPrefix go together/);
   });
 });
