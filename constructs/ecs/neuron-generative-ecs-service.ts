@@ -240,8 +240,9 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
 
     if (!compiled) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:compilesAtStart',
-        'model.compiledArtifactsPrefix is not set: vLLM compiles the model at every task start (minutes to an hour), '
-        + 'and every scale-out waits for it; compile once for the plan and pass the artifacts\' prefix.');
+        'no compiled artifacts (compiledArtifacts, or model.compiledArtifactsPrefix): vLLM compiles the model at every '
+        + 'task start (minutes to an hour), and every scale-out waits for it; compile once for the plan '
+        + '(NeuronGenerativeCompileJob) and pass compiledArtifacts.');
     }
     if (layout.instanceCount === 1) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:singleInstance',

@@ -209,7 +209,7 @@ describe('A generative ECS service without compiled artifacts', () => {
     const service = new NeuronGenerativeEcsService(stack, 'Llama', props(stack, {
       model: { bucket: s3.Bucket.fromBucketName(stack, 'Weights', 'weights-bucket'), weightsPrefix: 'models/llama' },
     }));
-    Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('compiles the model at every task start'));
+    Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('vLLM compiles the model at every task start'));
     const weights = PLAN.generative.memoryGiB.weights;
     expect(service.healthCheckGracePeriod.toSeconds()).toBe(Math.ceil(120 + 30 * weights + 45 * weights + 1800));
     expect(service.engines[0].environment).not.toHaveProperty('NEURON_COMPILED_ARTIFACTS');
