@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { Annotations, ArnFormat, CustomResource, Duration, Size, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, CustomResource, Duration, Size, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -26,7 +26,7 @@ import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
 import { acknowledgeCompileFindings, neoProblems } from './private/compile-backend';
-import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
+import { acknowledgeProviderFindings, grantCompileLaunch } from './private/compile-launch';
 import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */
@@ -280,7 +280,7 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
           jobTag,
         },
       };
-      this.grantLaunch(onEvent, isComplete, role, securityGroup, amiParameter, jobTag, hash);
+      grantCompileLaunch(this, onEvent, isComplete, role, securityGroup, amiParameter, jobTag, hash);
       acknowledgeCompileFindings(role, handlers, this.artifactPrefix);
     } else {
       const neo = backend.neo!;
@@ -352,61 +352,6 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
   get compileSeconds(): string {
     return this.resource.getAttString('CompileSeconds');
   }
-
-  private grantLaunch(onEvent: NeuronFunction, isComplete: NeuronFunction, role: iam.Role, securityGroup: ec2.SecurityGroup,
-    amiParameter: string, jobTag: string, hash: string): void {
-    const stack = Stack.of(this);
-    const ec2Arn = (resource: string, account = stack.account) =>
-      stack.formatArn({ service: 'ec2', resource, resourceName: '*', account, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-    onEvent.addToRolePolicy(new iam.PolicyStatement({
-      sid: 'ReadDlamiParameter',
-      actions: ['ssm:GetParameter'],
-      resources: [stack.formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: amiParameter.replace(/^\//, '') })],
-    }));
-    onEvent.addToRolePolicy(new iam.PolicyStatement({
-      sid: 'LaunchTaggedCompileHost',
-      actions: ['ec2:RunInstances'],
-      resources: [ec2Arn('instance'), ec2Arn('volume'), ec2Arn('network-interface')],
-      conditions: { StringEquals: { 'aws:RequestTag/cdk-inferentia:compile-hash': hash, 'aws:RequestTag/cdk-inferentia:compile-job': jobTag } },
-    }));
-    onEvent.addToRolePolicy(new iam.PolicyStatement({
-      sid: 'LaunchFromDlamiIntoSubnets',
-      actions: ['ec2:RunInstances'],
-      resources: [ec2Arn('image', ''), ec2Arn('subnet'), stack.formatArn({ service: 'ec2', resource: 'security-group', resourceName: securityGroup.securityGroupId, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
-    }));
-    onEvent.addToRolePolicy(new iam.PolicyStatement({
-      sid: 'TagAtLaunch',
-      actions: ['ec2:CreateTags'],
-      resources: [ec2Arn('instance'), ec2Arn('volume'), ec2Arn('network-interface')],
-      conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
-    }));
-    role.grantPassRole(onEvent.grantPrincipal);
-    for (const fn of [onEvent, isComplete]) {
-      fn.addToRolePolicy(new iam.PolicyStatement({
-        sid: 'DescribeCompileHosts',
-        actions: ['ec2:DescribeInstances', 'ec2:DescribeImages'],
-        resources: ['*'],
-      }));
-      fn.addToRolePolicy(new iam.PolicyStatement({
-        sid: 'TerminateOwnCompileHosts',
-        actions: ['ec2:TerminateInstances'],
-        resources: [ec2Arn('instance')],
-        conditions: { StringEquals: { 'aws:ResourceTag/cdk-inferentia:compile-job': jobTag } },
-      }));
-    }
-  }
-}
-
-function acknowledgeProviderFindings(provider: cr.Provider): void {
-  const reason = 'aws-cdk-lib custom_resources.Provider framework (not ours): its generated functions, roles and Step '
-    + 'Functions waiter are fixed by aws-cdk-lib; they invoke only this job\'s two handlers.';
-  acknowledgeWildcards(provider, reason);
-  Validations.of(provider).acknowledge(
-    { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason },
-    { id: 'AwsSolutions-L1', reason },
-    { id: 'AwsSolutions-SF1', reason },
-    { id: 'AwsSolutions-SF2', reason },
-  );
 }
 
 /**

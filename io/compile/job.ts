@@ -122,11 +122,13 @@ export function neoJobName(hash: string): string {
   return `cdk-inferentia-${hash}`;
 }
 
-function errorName(e: unknown): string {
+/** The AWS error's code or name, '' for anything else. */
+export function errorName(e: unknown): string {
   return e instanceof Error ? ((e as { Code?: string }).Code ?? e.name) : '';
 }
 
-async function readJson(clients: CompileJobClients, bucket: string, key: string): Promise<unknown | undefined> {
+/** A JSON object from S3, or undefined when the key is absent. */
+export async function readJson(clients: CompileJobClients, bucket: string, key: string): Promise<unknown | undefined> {
   try {
     const out = await clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     const body = await out.Body?.transformToString();
@@ -146,7 +148,8 @@ export async function readManifest(config: CompileJobConfig, clients: CompileJob
   return json === undefined ? undefined : parseManifest(json, `s3://${config.bucket}/${key}`);
 }
 
-async function runningInstances(config: CompileJobConfig, clients: CompileJobClients) {
+/** Compile hosts pending or running for the config's hash. */
+export async function runningInstances(config: Pick<CompileJobConfig, 'hash'>, clients: CompileJobClients) {
   const out = await clients.ec2.send(new DescribeInstancesCommand({
     Filters: [
       { Name: `tag:${HASH_TAG}`, Values: [config.hash] },
@@ -158,8 +161,21 @@ async function runningInstances(config: CompileJobConfig, clients: CompileJobCli
 
 const CAPACITY_ERRORS = new Set(['InsufficientInstanceCapacity', 'Unsupported', 'InsufficientCapacity']);
 
-async function launch(config: CompileJobConfig, settings: CompileInstanceSettings, clients: CompileJobClients, now: number,
-  attemptId: string): Promise<CompileJobState> {
+/** What a launch needs of a job, single-call or generative. */
+export interface LaunchTarget {
+  readonly hash: string;
+  /** Model name, for the instance's Name tag. */
+  readonly model: string;
+}
+
+/**
+ * Launches one compile host from the settings' AMI, trying each instance type in each subnet on capacity errors.
+ *
+ * @param userDataFor renders the boot script for the instance type launched
+ */
+export async function launchCompileHost(target: LaunchTarget, settings: Omit<CompileInstanceSettings, 'scriptS3Uri' | 'scriptSha256'>,
+  clients: CompileJobClients, now: number, attemptId: string, userDataFor: (instanceType: string) => string): Promise<CompileJobState> {
+  const config = target;
   const parameter = await clients.ssm.send(new GetParameterCommand({ Name: settings.amiParameter }));
   const imageId = parameter.Parameter?.Value;
   if (!imageId) {
@@ -171,20 +187,9 @@ async function launch(config: CompileJobConfig, settings: CompileInstanceSetting
   const skipped: string[] = [];
   for (const instanceType of settings.instanceTypes) {
     for (const subnetId of settings.subnetIds) {
-      const userData = renderBootScript({
-        region: config.region,
-        bucket: config.bucket,
-        artifactPrefix: artifactPrefix(config),
-        attemptId,
-        instanceType,
-        scriptS3Uri: settings.scriptS3Uri,
-        scriptSha256: settings.scriptSha256,
-        spec: config.spec,
-        hash: config.hash,
-        timeoutSeconds: config.timeoutSeconds,
-      });
+      const userData = userDataFor(instanceType);
       const tags = [
-        { Key: 'Name', Value: `cdk-inferentia-compile-${config.spec.model}`.slice(0, 255) },
+        { Key: 'Name', Value: `cdk-inferentia-compile-${config.model}`.slice(0, 255) },
         { Key: HASH_TAG, Value: config.hash },
         { Key: ATTEMPT_TAG, Value: attemptId },
         { Key: JOB_TAG, Value: settings.jobTag ?? 'cli' },
@@ -289,16 +294,29 @@ export async function startCompileJob(config: CompileJobConfig, clients: Compile
       skipped: [],
     };
   }
-  return launch(config, config.instance, clients, now, attemptId);
+  const settings = config.instance;
+  return launchCompileHost({ hash: config.hash, model: config.spec.model }, settings, clients, now, attemptId, (instanceType) => renderBootScript({
+    region: config.region,
+    bucket: config.bucket,
+    artifactPrefix: artifactPrefix(config),
+    attemptId,
+    instanceType,
+    scriptS3Uri: settings.scriptS3Uri,
+    scriptSha256: settings.scriptSha256,
+    spec: config.spec,
+    hash: config.hash,
+    timeoutSeconds: config.timeoutSeconds,
+  }));
 }
 
 /** Reads the failure record of an attempt, if the boot script wrote one. */
-async function readFailure(config: CompileJobConfig, clients: CompileJobClients, attemptId: string): Promise<CompileFailure | undefined> {
+export async function readFailure(config: Pick<CompileJobConfig, 'bucket' | 'prefix' | 'hash'>, clients: CompileJobClients, attemptId: string): Promise<CompileFailure | undefined> {
   const json = await readJson(clients, config.bucket, `${artifactPrefix(config)}attempts/${attemptId}/failure.json`);
   return json === undefined ? undefined : failureSchema.parse(json);
 }
 
-async function terminate(clients: CompileJobClients, instanceId: string | undefined): Promise<void> {
+/** Terminates an instance; one already gone is fine. */
+export async function terminate(clients: CompileJobClients, instanceId: string | undefined): Promise<void> {
   if (instanceId === undefined) {
     return;
   }

@@ -8,6 +8,9 @@
  * - `isComplete`: polls (`checkCompileJob`) until the manifest is there, and returns its fields as attributes; a
  *   failure throws, and the Provider puts the message in the CloudFormation event.
  *
+ * A `Config` with `kind: 'generative'` (NeuronGenerativeCompileJob) runs the generative flow of
+ * `io/compile/generative-job.ts` through the same three steps.
+ *
  * Idempotent: a repeated Create or Update (CloudFormation retries, rollback to old properties) finds the manifest
  * or the running instance and launches nothing new.
  */
@@ -26,6 +29,15 @@ import {
   type CompileJobConfig,
   type CompileJobState,
 } from '../../io/compile/job';
+import {
+  checkGenerativeCompileJob,
+  generativeAttributesOf,
+  isGenerativeConfig,
+  startGenerativeCompileJob,
+  stopGenerativeCompileJob,
+  type GenerativeCompileJobConfig,
+  type GenerativeCompileJobState,
+} from '../../io/compile/generative-job';
 
 const clients: CompileJobClients = {
   ec2: new EC2Client({}),
@@ -51,12 +63,12 @@ export interface IsCompleteResult {
 
 type Event = CloudFormationCustomResourceEvent & { readonly Data?: Record<string, string> };
 
-function configOf(event: Event): CompileJobConfig {
+function configOf(event: Event): CompileJobConfig | GenerativeCompileJobConfig {
   const raw = (event.ResourceProperties as Record<string, unknown>).Config;
   if (typeof raw !== 'string') {
     throw new Error('the custom resource has no Config property; it must be created by NeuronCompileJob');
   }
-  return JSON.parse(raw) as CompileJobConfig;
+  return JSON.parse(raw) as CompileJobConfig | GenerativeCompileJobConfig;
 }
 
 /** The attributes `NeuronCompileJob` exposes, from the manifest. */
@@ -86,9 +98,18 @@ export async function onEvent(event: Event): Promise<OnEventResult> {
   const config = configOf(event);
   const physicalId = `compile-${config.hash}`;
   if (event.RequestType === 'Delete') {
-    const stopped = await stopCompileJob(config, clients);
+    const stopped = isGenerativeConfig(config) ? await stopGenerativeCompileJob(config, clients) : await stopCompileJob(config, clients);
     console.log(JSON.stringify({ deleted: physicalId, stopped, artifactsKept: `s3://${config.bucket}/${artifactPrefix(config)}` }));
     return { PhysicalResourceId: event.PhysicalResourceId };
+  }
+  if (isGenerativeConfig(config)) {
+    const state = await startGenerativeCompileJob(config, clients);
+    console.log(JSON.stringify({ hash: config.hash, status: state.status, instanceId: state.instanceId, skipped: state.skipped }));
+    const { manifest, ...rest } = state;
+    return {
+      PhysicalResourceId: physicalId,
+      Data: { State: JSON.stringify(rest), ...(manifest ? generativeAttributesOf(config, manifest, true) : {}) },
+    };
   }
   const state = await startCompileJob(config, clients);
   console.log(JSON.stringify({ hash: config.hash, status: state.status, instanceId: state.instanceId, skipped: state.skipped }));
@@ -109,10 +130,17 @@ export async function isComplete(event: Event): Promise<IsCompleteResult> {
   if (stateJson === undefined) {
     throw new Error('isComplete got no State from onEvent');
   }
-  const state = JSON.parse(stateJson) as CompileJobState;
-  if (state.status === 'cached' && event.Data?.Hash !== undefined) {
+  if (JSON.parse(stateJson).status === 'cached' && event.Data?.Hash !== undefined) {
     return { IsComplete: true };
   }
+  if (isGenerativeConfig(config)) {
+    const state = JSON.parse(stateJson) as GenerativeCompileJobState;
+    const manifest = await checkGenerativeCompileJob(config, state, clients);
+    return manifest === undefined
+      ? { IsComplete: false }
+      : { IsComplete: true, Data: generativeAttributesOf(config, manifest, state.status === 'cached') };
+  }
+  const state = JSON.parse(stateJson) as CompileJobState;
   const manifest = await checkCompileJob(config, state, clients);
   if (manifest === undefined) {
     return { IsComplete: false };

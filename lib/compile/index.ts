@@ -11,3 +11,7 @@ export * from './check';
 export type * from './artifact';
 export * from './boot-script';
 export * from './host';
+export * from './generative-spec';
+export * from './generative-manifest';
+export * from './generative-check';
+export * from './generative-script';

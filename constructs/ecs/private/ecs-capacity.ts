@@ -28,7 +28,7 @@ export interface NeuronCapacityOptions {
   readonly cluster: ecs.Cluster;
   readonly vpc: ec2.IVpc;
   readonly vpcSubnets: ec2.SubnetSelection;
-  readonly layout: EcsLayout;
+  readonly layout: Pick<EcsLayout, 'instanceType' | 'instanceCount'>;
   readonly rootVolumeGiB: number;
   /** Most instances the group may run: the service's peak plus a rolling deployment's surge. */
   readonly maxInstances: number;

@@ -18,6 +18,12 @@ export interface ModelLoadBalancerOptions {
   readonly deregistrationDelay: Duration;
   /** Where access logs go; undefined defines a bucket. */
   readonly accessLogBucket?: s3.IBucket;
+  /** Path of the health check; undefined checks `/ping` (the model server's). */
+  readonly healthCheckPath?: string;
+  /** Longest silence on a connection before the load balancer closes it; undefined keeps 60 s. */
+  readonly idleTimeout?: Duration;
+  /** How the target group picks a target; undefined keeps the ALB default (round robin). */
+  readonly loadBalancingAlgorithm?: elbv2.TargetGroupLoadBalancingAlgorithmType;
 }
 
 /** What {@link modelLoadBalancer} defines. */
@@ -50,7 +56,7 @@ export function modelLoadBalancer(scope: Construct, options: ModelLoadBalancerOp
     securityGroup,
     dropInvalidHeaderFields: true,
     // Above the model server's 55 s request deadline, so the client reads the server's 504 and its cause.
-    idleTimeout: Duration.seconds(60),
+    idleTimeout: options.idleTimeout ?? Duration.seconds(60),
   });
   const accessLogBucket = options.accessLogBucket ?? accessLogsBucket(scope);
   loadBalancer.logAccessLogs(accessLogBucket, 'alb');
@@ -61,8 +67,9 @@ export function modelLoadBalancer(scope: Construct, options: ModelLoadBalancerOp
     protocol: elbv2.ApplicationProtocol.HTTP,
     port: options.containerPort,
     deregistrationDelay: options.deregistrationDelay,
+    loadBalancingAlgorithmType: options.loadBalancingAlgorithm,
     healthCheck: {
-      path: '/ping',
+      path: options.healthCheckPath ?? '/ping',
       healthyHttpCodes: '200',
       interval: Duration.seconds(10),
       timeout: Duration.seconds(5),

@@ -1,0 +1,290 @@
+import * as path from 'path';
+import { CustomResource, Duration, Size, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct, IDependable } from 'constructs';
+import { NeuronInstanceType } from '../../lib/catalog/instance-type';
+import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
+import {
+  artifactPrefixOf,
+  checkGenerativeArtifacts,
+  COMPILED_ARTIFACTS_DIR,
+  GENERATIVE_COMPILE_PROGRAM,
+  GENERATIVE_HOST_AMI_PARAMETER,
+  generativeCompileHash,
+  generativeFactsOfSpec,
+  generativeSpecForPlan,
+  MAX_CUSTOM_RESOURCE_COMPILE_MINUTES,
+  STAGED_MODEL_DIR,
+  type GenerativeArtifactFacts,
+  type GenerativeCompileDtype,
+  type GenerativeCompileSpec,
+  type GenerativePlanForArtifact,
+} from '../../lib/compile';
+import { InputError } from '../../lib/errors';
+import type { ModelImage } from '../image/model-image';
+import { ModelDataStore } from '../private/data-store';
+import { NeuronFunction } from '../private/neuron-function';
+import { markOwned } from '../private/ownership';
+import type { GenerativeWeights } from './generative-weights';
+import { acknowledgeCompileFindings } from './private/compile-backend';
+import { acknowledgeProviderFindings, grantCompileLaunch } from './private/compile-launch';
+
+/**
+ * Compiled generative artifacts as a hosting reads them: where `NEURON_COMPILED_ARTIFACTS` and the weights are, and
+ * what the artifacts were compiled for (known at synth), to check against the hosting's plan and image before it
+ * creates anything: `InputError.throwIfAny(checkGenerativeArtifacts(plan, imageSdk, artifacts.manifest, path))`.
+ */
+export interface ICompiledGenerativeArtifacts {
+  /** Content hash of the spec and compile program: the artifacts' key and the model's fingerprint. */
+  readonly hash: string;
+  /** Bucket holding the artifacts under `artifactPrefix`. */
+  readonly bucket: s3.IBucket;
+  /** `<prefix><hash>/`. */
+  readonly artifactPrefix: string;
+  /** `s3://bucket/<prefix><hash>/compiled/`: copy it to the directory `NEURON_COMPILED_ARTIFACTS` names. */
+  readonly s3Uri: string;
+  /** `s3://` URI of the weights the engine loads (`--model`): the staged Hub weights, or the S3 weights prefix. */
+  readonly modelS3Uri: string;
+  /** What the artifacts were compiled for: the manifest's facts, known at synth from the spec. */
+  readonly manifest: GenerativeArtifactFacts;
+  /** What a hosting waits for before it reads the files. */
+  readonly resource: IDependable;
+  /** Grants read on the compiled artifacts and the weights. */
+  grantRead(grantee: iam.IGrantable): void;
+}
+
+/** Props of {@link NeuronGenerativeCompileJob}. */
+export interface NeuronGenerativeCompileJobProps {
+  /** The plan the artifacts are for: its tensor parallel size, maximum sequences, model length, chip and LNC. */
+  readonly plan: GenerativePlanForArtifact;
+  readonly weights: GenerativeWeights;
+  /**
+   * The serving image (the vLLM Neuron DLC, by digest): the compile runs in it, so its Neuron SDK compiles.
+   */
+  readonly image: ModelImage;
+  /**
+   * Neuron SDK release of the image.
+   *
+   * @default - the image's own `neuronSdkVersion` (from a DLC tag); required when the image does not state it
+   */
+  readonly neuronSdkVersion?: string;
+  /** Name used in messages and tags. @default - the plan's profile id, or 'model' */
+  readonly model?: string;
+  /** vLLM `--dtype` to compile with; pass the same to the hosting. @default 'auto' (the checkpoint's torch_dtype) */
+  readonly dtype?: GenerativeCompileDtype;
+  /** VPC of the compile host; its subnets need a route to S3, to the image's registry and, for Hub weights, to huggingface.co. */
+  readonly vpc: ec2.IVpc;
+  /** @default - the VPC's private subnets with egress */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /** @default - the bucket `ModelData.fromAsset` uses (construct `NeuronModelData/Bucket`) */
+  readonly bucket?: s3.IBucket;
+  /** Key prefix of the artifacts; empty or ending with `/`. @default 'compiled/' */
+  readonly prefix?: string;
+  /**
+   * Instance types to compile on, tried in order when EC2 lacks capacity; each must be of the plan's family with at
+   * least the plan's tensor-parallel cores (the compile loads the model on them).
+   *
+   * @default - the plan's instance type
+   */
+  readonly compileInstanceTypes?: readonly string[];
+  /** Longest the compile may run; at most 50 minutes (a custom resource's wait). @default Duration.minutes(45) */
+  readonly timeout?: Duration;
+  /**
+   * Size of the weights on disk, which sizes the host's volume (weights, image, artifacts).
+   *
+   * @default - the plan's weights: unknown here, so 40 GiB
+   */
+  readonly weightsSize?: Size;
+}
+
+/**
+ * Compiles a generative model for its plan as a deploy step: the serving image's vLLM compiles with NxD Inference for
+ * the plan's tensor parallel size, maximum concurrent sequences and maximum model length, on one instance of the
+ * plan's type, and the artifacts land in S3 under a content hash of the weights' identity, those settings, the SDK
+ * and the compile program; an unchanged deploy finds them and compiles nothing.
+ *
+ * The same custom resource handler as {@link NeuronCompileJob} runs it (create, poll, delete). A hosting consumes
+ * {@link ICompiledGenerativeArtifacts} and refuses at synth artifacts compiled for another plan or SDK.
+ *
+ * @see docs/compile.md#generative-models-vllm-on-neuron
+ */
+export class NeuronGenerativeCompileJob extends Construct implements ICompiledGenerativeArtifacts {
+  /** The validated spec (weights identity as the hash sees it). */
+  readonly spec: GenerativeCompileSpec;
+  readonly hash: string;
+  readonly bucket: s3.IBucket;
+  readonly artifactPrefix: string;
+  readonly manifest: GenerativeArtifactFacts;
+  readonly resource: CustomResource;
+  /** The compile host's role. */
+  readonly instanceRole: iam.Role;
+  private readonly weights: GenerativeWeights;
+
+  constructor(scope: Construct, id: string, props: NeuronGenerativeCompileJobProps) {
+    super(scope, id);
+    markOwned(this);
+    const where = this.node.path;
+    const stack = Stack.of(this);
+    const identity = props.weights.identity(stack);
+    const problems: string[] = [];
+    const sdk = props.neuronSdkVersion ?? props.image.neuronSdkVersion;
+    if (sdk === undefined) {
+      problems.push(`${where}: the image states no Neuron SDK version; pass neuronSdkVersion (the SDK release of the serving `
+        + 'image, e.g. "2.29.0") so the artifacts are keyed and checked by it');
+    } else if (props.neuronSdkVersion !== undefined && props.image.neuronSdkVersion !== undefined
+      && props.neuronSdkVersion !== props.image.neuronSdkVersion) {
+      problems.push(`${where}: neuronSdkVersion=${props.neuronSdkVersion}, but the image is Neuron SDK ${props.image.neuronSdkVersion}; `
+        + 'the compile runs in the image, so drop neuronSdkVersion or pass the image of that SDK');
+    }
+    const timeout = props.timeout ?? Duration.minutes(45);
+    if (timeout.toMinutes({ integral: false }) > MAX_CUSTOM_RESOURCE_COMPILE_MINUTES) {
+      problems.push(`${where}: timeout=${timeout.toMinutes({ integral: false })} minutes is longer than a custom resource can wait `
+        + `(${MAX_CUSTOM_RESOURCE_COMPILE_MINUTES}); compile outside CloudFormation and pass the artifacts to the hosting by their prefix`);
+    }
+    const prefix = props.prefix ?? 'compiled/';
+    if (prefix !== '' && (!prefix.endsWith('/') || prefix.startsWith('/'))) {
+      problems.push(`${where}: prefix=${JSON.stringify(prefix)} must be empty or end with '/' and not start with '/', e.g. 'compiled/'`);
+    }
+    const instanceTypes = [...(props.compileInstanceTypes ?? [props.plan.instanceType])];
+    problems.push(...hostProblems(where, props.plan, instanceTypes));
+    InputError.throwIfAny(problems);
+
+    const model = props.model ?? (('profileId' in props.plan ? String((props.plan as { profileId: unknown }).profileId) : '') || 'model');
+    const spec = generativeSpecForPlan(props.plan, { model, weights: identity.hashed, neuronSdkVersion: sdk!, dtype: props.dtype }, `${where}: spec`);
+    this.spec = spec;
+    this.hash = generativeCompileHash(spec, GENERATIVE_COMPILE_PROGRAM);
+    this.bucket = props.bucket ?? ModelDataStore.of(this).bucket;
+    this.artifactPrefix = artifactPrefixOf(prefix, this.hash);
+    this.manifest = generativeFactsOfSpec(spec);
+    this.weights = props.weights;
+    const jobTag = this.node.addr;
+
+    const entry = path.join(__dirname, '..', '..', 'lambdas', 'compile-job', 'index.ts');
+    const onEvent = new NeuronFunction(this, 'OnEvent', {
+      entry, description: `Starts or stops the generative compile of ${model}`, timeout: Duration.minutes(2),
+      environment: { COMPILE_JOB_STEP: 'onEvent' },
+    });
+    const isComplete = new NeuronFunction(this, 'IsComplete', {
+      entry, description: `Polls the generative compile of ${model}`, timeout: Duration.minutes(2),
+      environment: { COMPILE_JOB_STEP: 'isComplete' },
+    });
+    for (const fn of [onEvent, isComplete]) {
+      this.bucket.grantRead(fn, `${prefix}*`);
+    }
+    props.weights.grantList(onEvent);
+
+    const role = new iam.Role(this, 'InstanceRole', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: `Generative compile host of ${model}: reads the weights${props.weights.tokenSecret ? ' and the Hub token' : ''}, pulls the serving image, writes ${this.artifactPrefix}`,
+    });
+    this.instanceRole = role;
+    this.bucket.grantPut(role, `${this.artifactPrefix}*`);
+    props.weights.grantFetch(role);
+    const image = props.image.bind(this, role, NeuronInstanceType.of(props.plan.instanceType));
+    const profile = new iam.InstanceProfile(this, 'InstanceProfile', { role });
+    const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: `Generative compile host of ${model}: no ingress; egress to S3, the image registry and the weights' source`,
+      allowAllOutbound: true,
+    });
+    const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+    grantCompileLaunch(this, onEvent, isComplete, role, securityGroup, GENERATIVE_HOST_AMI_PARAMETER, jobTag, this.hash);
+    acknowledgeCompileFindings(role, [onEvent, isComplete], this.artifactPrefix);
+
+    const weightsGiB = props.weightsSize ? props.weightsSize.toMebibytes() / 1024 : 40;
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: onEvent,
+      isCompleteHandler: isComplete,
+      queryInterval: Duration.seconds(30),
+      totalTimeout: Duration.minutes(Math.min(60, Math.ceil(timeout.toMinutes({ integral: false })) + 10)),
+    });
+    this.resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::NeuronCompileJob',
+      properties: {
+        Config: stack.toJsonString({
+          kind: 'generative',
+          spec: { ...spec, weights: identity.deploy },
+          hash: this.hash,
+          region: stack.region,
+          bucket: this.bucket.bucketName,
+          prefix,
+          timeoutSeconds: Math.round(timeout.toSeconds()),
+          image: image.imageUri,
+          ...(props.weights.tokenSecret ? { tokenSecretArn: props.weights.tokenSecret.secretArn } : {}),
+          instance: {
+            instanceTypes,
+            subnetIds: subnets.subnetIds,
+            securityGroupIds: [securityGroup.securityGroupId],
+            instanceProfileArn: profile.instanceProfileArn,
+            amiParameter: GENERATIVE_HOST_AMI_PARAMETER,
+            // The image (~20 GiB unpacked), the weights, a staged copy for Hub weights, the artifacts.
+            extraVolumeGiB: Math.ceil(60 + 3 * weightsGiB),
+            jobTag,
+          },
+        }),
+      },
+    });
+    acknowledgeProviderFindings(provider);
+  }
+
+  /** `s3://bucket/<prefix><hash>/compiled/`. */
+  get s3Uri(): string {
+    return this.bucket.s3UrlForObject(`${this.artifactPrefix}${COMPILED_ARTIFACTS_DIR}`);
+  }
+
+  /** The weights the engine loads: the staged Hub weights, or the S3 weights prefix. */
+  get modelS3Uri(): string {
+    const deploy = this.weights.identity(Stack.of(this)).deploy;
+    return deploy.source === 's3' ? deploy.s3Uri : this.bucket.s3UrlForObject(`${this.artifactPrefix}${STAGED_MODEL_DIR}`);
+  }
+
+  /** Neuron compiler's NxD Inference version the compile ran (resolved at deploy). */
+  get nxdInferenceVersion(): string {
+    return this.resource.getAttString('NxdInferenceVersion');
+  }
+
+  /** What the greedy check after the load answered (resolved at deploy). */
+  get checkOutput(): string {
+    return this.resource.getAttString('CheckOutput');
+  }
+
+  grantRead(grantee: iam.IGrantable): void {
+    this.bucket.grantRead(grantee, `${this.artifactPrefix}*`);
+    this.weights.grantFetch(grantee);
+  }
+}
+
+/** Compile hosts that cannot load the plan's replica: another family, or fewer cores than its tensor-parallel group. */
+function hostProblems(where: string, plan: GenerativePlanForArtifact, types: readonly string[]): string[] {
+  const problems: string[] = [];
+  const tp = plan.generative.engine.tensorParallelSize;
+  for (const type of types) {
+    const spec = BUILT_IN_INSTANCES.find((i) => i.name === type);
+    if (spec === undefined) {
+      problems.push(`${where}: compileInstanceTypes: ${type} is not a Neuron instance type this library knows; use the plan's ${plan.instanceType}`);
+    } else if (spec.family !== plan.instance.family) {
+      problems.push(`${where}: compileInstanceTypes: ${type} is ${spec.family}, the plan runs ${plan.instance.family}; the compile `
+        + `must run on the plan's chip: use ${plan.instanceType} or a larger ${plan.instance.family} type`);
+    } else if (spec.chips * spec.coresPerChip < tp) {
+      problems.push(`${where}: compileInstanceTypes: ${type} has ${spec.chips * spec.coresPerChip} NeuronCores, fewer than the `
+        + `plan's tensor parallel size ${tp}; the compile loads the model on them: use ${plan.instanceType}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Refuses at synth generative artifacts that do not fit the hosting's plan and image: tensor parallel size, maximum
+ * sequences, model length, Neuron SDK, chip, LNC. The one call a hosting makes with the artifacts it was given.
+ *
+ * @throws InputError listing every mismatch, each naming the field, both values and the fix
+ */
+export function assertGenerativeArtifactsMatchPlan(scope: Construct, artifacts: ICompiledGenerativeArtifacts,
+  plan: GenerativePlanForArtifact, imageSdkVersion: string): void {
+  const origin = artifacts instanceof Construct ? `${scope.node.path}: compiled artifacts ${artifacts.node.path}` : `${scope.node.path}: compiled artifacts`;
+  InputError.throwIfAny(checkGenerativeArtifacts(plan, imageSdkVersion, artifacts.manifest, origin));
+}

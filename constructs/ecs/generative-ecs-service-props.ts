@@ -1,0 +1,148 @@
+/** What a {@link NeuronGenerativeEcsService} takes. */
+import { Duration, Size } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import type { GenerativePlan } from '../../lib/generative';
+import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
+import type { ModelImage } from '../image/model-image';
+import type { EcsAutoScalingOptions } from './ecs-service-props';
+
+/** Where a generative model's weights and compiled artifacts are in S3; every task downloads them when it starts. */
+export interface GenerativeModelLocation {
+  /** The bucket. Tasks get read access to the prefixes below only (and decrypt on its key, when it has one). */
+  readonly bucket: s3.IBucket;
+
+  /**
+   * Key prefix of the weights in Hugging Face layout (`config.json`, tokenizer files, `*.safetensors`), without a
+   * trailing slash, e.g. `models/llama-3.1-8b-instruct`.
+   */
+  readonly weightsPrefix: string;
+
+  /**
+   * Key prefix of the artifacts compiled for this plan's tensor-parallel degree, sequences, length and Neuron SDK,
+   * loaded through `NEURON_COMPILED_ARTIFACTS`.
+   *
+   * @default - none: vLLM compiles at every task start (minutes to an hour), warned at synth
+   */
+  readonly compiledArtifactsPrefix?: string;
+}
+
+/** Props of {@link NeuronGenerativeEcsService}. */
+export interface NeuronGenerativeEcsServiceProps {
+  /**
+   * The generative plan to deploy, made with `hosting: 'ec2'`: instance type, instances at the target and at the
+   * peak, and the replicas of each instance with their NeuronCores and `/dev/neuronN` devices.
+   */
+  readonly plan: GenerativePlan;
+
+  /** The image that runs `vllm serve` on Neuron (the AWS Neuron vLLM deep learning container), pinned by digest. */
+  readonly image: ModelImage;
+
+  /**
+   * Where the weights and compiled artifacts are, as S3 prefixes. Pass either this or `compiledArtifacts`.
+   *
+   * @default - `compiledArtifacts`
+   */
+  readonly model?: GenerativeModelLocation;
+
+  /**
+   * The weights and artifacts a `NeuronGenerativeCompileJob` compiled, checked at synth against the plan and the
+   * image's Neuron SDK (tensor parallel size, sequences, length, SDK, chip, LNC) before anything is created; the
+   * services start after the compile. Pass either this or `model`.
+   *
+   * @default - `model`
+   */
+  readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
+
+  /** Name clients send in the request's `model` field (`--served-model-name`). */
+  readonly servedModelName: string;
+
+  /**
+   * Image of the container that copies the weights and artifacts from S3 into the task before the engine starts:
+   * it runs `/bin/sh -c` with the AWS CLI.
+   *
+   * @default - the engine's image (the Neuron vLLM DLC installs the AWS CLI), so an instance pulls one image
+   */
+  readonly downloadImage?: ecs.ContainerImage;
+
+  /**
+   * The VPC to run in. Its private subnets need routes or VPC endpoints to ECS, ECR, S3 and CloudWatch Logs.
+   *
+   * @default - a new VPC: isolated subnets in two Availability Zones and VPC endpoints for what the instances call
+   */
+  readonly vpc?: ec2.IVpc;
+
+  /** Subnets of the instances, the tasks and an internal load balancer. @default - the VPC's private subnets */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /** Availability Zones of the new VPC; each must offer the plan's instance type. @default - the region's first two */
+  readonly availabilityZones?: string[];
+
+  /** Put the load balancer on the internet (public subnets). Requires `certificate`. @default false */
+  readonly internetFacing?: boolean;
+
+  /** Certificate of an HTTPS listener; HTTP on port 80 then redirects to it. @default - plain HTTP, internal only */
+  readonly certificate?: acm.ICertificate;
+
+  /** The host name clients use, covered by `certificate`. @default - the load balancer's DNS name */
+  readonly domainName?: string;
+
+  /** Listener port. @default 443 with `certificate`, else 80 */
+  readonly listenerPort?: number;
+
+  /** Port vLLM listens on in each task. @default 8080 */
+  readonly containerPort?: number;
+
+  /** Where the load balancer's access logs go. @default - a bucket this construct defines, retained on delete */
+  readonly accessLogBucket?: s3.IBucket;
+
+  /**
+   * Root volume of each instance (encrypted gp3): the image, and each task's copy of the weights and artifacts.
+   *
+   * @default - `(50 GiB + replicas x (weights + artifacts)) x 1.25`, at least 100 GiB
+   */
+  readonly rootVolumeSize?: Size;
+
+  /**
+   * Time a new task has before failing load balancer checks count against it: download, weights load and compiled
+   * artifacts load.
+   *
+   * @default - an ESTIMATE from the model size: `120 s + 30 s/GiB x (weights + artifacts) + 45 s/GiB x weights`,
+   * plus 1800 s without compiled artifacts, from 600 s to 7200 s
+   */
+  readonly healthCheckGracePeriod?: Duration;
+
+  /**
+   * Longest a request may take: the load balancer's idle timeout (a non-streamed request sends nothing until it
+   * ends) and the deregistration delay (a draining task finishes the streams it serves). At most 3600 s.
+   *
+   * @default - twice the plan's predicted p99 end-to-end latency plus 30 s, from 60 s to 3600 s
+   */
+  readonly requestTimeout?: Duration;
+
+  /**
+   * Task count scaling on `ALBRequestCountPerTarget`, per replica slot.
+   *
+   * `targetUtilization` is a fraction of one replica's capacity (`plan.generative.capacityPerReplicaRps`).
+   *
+   * @default - enabled when the plan has a peak above its target, tracking the plan's own rate per replica
+   */
+  readonly autoScaling?: EcsAutoScalingOptions;
+
+  /**
+   * CloudWatch namespace of the engine's metrics and NeuronCore utilization, which the `ModelImage.fromNeuronVllm`
+   * image exports as embedded-metric-format log lines.
+   *
+   * @default 'CdkInferentia/GenerativeEngine'
+   */
+  readonly metricsNamespace?: string;
+
+  /** Extra engine environment, merged over the rendered one. @default - none */
+  readonly environment?: Record<string, string>;
+
+  /** Retention of the container logs. @default logs.RetentionDays.THREE_MONTHS */
+  readonly logRetention?: logs.RetentionDays;
+}

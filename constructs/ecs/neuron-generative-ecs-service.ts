@@ -1,0 +1,358 @@
+import { Annotations, Duration, Lazy, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
+import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
+import { markOwned } from '../private/ownership';
+import { ERROR_RATE_ALARM_PERCENT } from '../sagemaker/endpoint-props';
+import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
+import { neuronCapacity } from './private/ecs-capacity';
+import { modelLoadBalancer } from './private/ecs-load-balancer';
+import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
+import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
+import { resolveGenerativeService } from './private/generative-ecs-validation';
+
+/**
+ * A generative model served by vLLM on Neuron from EC2 instances run by Amazon ECS, as the token planner sized it.
+ *
+ * - Capacity: as {@link NeuronEcsService}: an Auto Scaling group on the ECS-optimized Amazon Linux 2023 Neuron AMI
+ *   (its SSM public parameter, resolved at deploy time), IMDSv2 with one hop, encrypted gp3, no public IP, and a
+ *   capacity provider with managed scaling, so instances follow the tasks.
+ * - One ECS task per replica: a service per replica slot of the plan (`inf2.48xlarge` with TP 8 has three: devices
+ *   0-3, 4-7, 8-11), each task mapping exactly its slot's `/dev/neuronN` devices with its cores pinned, reserving the
+ *   instance's CPU and memory over the replicas, at most one task of a slot per instance. A download container copies
+ *   the weights and compiled artifacts from S3 (read-only on those prefixes) before `vllm serve` starts.
+ * - An Application Load Balancer (internal by default), one target group of every task routed by least outstanding
+ *   requests (a long generation holds a replica's sequence slots; round robin would pile onto a busy one), an idle
+ *   timeout and deregistration delay covering a streamed request, health checks on vLLM's `/health`.
+ * - Scaling on `ALBRequestCountPerTarget` at the plan's rate per replica, from the planned instances to the peak.
+ *
+ * A separate construct from NeuronEcsService, not a mode of it: that one runs one task per instance with the
+ * cdk-inferentia model server configured by a single-call `Plan`; this one runs several services from a
+ * `GenerativePlan` and configures vLLM. They share the capacity, network and load balancer helpers.
+ *
+ * @example
+ * new NeuronGenerativeEcsService(this, 'Llama', {
+ *   plan: planGenerative(requireGenerativeProfile('llama-3.1-8b-instruct'), targets, { region, hosting: 'ec2' }),
+ *   image: ModelImage.fromRepository(repository, 'sha256:...'),
+ *   model: { bucket, weightsPrefix: 'models/llama-3.1-8b-instruct', compiledArtifactsPrefix: 'compiled/abc123' },
+ *   servedModelName: 'llama-3.1-8b-instruct',
+ * });
+ */
+export class NeuronGenerativeEcsService extends Construct implements ec2.IConnectable {
+  /** The plan deployed. */
+  readonly plan: GenerativePlan;
+  /** The engine of each replica slot, as rendered from the plan. */
+  readonly engines: readonly VllmReplicaConfig[];
+  /** One service per replica slot, in slot order. */
+  readonly services: readonly ecs.Ec2Service[];
+  /** One task definition per replica slot, in slot order. */
+  readonly taskDefinitions: readonly ecs.Ec2TaskDefinition[];
+  /** The cluster. */
+  readonly cluster: ecs.Cluster;
+  /** The container instances. */
+  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The capacity provider that scales the instances for the tasks. */
+  readonly capacityProvider: ecs.AsgCapacityProvider;
+  /** The launch template of the instances. */
+  readonly launchTemplate: ec2.LaunchTemplate;
+  /** The VPC, given or defined here. */
+  readonly vpc: ec2.IVpc;
+  /** The load balancer. */
+  readonly loadBalancer: elbv2.ApplicationLoadBalancer;
+  /** The listener clients call. */
+  readonly listener: elbv2.ApplicationListener;
+  /** The target group of every task. */
+  readonly targetGroup: elbv2.ApplicationTargetGroup;
+  /** The container logs. */
+  readonly logGroup: logs.LogGroup;
+  /** `http(s)://host[:port]` of the load balancer: POST to `${url}/v1/chat/completions` or `${url}/v1/completions`. */
+  readonly url: string;
+  /** The load balancer's security group: admit clients with `connections.allowDefaultPortFrom(...)`. */
+  readonly connections: ec2.Connections;
+  /** Longest a request may take: the load balancer's idle timeout and the deregistration delay. */
+  readonly requestTimeout: Duration;
+  /** Time a new task has to download and load the model before failed health checks count. */
+  readonly healthCheckGracePeriod: Duration;
+  /** Namespace of the engine's metrics (GenerativeEngineMetrics reads them). */
+  readonly metricsNamespace: string;
+  /** Value of the engine metrics' `Service` dimension; `Replica` is the slot index. */
+  readonly metricsService: string;
+  /** Task count scaling of each slot, when enabled. */
+  readonly scalableTaskCounts: readonly ecs.ScalableTaskCount[];
+  /** Alarms that roll a deployment back: 5XX answers of the engines above 1 % of requests in 2 of 3 minutes. */
+  get rollbackAlarms(): cloudwatch.AlarmBase[] {
+    return [...this.alarms];
+  }
+  private readonly alarms: cloudwatch.AlarmBase[] = [];
+
+  constructor(scope: Construct, id: string, props: NeuronGenerativeEcsServiceProps) {
+    super(scope, id);
+    markOwned(this);
+    const stack = Stack.of(this);
+    const { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds, compiled } = resolveGenerativeService(this, props);
+    const model = modelSource(props);
+    this.plan = props.plan;
+    this.engines = engines;
+    this.requestTimeout = Duration.seconds(timeoutSeconds);
+    this.healthCheckGracePeriod = Duration.seconds(graceSeconds);
+
+    // Network.
+    const ownVpc = props.vpc === undefined;
+    this.vpc = props.vpc ?? privateServiceVpc(this, 'Vpc', {
+      availabilityZones: props.availabilityZones,
+      publicSubnets: props.internetFacing ?? false,
+      cloudFormationEndpoint: false,
+      lambdaEndpoint: false,
+      flowLogRetention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
+    });
+    const privateSubnets = props.vpcSubnets
+      ?? (ownVpc ? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } : { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+    const lbSubnets = props.internetFacing ? { subnetType: ec2.SubnetType.PUBLIC } : privateSubnets;
+
+    // Cluster and capacity.
+    this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+    const capacity = neuronCapacity(this, {
+      cluster: this.cluster,
+      vpc: this.vpc,
+      vpcSubnets: privateSubnets,
+      layout: { instanceType: layout.instanceType, instanceCount: layout.instanceCount },
+      rootVolumeGiB: volumeGiB,
+      // A rolling deployment at the peak starts every slot's new task on new instances next to the old ones.
+      maxInstances: 2 * layout.maxInstanceCount,
+    });
+    this.autoScalingGroup = capacity.autoScalingGroup;
+    this.capacityProvider = capacity.capacityProvider;
+    this.launchTemplate = capacity.launchTemplate;
+
+    // Tasks: one service per replica slot.
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const taskSecurityGroup = new ec2.SecurityGroup(this, 'TaskSecurityGroup', {
+      vpc: this.vpc,
+      description: `vLLM tasks of ${this.node.path}: only the load balancer reaches the engine port`,
+      allowAllOutbound: true,
+    });
+    this.metricsNamespace = props.metricsNamespace ?? DEFAULT_ENGINE_METRICS_NAMESPACE;
+    // A synth-time value, so dashboards (GenerativeEngineMetrics) can name the dimension.
+    this.metricsService = Names.uniqueResourceName(this, { maxLength: 128, separator: '-' });
+    const replicas = engines.map((engine) => {
+      const replica = new GenerativeEcsReplica(this, `Replica${engine.index}`, {
+        engine,
+        layout,
+        cluster: this.cluster,
+        capacityProviderName: this.capacityProvider.capacityProviderName,
+        // Bound in this construct for every task's execution role: one image asset, pulled by each.
+        bindImage: (grantee) => props.image.bind(this, grantee, layout.instanceType),
+        metrics: { namespace: this.metricsNamespace, service: this.metricsService, replica: String(engine.index) },
+        downloadImage: props.downloadImage,
+        model,
+        environment: {
+          // The weights are in the task: vLLM must not reach for the Hugging Face Hub (no route to it anyway).
+          HF_HUB_OFFLINE: '1',
+          ...props.environment,
+        },
+        region: stack.region,
+        containerPort: ports.container,
+        logGroup: this.logGroup,
+        vpcSubnets: privateSubnets,
+        securityGroup: taskSecurityGroup,
+        graceSeconds,
+      });
+      replica.service.node.addDependency(this.cluster);
+      if (props.compiledArtifacts !== undefined) {
+        // Tasks start once the compile has put the artifacts (and staged weights) in S3.
+        replica.service.node.addDependency(props.compiledArtifacts.resource);
+      }
+      this.grantModelRead(replica.taskDefinition, props);
+      return replica;
+    });
+    if (!replicas[0].vllmImage) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:noEngineMetrics',
+        'image is not ModelImage.fromNeuronVllm: the tasks run `vllm serve` as their command, and nothing exports the '
+        + 'engine\'s metrics (TTFT, TPOT, KV cache) or NeuronCore utilization to CloudWatch.');
+    }
+    this.services = replicas.map((r) => r.service);
+    this.taskDefinitions = replicas.map((r) => r.taskDefinition);
+
+    // Load balancer.
+    const lb = modelLoadBalancer(this, {
+      vpc: this.vpc,
+      vpcSubnets: lbSubnets,
+      internetFacing: props.internetFacing ?? false,
+      certificate: props.certificate,
+      listenerPort: ports.listener,
+      containerPort: ports.container,
+      deregistrationDelay: this.requestTimeout,
+      idleTimeout: this.requestTimeout,
+      accessLogBucket: props.accessLogBucket,
+      healthCheckPath: replicas[0].healthCheckPath,
+      loadBalancingAlgorithm: elbv2.TargetGroupLoadBalancingAlgorithmType.LEAST_OUTSTANDING_REQUESTS,
+    });
+    this.loadBalancer = lb.loadBalancer;
+    this.listener = lb.listener;
+    this.targetGroup = lb.targetGroup;
+    for (const service of this.services) {
+      service.attachToApplicationTargetGroup(this.targetGroup);
+    }
+    this.connections = new ec2.Connections({
+      securityGroups: this.loadBalancer.connections.securityGroups,
+      defaultPort: ec2.Port.tcp(ports.listener),
+    });
+    if (!props.internetFacing) {
+      this.connections.allowDefaultPortFrom(ec2.Peer.ipv4(this.vpc.vpcCidrBlock), 'Clients in the VPC');
+      if (Token.isUnresolved(this.vpc.vpcCidrBlock)) {
+        Validations.of(this.loadBalancer.connections.securityGroups[0]).acknowledge(VPC_CIDR_INGRESS);
+      }
+    }
+    const scheme = props.certificate ? 'https' : 'http';
+    const host = props.domainName ?? this.loadBalancer.loadBalancerDnsName;
+    const defaultPort = props.certificate ? 443 : 80;
+    this.url = `${scheme}://${host}${ports.listener === defaultPort ? '' : `:${ports.listener}`}`;
+
+    this.alarms.push(this.errorRateAlarm());
+    for (const service of this.services) {
+      service.enableDeploymentAlarms(Lazy.list({ produce: () => this.alarms.map((a) => a.alarmName) }), {
+        behavior: ecs.AlarmBehavior.ROLLBACK_ON_ALARM,
+      });
+    }
+
+    // Scaling: every slot tracks the same per-target metric of the shared target group, so the slots grow together.
+    this.scalableTaskCounts = scaling === undefined ? [] : this.services.map((service) => {
+      const count = service.autoScaleTaskCount({ minCapacity: layout.instanceCount, maxCapacity: layout.maxInstanceCount });
+      count.scaleOnRequestCount('RequestsPerTask', {
+        requestsPerTarget: scaling.requestsPerMinute,
+        targetGroup: this.targetGroup,
+        scaleInCooldown: scaling.scaleInCooldown,
+        scaleOutCooldown: scaling.scaleOutCooldown,
+      });
+      return count;
+    });
+
+    if (!compiled) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:compilesAtStart',
+        'no compiled artifacts (compiledArtifacts, or model.compiledArtifactsPrefix): vLLM compiles the model at every '
+        + 'task start (minutes to an hour), and every scale-out waits for it; compile once for the plan '
+        + '(NeuronGenerativeCompileJob) and pass compiledArtifacts.');
+    }
+    if (layout.instanceCount === 1) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:singleInstance',
+        `${layout.instanceType.name}: every replica runs on one instance, so an instance failure or an Availability `
+        + 'Zone outage stops the service. For production, plan with minInstances of 2 or more.');
+    }
+    this.acknowledgeFindings();
+  }
+
+  /** Requests the load balancer received (`RequestCount`, sum per 5 minutes unless overridden). */
+  metricRequestCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.loadBalancer.metrics.requestCount(options);
+  }
+
+  /** 5XX answers of the engines (`HTTPCode_Target_5XX_Count`, sum unless overridden). */
+  metricTarget5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.targetGroup.metrics.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, options);
+  }
+
+  /** Tasks passing the `/health` check (`HealthyHostCount`, average unless overridden). */
+  metricHealthyTaskCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.targetGroup.metrics.healthyHostCount(options);
+  }
+
+  /** Requests per task per minute: what target tracking follows (`RequestCountPerTarget`, sum per minute unless overridden). */
+  metricRequestCountPerTask(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.targetGroup.metrics.requestCountPerTarget({ period: Duration.minutes(1), ...options });
+  }
+
+  /**
+   * Adds an alarm of yours (e.g. on the engine's TTFT or TPOT) to the set that rolls a deployment back.
+   *
+   * @param alarm an alarm on any metric
+   */
+  addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
+    this.alarms.push(alarm);
+  }
+
+  private errorRateAlarm(): cloudwatch.Alarm {
+    const minute = Duration.minutes(1);
+    return new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
+      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.node.path} answered with 5XX `
+        + 'by the engines in 2 of 3 minutes; rolls an ECS deployment back.',
+      metric: new cloudwatch.MathExpression({
+        expression: '100 * FILL(errors, 0) / requests',
+        usingMetrics: {
+          errors: this.metricTarget5xxErrors({ period: minute }),
+          requests: this.metricRequestCount({ period: minute }),
+        },
+        label: 'engine 5XX rate (%)',
+        period: minute,
+      }),
+      threshold: ERROR_RATE_ALARM_PERCENT,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /** Read-only access to the weights and artifacts prefixes, nothing else of the bucket. */
+  private grantModelRead(taskDefinition: ecs.TaskDefinition, props: NeuronGenerativeEcsServiceProps): void {
+    const role = taskDefinition.taskRole;
+    if (props.compiledArtifacts !== undefined) {
+      props.compiledArtifacts.grantRead(role);
+    } else if (props.model !== undefined) {
+      const { bucket, weightsPrefix, compiledArtifactsPrefix } = props.model;
+      const prefixes = [weightsPrefix, ...(compiledArtifactsPrefix === undefined ? [] : [compiledArtifactsPrefix])];
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: prefixes.map((p) => bucket.arnForObjects(`${p}/*`)),
+      }));
+      // `aws s3 sync` lists what it copies; the condition keeps the listing to the prefixes.
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': prefixes.flatMap((p) => [p, `${p}/*`]) } },
+      }));
+      bucket.encryptionKey?.grantDecrypt(role);
+    }
+    // The task role holds these reads and nothing else.
+    acknowledgeWildcards(role, 'Read-only access to the objects under the model\'s weights and compiled-artifacts '
+      + 'prefixes, which every task downloads whole when it starts (s3:GetObject*, s3:List* scoped to those prefixes); '
+      + 'nothing else of the bucket, no write.');
+  }
+
+  private acknowledgeFindings(): void {
+    for (const taskDefinition of this.taskDefinitions) {
+      Validations.of(taskDefinition).acknowledge({
+        id: 'AwsSolutions-ECS2',
+        reason: 'The environment carries the engine settings rendered from the plan, the bucket and prefixes of the '
+          + 'weights and the metric names, no secret; it must be visible in the template for review.',
+      }, {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'ecr:GetAuthorizationToken, which every image pull needs, supports no resource-level permission and '
+          + 'grants no image by itself; pulls are granted on the image\'s repository only.',
+      });
+    }
+  }
+}
+
+/** The `s3://` URIs tasks download from. */
+function modelSource(props: NeuronGenerativeEcsServiceProps): GenerativeModelSource {
+  if (props.compiledArtifacts !== undefined) {
+    return { weightsUri: props.compiledArtifacts.modelS3Uri, artifactsUri: props.compiledArtifacts.s3Uri };
+  }
+  const { bucket, weightsPrefix, compiledArtifactsPrefix } = props.model as NonNullable<typeof props.model>;
+  const uri = (prefix: string): string => `s3://${bucket.bucketName}/${prefix}/`;
+  return {
+    weightsUri: uri(weightsPrefix),
+    artifactsUri: compiledArtifactsPrefix === undefined ? undefined : uri(compiledArtifactsPrefix),
+  };
+}

@@ -1,0 +1,228 @@
+import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog';
+import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
+import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative';
+import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
+import { ECS_NEURON_AMI_FAMILIES, INF1_REFUSAL, MAX_RESERVATION_SHARE } from './ecs-layout';
+
+/*
+ * What NeuronGenerativeEcsService derives from a generative plan, and every check of the plan against ECS, as pure
+ * functions: the construct reads the result and never re-derives sizing.
+ */
+
+/** Container image allowance on the root volume, GiB: a Neuron vLLM DLC unpacks to about 20 GiB; pulls need room for two. */
+const IMAGE_ALLOWANCE_GIB = 50;
+
+/**
+ * Compiled artifacts of a replica as a share of its weights: an ESTIMATE (an upper bound when NxD Inference saves
+ * the sharded weights beside the NEFFs, `save_sharded_checkpoint`; far less when it only saves the NEFFs).
+ */
+export const ARTIFACTS_PER_WEIGHT_ESTIMATE = 1;
+
+/** Download budget per GiB from S3 at task start: about 35 MB/s, the SageMaker hosting default's pace (endpoint-sizing.ts). */
+export const DOWNLOAD_SECONDS_PER_GIB = 30;
+
+/** Loading budget per GiB of weights onto the NeuronCores, the single-call hosting's (endpoint-sizing.ts). */
+export const LOAD_SECONDS_PER_GIB = 45;
+
+/** Container start and engine start-up besides the weights (Python imports, tokenizer, warm-up), ESTIMATE. */
+export const START_SECONDS = 120;
+
+/** Added when no compiled artifacts are given and vLLM compiles at every task start: an ESTIMATE for models up to ~10B. */
+export const COMPILE_SECONDS_ESTIMATE = 1800;
+
+/** Fewest and most seconds of the health check grace period this service sets by default. */
+export const GRACE_MIN_SECONDS = 600;
+export const GRACE_MAX_SECONDS = 7200;
+
+/** A streamed request's deadline: twice the plan's predicted p99 end-to-end latency plus 30 s, from 60 s to 3600 s. */
+export const STREAM_TIMEOUT_FACTOR = 2;
+export const STREAM_TIMEOUT_MARGIN_SECONDS = 30;
+export const STREAM_TIMEOUT_MIN_SECONDS = 60;
+/** The longest deregistration delay a target group accepts (the ALB idle timeout goes to 4000 s). */
+export const STREAM_TIMEOUT_MAX_SECONDS = 3600;
+
+/** Memory of the weights download container, MiB, taken from the task's share. */
+export const DOWNLOAD_MEMORY_MIB = 1024;
+
+/** Host memory the engine needs besides the weights (Python, tokenizer, HTTP server), MiB. */
+const ENGINE_OVERHEAD_MIB = 4096;
+
+/** What the service deploys, read from a generative plan. */
+export interface GenerativeEcsLayout {
+  readonly instanceType: NeuronInstanceType;
+  /** Instances at the target rate; each slot's task count and scaling minimum. */
+  readonly instanceCount: number;
+  /** Instances at the peak; each slot's scaling maximum. */
+  readonly maxInstanceCount: number;
+  /** One slot per replica of an instance: its `/dev/neuronN` devices and NeuronCores. */
+  readonly slots: readonly ReplicaLayout[];
+  /** CPU units each task reserves: the instance's vCPUs x 1024 over the replicas. */
+  readonly cpuUnitsPerTask: number;
+  /** Memory each task reserves, MiB: the instance's memory usable by tasks over the replicas. */
+  readonly memoryMiBPerTask: number;
+  /** Requests per second one replica takes at the target rate. */
+  readonly plannedRpsPerReplica: number;
+  /** Weights of one replica, GiB. */
+  readonly weightsGiB: number;
+  /** Compiled artifacts of one replica, GiB (ESTIMATE). */
+  readonly artifactsGiB: number;
+}
+
+/**
+ * The layout of `plan` on ECS, or undefined after recording every problem in `problems`.
+ *
+ * @param stackRegion the stack's region, or undefined when environment-agnostic
+ */
+export function generativeEcsLayout(plan: GenerativePlan, stackRegion: string | undefined, problems: string[]):
+GenerativeEcsLayout | undefined {
+  const before = problems.length;
+  if ((plan as { kind?: string }).kind !== 'generative' || plan.generative === undefined) {
+    problems.push(`plan.kind=${JSON.stringify((plan as { kind?: string }).kind)}: this service hosts generative plans `
+      + '(planGenerative, or cdk-inferentia plan --input-tokens ... --output-tokens ...); host a single-call plan '
+      + 'with NeuronEcsService');
+    return undefined;
+  }
+  if (plan.hosting !== 'ec2' || plan.instanceType.startsWith('ml.')) {
+    problems.push(`plan.hosting=${JSON.stringify(plan.hosting)} (instance ${plan.instanceType}): the plan was made for `
+      + "SageMaker; re-plan with { hosting: 'ec2' } (cdk-inferentia plan --hosting ec2), or host it with the "
+      + 'SageMaker generative endpoint');
+  }
+  if (stackRegion !== undefined && plan.region !== stackRegion) {
+    problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
+      + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
+  }
+  if (plan.generative.architecture !== 'decoder-only') {
+    problems.push(`plan.generative.architecture=${JSON.stringify(plan.generative.architecture)}: vLLM on Neuron serves `
+      + 'decoder-only models; host an encoder-decoder model with the model server (NeuronEcsService, '
+      + 'ModelImage.fromServer) and a handler that runs its generation loop');
+  }
+  const type = instanceType(plan, problems);
+  if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
+    problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
+  }
+  if (!Number.isInteger(plan.maxInstanceCount) || plan.maxInstanceCount < plan.instanceCount) {
+    problems.push(`plan.maxInstanceCount=${plan.maxInstanceCount} must be a whole number of at least `
+      + `plan.instanceCount=${plan.instanceCount}; re-plan`);
+  }
+  if (!(plan.generative.capacityPerReplicaRps > 0)) {
+    problems.push(`plan.generative.capacityPerReplicaRps=${plan.generative.capacityPerReplicaRps} must be above 0; re-plan`);
+  }
+  if (type === undefined) {
+    return undefined;
+  }
+  const slots = plan.generative.replicas;
+  problems.push(...replicaProblems(plan, type));
+  const replicas = Math.max(1, slots.length);
+  const cpuUnitsPerTask = Math.floor((type.spec.vcpus * 1024) / replicas);
+  const memoryMiBPerTask = Math.floor((type.spec.memoryGiB * 1024 * MAX_RESERVATION_SHARE) / replicas);
+  const weightsGiB = plan.generative.memoryGiB.weights;
+  const hostNeedMiB = Math.ceil(HOST_MEMORY_PER_WEIGHT * weightsGiB * 1024) + ENGINE_OVERHEAD_MIB + DOWNLOAD_MEMORY_MIB;
+  if (hostNeedMiB > memoryMiBPerTask) {
+    problems.push(`plan: each of the ${replicas} replicas needs ${hostNeedMiB} MiB of host memory (weights `
+      + `${weightsGiB} GiB, engine ${ENGINE_OVERHEAD_MIB} MiB, download ${DOWNLOAD_MEMORY_MIB} MiB), more than its `
+      + `${memoryMiBPerTask} MiB share of ${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % `
+      + 'usable by tasks); re-plan on a larger instance or with fewer replicas per instance');
+  }
+  if (problems.length > before) {
+    return undefined;
+  }
+  return {
+    instanceType: type,
+    instanceCount: plan.instanceCount,
+    maxInstanceCount: plan.maxInstanceCount,
+    slots,
+    cpuUnitsPerTask,
+    memoryMiBPerTask,
+    plannedRpsPerReplica: plan.targets.requestsPerSecond / (plan.instanceCount * replicas),
+    weightsGiB,
+    artifactsGiB: weightsGiB * ARTIFACTS_PER_WEIGHT_ESTIMATE,
+  };
+}
+
+/**
+ * Seconds a streamed request may take, for the load balancer's idle timeout and the deregistration delay:
+ * `ceil(2 x predicted p99 end-to-end / 1000) + 30`, from 60 to 3600. A non-streamed request sends nothing until its
+ * last token, so the idle timeout must cover the whole request; a draining task finishes the streams it serves.
+ */
+export function streamTimeoutSeconds(plan: Pick<GenerativePlan, 'generative'>): number {
+  const seconds = Math.ceil((STREAM_TIMEOUT_FACTOR * plan.generative.predictedE2eP99Ms) / 1000) + STREAM_TIMEOUT_MARGIN_SECONDS;
+  return Math.min(Math.max(seconds, STREAM_TIMEOUT_MIN_SECONDS), STREAM_TIMEOUT_MAX_SECONDS);
+}
+
+/**
+ * Health check grace period, ESTIMATE: `120 s + 30 s/GiB x (weights + artifacts)` to download from S3
+ * `+ 45 s/GiB x weights` to load onto the NeuronCores, `+ 1800 s` when vLLM must compile at start, from 600 s to 7200 s.
+ */
+export function defaultGraceSeconds(layout: Pick<GenerativeEcsLayout, 'weightsGiB' | 'artifactsGiB'>, compiled: boolean): number {
+  const download = DOWNLOAD_SECONDS_PER_GIB * (layout.weightsGiB + (compiled ? layout.artifactsGiB : 0));
+  const seconds = Math.ceil(START_SECONDS + download + LOAD_SECONDS_PER_GIB * layout.weightsGiB
+    + (compiled ? 0 : COMPILE_SECONDS_ESTIMATE));
+  return Math.min(Math.max(seconds, GRACE_MIN_SECONDS), GRACE_MAX_SECONDS);
+}
+
+/**
+ * Default root volume, GiB: `(50 + replicas x (weights + artifacts)) x 1.25`, at least 100: every task downloads its
+ * own copy into a task volume on the root disk.
+ */
+export function defaultGenerativeRootVolumeGiB(layout: Pick<GenerativeEcsLayout, 'slots' | 'weightsGiB' | 'artifactsGiB'>): number {
+  const wanted = Math.ceil((IMAGE_ALLOWANCE_GIB + layout.slots.length * (layout.weightsGiB + layout.artifactsGiB)) * 1.25);
+  return Math.min(Math.max(ROOT_VOLUME_MIN_GIB, wanted), ROOT_VOLUME_MAX_GIB);
+}
+
+function instanceType(plan: GenerativePlan, problems: string[]): NeuronInstanceType | undefined {
+  const family = ec2Name(plan.instanceType).split('.')[0];
+  if (!NEURON_FAMILIES.includes(family)) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a Neuron instance type; re-plan`);
+  } else if (family === 'inf1') {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: Inf1 cannot run on ECS here: ${INF1_REFUSAL}; `
+      + 're-plan on Inferentia2 or Trainium');
+  } else if (!ECS_NEURON_AMI_FAMILIES.includes(family)) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: the ECS-optimized Neuron AMI does not list `
+      + `the ${family} family (it runs ${ECS_NEURON_AMI_FAMILIES.join(', ')}); re-plan on one of those`);
+  } else {
+    try {
+      return NeuronInstanceType.of(ec2Name(plan.instanceType), plan.instance);
+    } catch (e) {
+      problems.push(`plan.instanceType: ${(e as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The replicas against the instance: at least one, each device on the instance, no NeuronCore in two replicas,
+ * and no more devices in all than the instance has. Replicas may share a device (each pins its own cores).
+ */
+function replicaProblems(plan: GenerativePlan, type: NeuronInstanceType): string[] {
+  const problems: string[] = [];
+  const replicas = plan.generative.replicas;
+  const chips = type.spec.chips;
+  if (replicas.length === 0 || replicas.length !== plan.generative.replicasPerInstance) {
+    problems.push(`plan.generative.replicas has ${replicas.length} replicas for replicasPerInstance=`
+      + `${plan.generative.replicasPerInstance}; one layout per replica is needed: re-plan`);
+  }
+  const devices = new Set<string>();
+  const owner = new Map<number, number>();
+  for (const replica of replicas) {
+    for (const device of replica.devices) {
+      devices.add(device);
+      const n = Number(/^\/dev\/neuron(\d+)$/.exec(device)?.[1] ?? NaN);
+      if (!(n >= 0 && n < chips)) {
+        problems.push(`plan.generative.replicas[${replica.index}] needs ${device} but ${type.name} has /dev/neuron0 to `
+          + `/dev/neuron${chips - 1}: its replicas need more devices than the instance has; re-plan for ${type.name}`);
+      }
+    }
+    for (const core of replica.cores) {
+      const other = owner.get(core);
+      if (other !== undefined) {
+        problems.push(`plan.generative.replicas[${replica.index}] and [${other}] both use NeuronCore ${core}; re-plan`);
+      }
+      owner.set(core, replica.index);
+    }
+  }
+  if (devices.size > chips) {
+    problems.push(`plan: ${replicas.length} replicas span ${devices.size} Neuron devices but ${type.name} has ${chips}; `
+      + `re-plan for ${type.name}`);
+  }
+  return problems;
+}

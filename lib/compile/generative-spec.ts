@@ -1,0 +1,236 @@
+/**
+ * The generative compile spec: what decides the NxD Inference artifacts vLLM loads through
+ * `NEURON_COMPILED_ARTIFACTS` for one model.
+ *
+ * The weights' identity (an S3 prefix, or a Hugging Face repository at a commit), the engine settings the artifacts
+ * are compiled for (tensor parallel size, maximum concurrent sequences, maximum model length, dtype), the chip and
+ * its Logical NeuronCore configuration, and the Neuron SDK of the serving image. Nothing operational (bucket,
+ * instance type, timeout, the token's secret) is in it, so none of those changes the content hash.
+ *
+ * vLLM on Neuron loads artifacts found under `NEURON_COMPILED_ARTIFACTS` "directly, and any differing model
+ * configurations passed in to the vllm API will not trigger re-compilation" (AWS Neuron docs, vLLM User Guide for
+ * NxD Inference, "Loading pre-compiled models / Serialization Support",
+ * https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html):
+ * an artifact compiled for other settings is served silently, which is why the hostings check the manifest
+ * ({@link checkGenerativeArtifacts}) before they create anything.
+ */
+import { z } from 'zod';
+import { InputError } from '../errors';
+import type { GenerativePlan } from '../generative/types';
+
+/** Chips NxD Inference through vLLM compiles for (the vLLM user guide's "Supported AWS instances": Inf2, Trn1/Trn1n, Trn2). */
+export type GenerativeChip = 'inf2' | 'trn1' | 'trn2';
+
+/** Every generative chip. */
+export const GENERATIVE_CHIPS: readonly GenerativeChip[] = ['inf2', 'trn1', 'trn2'];
+
+/** The generative chip of an instance family (`trn1n` is the Trn1 chip), or undefined. */
+export function generativeChipOfFamily(family: string): GenerativeChip | undefined {
+  const base = family.replace(/^ml\./, '');
+  if (base === 'inf2' || base === 'trn2') {
+    return base;
+  }
+  return base === 'trn1' || base === 'trn1n' ? 'trn1' : undefined;
+}
+
+/** vLLM's `--dtype`: `auto` takes the checkpoint's `torch_dtype` (what `vllm serve` does when not told). */
+export type GenerativeCompileDtype = 'auto' | 'bfloat16' | 'float16' | 'float32';
+
+/** Every dtype a generative compile accepts. */
+export const GENERATIVE_COMPILE_DTYPES: readonly GenerativeCompileDtype[] = ['auto', 'bfloat16', 'float16', 'float32'];
+
+/** A Hugging Face commit: 40 lower-case hex digits. */
+export const HF_COMMIT = /^[0-9a-f]{40}$/;
+
+/** Where the weights come from, as far as their identity goes (no bucket object, no secret). */
+export type GenerativeWeightsIdentity =
+  | {
+      readonly source: 's3';
+      /** `s3://bucket/prefix/` holding the uncompressed Hugging Face layout (config.json, *.safetensors, tokenizer). */
+      readonly s3Uri: string;
+      /**
+       * A label the user changes when the files under the prefix change (a date, a commit), so the hash changes.
+       * Without it the prefix is the identity, and the deploy refuses a cached artifact whose weights' ETags differ.
+       */
+      readonly version?: string;
+    }
+  | {
+      readonly source: 'huggingface';
+      /** `owner/name`, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
+      readonly repository: string;
+      /** The commit (40 hex digits): branches and tags move, a commit does not. */
+      readonly revision: string;
+    };
+
+/** A validated generative compile spec. */
+export interface GenerativeCompileSpec {
+  readonly kind: 'generative';
+  /** Name used in messages and tags. */
+  readonly model: string;
+  readonly weights: GenerativeWeightsIdentity;
+  /** `--tensor-parallel-size`: NxD Inference's `tp_degree`. */
+  readonly tensorParallelSize: number;
+  /** `--max-num-seqs`: the compiled decode batch size. */
+  readonly maxNumSeqs: number;
+  /** `--max-model-len`: the compiled sequence length, prompt plus output. */
+  readonly maxModelLen: number;
+  readonly dtype: GenerativeCompileDtype;
+  readonly chip: GenerativeChip;
+  /** `NEURON_LOGICAL_NC_CONFIG`: 2 on Trn2 by default, 1 elsewhere. */
+  readonly logicalNeuronCoreConfig: number;
+  /** Neuron SDK release of the serving image the compile runs in, e.g. `2.29.0`. */
+  readonly neuronSdkVersion: string;
+}
+
+/** The spec as written, before defaults: `dtype` defaults to `auto`, `logicalNeuronCoreConfig` to the chip's. */
+export interface GenerativeCompileSpecInput extends Omit<GenerativeCompileSpec, 'kind' | 'dtype' | 'logicalNeuronCoreConfig'> {
+  readonly kind?: 'generative';
+  /** @default 'auto' */
+  readonly dtype?: GenerativeCompileDtype;
+  /** @default 2 on trn2, 1 on inf2 and trn1 */
+  readonly logicalNeuronCoreConfig?: number;
+}
+
+/** Default Logical NeuronCore configuration per chip (AWS Neuron docs, "Logical NeuronCore configuration": LNC=2 on Trn2). */
+export const DEFAULT_LNC: Readonly<Record<GenerativeChip, number>> = { inf2: 1, trn1: 1, trn2: 2 };
+
+const POSITIVE = 'expected a positive integer';
+const positive = () => z.int({ error: POSITIVE }).positive({ error: POSITIVE });
+const SDK = 'expected a Neuron SDK version such as "2.29.0"';
+const nonEmpty = (what: string) => z.string({ error: `expected ${what}` }).refine((s) => s.trim().length > 0 && !/\s/.test(s), { error: `expected ${what} without spaces` });
+
+const weightsSchema = z.union([
+  z.strictObject({
+    source: z.literal('s3'),
+    s3Uri: z.string().regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/\S+\/$/, {
+      error: 'expected s3://bucket/prefix/ (a Hugging Face model directory, ending with /)',
+    }),
+    version: nonEmpty('a version label').optional(),
+  }),
+  z.strictObject({
+    source: z.literal('huggingface'),
+    repository: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+      error: 'expected a Hugging Face repository id owner/name, e.g. meta-llama/Llama-3.1-8B-Instruct',
+    }),
+    revision: z.string().regex(HF_COMMIT, {
+      error: 'expected the 40-hex-digit commit of the repository (the "main" branch and tags move: the same spec must '
+        + 'always mean the same weights); copy it from the repository\'s "Files and versions" history',
+    }),
+  }),
+], { error: 'expected { "source": "s3", "s3Uri": "s3://bucket/prefix/" } or { "source": "huggingface", "repository": "owner/name", "revision": "<40-hex commit>" }' });
+
+/**
+ * Zod schema of a generative compile spec.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const generativeCompileSpecSchema = z.strictObject({
+  kind: z.literal('generative').default('generative'),
+  model: z.string({ error: 'expected a model name' }).refine((s) => s.trim().length > 0, { error: 'expected a non-empty model name' }),
+  weights: weightsSchema,
+  tensorParallelSize: positive(),
+  maxNumSeqs: positive(),
+  maxModelLen: positive(),
+  dtype: z.enum(GENERATIVE_COMPILE_DTYPES as [GenerativeCompileDtype, ...GenerativeCompileDtype[]], {
+    error: `expected one of ${GENERATIVE_COMPILE_DTYPES.join(', ')}`,
+  }).default('auto'),
+  chip: z.enum(GENERATIVE_CHIPS as [GenerativeChip, ...GenerativeChip[]], { error: "expected 'inf2', 'trn1' or 'trn2'" }),
+  logicalNeuronCoreConfig: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).optional(),
+  neuronSdkVersion: z.string({ error: SDK }).regex(/^\d+\.\d+(\.\d+)?$/, { error: SDK }),
+});
+
+function shown(value: unknown): string {
+  if (value === undefined) {
+    return 'nothing (the field is missing)';
+  }
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
+  let current = json;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') {
+      return undefined;
+    }
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * Validates a generative compile spec and fills in its defaults.
+ *
+ * @param origin where it came from (a file, a construct path), named in every problem
+ * @throws InputError listing every problem, one line each, naming the field, the value and the fix
+ */
+export function parseGenerativeCompileSpec(json: unknown, origin: string): GenerativeCompileSpec {
+  const result = generativeCompileSpecSchema.safeParse(json);
+  if (!result.success) {
+    throw new InputError(result.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+        return `${origin}: ${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename`;
+      }
+      if (issue.path.length === 0) {
+        return `${origin}: expected an object with model, weights, tensorParallelSize, maxNumSeqs, maxModelLen, chip and neuronSdkVersion, got ${shown(json)}`;
+      }
+      return `${origin}: ${issue.path.join('.')}: ${issue.message}, got ${shown(valueAt(json, issue.path))}`;
+    }));
+  }
+  const spec = result.data;
+  const lnc = spec.logicalNeuronCoreConfig ?? DEFAULT_LNC[spec.chip];
+  const problems: string[] = [];
+  if (spec.chip !== 'trn2' && lnc !== 1) {
+    problems.push(`${origin}: logicalNeuronCoreConfig: ${lnc} on ${spec.chip}: only Trn2 combines physical cores into logical ones; use 1`);
+  }
+  InputError.throwIfAny(problems);
+  return {
+    kind: 'generative',
+    model: spec.model,
+    weights: spec.weights,
+    tensorParallelSize: spec.tensorParallelSize,
+    maxNumSeqs: spec.maxNumSeqs,
+    maxModelLen: spec.maxModelLen,
+    dtype: spec.dtype,
+    chip: spec.chip,
+    logicalNeuronCoreConfig: lnc,
+    neuronSdkVersion: spec.neuronSdkVersion,
+  };
+}
+
+/** The part of a generative plan a compile spec is derived from and checked against. */
+export type GenerativePlanForArtifact = Pick<GenerativePlan, 'instanceType'> & {
+  readonly instance: Pick<GenerativePlan['instance'], 'family'>;
+  readonly generative: { readonly engine: GenerativePlan['generative']['engine'] };
+};
+
+/**
+ * The compile spec a plan asks for: its engine settings and chip, with the weights and the serving image's SDK.
+ *
+ * @throws InputError when the plan's instance family has no generative chip
+ */
+export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: {
+  readonly model: string;
+  readonly weights: GenerativeWeightsIdentity;
+  readonly neuronSdkVersion: string;
+  readonly dtype?: GenerativeCompileDtype;
+}, origin = 'generative compile'): GenerativeCompileSpec {
+  const chip = generativeChipOfFamily(plan.instance.family);
+  if (chip === undefined) {
+    throw new InputError(`${origin}: the plan runs ${plan.instanceType} (${plan.instance.family}); vLLM on Neuron compiles for `
+      + 'inf2, trn1 and trn2 instances: plan with --instance-types on one of them');
+  }
+  const engine = plan.generative.engine;
+  return parseGenerativeCompileSpec({
+    model: options.model,
+    weights: options.weights,
+    tensorParallelSize: engine.tensorParallelSize,
+    maxNumSeqs: engine.maxNumSeqs,
+    maxModelLen: engine.maxModelLen,
+    dtype: options.dtype ?? 'auto',
+    chip,
+    logicalNeuronCoreConfig: engine.logicalNeuronCoreConfig,
+    neuronSdkVersion: options.neuronSdkVersion,
+  }, origin);
+}
