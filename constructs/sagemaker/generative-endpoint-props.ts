@@ -101,8 +101,8 @@ export interface NeuronGenerativeEndpointProps {
   readonly encryptionKey?: kms.IKey;
 
   /**
-   * Extra container environment, merged over the engine's. At most 16 variables in all (the API's limit for
-   * inference components).
+   * Extra container environment, merged over the engine's (`VLLM_SERVE_ARGS`, `VLLM_NEURON_FRAMEWORK`,
+   * `NEURON_COMPILED_ARTIFACTS`, `NEURON_LOGICAL_NC_CONFIG` on Trn2).
    *
    * @default - the engine's variables only
    */

@@ -44,8 +44,11 @@ const MODEL_DIRECTORY = '/opt/ml/model';
  * at the plan's load; with `scaleToZero`, a step policy on `NoCapacityInvocationFailures` brings copies back from
  * zero. Changes roll out copy by copy, rolled back by the 5XX alarm.
  *
- * Invoke with `InvokeEndpoint` or `InvokeEndpointWithResponseStream` and `InferenceComponentName` set to
- * `inferenceComponentName`.
+ * Invoke with `InvokeEndpoint`, or `InvokeEndpointWithResponseStream` for tokens as they come, with
+ * `InferenceComponentName` set to `inferenceComponentName`. SageMaker forwards the body to the engine's `POST
+ * /invocations`, which vLLM's SageMaker router (vllm/entrypoints/sagemaker/api_router.py, vLLM main of 2026; not
+ * checked against the pinned 0.16) dispatches by shape: a chat completion body (`messages`) or a completion body
+ * (`prompt`), with `"stream": true` for server-sent events ending `data: [DONE]`; `GET /ping` answers as `/health`.
  *
  * @see https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-deploy-models.html
  */

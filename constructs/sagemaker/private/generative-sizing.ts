@@ -7,6 +7,11 @@
  *   (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentComputeResourceRequirements.html):
  *   `NumberOfAcceleratorDevicesRequired` is "the number of accelerators ... Accelerators include GPUs and AWS
  *   Inferentia", minimum 1; `MinMemoryRequiredInMb` minimum 128; `NumberOfCpuCoresRequired` minimum 0.25.
+ *   Whether SageMaker counts an Inferentia or Trainium accelerator as a Neuron device (chip) or as a NeuronCore is
+ *   not stated there nor in the inference component guide. This counts devices: the unit the API names
+ *   ("accelerators"), the unit EC2's `NeuronInfo.NeuronDevices` and Neuron's device plugins count
+ *   (`aws.amazon.com/neuron`), and the only one that keeps a copy's tensor-parallel group on whole devices.
+ *   UNVERIFIED against a deployment: if SageMaker counts cores, `devicesPerCopy` must become the replica's cores.
  * - `InferenceComponentStartupParameters`
  *   (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentStartupParameters.html): both
  *   timeouts 60-3600 s.
