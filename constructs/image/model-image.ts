@@ -6,17 +6,74 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Fact, FactName, RegionInfo } from 'aws-cdk-lib/region-info';
 import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog';
-import type { CoreVersion } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
+import type { VllmReplicaConfig } from '../../lib/generative/engine-config';
+import { parseVllmDlcTag, VLLM_DLC_PINS, vllmContainerEnvironment } from '../../lib/generative/engine-image';
+import type { EngineMetricsTarget, VllmDlcTag } from '../../lib/generative/engine-image';
 import { ECR_PULL_ACTIONS, ModelImageRepository } from './model-image-repository';
 import { DIGEST_FIX, digestProblem } from './private/image-digest';
 import { domainSuffix } from '../private/image-via-service';
+import { checkDlcTag, DLC_FAMILIES, DLC_TAG } from './private/dlc-family';
+import { bindVllmImage, stageVllmImageContext, VLLM_DLC_PUBLIC_REGISTRY } from './private/vllm-image';
+import type { VllmImageSource } from './private/vllm-image';
 import { MODEL_SERVER_DIRECTORY, stageServerWithHandler } from './private/server-directory';
 
 /** What a hosting construct needs from a bound {@link ModelImage}. */
 export interface ModelImageConfig {
   /** Image URI the container runs, pinned by digest whenever one is known. */
   readonly imageUri: string;
+  /**
+   * With {@link ModelImage.fromNeuronVllm}: how to run the engine in it.
+   *
+   * @default - not a vLLM image
+   */
+  readonly vllm?: VllmImageBinding;
+}
+
+/** How a hosting runs one replica of a bound {@link ModelImage.fromNeuronVllm} image. */
+export interface VllmImageBinding {
+  /** Neuron SDK of the DLC (`2.29.1`): the compile job must compile with it. */
+  readonly neuronSdkVersion: string;
+  /** vLLM version of the DLC (`0.16.0`). */
+  readonly vllmVersion: string;
+  /** Container command: SageMaker starts every container with `serve`; ECS should pass the same. */
+  readonly command: readonly string[];
+  /** Path of the engine's health route on the replica's port (`GET /health`: 200 once the model is loaded). */
+  readonly healthCheckPath: string;
+  /**
+   * The container environment of one replica: its engine variables, its `vllm serve` arguments as JSON, and where
+   * its metrics go (lib/generative/engine-image.ts `vllmContainerEnvironment`).
+   *
+   * @throws InputError when the arguments do not fit one SageMaker environment value, or the metrics target is bad
+   */
+  environment(replica: VllmReplicaConfig, metrics: EngineMetricsTarget): Record<string, string>;
+}
+
+/** Options of {@link ModelImage.fromNeuronVllm}. */
+export interface NeuronVllmImageOptions {
+  /**
+   * The Neuron vLLM DLC tag, `{vLLM version}-neuronx-py{XY}-sdk{X.Y.Z}-ubuntu{XX.YY}`: `VLLM_DLC_PINS.inf2Trn1.tag`
+   * for Inf2/Trn1 (NxD Inference runs there only up to SDK 2.28), `VLLM_DLC_PINS.trn2.tag` for Trn2. Checked
+   * against the instance when the image is bound.
+   *
+   * @example '0.16.0-neuronx-py312-sdk2.29.1-ubuntu24.04'
+   * @see https://github.com/aws-neuron/deep-learning-containers
+   */
+  readonly tag: string;
+
+  /**
+   * Digest of the DLC behind the tag, `sha256:` and 64 hex digits. Required: the wrapper image starts `FROM` it, so
+   * a rebuild never picks up another engine. `docker pull public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:<tag>`
+   * then `docker inspect --format '{{index .RepoDigests 0}}'`.
+   */
+  readonly digest: string;
+
+  /**
+   * Registry to pull the DLC from (a pull-through cache or a private copy holding `pytorch-inference-vllm-neuronx`).
+   *
+   * @default 'public.ecr.aws/neuron' (ECR Public, where AWS publishes it)
+   */
+  readonly registry?: string;
 }
 
 /** Options of {@link ModelImage.fromNeuronDlc}. */
@@ -99,52 +156,6 @@ export interface ModelServerImageOptions {
   readonly handler?: string;
 }
 
-/**
- * The hosting families of Neuron DLC repositories (https://github.com/aws-neuron/deep-learning-containers README;
- * tag format from aws/deep-learning-containers `pytorch/inference/buildspec-neuron(x).yml`).
- */
-interface DlcFamily {
-  /** Marker in the tag: `neuron` (Inf1) or `neuronx` (Inf2/Trn1). */
-  readonly marker: 'neuron' | 'neuronx';
-  /** Repository name in the regional DLC registry. */
-  readonly repository: string;
-  /** Which instances it runs on, in user terms. */
-  readonly instances: string;
-  /** A tag users can copy. */
-  readonly exampleTag: string;
-  /**
-   * Newest Neuron SDK release with a published image, as precise as the source says (`[2, 31]` is any 2.31.x);
-   * newer tags do not exist (https://github.com/aws-neuron/deep-learning-containers README; Neuron release notes,
-   * "Neuron Containers" component).
-   */
-  readonly lastSdk: readonly number[];
-}
-
-const NEURONX: DlcFamily = {
-  marker: 'neuronx',
-  repository: 'pytorch-inference-neuronx',
-  instances: 'Inf2/Trn1/Trn2',
-  exampleTag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04',
-  // Neuron release notes, "Neuron Containers" component (2.32.0): no pytorch-inference-neuronx from SDK 2.32.0 on.
-  lastSdk: [2, 31],
-};
-
-/** By NeuronCore version: the neuronx images serve every NeuronCore-v2 and v3 instance (Inf2, Trn1, Trn2). */
-const DLC_FAMILIES: Record<CoreVersion, DlcFamily> = {
-  v1: {
-    marker: 'neuron',
-    repository: 'pytorch-inference-neuron',
-    instances: 'Inf1',
-    exampleTag: '1.13.1-neuron-py310-sdk2.20.2-ubuntu20.04',
-    // NDLC README: the last pytorch-inference-neuron image listed is SDK 2.20.2.
-    lastSdk: [2, 20, 2],
-  },
-  v2: NEURONX,
-  v3: NEURONX,
-};
-
-/** `{framework version}-{neuron|neuronx}-py{XY}-sdk{X.Y.Z}-{os}` (DLCREPO buildspec-neuron(x).yml). */
-const DLC_TAG = /^\d+\.\d+(?:\.\d+)?-(neuronx?)-py\d+-sdk(\d+)\.(\d+)\.(\d+)-[a-z]+[0-9.]*$/;
 
 /**
  * The container image a Neuron model server runs.
@@ -265,6 +276,54 @@ export abstract class ModelImage {
       : stageServerWithHandler(MODEL_SERVER_DIRECTORY as string, options.handler);
     return new ModelServerImage(options.tag, options.digest, directory);
   }
+
+  /**
+   * vLLM on Neuron (NxD Inference) in the AWS Neuron vLLM deep learning container, wrapped by cdk-inferentia: an
+   * entrypoint that starts `vllm serve` with the arguments the hosting renders from the plan and exports the
+   * engine's metrics (running and waiting requests, KV cache usage, TTFT and TPOT percentiles, tokens) and NeuronCore
+   * utilization as CloudWatch embedded-metric-format lines (`serving/vllm/`).
+   *
+   * `cdk synth` stays offline and needs no Docker: it stages the wrapper's sources as a `DockerImageAsset`;
+   * `cdk deploy` builds it FROM `<registry>/pytorch-inference-vllm-neuronx@<digest>` for linux/amd64 and pushes it to
+   * the CDK bootstrap repository (immutable tags), the private regional ECR repository SageMaker requires.
+   *
+   * @throws InputError when the tag is not a Neuron vLLM DLC tag or the digest is missing or not a digest; binding
+   * to an instance throws when the tag's SDK or plugin cannot serve it (an SDK newer than 2.28 on Inf2/Trn1)
+   * @see https://github.com/aws-neuron/deep-learning-containers
+   */
+  static fromNeuronVllm(options: NeuronVllmImageOptions): ModelImage {
+    const problems: string[] = [];
+    const known = !Token.isUnresolved(options.tag) && !Token.isUnresolved(options.digest);
+    if (!known) {
+      problems.push('ModelImage.fromNeuronVllm: tag and digest must be known at synth (the image is built from them '
+        + 'before CloudFormation runs); pass literal strings');
+    } else if (parseVllmDlcTag(options.tag) === undefined) {
+      problems.push(`ModelImage.fromNeuronVllm: tag=${JSON.stringify(options.tag)} is not a Neuron vLLM DLC tag `
+        + `({vLLM version}-neuronx-py{XY}-sdk{X.Y.Z}-ubuntu{XX.YY}); use ${VLLM_DLC_PINS.trn2.tag} (Trn2) or `
+        + `${VLLM_DLC_PINS.inf2Trn1.tag} (Inf2/Trn1)`);
+    }
+    if (known && (options.digest as string | undefined) === undefined) {
+      problems.push(`ModelImage.fromNeuronVllm: digest is missing; the image must start from a DLC pinned by digest: ${DIGEST_FIX}`);
+    } else if (known) {
+      const problem = digestProblem('ModelImage.fromNeuronVllm({ digest })', options.digest);
+      if (problem !== undefined) problems.push(problem);
+    }
+    const registry = options.registry ?? VLLM_DLC_PUBLIC_REGISTRY;
+    if (Token.isUnresolved(registry) || !/^[a-z0-9.-]+(?::\d+)?(?:\/[a-z0-9._-]+)*$/.test(registry)) {
+      problems.push(`ModelImage.fromNeuronVllm: registry=${JSON.stringify(options.registry)} is not a registry host `
+        + `and path; use e.g. ${VLLM_DLC_PUBLIC_REGISTRY} or <account>.dkr.ecr.<region>.amazonaws.com/<prefix>`);
+    }
+    const context = stageVllmImageContext();
+    if (context === undefined) {
+      problems.push('ModelImage.fromNeuronVllm: the vLLM image sources (serving/vllm/) are not in this installation '
+        + 'of cdk-inferentia; reinstall the package');
+    }
+    InputError.throwIfAny(problems);
+    return new NeuronVllmImage({ tag: options.tag, digest: options.digest, registry, context: context as string });
+  }
+
+  /** Whether the image runs vLLM ({@link fromNeuronVllm}): only such an image can serve a generative plan. */
+  readonly vllmEngine: boolean = false;
 
   /**
    * Whether the image runs the cdk-inferentia model server (`serving/`), which reads its sizing from the
@@ -402,48 +461,29 @@ class ModelServerImage extends ModelImage {
   }
 }
 
-/**
- * The DLC family of the instance, after checking a DLC tag against it and the stack's region against the known DLC
- * registries. Throws the collected problems (with those passed in) when there is any.
- */
-function checkDlcTag(
-  scope: Construct, caller: string, tag: string, instanceType: NeuronInstanceType, problems: string[],
-): DlcFamily {
-  const family = DLC_FAMILIES[instanceType.spec.coreVersion];
-  const stack = Stack.of(scope);
-  const match = Token.isUnresolved(tag) ? null : DLC_TAG.exec(tag);
-  if (match && match[1] !== family.marker) {
-    const other = family.marker === 'neuron' ? DLC_FAMILIES.v2 : DLC_FAMILIES.v1;
-    problems.push(`${caller}: tag ${tag} is a ${other.marker} (${other.instances}) image but the `
-      + `instance ${instanceType.sageMakerName} is ${family.instances}; use ${family.repository} tags such as `
-      + `${family.exampleTag}`);
-  }
-  if (!Token.isUnresolved(stack.region) && Fact.find(stack.region, FactName.DLC_REPOSITORY_ACCOUNT) === undefined) {
-    problems.push(`${caller}: region ${stack.region} has no known AWS Deep Learning Containers `
-      + 'registry (aws-cdk-lib region-info DLC_REPOSITORY_ACCOUNT); copy the image into your own ECR repository '
-      + 'and use ModelImage.fromRepository(repository, digest), or register the account with '
-      + `Fact.register({ region: '${stack.region}', name: FactName.DLC_REPOSITORY_ACCOUNT, value: '<account>' })`);
-  }
-  InputError.throwIfAny(problems);
+class NeuronVllmImage extends ModelImage {
+  readonly vllmEngine: boolean = true;
+  readonly neuronSdkVersion: string;
+  private readonly vllmVersion: string;
 
-  if (match) {
-    const sdk = [Number(match[2]), Number(match[3]), Number(match[4])].slice(0, family.lastSdk.length);
-    if (compareVersions(sdk, family.lastSdk) > 0) {
-      const last = family.lastSdk.join('.') + (family.lastSdk.length < 3 ? '.x' : '');
-      Annotations.of(scope).addWarningV2('@cdk-inferentia/model-image:dlcSdkNotPublished',
-        `Neuron DLC tag ${tag}: ${family.repository} images are not published after Neuron SDK ${last}, so `
-        + `this tag most likely does not exist and the endpoint will fail to pull it; use e.g. ${family.exampleTag}.`);
-    }
+  constructor(private readonly source: VllmImageSource) {
+    super();
+    const tag = parseVllmDlcTag(source.tag) as VllmDlcTag;
+    this.neuronSdkVersion = tag.neuronSdkVersion;
+    this.vllmVersion = tag.vllmVersion;
   }
-  return family;
-}
 
-function compareVersions(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) {
-      return d;
-    }
+  bind(scope: Construct, grantee: iam.IGrantable, instanceType: NeuronInstanceType): ModelImageConfig {
+    const imageUri = bindVllmImage(scope, grantee, instanceType, this.source);
+    return {
+      imageUri,
+      vllm: {
+        neuronSdkVersion: this.neuronSdkVersion,
+        vllmVersion: this.vllmVersion,
+        command: ['serve'],
+        healthCheckPath: '/health',
+        environment: (replica, metrics) => vllmContainerEnvironment(replica, metrics),
+      },
+    };
   }
-  return 0;
 }

@@ -6,10 +6,20 @@
  * https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html):
  * `--tensor-parallel-size` becomes `tp_degree`, `--max-num-seqs` the compiled decode `batch_size`, `--max-model-len`
  * the sequence length. Without prefix caching or chunked prefill NxD Inference keeps a contiguous KV cache and
- * `--num-gpu-blocks-override` must equal `--max-num-seqs` ("Known Issues", item 2). The NxD Inference model cards
- * serve with `--no-enable-chunked-prefill --no-enable-prefix-caching --port=8080`, the continuous-batching model the
+ * `--num-gpu-blocks-override` must equal `--max-num-seqs` ("Known Issues", item 2; the plugin adds the one null block
+ * itself: vllm-project/vllm-neuron `vllm_neuron/platform.py`, "Adding 1 to num_gpu_blocks_override"). The plugin's
+ * Neuron scheduler turns chunked prefill off and sets `block_size` to `max_model_len` without prefix caching (same
+ * file); `--no-enable-chunked-prefill --no-enable-prefix-caching` say so explicitly, the continuous-batching model the
  * planner priced (lib/generative/continuous-batching.ts: prefills stop decoding). `NEURON_COMPILED_ARTIFACTS` names
- * the directory of pre-compiled artifacts ("Loading pre-compiled models").
+ * the directory of pre-compiled artifacts ("Loading pre-compiled models"; read by the plugin's
+ * `neuronx_distributed_model_loader.py`). The same names hold for plugin 0.4.1 with vLLM 0.13 (Neuron SDK 2.28, the
+ * last SDK whose NxD Inference runs on Inf2 and Trn1): docs/generative-serving.md lists the pins and sources.
+ *
+ * The model goes first, as a positional argument: `vllm serve --model` is deprecated ("With `vllm serve`, you should
+ * provide the model as a positional argument ... The `--model` option will be removed", vLLM
+ * `vllm/utils/argparse_utils.py`). `VLLM_NEURON_FRAMEWORK` is not set: only the retired V0 fork read it; the V1 plugin
+ * always uses NxD Inference (`vllm_neuron/platform.py`, `get_neuron_framework_to_use`; the Llama 4 tutorial: "No need
+ * to set VLLM_NEURON_FRAMEWORK in V1").
  *
  * Hostings call {@link vllmReplicaConfigs} and never spell an engine setting themselves.
  */
@@ -25,10 +35,12 @@ export const VLLM_ENV = {
   compiledArtifacts: 'NEURON_COMPILED_ARTIFACTS',
   /** NeuronCores of one replica when several share a host or container (`0-7`). */
   visibleCores: 'NEURON_RT_VISIBLE_CORES',
-  /** Physical NeuronCores per logical core on Trn2 (AWS Neuron docs, "Logical NeuronCore configuration"). */
+  /**
+   * Physical NeuronCores per logical core on Trn2 and newer, where the runtime's default is 2 (AWS Neuron docs,
+   * "Logical NeuronCore configuration"): set on every instance that has the setting, so the runtime always matches
+   * the artifact, compiled for the plan's value.
+   */
   logicalNeuronCoreConfig: 'NEURON_LOGICAL_NC_CONFIG',
-  /** Selects NxD Inference as the plugin's backend (AWS Neuron docs, "Quickstart: serve models online with vLLM"). */
-  framework: 'VLLM_NEURON_FRAMEWORK',
 } as const;
 
 /** Where the model is and how each replica is reached. */
@@ -62,7 +74,7 @@ export interface VllmReplicaConfig {
   readonly devices: readonly string[];
   /** The replica's cores, as `NEURON_RT_VISIBLE_CORES` spells them. */
   readonly visibleCores: string;
-  /** Arguments after `vllm serve`. */
+  /** Arguments after `vllm serve`: the model (positional), then the flags. */
   readonly args: readonly string[];
   readonly environment: Readonly<Record<string, string>>;
 }
@@ -79,7 +91,7 @@ export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOpti
   return plan.generative.replicas.map((replica) => {
     const port = options.portPerReplica ? base + replica.index : base;
     const args = [
-      `--model=${options.model}`,
+      options.model,
       `--served-model-name=${options.servedModelName}`,
       `--tensor-parallel-size=${engine.tensorParallelSize}`,
       `--max-num-seqs=${engine.maxNumSeqs}`,
@@ -90,9 +102,11 @@ export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOpti
       '--host=0.0.0.0',
       `--port=${port}`,
     ];
-    const environment: Record<string, string> = { [VLLM_ENV.framework]: 'neuronx-distributed-inference' };
+    const environment: Record<string, string> = {};
     if (options.compiledArtifacts !== undefined) environment[VLLM_ENV.compiledArtifacts] = options.compiledArtifacts;
-    if (engine.logicalNeuronCoreConfig > 1) environment[VLLM_ENV.logicalNeuronCoreConfig] = String(engine.logicalNeuronCoreConfig);
+    if (engine.logicalNeuronCoreConfig > 1 || plan.instance.logicalNeuronCoreConfig !== undefined) {
+      environment[VLLM_ENV.logicalNeuronCoreConfig] = String(engine.logicalNeuronCoreConfig);
+    }
     if (options.pinCores) environment[VLLM_ENV.visibleCores] = replica.visibleCores;
     return { index: replica.index, port, devices: replica.devices, visibleCores: replica.visibleCores, args, environment };
   });
@@ -117,5 +131,8 @@ function checkOptions(plan: GenerativePlan, options: VllmEngineOptions): void {
     if (value !== undefined && (value.trim() === '' || /\s/.test(value))) {
       throw new InputError(`${field}: '${value}' must be a non-empty path or name without spaces`);
     }
+  }
+  if (options.model.startsWith('-')) {
+    throw new InputError(`model: '${options.model}' starts with '-', which vllm serve would read as an option; pass a path (/opt/ml/model) or a Hugging Face id`);
   }
 }

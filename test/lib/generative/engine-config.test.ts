@@ -54,7 +54,7 @@ describe('vLLM engine settings from a plan', () => {
     expect(configs).toHaveLength(plan.generative.replicasPerInstance);
     const { maxNumSeqs, maxModelLen } = plan.generative.engine;
     expect(vllmServeCommand(configs[0])).toEqual([
-      'vllm', 'serve', '--model=/opt/ml/model', '--served-model-name=llama', '--tensor-parallel-size=8',
+      'vllm', 'serve', '/opt/ml/model', '--served-model-name=llama', '--tensor-parallel-size=8',
       `--max-num-seqs=${maxNumSeqs}`, `--max-model-len=${maxModelLen}`, `--num-gpu-blocks-override=${maxNumSeqs}`,
       '--no-enable-chunked-prefill', '--no-enable-prefix-caching', '--host=0.0.0.0', '--port=8080',
     ]);
@@ -63,9 +63,8 @@ describe('vLLM engine settings from a plan', () => {
       ['/dev/neuron4', '/dev/neuron5', '/dev/neuron6', '/dev/neuron7'],
       ['/dev/neuron8', '/dev/neuron9', '/dev/neuron10', '/dev/neuron11'],
     ]);
-    expect(configs[1].environment).toEqual({
-      VLLM_NEURON_FRAMEWORK: 'neuronx-distributed-inference', NEURON_COMPILED_ARTIFACTS: '/opt/ml/model/neuron-compiled',
-    });
+    // No VLLM_NEURON_FRAMEWORK (only the retired V0 fork read it) and no LNC on Inf2 (no logical cores there).
+    expect(configs[1].environment).toEqual({ NEURON_COMPILED_ARTIFACTS: '/opt/ml/model/neuron-compiled' });
   });
 
   test('GIVEN TP 2 on inf2.xlarge and TP 24 on inf2.48xlarge WHEN rendered with pinned cores and a port per replica THEN ranges and ports follow the layout', () => {
@@ -90,11 +89,17 @@ describe('vLLM engine settings from a plan', () => {
     expect(configs[0].environment.NEURON_LOGICAL_NC_CONFIG).toBe('2');
   });
 
+  test('GIVEN Trn2 planned at LNC 1 WHEN rendered THEN the runtime is told 1, since its default on Trn2 is 2', () => {
+    const configs = vllmReplicaConfigs(relaid(llamaPlan(), 'trn2.48xlarge', 16, 8, 1), OPTIONS);
+    expect(configs[0].environment.NEURON_LOGICAL_NC_CONFIG).toBe('1');
+  });
+
   test('GIVEN an encoder-decoder plan or a bad port WHEN rendered THEN the error names the field and the fix', () => {
     const plan = llamaPlan();
     const t5 = { ...plan, generative: { ...plan.generative, architecture: 'encoder-decoder' as const } };
     expect(() => vllmReplicaConfigs(t5, OPTIONS)).toThrow(/decoder-only models; host an encoder-decoder model with the model server/);
     expect(() => vllmReplicaConfigs(plan, { ...OPTIONS, port: 65535, portPerReplica: true })).toThrow(InputError);
     expect(() => vllmReplicaConfigs(plan, { ...OPTIONS, servedModelName: 'my model' })).toThrow(/servedModelName: 'my model'/);
+    expect(() => vllmReplicaConfigs(plan, { ...OPTIONS, model: '--help' })).toThrow(/model: '--help' starts with '-'/);
   });
 });

@@ -1,0 +1,193 @@
+/**
+ * The vLLM engine image: which AWS Neuron vLLM deep learning container (DLC) each chip can run, and how a hosting
+ * hands one replica's `vllm serve` arguments to the product's wrapper image (`serving/vllm/`).
+ *
+ * Pins (https://github.com/aws-neuron/deep-learning-containers README, "vllm-inference-neuronx"; the Dockerfiles at
+ * the release tags name the plugin branch):
+ * - Inf2 and Trn1: `0.13.0-neuronx-py312-sdk2.28.0-ubuntu24.04`, vLLM 0.13.0 with the vLLM Neuron plugin 0.4.1
+ *   (`GITHUB_REPO_BRANCH=release-0.4.1`) and NxD Inference 0.8.16251. Neuron 2.29 dropped NxD Inference kernels on
+ *   Inf2/Trn1 ("NxD Inference models are now only supported on Trn2 and newer hardware. Customers who require NxD
+ *   Inference kernel support on Trn1 or Inf2 instances should pin to release 2.28": Neuron release notes, NxD
+ *   Inference 0.9.17334, https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/nxd-inference.html).
+ * - Trn2 (and Trn3): `0.16.0-neuronx-py312-sdk2.29.1-ubuntu24.04`, vLLM 0.16.0 with plugin 0.5.0
+ *   (`release-0.5.0`) and NxD Inference 0.9.17334: the versions the vLLM User Guide for NxD Inference documents.
+ * The `0.21.0.1.0.0` and `0.24.0.1.1.0` images (SDK 2.31 and 2.32) carry the vLLM Neuron (Beta) plugin without NxD
+ * Inference, for Trn2/Trn3 only; the engine settings of lib/generative/engine-config.ts are NxD Inference's, so they
+ * are refused. From SDK 2.32 no NxD Inference vLLM image is published (Neuron release notes, "Neuron Containers"
+ * 2.32.0).
+ */
+import { InputError } from '../errors';
+import type { VllmReplicaConfig } from './engine-config';
+import { NXDI_LAST_SDK_FOR_INF2_TRN1 } from './planner';
+
+/** Repository of the Neuron vLLM DLC, in the public gallery and in the regional DLC registries. */
+export const VLLM_DLC_REPOSITORY = 'pytorch-inference-vllm-neuronx';
+
+/** A Neuron vLLM DLC this product pins, with the versions inside it. */
+export interface VllmDlcPin {
+  /** Image tag. */
+  readonly tag: string;
+  readonly vllmVersion: string;
+  /** vLLM Neuron plugin (vllm-project/vllm-neuron) branch the image installs. */
+  readonly pluginVersion: string;
+  readonly neuronSdkVersion: string;
+  /** Instance families it serves. */
+  readonly families: readonly string[];
+}
+
+/** The pinned images by chip: newest with NxD Inference that each chip runs. */
+export const VLLM_DLC_PINS = {
+  inf2Trn1: {
+    tag: '0.13.0-neuronx-py312-sdk2.28.0-ubuntu24.04', vllmVersion: '0.13.0', pluginVersion: '0.4.1',
+    neuronSdkVersion: '2.28.0', families: ['inf2', 'trn1', 'trn1n'],
+  },
+  trn2: {
+    tag: '0.16.0-neuronx-py312-sdk2.29.1-ubuntu24.04', vllmVersion: '0.16.0', pluginVersion: '0.5.0',
+    neuronSdkVersion: '2.29.1', families: ['trn2', 'trn2u', 'trn3'],
+  },
+} as const satisfies Record<string, VllmDlcPin>;
+
+/** `{vLLM version}-neuronx-py{XY}-sdk{X.Y.Z}-ubuntu{XX.YY}` (deep-learning-containers README). */
+const VLLM_TAG = /^(\d+(?:\.\d+){2,5})-neuronx-py\d+-sdk(\d+\.\d+\.\d+)-ubuntu\d+\.\d+$/;
+
+/** The versions a Neuron vLLM DLC tag names. */
+export interface VllmDlcTag {
+  readonly vllmVersion: string;
+  readonly neuronSdkVersion: string;
+  /** Whether it is a vLLM Neuron (Beta) plugin image (`0.21.0.1.0.0`: vLLM version plus plugin version). */
+  readonly betaPlugin: boolean;
+}
+
+/** The versions in a Neuron vLLM DLC tag, or undefined when it is not one. */
+export function parseVllmDlcTag(tag: string): VllmDlcTag | undefined {
+  const match = VLLM_TAG.exec(tag);
+  if (!match) return undefined;
+  return { vllmVersion: match[1], neuronSdkVersion: match[2], betaPlugin: match[1].split('.').length > 3 };
+}
+
+/**
+ * Why the tag cannot serve a plan on this instance family; empty when it can.
+ *
+ * @param caller how the user spelled the call, for the messages
+ */
+export function vllmDlcTagProblems(caller: string, tag: string, family: string): string[] {
+  const parsed = parseVllmDlcTag(tag);
+  const pin = pinFor(family);
+  const suggestion = pin ? ` such as ${pin.tag}` : '';
+  if (!parsed) {
+    return [`${caller}: tag=${JSON.stringify(tag)} is not a Neuron vLLM DLC tag ({vLLM version}-neuronx-py{XY}-sdk{X.Y.Z}-ubuntu{XX.YY}); `
+      + `use a ${VLLM_DLC_REPOSITORY} tag${suggestion}`];
+  }
+  if (!pin) {
+    return [`${caller}: instance family ${family} has no vLLM on Neuron (NxD Inference serves Inf2, Trn1 and Trn2); `
+      + 'host the model with ModelImage.fromServer, or plan for an Inf2, Trn1 or Trn2 instance'];
+  }
+  if (parsed.betaPlugin) {
+    return [`${caller}: tag ${tag} carries the vLLM Neuron (Beta) plugin without NxD Inference, whose engine settings `
+      + `differ from the ones rendered from the plan; use an NxD Inference image${suggestion}`];
+  }
+  const [major, minor] = parsed.vllmVersion.split('.').map(Number);
+  if (major === 0 && minor < 13) {
+    return [`${caller}: tag ${tag} has vLLM ${parsed.vllmVersion}, older than the plugin releases whose settings were `
+      + `checked (0.4.1 with vLLM 0.13, 0.5.0 with vLLM 0.16); use${suggestion.replace(' such as', '')}`];
+  }
+  if (VLLM_DLC_PINS.inf2Trn1.families.includes(family as never)
+    && compareVersions(parsed.neuronSdkVersion, NXDI_LAST_SDK_FOR_INF2_TRN1) > 0) {
+    return [`${caller}: tag ${tag} has Neuron SDK ${parsed.neuronSdkVersion}, but NxD Inference runs on ${family} only up `
+      + `to SDK ${NXDI_LAST_SDK_FOR_INF2_TRN1} (Neuron 2.29 release notes, NxD Inference "Breaking Changes"); `
+      + `use ${VLLM_DLC_PINS.inf2Trn1.tag}`];
+  }
+  return [];
+}
+
+/** The pinned image for an instance family, if vLLM on Neuron serves it. */
+export function pinFor(family: string): VllmDlcPin | undefined {
+  return Object.values(VLLM_DLC_PINS).find((pin) => (pin.families as readonly string[]).includes(family));
+}
+
+/**
+ * Compares dotted versions by their common precision: `2.28.0` equals `2.28`, `2.29.1` is newer.
+ *
+ * @returns negative, zero or positive as a is older, the same or newer
+ */
+export function compareVersions(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return x[i] - y[i];
+  }
+  return 0;
+}
+
+/** Variables the wrapper image's entrypoint (`serving/vllm/entrypoint.sh`) and metrics exporter read. */
+export const VLLM_IMAGE_ENV = {
+  /** The arguments after `vllm serve`, as a JSON array of strings. */
+  serveArgs: 'CDK_INFERENTIA_VLLM_ARGS',
+  /** Port the engine listens on, where the exporter scrapes `/metrics`. */
+  enginePort: 'CDK_INFERENTIA_VLLM_PORT',
+  /** CloudWatch namespace of the engine's metrics (and of NeuronCore utilization). */
+  metricsNamespace: 'ENGINE_METRICS_NAMESPACE',
+  /** Value of the `Service` dimension. */
+  metricsService: 'ENGINE_METRICS_SERVICE',
+  /** Value of the `Replica` dimension. */
+  metricsReplica: 'ENGINE_METRICS_REPLICA',
+  /** Seconds between two scrapes. */
+  metricsIntervalSeconds: 'ENGINE_METRICS_INTERVAL_S',
+  /** `off` turns the exporter and neuron-monitor off. */
+  metrics: 'ENGINE_METRICS',
+} as const;
+
+/**
+ * Longest value of one environment variable SageMaker accepts (CreateModel `ContainerDefinition.Environment` and
+ * CreateInferenceComponent `ContainerSpecification.Environment`: "Maximum length of 1024"). The arguments travel in
+ * one variable, so they must fit.
+ */
+export const SAGEMAKER_ENVIRONMENT_VALUE_MAX = 1024;
+
+/** Where one replica's engine metrics go. */
+export interface EngineMetricsTarget {
+  readonly namespace: string;
+  readonly service: string;
+  /** @default - the replica's index */
+  readonly replica?: string;
+  /** @default 10 */
+  readonly intervalSeconds?: number;
+}
+
+/**
+ * The wrapper image's environment for one replica: the engine's own variables, its arguments as JSON, and where its
+ * metrics go.
+ *
+ * Why an environment variable and not the container command: SageMaker model and inference component containers take
+ * an image and an environment but no command (SageMaker starts them as `docker run <image> serve`), so this is the one
+ * channel both hostings have; ECS passes the same map.
+ *
+ * @throws InputError when the arguments exceed what SageMaker accepts in one variable, or the metrics target is bad
+ */
+export function vllmContainerEnvironment(config: VllmReplicaConfig, metrics: EngineMetricsTarget): Record<string, string> {
+  const args = JSON.stringify(config.args);
+  const problems: string[] = [];
+  if (args.length > SAGEMAKER_ENVIRONMENT_VALUE_MAX) {
+    problems.push(`vllm serve arguments of replica ${config.index} are ${args.length} characters as JSON, over the `
+      + `${SAGEMAKER_ENVIRONMENT_VALUE_MAX} SageMaker accepts in one environment variable; shorten the model path or served model name`);
+  }
+  const interval = metrics.intervalSeconds ?? 10;
+  if (!Number.isInteger(interval) || interval < 1 || interval > 300) {
+    problems.push(`engine metrics intervalSeconds=${interval} must be a whole number of seconds from 1 to 300`);
+  }
+  for (const [field, value] of [['namespace', metrics.namespace], ['service', metrics.service], ['replica', metrics.replica]] as const) {
+    if (value !== undefined && (value.trim() === '' || value.length > 255)) {
+      problems.push(`engine metrics ${field}=${JSON.stringify(value)} must be 1 to 255 characters`);
+    }
+  }
+  InputError.throwIfAny(problems);
+  return {
+    ...config.environment,
+    [VLLM_IMAGE_ENV.serveArgs]: args,
+    [VLLM_IMAGE_ENV.enginePort]: String(config.port),
+    [VLLM_IMAGE_ENV.metricsNamespace]: metrics.namespace,
+    [VLLM_IMAGE_ENV.metricsService]: metrics.service,
+    [VLLM_IMAGE_ENV.metricsReplica]: metrics.replica ?? String(config.index),
+    [VLLM_IMAGE_ENV.metricsIntervalSeconds]: String(interval),
+  };
+}
