@@ -10,11 +10,12 @@ import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE, ENGINE_METRICS_DIMENSION, ENGINE_PERCENTILES } from '../../lib/generative/engine-metrics';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { stableHash } from '../private/endpoint-fingerprint';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
-import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT } from './endpoint-props';
+import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
 import { generatedEndpointName } from './private/endpoint-naming';
@@ -22,13 +23,6 @@ import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
 import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
-
-/**
- * The environment variable holding the `vllm serve` arguments the plan implies, space-separated: the contract with
- * the serving image's entrypoint (SageMaker's container definition has no command, so arguments travel in the
- * environment).
- */
-export const VLLM_SERVE_ARGS_ENV = 'VLLM_SERVE_ARGS';
 
 /** Where SageMaker copies the weights in the container. */
 const MODEL_DIRECTORY = '/opt/ml/model';
@@ -70,7 +64,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly encryptionKey?: kms.IKey;
   /** `/aws/sagemaker/InferenceComponents/<name>`: the containers' logs. */
   readonly logGroup: logs.ILogGroup;
-  /** The container environment: the engine's, merged with `environment`. */
+  /**
+   * The container environment: the engine's variables, its `vllm serve` arguments as JSON
+   * (`CDK_INFERENTIA_VLLM_ARGS`) and where its metrics go, merged with `environment`.
+   */
   readonly environment: Readonly<Record<string, string>>;
   /** The auto scaling target of the copy count. */
   readonly scalableTarget: appscaling.ScalableTarget;
@@ -80,7 +77,12 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly cfnEndpointConfig: sagemaker.CfnEndpointConfig;
   readonly cfnEndpoint: sagemaker.CfnEndpoint;
   readonly cfnInferenceComponent: sagemaker.CfnInferenceComponent;
-  /** Alarms that roll an update of the component back: 5XX above 1 % of requests in 2 of 3 minutes. */
+  /** The engine's CloudWatch namespace; its `Service` dimension is the endpoint name. */
+  readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
+  /**
+   * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
+   * above the plan's targets x 1.5, each in 2 of 3 minutes.
+   */
   get rollbackAlarms(): cloudwatch.AlarmBase[] {
     return [...this.alarms];
   }
@@ -126,9 +128,15 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     // Role and grants.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
     const image = props.image.bind(this, this.role, type);
-    if (JSON.stringify(Stack.of(this).resolve(image.imageUri)).includes(PLACEHOLDER_DIGEST)) {
-      throw new InputError(`${this.node.path}: image is pinned to the placeholder digest ${PLACEHOLDER_DIGEST}, which names no image; `
-        + 'pass the digest of the vLLM Neuron image you deploy (docker inspect --format \'{{index .RepoDigests 0}}\' IMAGE)');
+    if (image.vllm === undefined) {
+      throw new InputError(`${this.node.path}: image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)`);
+    }
+    if (this.role instanceof NeuronSageMakerExecutionRole) {
+      this.role.addMetricNamespace(this.engineMetricsNamespace);
+    } else {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:userRoleMetrics',
+        `The role you pass must allow cloudwatch:PutMetricData in namespace ${this.engineMetricsNamespace}, where the `
+        + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
     }
     const weights = props.weights.bind(this, this.role);
     const localStorageOnly = hasLocalStorageOnly(type);
@@ -152,7 +160,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     }
 
     // Model: the image, the weights and the engine's settings; the component runs it.
-    this.environment = { ...engine.environment, [VLLM_SERVE_ARGS_ENV]: engine.args.join(' '), ...props.environment };
+    // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
+    this.environment = {
+      ...image.vllm.environment(engine, { namespace: this.engineMetricsNamespace, service: this.endpointName }),
+      ...props.environment,
+    };
     this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
       executionRoleArn: this.role.roleArn,
       primaryContainer: {
@@ -211,7 +223,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       datapointsToAlarm: 2,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     }));
-    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: [this.alarms[0].alarmArn] });
+    this.alarms.push(...this.engineAlarms(plan));
+    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: this.alarms.map((a) => a.alarmArn) });
 
     this.cfnInferenceComponent = new sagemaker.CfnInferenceComponent(component, 'Resource', {
       inferenceComponentName: this.inferenceComponentName,
@@ -293,6 +306,47 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     });
   }
 
+  /**
+   * An engine metric of this endpoint (all copies: dimension `Service` only), per minute. Percentiles default to the
+   * Maximum statistic: the exporter writes each interval's p99 and CloudWatch cannot merge them.
+   */
+  metricEngine(metricName: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.engineMetricsNamespace,
+      metricName,
+      dimensionsMap: { [ENGINE_METRICS_DIMENSION.service]: this.endpointName },
+      statistic: cloudwatch.Stats.MAXIMUM,
+      period: Duration.minutes(1),
+      ...options,
+    });
+  }
+
+  /**
+   * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
+   * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
+   * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
+   * of which multiplies the latencies, still does.
+   */
+  private engineAlarms(plan: GenerativePlan): cloudwatch.Alarm[] {
+    const alarm = (id: string, metric: { name: string }, targetMs: number, what: string) => {
+      const threshold = Math.round(targetMs * P99_ALARM_FACTOR * 10) / 10;
+      return new cloudwatch.Alarm(this, id, {
+        alarmDescription: `${what} p99 of ${this.endpointName} above ${threshold} ms (the plan's target ${targetMs} ms x `
+          + `${P99_ALARM_FACTOR}) in 2 of 3 minutes; rolls an update of the inference component back.`,
+        metric: this.metricEngine(metric.name),
+        threshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    };
+    return [
+      alarm('TtftP99Alarm', ENGINE_PERCENTILES.ttftP99, plan.targets.ttftP99Ms, 'Time to first token'),
+      alarm('TpotP99Alarm', ENGINE_PERCENTILES.tpotP99, plan.targets.tpotP99Ms, 'Time per output token'),
+    ];
+  }
+
   /** Lets `grantee` invoke this endpoint (and so its inference component), streamed or not. */
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
     return iam.Grant.addToPrincipal({
@@ -338,9 +392,6 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
   }
 }
-
-/** The all-zero digest example configurations ship with: it names no image. */
-const PLACEHOLDER_DIGEST = `sha256:${'0'.repeat(64)}`;
 
 function describeColdStart(c: ColdStartEstimate): string {
   return `~${Math.round(c.totalSeconds / 60)} min (ESTIMATE: ${c.alarmSeconds} s alarm + ${c.instanceLaunchSeconds} s instance and image `

@@ -5,8 +5,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ModelImage } from '../../../constructs/image/model-image';
 import { ModelData } from '../../../constructs/model/model-data';
 import { applyPolicyChecks } from '../../../constructs/nag';
-import { NeuronGenerativeEndpoint, NeuronGenerativeEndpointProps, VLLM_SERVE_ARGS_ENV } from '../../../constructs/sagemaker';
+import { NeuronGenerativeEndpoint, NeuronGenerativeEndpointProps } from '../../../constructs/sagemaker';
 import { Catalog } from '../../../lib/catalog';
+import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative/types';
 import { problemsOf } from '../../support/input-error';
 import { nagFindings } from '../../support/nag';
@@ -80,7 +81,7 @@ function newStack(): Stack {
 function props(stack: Stack, extra: Partial<NeuronGenerativeEndpointProps> = {}): NeuronGenerativeEndpointProps {
   return {
     plan: testPlan(),
-    image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Repo', 'vllm-neuron'), DIGEST),
+    image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }),
     weights: ModelData.fromBucket(s3.Bucket.fromBucketName(stack, 'Weights', 'weights-bucket'), 'llama/v1/'),
     compiledArtifactsPath: 'neuron-compiled/',
     servedModelName: 'llama-3.1-8b-instruct',
@@ -152,8 +153,8 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
 
   test('runs the engine the plan implies, loading the compiled artifacts from the weights', () => {
     const env = endpoint.environment;
-    expect(env[VLLM_SERVE_ARGS_ENV].split(' ')).toEqual(expect.arrayContaining([
-      '--model=/opt/ml/model', '--served-model-name=llama-3.1-8b-instruct', '--tensor-parallel-size=8', '--max-num-seqs=32',
+    expect(JSON.parse(env[VLLM_IMAGE_ENV.serveArgs])).toEqual(expect.arrayContaining([
+      '/opt/ml/model', '--served-model-name=llama-3.1-8b-instruct', '--tensor-parallel-size=8', '--max-num-seqs=32',
       '--max-model-len=1280', '--port=8080',
     ]));
     expect(env.NEURON_COMPILED_ARTIFACTS).toBe('/opt/ml/model/neuron-compiled');
@@ -170,7 +171,7 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
     template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
       DeploymentConfig: {
         RollingUpdatePolicy: Match.objectLike({ MaximumBatchSize: { Type: 'CAPACITY_PERCENT', Value: 20 }, WaitIntervalInSeconds: 300 }),
-        AutoRollbackConfiguration: { Alarms: [{ AlarmName: Match.anyValue() }] },
+        AutoRollbackConfiguration: { Alarms: Match.arrayWith([{ AlarmName: Match.anyValue() }]) },
       },
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -179,6 +180,29 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
           MetricName: 'Invocation5XXErrors', Dimensions: [{ Name: 'InferenceComponentName', Value: Match.anyValue() }],
         }) }),
       })]),
+    });
+  });
+
+  test('the engine reports to its namespace under the endpoint\'s name; TTFT and TPOT p99 alarms roll back at target x 1.5', () => {
+    // THEN TTFT target 2000 ms x 1.5 = 3000; TPOT target 60 ms x 1.5 = 90
+    expect(endpoint.environment[VLLM_IMAGE_ENV.metricsNamespace]).toBe('CdkInferentia/GenerativeEngine');
+    expect(stack.resolve(endpoint.environment[VLLM_IMAGE_ENV.metricsService])).toEqual(stack.resolve(endpoint.endpointName));
+    for (const [metricName, threshold] of [['TimeToFirstTokenP99', 3000], ['TimePerOutputTokenP99', 90]] as const) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'CdkInferentia/GenerativeEngine', MetricName: metricName, Statistic: 'Maximum', Threshold: threshold,
+        Dimensions: [{ Name: 'Service', Value: Match.anyValue() }],
+      });
+    }
+    expect(endpoint.rollbackAlarms).toHaveLength(3);
+    template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+      DeploymentConfig: Match.objectLike({ AutoRollbackConfiguration: { Alarms: [Match.anyValue(), Match.anyValue(), Match.anyValue()] } }),
+    });
+    // the role may publish there
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'cloudwatch:PutMetricData',
+        Condition: { StringEquals: { 'cloudwatch:namespace': Match.arrayWith(['CdkInferentia/GenerativeEngine']) } },
+      })]) },
     });
   });
 
@@ -234,6 +258,8 @@ describe('Refusals before anything is created', () => {
     ['replicas sharing a device (TP 1 on Inf2)',
       () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }] }) }),
       /share Neuron devices/],
+    ['an image that does not run vLLM',
+      (stack) => ({ image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Repo', 'mine'), DIGEST) }), /fromNeuronVllm/],
     ['a bad scale-to-zero idle time', () => ({ scaleToZero: { idleMinutes: 0 } }), /idleMinutes=0/],
   ];
   test.each(refusals)('refuses %s', (_name, extra, message) => {
@@ -245,8 +271,9 @@ describe('Refusals before anything is created', () => {
 
   test('refuses the placeholder image digest', () => {
     const stack = newStack();
-    const image = ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Placeholder', 'vllm'), `sha256:${'0'.repeat(64)}`);
+    const image = ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: `sha256:${'0'.repeat(64)}` });
     const problems = problemsOf(() => new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { image })));
     expect(problems.join('\n')).toMatch(/placeholder digest/);
+    expect(stack.node.findAll().filter(CfnResource.isCfnResource)).toEqual([]);
   });
 });
