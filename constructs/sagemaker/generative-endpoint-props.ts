@@ -68,6 +68,14 @@ export interface NeuronGenerativeEndpointProps {
    */
   readonly compiledArtifactsPath?: string;
 
+  /**
+   * Directory of the checkpoint inside `weights`, relative (`model/`), for a prefix that holds the checkpoint and the
+   * compiled artifacts side by side.
+   *
+   * @default - the root of `weights`
+   */
+  readonly weightsPath?: string;
+
   /** Name clients send in the request's `model` field. */
   readonly servedModelName: string;
 

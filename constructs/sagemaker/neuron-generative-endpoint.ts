@@ -103,10 +103,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     let engine: ReturnType<typeof vllmReplicaConfigs>[number] | undefined;
     try {
       engine = vllmReplicaConfigs(plan, {
-        model: MODEL_DIRECTORY,
+        model: inModelDirectory(props.weightsPath) ?? MODEL_DIRECTORY,
         servedModelName: props.servedModelName,
-        compiledArtifacts: props.compiledArtifactsPath === undefined ? undefined
-          : `${MODEL_DIRECTORY}/${props.compiledArtifactsPath.replace(/^\/+|\/+$/g, '')}`,
+        compiledArtifacts: inModelDirectory(props.compiledArtifactsPath),
       })[0];
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
@@ -391,6 +390,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     });
     alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
   }
+}
+
+/** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */
+function inModelDirectory(path: string | undefined): string | undefined {
+  return path === undefined ? undefined : `${MODEL_DIRECTORY}/${path.replace(/\/+$/, '')}`;
 }
 
 function describeColdStart(c: ColdStartEstimate): string {

@@ -59,10 +59,11 @@ export function generativeProblems(props: NeuronGenerativeEndpointProps): string
     problems.push(`servedModelName=${JSON.stringify(props.servedModelName)} must be 1-128 letters, digits and '_.:/-', starting `
       + 'with a letter or digit: the name clients send in the request\'s model field');
   }
-  const path = props.compiledArtifactsPath;
-  if (path !== undefined && (Token.isUnresolved(path) || !/^[\w.-]+(\/[\w.-]+)*\/?$/.test(path) || path.split('/').includes('..'))) {
-    problems.push(`compiledArtifactsPath=${JSON.stringify(path)} must be a relative directory inside the weights prefix, e.g. `
-      + '\'neuron-compiled/\'');
+  for (const [field, path] of [['compiledArtifactsPath', props.compiledArtifactsPath], ['weightsPath', props.weightsPath]] as const) {
+    if (path !== undefined && (Token.isUnresolved(path) || !/^[\w.-]+(\/[\w.-]+)*\/?$/.test(path) || path.split('/').includes('..'))) {
+      problems.push(`${field}=${JSON.stringify(path)} must be a relative directory inside the weights prefix, e.g. `
+        + `'${field === 'weightsPath' ? 'model/' : 'compiled/'}'`);
+    }
   }
   const idle = props.scaleToZero?.idleMinutes;
   if (props.scaleToZero !== undefined && !(Number.isInteger(idle) && (idle as number) >= 1 && (idle as number) <= 1440)) {

@@ -248,6 +248,16 @@ describe('Scale to zero', () => {
   });
 });
 
+test('a prefix holding the checkpoint and the compiled artifacts side by side serves both from their directories', () => {
+  // GIVEN weights and artifacts under one prefix, as a compile job stages Hub weights
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { weightsPath: 'model/', compiledArtifactsPath: 'compiled/' }));
+  // THEN
+  expect(JSON.parse(endpoint.environment[VLLM_IMAGE_ENV.serveArgs])[0]).toBe('/opt/ml/model/model');
+  expect(endpoint.environment.NEURON_COMPILED_ARTIFACTS).toBe('/opt/ml/model/compiled');
+});
+
 describe('Refusals before anything is created', () => {
   const refusals: Array<[string, (stack: Stack) => Partial<NeuronGenerativeEndpointProps>, RegExp]> = [
     ['a single-call plan', () => ({ plan: { kind: 'single-call' } as unknown as GenerativePlan }), /not a generative plan/],
@@ -260,6 +270,7 @@ describe('Refusals before anything is created', () => {
       /share Neuron devices/],
     ['an image that does not run vLLM',
       (stack) => ({ image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Repo', 'mine'), DIGEST) }), /fromNeuronVllm/],
+    ['a compiled artifacts path outside the weights', () => ({ compiledArtifactsPath: '../other/' }), /compiledArtifactsPath="..\/other\/" must be a relative directory/],
     ['a bad scale-to-zero idle time', () => ({ scaleToZero: { idleMinutes: 0 } }), /idleMinutes=0/],
   ];
   test.each(refusals)('refuses %s', (_name, extra, message) => {
