@@ -9,6 +9,7 @@
 export * from './image/model-image-repository';
 export * from './image/model-image';
 export * from './monitoring/model-server-metrics';
+export * from './monitoring/generative-engine-metrics';
 export * from './model/model-data';
 export * from './compile/neuron-compile-job';
 export * from './sagemaker/sagemaker-execution-role';

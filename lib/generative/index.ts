@@ -17,6 +17,10 @@ export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, 
 export { parseGenerativeProfile } from './schema';
 export { VLLM_DEFAULT_PORT, VLLM_ENV, vllmReplicaConfigs, vllmServeCommand } from './engine-config';
 export type { VllmEngineOptions, VllmReplicaConfig } from './engine-config';
+export { parseVllmDlcTag, SAGEMAKER_ENVIRONMENT_VALUE_MAX, VLLM_DLC_PINS, VLLM_DLC_REPOSITORY, VLLM_IMAGE_ENV, vllmContainerEnvironment, vllmDlcTagProblems } from './engine-image';
+export type { EngineMetricsTarget, VllmDlcPin, VllmDlcTag } from './engine-image';
+export { DEFAULT_ENGINE_METRICS_NAMESPACE, ENGINE_COUNTERS, ENGINE_EXPORTER_COUNTERS, ENGINE_GAUGES, ENGINE_METRICS_DIMENSION, ENGINE_PERCENTILES } from './engine-metrics';
+export type { EngineMetricName } from './engine-metrics';
 
 /** Every built-in generative profile, sorted by id. */
 export function builtInGenerativeProfiles(): readonly GenerativeProfile[] {

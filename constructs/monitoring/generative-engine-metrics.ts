@@ -1,0 +1,232 @@
+import { Duration, Token } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { InputError } from '../../lib/errors';
+import {
+  DEFAULT_ENGINE_METRICS_NAMESPACE,
+  ENGINE_COUNTERS,
+  ENGINE_EXPORTER_COUNTERS,
+  ENGINE_GAUGES,
+  ENGINE_METRICS_DIMENSION,
+  ENGINE_PERCENTILES,
+} from '../../lib/generative/engine-metrics';
+import type { EngineMetricName } from '../../lib/generative/engine-metrics';
+import type { GenerativePlan } from '../../lib/generative/types';
+import { ModelServerMetrics } from './model-server-metrics';
+
+/** Where the engine's metrics are, and the plan they are judged against. */
+export interface GenerativeEngineMetricsProps {
+  /**
+   * CloudWatch namespace (`ENGINE_METRICS_NAMESPACE` of the containers).
+   *
+   * @default 'CdkInferentia/GenerativeEngine'
+   */
+  readonly namespace?: string;
+  /** Value of the `Service` dimension (`ENGINE_METRICS_SERVICE`), e.g. the endpoint name. */
+  readonly service: string;
+  /**
+   * The plan whose predictions the graphs draw as horizontal lines (TTFT and TPOT p99 predicted and targeted,
+   * running sequences, output tokens per second).
+   *
+   * @default - graphs without predictions
+   */
+  readonly plan?: GenerativePlan;
+}
+
+/** Options of a per-replica metric: any CloudWatch metric option, plus the replica to read. */
+export interface GenerativeEngineReplicaMetricOptions extends cloudwatch.MetricOptions {
+  /**
+   * The replica (`ENGINE_METRICS_REPLICA`, its index in the plan unless the hosting named it).
+   *
+   * @default - every replica (the `[Service]` dimension set)
+   */
+  readonly replica?: string;
+}
+
+const UNITS: Record<EngineMetricName['unit'], cloudwatch.Unit> = {
+  Count: cloudwatch.Unit.COUNT,
+  Milliseconds: cloudwatch.Unit.MILLISECONDS,
+  Percent: cloudwatch.Unit.PERCENT,
+};
+
+const DEFAULT_PERIOD = Duration.minutes(1);
+
+/**
+ * The vLLM engine's CloudWatch metrics (`serving/vllm/engine_metrics.py`, contract in lib/generative/engine-metrics.ts)
+ * beside the plan's predictions, for dashboards and alarms on SageMaker and ECS alike.
+ *
+ * The exporter writes one embedded-metric-format line per replica per scrape: gauges as read, counters as increases,
+ * TTFT/TPOT percentiles of the scrape interval's observations. Percentiles of intervals do not merge, so the p99
+ * metrics read with the Maximum statistic by default: the worst interval of any replica in the period, the value to
+ * hold against the plan's p99. NeuronCore utilization comes from neuron-monitor in the same namespace
+ * ({@link ModelServerMetrics.neuronCoreUtilization}).
+ *
+ * @example
+ * const engine = new GenerativeEngineMetrics({ service: 'llama', plan });
+ * new cloudwatch.Dashboard(this, 'Dashboard', { widgets: [engine.widgets()] });
+ */
+export class GenerativeEngineMetrics {
+  readonly namespace: string;
+  readonly service: string;
+  readonly plan?: GenerativePlan;
+  private readonly neuron: ModelServerMetrics;
+
+  constructor(props: GenerativeEngineMetricsProps) {
+    const namespace = props.namespace ?? DEFAULT_ENGINE_METRICS_NAMESPACE;
+    const problems: string[] = [];
+    if (!Token.isUnresolved(namespace) && (namespace.trim() === '' || namespace.length > 255)) {
+      problems.push(`namespace=${JSON.stringify(namespace)} must be 1 to 255 characters (a CloudWatch namespace)`);
+    }
+    if (!Token.isUnresolved(props.service) && (props.service.trim() === '' || props.service.length > 1024)) {
+      problems.push(`service=${JSON.stringify(props.service)} must be 1 to 1024 characters (a CloudWatch dimension value)`);
+    }
+    InputError.throwIfAny(problems.map((problem) => `GenerativeEngineMetrics: ${problem}`));
+    this.namespace = namespace;
+    this.service = props.service;
+    this.plan = props.plan;
+    this.neuron = new ModelServerMetrics({ namespace, service: props.service });
+  }
+
+  /** Requests decoding in the engine (average over replicas unless `statistic` says otherwise). */
+  runningRequests(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_GAUGES.runningRequests, cloudwatch.Stats.AVERAGE, options);
+  }
+
+  /** Requests queued for a slot (maximum over replicas unless `statistic` says otherwise). */
+  waitingRequests(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_GAUGES.waitingRequests, cloudwatch.Stats.MAXIMUM, options);
+  }
+
+  /** KV cache in use, percent (maximum over replicas unless `statistic` says otherwise). */
+  kvCacheUsage(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_GAUGES.kvCacheUsage, cloudwatch.Stats.MAXIMUM, options);
+  }
+
+  /** Time to first token, ms: the worst interval p99 in the period. */
+  ttftP99(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_PERCENTILES.ttftP99, cloudwatch.Stats.MAXIMUM, options);
+  }
+
+  /** Time to first token, ms: the average of interval medians. */
+  ttftP50(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_PERCENTILES.ttftP50, cloudwatch.Stats.AVERAGE, options);
+  }
+
+  /** Time per output token of a request (its mean), ms: the worst interval p99 in the period. */
+  tpotP99(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_PERCENTILES.tpotP99, cloudwatch.Stats.MAXIMUM, options);
+  }
+
+  /** Time per output token of a request, ms: the average of interval medians. */
+  tpotP50(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_PERCENTILES.tpotP50, cloudwatch.Stats.AVERAGE, options);
+  }
+
+  /** Gap between two output tokens, ms: the worst interval p99 in the period. */
+  interTokenLatencyP99(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_PERCENTILES.itlP99, cloudwatch.Stats.MAXIMUM, options);
+  }
+
+  /** Any counter by its contract key (sum): `promptTokens`, `generationTokens`, `finishedRequests`. */
+  counter(key: keyof typeof ENGINE_COUNTERS, options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_COUNTERS[key], cloudwatch.Stats.SUM, options);
+  }
+
+  /** The exporter's own health (sum): `scrapeFailures`, `metricLinesDropped`. */
+  exporterCounter(key: keyof typeof ENGINE_EXPORTER_COUNTERS, options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_EXPORTER_COUNTERS[key], cloudwatch.Stats.SUM, options);
+  }
+
+  /** Output tokens per second over every replica: the period's generated tokens over its seconds. */
+  outputTokensPerSecond(options: GenerativeEngineReplicaMetricOptions = {}): cloudwatch.MathExpression {
+    const { label, color, period, replica } = options;
+    return new cloudwatch.MathExpression({
+      expression: 'generated / PERIOD(generated)',
+      usingMetrics: { generated: this.counter('generationTokens', { period, replica }) },
+      label: label ?? 'Output tokens/s',
+      color,
+      period: period ?? DEFAULT_PERIOD,
+    });
+  }
+
+  /** NeuronCore utilization, percent, from neuron-monitor (see {@link ModelServerMetrics.neuronCoreUtilization}). */
+  neuronCoreUtilization(options?: cloudwatch.MetricOptions & { readonly core?: number }): cloudwatch.Metric {
+    return this.neuron.neuronCoreUtilization(options);
+  }
+
+  /**
+   * Graphs of the engine with the plan's numbers as horizontal lines: running and waiting requests (plan: mean
+   * running sequences and the slot limit per replica), KV cache usage, TTFT p99 and TPOT p99 (plan: predicted and
+   * target), output tokens per second (plan: at the target rate and at capacity), NeuronCore utilization.
+   */
+  widgets(): cloudwatch.IWidget[] {
+    const plan = this.plan?.generative;
+    const line = (label: string, value: number | undefined, color?: string): cloudwatch.HorizontalAnnotation[] =>
+      value === undefined ? [] : [{ label, value: round(value), color }];
+    const graph = (title: string, left: cloudwatch.IMetric[], annotations: cloudwatch.HorizontalAnnotation[], leftYAxis: cloudwatch.YAxisProps) =>
+      new cloudwatch.GraphWidget({ title, left, leftAnnotations: annotations, leftYAxis, width: 6, height: 6 });
+    const capacity = plan && this.plan
+      ? plan.capacityOutputTokensPerSecondPerReplica * plan.replicasPerInstance * this.plan.instanceCount
+      : undefined;
+    return [
+      graph('Engine: running and waiting requests (per replica)', [
+        this.runningRequests({ label: 'Running (average)' }),
+        this.runningRequests({ statistic: cloudwatch.Stats.MAXIMUM, label: 'Running (busiest replica)' }),
+        this.waitingRequests({ label: 'Waiting (most on a replica)' }),
+      ], [
+        ...line('Plan: mean running sequences', plan?.meanRunningSequences, cloudwatch.Color.GREEN),
+        ...line('Slots (max_num_seqs)', plan?.engine.maxNumSeqs, cloudwatch.Color.RED),
+      ], { min: 0 }),
+      graph('Engine: KV cache usage (%)', [
+        this.kvCacheUsage({ label: 'Fullest replica' }),
+        this.kvCacheUsage({ statistic: cloudwatch.Stats.AVERAGE, label: 'Average' }),
+      ], [], { min: 0, max: 100 }),
+      graph('Engine: time to first token p99 (ms)', [
+        this.ttftP99({ label: 'TTFT p99 (worst interval)' }),
+        this.ttftP50({ label: 'TTFT p50' }),
+      ], [
+        ...line('Plan: predicted p99', plan?.predictedTtftP99Ms, cloudwatch.Color.GREEN),
+        ...line('Target p99', this.plan?.targets.ttftP99Ms, cloudwatch.Color.RED),
+      ], { min: 0 }),
+      graph('Engine: time per output token p99 (ms)', [
+        this.tpotP99({ label: 'TPOT p99 (worst interval)' }),
+        this.tpotP50({ label: 'TPOT p50' }),
+        this.interTokenLatencyP99({ label: 'Inter-token latency p99' }),
+      ], [
+        ...line('Plan: predicted p99', plan?.predictedTpotP99Ms, cloudwatch.Color.GREEN),
+        ...line('Target p99', this.plan?.targets.tpotP99Ms, cloudwatch.Color.RED),
+      ], { min: 0 }),
+      graph('Engine: output tokens per second', [this.outputTokensPerSecond()], [
+        ...line('Plan: at the target rate', plan?.outputTokensPerSecond, cloudwatch.Color.GREEN),
+        ...line('Plan: capacity', capacity, cloudwatch.Color.RED),
+      ], { min: 0 }),
+      graph('NeuronCore utilization (%, neuron-monitor)', [
+        this.neuronCoreUtilization({ label: 'Mean over used cores' }),
+        this.neuronCoreUtilization({ statistic: cloudwatch.Stats.MAXIMUM, label: 'Busiest core' }),
+      ], [], { min: 0, max: 100 }),
+    ];
+  }
+
+  private metric(metric: EngineMetricName, statistic: string, options: GenerativeEngineReplicaMetricOptions = {}): cloudwatch.Metric {
+    const { replica, ...metricOptions } = options;
+    if (replica !== undefined && !Token.isUnresolved(replica) && replica.trim() === '') {
+      throw new InputError('GenerativeEngineMetrics: replica must not be empty; pass the replica index ("0") or omit it');
+    }
+    const dimensionsMap: Record<string, string> = { [ENGINE_METRICS_DIMENSION.service]: this.service };
+    if (replica !== undefined) {
+      dimensionsMap[ENGINE_METRICS_DIMENSION.replica] = replica;
+    }
+    return new cloudwatch.Metric({
+      namespace: this.namespace,
+      metricName: metric.name,
+      dimensionsMap,
+      statistic,
+      unit: UNITS[metric.unit],
+      period: DEFAULT_PERIOD,
+      ...metricOptions,
+    });
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
