@@ -43,10 +43,6 @@ export function generativeProblems(props: NeuronGenerativeEndpointProps): string
     problems.push(`plan.hosting=${JSON.stringify(plan.hosting)}: this plan was sized and priced for ECS on EC2; plan again `
       + 'with hosting \'sagemaker\' (--hosting sagemaker), or deploy it with NeuronEcsService');
   }
-  if (props.image !== undefined && mentionsPlaceholderDigest(props.image)) {
-    problems.push(`image is pinned to the placeholder digest ${PLACEHOLDER_DIGEST}, which names no image; pass the digest of `
-      + 'the image you deploy (docker inspect --format \'{{index .RepoDigests 0}}\' IMAGE)');
-  }
   if (props.image?.vllmEngine !== true) {
     problems.push('image does not run vLLM; pass ModelImage.fromNeuronVllm({ tag, digest }) with the pinned tag of the plan\'s '
       + 'chip (VLLM_DLC_PINS)');
