@@ -124,6 +124,14 @@ export interface NeuronGenerativeEndpointProps {
   readonly endpointName?: string;
 
   /**
+   * A CloudWatch dashboard: the component's invocations, errors, latency and copies, and the engine's TTFT, TPOT,
+   * queue, KV cache and tokens beside the plan's predictions.
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
+
+  /**
    * Retention of the endpoint's and the inference component's log groups.
    *
    * @default logs.RetentionDays.THREE_MONTHS

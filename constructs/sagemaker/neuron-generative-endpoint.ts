@@ -10,8 +10,9 @@ import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE, ENGINE_METRICS_DIMENSION, ENGINE_PERCENTILES } from '../../lib/generative/engine-metrics';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
 import type { GenerativePlan } from '../../lib/generative/types';
+import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { stableHash } from '../private/endpoint-fingerprint';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
@@ -80,6 +81,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly cfnInferenceComponent: sagemaker.CfnInferenceComponent;
   /** The engine's CloudWatch namespace; its `Service` dimension is the endpoint name. */
   readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
+  /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions. */
+  readonly engineMetrics: GenerativeEngineMetrics;
+  /** The endpoint's dashboard: the component's SageMaker metrics, then the engine's; unless `dashboard` is false. */
+  readonly dashboard?: cloudwatch.Dashboard;
   /**
    * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
    * above the plan's targets x 1.5, each in 2 of 3 minutes.
@@ -230,6 +235,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       datapointsToAlarm: 2,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     }));
+    this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan });
     this.alarms.push(...this.engineAlarms(plan));
     iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: this.alarms.map((a) => a.alarmArn) });
 
@@ -290,6 +296,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         + 'the timeouts are 3600 s. Watch the first deployment.');
     }
 
+    if (props.dashboard ?? true) {
+      this.dashboard = this.createDashboard();
+    }
+
     const stack = Stack.of(this);
     this.deploymentFingerprint = stableHash({
       plan,
@@ -314,33 +324,18 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   }
 
   /**
-   * An engine metric of this endpoint (all copies: dimension `Service` only), per minute. Percentiles default to the
-   * Maximum statistic: the exporter writes each interval's p99 and CloudWatch cannot merge them.
-   */
-  metricEngine(metricName: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: this.engineMetricsNamespace,
-      metricName,
-      dimensionsMap: { [ENGINE_METRICS_DIMENSION.service]: this.endpointName },
-      statistic: cloudwatch.Stats.MAXIMUM,
-      period: Duration.minutes(1),
-      ...options,
-    });
-  }
-
-  /**
    * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
    * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
    * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
    * of which multiplies the latencies, still does.
    */
   private engineAlarms(plan: GenerativePlan): cloudwatch.Alarm[] {
-    const alarm = (id: string, metric: { name: string }, targetMs: number, what: string) => {
+    const alarm = (id: string, metric: cloudwatch.IMetric, targetMs: number, what: string) => {
       const threshold = Math.round(targetMs * P99_ALARM_FACTOR * 10) / 10;
       return new cloudwatch.Alarm(this, id, {
         alarmDescription: `${what} p99 of ${this.endpointName} above ${threshold} ms (the plan's target ${targetMs} ms x `
           + `${P99_ALARM_FACTOR}) in 2 of 3 minutes; rolls an update of the inference component back.`,
-        metric: this.metricEngine(metric.name),
+        metric,
         threshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 3,
@@ -349,8 +344,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       });
     };
     return [
-      alarm('TtftP99Alarm', ENGINE_PERCENTILES.ttftP99, plan.targets.ttftP99Ms, 'Time to first token'),
-      alarm('TpotP99Alarm', ENGINE_PERCENTILES.tpotP99, plan.targets.tpotP99Ms, 'Time per output token'),
+      alarm('TtftP99Alarm', this.engineMetrics.ttftP99({ period: Duration.minutes(1) }), plan.targets.ttftP99Ms, 'Time to first token'),
+      alarm('TpotP99Alarm', this.engineMetrics.tpotP99({ period: Duration.minutes(1) }), plan.targets.tpotP99Ms, 'Time per output token'),
     ];
   }
 
@@ -370,6 +365,34 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
     this.alarms.push(alarm);
     iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: [alarm.alarmArn] });
+  }
+
+  /** The component's invocations, errors, latency and copies, then the engine's widgets. */
+  private createDashboard(): cloudwatch.Dashboard {
+    const graph = (title: string, left: cloudwatch.IMetric[]) =>
+      new cloudwatch.GraphWidget({ title, left, width: 6, height: 6, leftYAxis: { min: 0 } });
+    const sum = { statistic: cloudwatch.Stats.SUM };
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    dashboard.addWidgets(
+      graph('SageMaker: invocations per minute', [this.metricComponent('Invocations', { ...sum, label: 'Invocations' })]),
+      graph('SageMaker: errors', [
+        this.metricComponent('Invocation5XXErrors', { ...sum, label: '5XX' }),
+        this.metricComponent('Invocation4XXErrors', { ...sum, label: '4XX' }),
+        this.metricComponent('NoCapacityInvocationFailures', { ...sum, label: 'No capacity' }),
+      ]),
+      graph('SageMaker: model latency p99 (microseconds, whole stream)', [
+        this.metricComponent('ModelLatency', { statistic: cloudwatch.Stats.p(99), label: 'ModelLatency p99' }),
+      ]),
+      // The metric the copies scale on ("Define a scaling policy", SageMaker Developer Guide), with its target.
+      new cloudwatch.GraphWidget({
+        title: 'SageMaker: concurrent requests per copy',
+        left: [this.metricComponent('ConcurrentRequestsPerCopy', { statistic: cloudwatch.Stats.AVERAGE, label: 'Average' })],
+        leftAnnotations: [{ label: 'scaling target', value: this.sizing.targetConcurrentRequestsPerCopy }],
+        width: 6, height: 6, leftYAxis: { min: 0 },
+      }),
+    );
+    dashboard.addWidgets(...this.engineMetrics.widgets());
+    return dashboard;
   }
 
   /**

@@ -206,6 +206,14 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
     });
   });
 
+  test('a dashboard shows the component\'s metrics and the engine\'s beside the plan', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = JSON.stringify(stack.resolve(endpoint.dashboard?.node.defaultChild && (endpoint.dashboard.node.defaultChild as unknown as { dashboardBody: unknown }).dashboardBody));
+    for (const name of ['ConcurrentRequestsPerCopy', 'Invocation5XXErrors', 'TimeToFirstTokenP99', 'TimePerOutputTokenP99']) {
+      expect(body).toContain(name);
+    }
+  });
+
   test('passes cdk-nag AwsSolutions and the Neuron pack without findings', () => {
     expect(nagFindings(app)).toEqual([]);
   });
