@@ -8,6 +8,7 @@ import { applyPolicyChecks } from '../../../constructs/nag';
 import { NeuronGenerativeEndpoint, NeuronGenerativeEndpointProps } from '../../../constructs/sagemaker';
 import { Catalog } from '../../../lib/catalog';
 import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
+import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative/types';
 import { problemsOf } from '../../support/input-error';
 import { nagFindings } from '../../support/nag';
@@ -264,6 +265,23 @@ test('a prefix holding the checkpoint and the compiled artifacts side by side se
   // THEN
   expect(JSON.parse(endpoint.environment[VLLM_IMAGE_ENV.serveArgs])[0]).toBe('/opt/ml/model/model');
   expect(endpoint.environment.NEURON_COMPILED_ARTIFACTS).toBe('/opt/ml/model/compiled');
+});
+
+test('takes the planner\'s own Llama 3.1 8B plan: one copy per replica, each on its replica\'s devices', () => {
+  // GIVEN the plan the CLI prints for 2 requests/s of 1024 in / 256 out tokens on SageMaker
+  const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+  if (!profile) throw new Error('no llama-3.1-8b-instruct profile');
+  const plan = planGenerative(profile, {
+    requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
+  }, { region: 'us-east-1', hosting: 'sagemaker' });
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { plan, image: ModelImage.fromNeuronVllm({
+    tag: plan.instance.family === 'trn2' ? VLLM_DLC_PINS.trn2.tag : VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }) }));
+  // THEN
+  expect(endpoint.sizing.devicesPerCopy).toBe(plan.generative.replicas[0].devices.length);
+  expect(endpoint.sizing.initialCopies).toBe(plan.generative.replicas.length * plan.instanceCount);
+  expect(endpoint.sizing.memoryPerCopyMb * endpoint.sizing.copiesPerInstance).toBeLessThanOrEqual(plan.instance.memoryGiB * 1024 * 0.9);
 });
 
 describe('Refusals before anything is created', () => {
