@@ -3,4 +3,6 @@ export * from './sagemaker-execution-role';
 export * from './endpoint-deployment';
 export * from './endpoint-props';
 export * from './neuron-sagemaker-endpoint';
+export * from './generative-endpoint-props';
+export * from './neuron-generative-endpoint';
 export * from './inference-stack';

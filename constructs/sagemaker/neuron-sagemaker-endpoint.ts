@@ -1,5 +1,5 @@
 import {
-  Annotations, Arn, ArnFormat, Aws, Fn, IResolvable, Lazy, Names, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
+  Annotations, Arn, ArnFormat, IResolvable, Lazy, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
 } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -36,6 +36,7 @@ import {
 import { EndpointBase } from './private/endpoint-base';
 import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
 import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess } from './private/endpoint-monitoring';
+import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import { chooseHostImage } from './private/neuron-host';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
@@ -464,16 +465,4 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       resourceArns: alarms.map((a) => a.alarmArn),
     });
   }
-}
-
-/**
- * `<this construct's path, lower case, <= 50 chars>-<last 12 hex digits of AWS::StackId>`: unique per path like
- * any generated name, and new each time the stack is created (the stack id's UUID) while fixed for the stack's
- * life, so a log group SageMaker recreated during a rolled-back first deploy never blocks the next one. CloudFormation
- * resolves it from a pseudo parameter, before any resource exists, so the log group can be created first.
- */
-function generatedEndpointName(scope: Construct): string {
-  const prefix = Names.uniqueResourceName(scope, { maxLength: 50, separator: '-' }).toLowerCase();
-  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
-  return `${prefix}-${Fn.select(4, Fn.split('-', stackUuid))}`;
 }

@@ -1,0 +1,140 @@
+/**
+ * What a {@link NeuronGenerativeEndpoint} takes.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { GenerativePlan } from '../../lib/generative/types';
+import type { ModelImage } from '../image/model-image';
+import type { ModelData } from '../model/model-data';
+
+/** Scale to zero copies (and zero instances) when idle, and back on the first request. */
+export interface GenerativeScaleToZeroOptions {
+  /**
+   * Minutes without requests before the last copies are removed: the target tracking policy's scale-in cooldown.
+   * Whole minutes, 1 to 1440.
+   */
+  readonly idleMinutes: number;
+}
+
+/** How a change of the inference component (image, weights, environment, sizing) reaches its copies. */
+export interface GenerativeDeploymentOptions {
+  /**
+   * Share of the copies replaced per step of the rolling update, 5-50 %.
+   *
+   * @default 20
+   */
+  readonly batchPercent?: number;
+
+  /**
+   * How long each new batch serves under the rollback alarms before the next, up to 3600 s.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly waitInterval?: Duration;
+
+  /**
+   * Time limit of the whole update, 600-28800 s.
+   *
+   * @default - per batch: the download and startup timeouts, 30 minutes for an instance and the image, and the
+   * wait; at least 600 s and at most 28800 s
+   */
+  readonly maximumExecutionTimeout?: Duration;
+}
+
+/** Props of {@link NeuronGenerativeEndpoint}. */
+export interface NeuronGenerativeEndpointProps {
+  /** The generative plan to deploy (`planGenerative`, hosting `sagemaker`). */
+  readonly plan: GenerativePlan;
+
+  /**
+   * The vLLM on Neuron serving image, pinned by digest. Its entrypoint runs `vllm serve` with the arguments in
+   * `VLLM_SERVE_ARGS` (see {@link VLLM_SERVE_ARGS_ENV}).
+   */
+  readonly image: ModelImage;
+
+  /**
+   * The weights (a Hugging Face checkpoint directory), as an uncompressed S3 prefix SageMaker copies to
+   * `/opt/ml/model`; with `compiledArtifactsPath`, also the compiled artifacts.
+   */
+  readonly weights: ModelData;
+
+  /**
+   * Directory of the compiled artifacts inside `weights`, relative (`neuron-compiled/`): vLLM loads them
+   * (`NEURON_COMPILED_ARTIFACTS=/opt/ml/model/<path>`) instead of compiling at every start.
+   *
+   * @default - none: vLLM compiles at start (minutes to tens of minutes); the startup timeout is the API's 3600 s
+   */
+  readonly compiledArtifactsPath?: string;
+
+  /**
+   * Directory of the checkpoint inside `weights`, relative (`model/`), for a prefix that holds the checkpoint and the
+   * compiled artifacts side by side.
+   *
+   * @default - the root of `weights`
+   */
+  readonly weightsPath?: string;
+
+  /** Name clients send in the request's `model` field. */
+  readonly servedModelName: string;
+
+  /**
+   * Scale to zero copies when idle. The endpoint then answers the first request after an idle period with an
+   * error while an instance starts (see `coldStart`).
+   *
+   * @default - never below the plan's instance count
+   */
+  readonly scaleToZero?: GenerativeScaleToZeroOptions;
+
+  /**
+   * Rolling update of the copies, with automatic rollback on the rollback alarms.
+   *
+   * @default - 20 % of the copies per step, 5 minutes each
+   */
+  readonly deployment?: GenerativeDeploymentOptions;
+
+  /**
+   * The role SageMaker runs the endpoint as.
+   *
+   * @default - a `NeuronSageMakerExecutionRole`
+   */
+  readonly role?: iam.IRole;
+
+  /**
+   * KMS key of the ML storage volume. Not supported on trn1/trn1n/trn2 (local NVMe only).
+   *
+   * @default - a key this construct defines, with rotation, on inf2; none on Trainium
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Extra container environment, merged over the engine's (`VLLM_SERVE_ARGS`, `VLLM_NEURON_FRAMEWORK`,
+   * `NEURON_COMPILED_ARTIFACTS`, `NEURON_LOGICAL_NC_CONFIG` on Trn2).
+   *
+   * @default - the engine's variables only
+   */
+  readonly environment?: Record<string, string>;
+
+  /**
+   * Name of the endpoint.
+   *
+   * @default - generated from the construct path and the stack id (see `NeuronSageMakerEndpoint`)
+   */
+  readonly endpointName?: string;
+
+  /**
+   * A CloudWatch dashboard: the component's invocations, errors, latency and copies, and the engine's TTFT, TPOT,
+   * queue, KV cache and tokens beside the plan's predictions.
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
+
+  /**
+   * Retention of the endpoint's and the inference component's log groups.
+   *
+   * @default logs.RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: logs.RetentionDays;
+}

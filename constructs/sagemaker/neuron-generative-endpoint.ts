@@ -1,0 +1,435 @@
+import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
+import { Construct, IDependable } from 'constructs';
+import { NeuronInstanceType } from '../../lib/catalog';
+import { InputError } from '../../lib/errors';
+import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
+import type { GenerativePlan } from '../../lib/generative/types';
+import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
+import { stableHash } from '../private/endpoint-fingerprint';
+import { hasLocalStorageOnly } from '../private/endpoint-layout';
+import { markOwned } from '../private/ownership';
+import { DeployRefusal } from '../proof/deploy-refusal';
+import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './endpoint-props';
+import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
+import { EndpointBase } from './private/endpoint-base';
+import { generatedEndpointName } from './private/endpoint-naming';
+import { ENDPOINT_NAME } from './private/endpoint-validation';
+import { generativeProblems, mentionsPlaceholderDigest, PLACEHOLDER_DIGEST, renderRollingUpdate } from './private/generative-validation';
+import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
+import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+
+/** Where SageMaker copies the weights in the container. */
+const MODEL_DIRECTORY = '/opt/ml/model';
+
+/**
+ * A SageMaker endpoint serving a generative plan with vLLM on Neuron, on inference components.
+ *
+ * One endpoint per model: its configuration has the execution role, one production variant of the plan's instance
+ * type with managed instance scaling (the plan's instance count to its peak count, or from zero) and least
+ * outstanding requests routing, and no model. One inference component holds the plan's replicas: each copy is one
+ * replica, asking for the Neuron devices its tensor-parallel group spans and its share of the host's memory and
+ * vCPUs; copies = replicas per instance x instances. Application Auto Scaling tracks concurrent requests per copy
+ * at the plan's load; with `scaleToZero`, a step policy on `NoCapacityInvocationFailures` brings copies back from
+ * zero. Changes roll out copy by copy, rolled back by the 5XX alarm.
+ *
+ * Invoke with `InvokeEndpoint`, or `InvokeEndpointWithResponseStream` for tokens as they come, with
+ * `InferenceComponentName` set to `inferenceComponentName`. SageMaker forwards the body to the engine's `POST
+ * /invocations`, which vLLM's SageMaker router (vllm/entrypoints/sagemaker/api_router.py, vLLM main of 2026; not
+ * checked against the pinned 0.16) dispatches by shape: a chat completion body (`messages`) or a completion body
+ * (`prompt`), with `"stream": true` for server-sent events ending `data: [DONE]`; `GET /ping` answers as `/health`.
+ *
+ * @see https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-deploy-models.html
+ */
+export class NeuronGenerativeEndpoint extends EndpointBase {
+  readonly endpointName: string;
+  readonly endpointArn: string;
+  readonly variantName: string = DEFAULT_VARIANT_NAME;
+  /** Name of the inference component; requests name it (`InferenceComponentName`). */
+  readonly inferenceComponentName: string;
+  readonly plan: GenerativePlan;
+  /** Devices, memory, CPU, copies, scaling target and timeouts derived from the plan. */
+  readonly sizing: ComponentSizing;
+  /**
+   * The predicted time from a request at zero copies to an answering copy: an ESTIMATE from assumed instance launch,
+   * S3 throughput and load rates (`COLD_START_ASSUMPTIONS`); meaningful with `scaleToZero`.
+   */
+  readonly coldStart: ColdStartEstimate;
+  readonly role: iam.IRole;
+  readonly encryptionKey?: kms.IKey;
+  /** `/aws/sagemaker/InferenceComponents/<name>`: the containers' logs. */
+  readonly logGroup: logs.ILogGroup;
+  /**
+   * The container environment: the engine's variables, its `vllm serve` arguments as JSON
+   * (`CDK_INFERENTIA_VLLM_ARGS`) and where its metrics go, merged with `environment`.
+   */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The auto scaling target of the copy count. */
+  readonly scalableTarget: appscaling.ScalableTarget;
+  /** A hash of everything that changes what the endpoint serves. */
+  readonly deploymentFingerprint: string;
+  readonly cfnModel: sagemaker.CfnModel;
+  readonly cfnEndpointConfig: sagemaker.CfnEndpointConfig;
+  readonly cfnEndpoint: sagemaker.CfnEndpoint;
+  readonly cfnInferenceComponent: sagemaker.CfnInferenceComponent;
+  /** The engine's CloudWatch namespace; its `Service` dimension is the endpoint name. */
+  readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
+  /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions. */
+  readonly engineMetrics: GenerativeEngineMetrics;
+  /** The endpoint's dashboard: the component's SageMaker metrics, then the engine's; unless `dashboard` is false. */
+  readonly dashboard?: cloudwatch.Dashboard;
+  /**
+   * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
+   * above the plan's targets x 1.5, each in 2 of 3 minutes.
+   */
+  get rollbackAlarms(): cloudwatch.AlarmBase[] {
+    return [...this.alarms];
+  }
+  private readonly alarms: cloudwatch.AlarmBase[] = [];
+
+  constructor(scope: Construct, id: string, props: NeuronGenerativeEndpointProps) {
+    super(scope, id);
+    markOwned(this);
+    // Every problem is collected before any resource exists, then reported in one InputError.
+    const problems = generativeProblems(props);
+    if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName) && !ENDPOINT_NAME.test(props.endpointName)) {
+      problems.push(`endpointName=${JSON.stringify(props.endpointName)} is not a valid SageMaker endpoint name; use up to 63 `
+        + 'letters, digits and hyphens, starting and ending with a letter or digit, or leave it unset');
+    }
+    InputError.throwIfAny(problems);
+    const plan = props.plan;
+    const sizing = sizeComponent(plan, { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: props.compiledArtifactsPath !== undefined }, problems);
+    let engine: ReturnType<typeof vllmReplicaConfigs>[number] | undefined;
+    try {
+      engine = vllmReplicaConfigs(plan, {
+        model: inModelDirectory(props.weightsPath) ?? MODEL_DIRECTORY,
+        servedModelName: props.servedModelName,
+        compiledArtifacts: inModelDirectory(props.compiledArtifactsPath),
+      })[0];
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      problems.push(e.message);
+    }
+    const deployment = sizing && renderRollingUpdate(props.deployment, sizing, problems);
+    InputError.throwIfAny(problems);
+    if (!sizing || !engine || !deployment) {
+      throw new InputError(`${this.node.path}: the plan could not be sized`);
+    }
+    if (mentionsPlaceholderDigest(props.image)) {
+      // As the examples do: synth works offline, CloudFormation refuses the deploy before any resource exists.
+      new DeployRefusal(this, 'PlaceholderImage', {
+        message: `${this.node.path}: the image is pinned to the placeholder digest ${PLACEHOLDER_DIGEST}, which names no `
+          + 'image; pass the digest of the tag you deploy (docker pull, then docker inspect --format \'{{index .RepoDigests 0}}\')',
+      });
+    }
+    this.plan = plan;
+    this.sizing = sizing;
+    this.coldStart = sizing.coldStart;
+    const type = NeuronInstanceType.of(plan.instance.name, plan.instance);
+    this.endpointName = props.endpointName ?? generatedEndpointName(this);
+    const component = new Construct(this, 'InferenceComponent');
+    this.inferenceComponentName = generatedEndpointName(component);
+
+    // Role and grants.
+    this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    const image = props.image.bind(this, this.role, type);
+    if (image.vllm === undefined) {
+      throw new InputError(`${this.node.path}: image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)`);
+    }
+    if (this.role instanceof NeuronSageMakerExecutionRole) {
+      this.role.addMetricNamespace(this.engineMetricsNamespace);
+    } else {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:userRoleMetrics',
+        `The role you pass must allow cloudwatch:PutMetricData in namespace ${this.engineMetricsNamespace}, where the `
+        + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
+    }
+    const weights = props.weights.bind(this, this.role);
+    const localStorageOnly = hasLocalStorageOnly(type);
+    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
+      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
+      enableKeyRotation: true,
+      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const retention = props.logRetention ?? logs.RetentionDays.THREE_MONTHS;
+    // The endpoint's own group, and the component's, where its containers write (SageMaker names it after the component).
+    const endpointLogs = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`, retention, removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.logGroup = new logs.LogGroup(component, 'LogGroup', {
+      logGroupName: `/aws/sagemaker/InferenceComponents/${this.inferenceComponentName}`, retention, removalPolicy: RemovalPolicy.DESTROY,
+    });
+    for (const group of [endpointLogs, this.logGroup]) {
+      group.grantWrite(this.role);
+      group.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
+    }
+
+    // Model: the image, the weights and the engine's settings; the component runs it.
+    // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
+    this.environment = {
+      ...image.vllm.environment(engine, { namespace: this.engineMetricsNamespace, service: this.endpointName }),
+      ...props.environment,
+    };
+    this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
+      executionRoleArn: this.role.roleArn,
+      primaryContainer: {
+        image: image.imageUri,
+        // An uncompressed prefix: a component's own ArtifactUrl takes only a .tar.gz, too slow for tens of GiB.
+        modelDataSource: { s3DataSource: { s3Uri: weights.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
+        environment: this.environment,
+      },
+    });
+    this.cfnModel.node.addDependency(this.role);
+    if (weights.dependable) this.cfnModel.node.addDependency(weights.dependable as IDependable);
+
+    // Endpoint configuration: no model on the variant, which makes it an inference component endpoint.
+    const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
+      variantName: this.variantName,
+      instanceType: plan.instanceType,
+      initialInstanceCount: plan.instanceCount,
+      // ProductionVariantManagedInstanceScaling: MinInstanceCount may be 0 for scale to zero
+      // (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantManagedInstanceScaling.html).
+      managedInstanceScaling: { status: 'ENABLED', minInstanceCount: sizing.minInstances, maxInstanceCount: sizing.maxInstances },
+      // ProductionVariantRoutingConfig: LEAST_OUTSTANDING_REQUESTS | RANDOM; a long stream keeps its copy busy, so
+      // least outstanding requests keeps new prompts off the copies still decoding
+      // (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantRoutingConfig.html).
+      routingConfig: { routingStrategy: 'LEAST_OUTSTANDING_REQUESTS' },
+      volumeSizeInGb: localStorageOnly ? undefined : Math.min(512, Math.max(30, Math.ceil(plan.generative.memoryGiB.weights * 2.5))),
+    };
+    this.cfnEndpointConfig = new sagemaker.CfnEndpointConfig(this, 'EndpointConfig', {
+      executionRoleArn: this.role.roleArn,
+      productionVariants: [productionVariant],
+      kmsKeyId: this.encryptionKey?.keyArn,
+    });
+    this.cfnEndpointConfig.node.addDependency(this.role);
+    this.cfnEndpoint = new sagemaker.CfnEndpoint(this, 'Resource', {
+      endpointName: this.endpointName,
+      endpointConfigName: this.cfnEndpointConfig.attrEndpointConfigName,
+    });
+    this.cfnEndpoint.node.addDependency(endpointLogs);
+    this.endpointArn = this.cfnEndpoint.ref;
+
+    // The 5XX alarm on the component's own metrics rolls an update back.
+    this.alarms.push(new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
+      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.inferenceComponentName} answered with 5XX `
+        + 'in 2 of 3 minutes; rolls an update of the inference component back.',
+      metric: new cloudwatch.MathExpression({
+        expression: '100 * FILL(errors, 0) / invocations',
+        usingMetrics: {
+          errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
+          invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
+        },
+        label: '5XX error rate (%)',
+        period: Duration.minutes(1),
+      }),
+      threshold: ERROR_RATE_ALARM_PERCENT,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }));
+    this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan });
+    this.alarms.push(...this.engineAlarms(plan));
+    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: this.alarms.map((a) => a.alarmArn) });
+
+    this.cfnInferenceComponent = new sagemaker.CfnInferenceComponent(component, 'Resource', {
+      inferenceComponentName: this.inferenceComponentName,
+      endpointName: this.cfnEndpoint.attrEndpointName,
+      variantName: this.variantName,
+      specification: {
+        modelName: this.cfnModel.attrModelName,
+        computeResourceRequirements: {
+          numberOfAcceleratorDevicesRequired: sizing.devicesPerCopy,
+          minMemoryRequiredInMb: sizing.memoryPerCopyMb,
+          numberOfCpuCoresRequired: sizing.cpuCoresPerCopy,
+        },
+        startupParameters: {
+          modelDataDownloadTimeoutInSeconds: sizing.downloadTimeoutSeconds,
+          containerStartupHealthCheckTimeoutInSeconds: sizing.startupTimeoutSeconds,
+        },
+      },
+      runtimeConfig: { copyCount: sizing.initialCopies },
+      deploymentConfig: {
+        rollingUpdatePolicy: deployment,
+        autoRollbackConfiguration: { alarms: this.alarms.map((a) => ({ alarmName: a.alarmName })) },
+      },
+    });
+    this.cfnInferenceComponent.node.addDependency(this.logGroup, this.role);
+
+    // Auto scaling of the copies; managed instance scaling adds and removes instances to hold them.
+    this.scalableTarget = new appscaling.ScalableTarget(this, 'ScalableTarget', {
+      serviceNamespace: appscaling.ServiceNamespace.SAGEMAKER,
+      resourceId: `inference-component/${this.inferenceComponentName}`,
+      scalableDimension: 'sagemaker:inference-component:DesiredCopyCount',
+      minCapacity: sizing.minCopies,
+      maxCapacity: sizing.maxCopies,
+    });
+    this.scalableTarget.node.addDependency(this.cfnInferenceComponent);
+    this.scalableTarget.scaleToTrackMetric('ConcurrentRequestsPerCopy', {
+      // High resolution: published every 10 s, so scale-out reacts within a minute (SageMaker Developer Guide,
+      // "Define a scaling policy", https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-add-code-define.html).
+      predefinedMetric: appscaling.PredefinedMetric.SAGEMAKER_INFERENCE_COMPONENT_CONCURRENT_REQUESTS_PER_COPY_HIGH_RESOLUTION,
+      targetValue: sizing.targetConcurrentRequestsPerCopy,
+      scaleInCooldown: props.scaleToZero ? Duration.minutes(props.scaleToZero.idleMinutes) : Duration.minutes(10),
+      scaleOutCooldown: Duration.minutes(5),
+    });
+    if (props.scaleToZero) {
+      this.addScaleFromZero(sizing);
+      Annotations.of(this).addInfo(`${this.node.path} scales to zero after ${props.scaleToZero.idleMinutes} idle minutes; the first `
+        + `request afterwards fails while a copy starts, predicted ${describeColdStart(sizing.coldStart)}.`);
+    }
+    if (props.compiledArtifactsPath === undefined) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:compilesAtStart',
+        'No compiledArtifactsPath: vLLM compiles the model for the plan at every copy start, which can outlast the '
+        + `${sizing.startupTimeoutSeconds} s startup limit of SageMaker; compile once and pass the artifacts with the weights.`);
+    }
+    if (sizing.timeoutCapped) {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:timeoutCapped',
+        `The weights (${plan.generative.memoryGiB.weights} GiB) want more than the 3600 s SageMaker allows to download or start; `
+        + 'the timeouts are 3600 s. Watch the first deployment.');
+    }
+
+    if (props.dashboard ?? true) {
+      this.dashboard = this.createDashboard();
+    }
+
+    const stack = Stack.of(this);
+    this.deploymentFingerprint = stableHash({
+      plan,
+      imageUri: stack.resolve(image.imageUri),
+      weights: weights.fingerprint ?? stack.resolve(weights.s3Uri),
+      environment: stack.resolve(this.environment),
+      productionVariant,
+      sizing,
+      role: stack.resolve(this.role.roleArn),
+    });
+  }
+
+  /** Any `AWS/SageMaker` metric of the inference component (dimension `InferenceComponentName`), per minute. */
+  metricComponent(metricName: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/SageMaker',
+      metricName,
+      dimensionsMap: { InferenceComponentName: this.inferenceComponentName },
+      period: Duration.minutes(1),
+      ...options,
+    });
+  }
+
+  /**
+   * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
+   * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
+   * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
+   * of which multiplies the latencies, still does.
+   */
+  private engineAlarms(plan: GenerativePlan): cloudwatch.Alarm[] {
+    const alarm = (id: string, metric: cloudwatch.IMetric, targetMs: number, what: string) => {
+      const threshold = Math.round(targetMs * P99_ALARM_FACTOR * 10) / 10;
+      return new cloudwatch.Alarm(this, id, {
+        alarmDescription: `${what} p99 of ${this.endpointName} above ${threshold} ms (the plan's target ${targetMs} ms x `
+          + `${P99_ALARM_FACTOR}) in 2 of 3 minutes; rolls an update of the inference component back.`,
+        metric,
+        threshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    };
+    return [
+      alarm('TtftP99Alarm', this.engineMetrics.ttftP99({ period: Duration.minutes(1) }), plan.targets.ttftP99Ms, 'Time to first token'),
+      alarm('TpotP99Alarm', this.engineMetrics.tpotP99({ period: Duration.minutes(1) }), plan.targets.tpotP99Ms, 'Time per output token'),
+    ];
+  }
+
+  /** Lets `grantee` invoke this endpoint (and so its inference component), streamed or not. */
+  grantInvoke(grantee: iam.IGrantable): iam.Grant {
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['sagemaker:InvokeEndpoint', 'sagemaker:InvokeEndpointWithResponseStream'],
+      resourceArns: [this.endpointArn],
+    });
+  }
+
+  /**
+   * Adds an alarm of yours to the set that rolls an update of the inference component back, e.g. the engine's
+   * TTFT or TPOT p99.
+   */
+  addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
+    this.alarms.push(alarm);
+    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: [alarm.alarmArn] });
+  }
+
+  /** The component's invocations, errors, latency and copies, then the engine's widgets. */
+  private createDashboard(): cloudwatch.Dashboard {
+    const graph = (title: string, left: cloudwatch.IMetric[]) =>
+      new cloudwatch.GraphWidget({ title, left, width: 6, height: 6, leftYAxis: { min: 0 } });
+    const sum = { statistic: cloudwatch.Stats.SUM };
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    dashboard.addWidgets(
+      graph('SageMaker: invocations per minute', [this.metricComponent('Invocations', { ...sum, label: 'Invocations' })]),
+      graph('SageMaker: errors', [
+        this.metricComponent('Invocation5XXErrors', { ...sum, label: '5XX' }),
+        this.metricComponent('Invocation4XXErrors', { ...sum, label: '4XX' }),
+        this.metricComponent('NoCapacityInvocationFailures', { ...sum, label: 'No capacity' }),
+      ]),
+      graph('SageMaker: model latency p99 (microseconds, whole stream)', [
+        this.metricComponent('ModelLatency', { statistic: cloudwatch.Stats.p(99), label: 'ModelLatency p99' }),
+      ]),
+      // The metric the copies scale on ("Define a scaling policy", SageMaker Developer Guide), with its target.
+      new cloudwatch.GraphWidget({
+        title: 'SageMaker: concurrent requests per copy',
+        left: [this.metricComponent('ConcurrentRequestsPerCopy', { statistic: cloudwatch.Stats.AVERAGE, label: 'Average' })],
+        leftAnnotations: [{ label: 'scaling target', value: this.sizing.targetConcurrentRequestsPerCopy }],
+        width: 6, height: 6, leftYAxis: { min: 0 },
+      }),
+    );
+    dashboard.addWidgets(...this.engineMetrics.widgets());
+    return dashboard;
+  }
+
+  /**
+   * Scale from zero: target tracking cannot leave zero copies (it divides by them), so a step policy adds copies when
+   * SageMaker reports a request it had no capacity for (SageMaker Developer Guide, "Scale an endpoint to zero
+   * instances", https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html). It adds
+   * one instance's worth of copies (the instance is paid for whole); target tracking takes it from there. The
+   * guide's alarm uses `GreaterThanThreshold 1`, which needs two failed requests in a minute; `>= 1` wakes on the first.
+   */
+  private addScaleFromZero(sizing: ComponentSizing): void {
+    const action = new appscaling.StepScalingAction(this, 'ScaleFromZero', {
+      scalingTarget: this.scalableTarget,
+      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
+      metricAggregationType: appscaling.MetricAggregationType.MAXIMUM,
+      cooldown: Duration.minutes(1),
+    });
+    action.addAdjustment({ adjustment: sizing.copiesPerInstance, lowerBound: 0 });
+    const alarm = new cloudwatch.Alarm(this, 'NoCapacityAlarm', {
+      alarmDescription: `A request reached ${this.inferenceComponentName} with no copy to serve it; adds copies from zero.`,
+      metric: this.metricComponent('NoCapacityInvocationFailures', { statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
+  }
+}
+
+/** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */
+function inModelDirectory(path: string | undefined): string | undefined {
+  return path === undefined ? undefined : `${MODEL_DIRECTORY}/${path.replace(/\/+$/, '')}`;
+}
+
+function describeColdStart(c: ColdStartEstimate): string {
+  return `~${Math.round(c.totalSeconds / 60)} min (ESTIMATE: ${c.alarmSeconds} s alarm + ${c.instanceLaunchSeconds} s instance and image `
+    + `+ ${c.weightsDownloadSeconds} s weights download + ${c.loadSeconds} s load and engine start`
+    + (c.compilesAtStart ? ', plus compilation: no compiled artifacts given)' : ')');
+}

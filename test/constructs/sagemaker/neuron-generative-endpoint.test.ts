@@ -1,0 +1,317 @@
+import { App, CfnResource, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { ModelImage } from '../../../constructs/image/model-image';
+import { ModelData } from '../../../constructs/model/model-data';
+import { applyPolicyChecks } from '../../../constructs/nag';
+import { NeuronGenerativeEndpoint, NeuronGenerativeEndpointProps } from '../../../constructs/sagemaker';
+import { Catalog } from '../../../lib/catalog';
+import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
+import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative/types';
+import { problemsOf } from '../../support/input-error';
+import { nagFindings } from '../../support/nag';
+
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+
+function replica(index: number, firstDevice: number, devices: number, coresPerDevice = 2): ReplicaLayout {
+  const cores = Array.from({ length: devices * coresPerDevice }, (_, i) => firstDevice * coresPerDevice + i);
+  return {
+    index,
+    cores,
+    visibleCores: `${cores[0]}-${cores[cores.length - 1]}`,
+    devices: Array.from({ length: devices }, (_, i) => `/dev/neuron${firstDevice + i}`),
+  };
+}
+
+/**
+ * A plan written out by hand, so every expected value follows from the numbers here: 1 x ml.inf2.48xlarge (12
+ * devices, 192 vCPUs, 768 GiB), 3 replicas of TP 8 (4 devices each), peak 2 instances, 2 requests/s, 14.96 GiB of
+ * weights, 5.2 sequences decoding per replica, TTFT p99 999.6 ms.
+ */
+function testPlan(overrides: Partial<GenerativePlan> = {}, generative: Partial<GenerativePlan['generative']> = {}): GenerativePlan {
+  const instance = Catalog.builtIn().instance('inf2.48xlarge');
+  if (!instance) throw new Error('no inf2.48xlarge in the catalog');
+  const base: GenerativePlan = {
+    kind: 'generative',
+    profileId: 'llama-3.1-8b-instruct',
+    region: 'us-east-1',
+    hosting: 'sagemaker',
+    targets: { requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60, peakRequestsPerSecond: 4 },
+    headroom: 0.2,
+    instanceType: 'ml.inf2.48xlarge',
+    instance,
+    instanceCount: 1,
+    maxInstanceCount: 2,
+    capacityPerInstanceRps: 3.64,
+    capacityRps: 3.64,
+    price: { instanceType: 'inf2.48xlarge', region: 'us-east-1', hosting: 'sagemaker', usdPerHour: 15.58, kind: 'on-demand', source: 'test', asOf: '2026-01-01', unverified: true },
+    hourlyCostUsd: 15.58,
+    monthlyCostUsd: 11373.4,
+    generative: {
+      architecture: 'decoder-only',
+      tensorParallelDegree: 8,
+      replicasPerInstance: 3,
+      maxConcurrentSequences: 32,
+      maxModelLength: 1280,
+      memoryGiB: { weights: 14.96, kvCache: 5, reserve: 12.8, available: 128, kvHeadsPerRank: 1, kvSharding: 'shard', maxConcurrencyThatFits: 641 },
+      predictedTtftP99Ms: 999.6,
+      predictedTpotP99Ms: 41.99,
+      predictedE2eP99Ms: 11707,
+      outputTokensPerSecond: 512,
+      capacityOutputTokensPerSecondPerReplica: 310.55,
+      capacityPerReplicaRps: 1.2131,
+      meanRunningSequences: 5.2,
+      costPer1MOutputTokensUsd: 8.45,
+      engine: { tensorParallelSize: 8, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 1 },
+      replicas: [replica(0, 0, 4), replica(1, 4, 4), replica(2, 8, 4)],
+      measurement: [],
+      ...generative,
+    },
+    warnings: [],
+    ...overrides,
+  };
+  return base;
+}
+
+function newStack(): Stack {
+  return new Stack(new App({ builtinCloudFormationValidation: false }), 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
+}
+
+function props(stack: Stack, extra: Partial<NeuronGenerativeEndpointProps> = {}): NeuronGenerativeEndpointProps {
+  return {
+    plan: testPlan(),
+    image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }),
+    weights: ModelData.fromBucket(s3.Bucket.fromBucketName(stack, 'Weights', 'weights-bucket'), 'llama/v1/'),
+    compiledArtifactsPath: 'neuron-compiled/',
+    servedModelName: 'llama-3.1-8b-instruct',
+    ...extra,
+  };
+}
+
+describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 replicas', () => {
+  // GIVEN the plan above, with the policy checks registered
+  const app = new App();
+  const stack = new Stack(app, 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack));
+  applyPolicyChecks(app);
+  const template = Template.fromStack(stack);
+
+  test('one inference component; each copy asks for the 4 devices its TP group spans and a third of the host', () => {
+    // THEN 768 GiB = 786432 MB less 10 % (78644 MB) for the platform, over 3 copies: 235929 MB; 192 vCPUs less 5 %
+    // (10) over 3 copies: 60.67, rounded down to quarter cores: 60.5
+    template.resourceCountIs('AWS::SageMaker::InferenceComponent', 1);
+    template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+      VariantName: 'AllTraffic',
+      Specification: Match.objectLike({
+        ComputeResourceRequirements: {
+          NumberOfAcceleratorDevicesRequired: 4,
+          MinMemoryRequiredInMb: 235929,
+          NumberOfCpuCoresRequired: 60.5,
+        },
+        // download: 14.96 GiB x 30 s = 449 s, raised to the 600 s floor; startup: 14.96 GiB x 45 s = 673.2, up to 674 s
+        StartupParameters: { ModelDataDownloadTimeoutInSeconds: 600, ContainerStartupHealthCheckTimeoutInSeconds: 674 },
+      }),
+      RuntimeConfig: { CopyCount: 3 },
+    });
+  });
+
+  test('the variant has no model, managed instance scaling from the plan, and least outstanding requests routing', () => {
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
+      ExecutionRoleArn: Match.anyValue(),
+      ProductionVariants: [Match.objectLike({
+        InstanceType: 'ml.inf2.48xlarge',
+        InitialInstanceCount: 1,
+        ManagedInstanceScaling: { Status: 'ENABLED', MinInstanceCount: 1, MaxInstanceCount: 2 },
+        RoutingConfig: { RoutingStrategy: 'LEAST_OUTSTANDING_REQUESTS' },
+        ModelName: Match.absent(),
+      })],
+    });
+  });
+
+  test('copies scale between 3 and 6 on concurrent requests per copy at the planned load (Little\'s law)', () => {
+    // THEN 2 requests/s over 3 copies = 0.667/s; 5.2 decoding + 0.667 x 0.9996 s TTFT = 5.8664, up to 0.01: 5.87
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+      ScalableDimension: 'sagemaker:inference-component:DesiredCopyCount',
+      MinCapacity: 3,
+      MaxCapacity: 6,
+    });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({
+        PredefinedMetricSpecification: { PredefinedMetricType: 'SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution' },
+        TargetValue: 5.87,
+      }),
+    });
+    expect(endpoint.sizing.targetConcurrentRequestsPerCopy).toBe(5.87);
+  });
+
+  test('without scale to zero there is no step policy and no NoCapacityInvocationFailures alarm', () => {
+    template.resourcePropertiesCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', { PolicyType: 'StepScaling' }, 0);
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'NoCapacityInvocationFailures' }, 0);
+  });
+
+  test('runs the engine the plan implies, loading the compiled artifacts from the weights', () => {
+    const env = endpoint.environment;
+    expect(JSON.parse(env[VLLM_IMAGE_ENV.serveArgs])).toEqual(expect.arrayContaining([
+      '/opt/ml/model', '--served-model-name=llama-3.1-8b-instruct', '--tensor-parallel-size=8', '--max-num-seqs=32',
+      '--max-model-len=1280', '--port=8080',
+    ]));
+    expect(env.NEURON_COMPILED_ARTIFACTS).toBe('/opt/ml/model/neuron-compiled');
+    // SageMaker assigns the devices of each copy: no core pinning
+    expect(env.NEURON_RT_VISIBLE_CORES).toBeUndefined();
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      PrimaryContainer: Match.objectLike({
+        ModelDataSource: { S3DataSource: { S3Uri: 's3://weights-bucket/llama/v1/', S3DataType: 'S3Prefix', CompressionType: 'None' } },
+      }),
+    });
+  });
+
+  test('a rolling update of the copies rolls back on the component\'s 5XX alarm', () => {
+    template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+      DeploymentConfig: {
+        RollingUpdatePolicy: Match.objectLike({ MaximumBatchSize: { Type: 'CAPACITY_PERCENT', Value: 20 }, WaitIntervalInSeconds: 300 }),
+        AutoRollbackConfiguration: { Alarms: Match.arrayWith([{ AlarmName: Match.anyValue() }]) },
+      },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: Match.arrayWith([Match.objectLike({
+        MetricStat: Match.objectLike({ Metric: Match.objectLike({
+          MetricName: 'Invocation5XXErrors', Dimensions: [{ Name: 'InferenceComponentName', Value: Match.anyValue() }],
+        }) }),
+      })]),
+    });
+  });
+
+  test('the engine reports to its namespace under the endpoint\'s name; TTFT and TPOT p99 alarms roll back at target x 1.5', () => {
+    // THEN TTFT target 2000 ms x 1.5 = 3000; TPOT target 60 ms x 1.5 = 90
+    expect(endpoint.environment[VLLM_IMAGE_ENV.metricsNamespace]).toBe('CdkInferentia/GenerativeEngine');
+    expect(stack.resolve(endpoint.environment[VLLM_IMAGE_ENV.metricsService])).toEqual(stack.resolve(endpoint.endpointName));
+    for (const [metricName, threshold] of [['TimeToFirstTokenP99', 3000], ['TimePerOutputTokenP99', 90]] as const) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'CdkInferentia/GenerativeEngine', MetricName: metricName, Statistic: 'Maximum', Threshold: threshold,
+        Dimensions: [{ Name: 'Service', Value: Match.anyValue() }],
+      });
+    }
+    expect(endpoint.rollbackAlarms).toHaveLength(3);
+    template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+      DeploymentConfig: Match.objectLike({ AutoRollbackConfiguration: { Alarms: [Match.anyValue(), Match.anyValue(), Match.anyValue()] } }),
+    });
+    // the role may publish there
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'cloudwatch:PutMetricData',
+        Condition: { StringEquals: { 'cloudwatch:namespace': Match.arrayWith(['CdkInferentia/GenerativeEngine']) } },
+      })]) },
+    });
+  });
+
+  test('a dashboard shows the component\'s metrics and the engine\'s beside the plan', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = JSON.stringify(stack.resolve(endpoint.dashboard?.node.defaultChild && (endpoint.dashboard.node.defaultChild as unknown as { dashboardBody: unknown }).dashboardBody));
+    for (const name of ['ConcurrentRequestsPerCopy', 'Invocation5XXErrors', 'TimeToFirstTokenP99', 'TimePerOutputTokenP99']) {
+      expect(body).toContain(name);
+    }
+  });
+
+  test('passes cdk-nag AwsSolutions and the Neuron pack without findings', () => {
+    expect(nagFindings(app)).toEqual([]);
+  });
+});
+
+describe('Scale to zero', () => {
+  test('adds MinCapacity 0, instances from 0, and a step policy woken by NoCapacityInvocationFailures', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { scaleToZero: { idleMinutes: 15 } }));
+    // THEN
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 0, MaxCapacity: 6 });
+    template.hasResourceProperties('AWS::SageMaker::EndpointConfig', {
+      ProductionVariants: [Match.objectLike({ ManagedInstanceScaling: { Status: 'ENABLED', MinInstanceCount: 0, MaxInstanceCount: 2 } })],
+    });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      PolicyType: 'StepScaling',
+      StepScalingPolicyConfiguration: Match.objectLike({
+        AdjustmentType: 'ChangeInCapacity',
+        StepAdjustments: [{ MetricIntervalLowerBound: 0, ScalingAdjustment: 3 }],
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'NoCapacityInvocationFailures',
+      Namespace: 'AWS/SageMaker',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      AlarmActions: [Match.anyValue()],
+    });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ ScaleInCooldown: 900 }),
+    });
+    // 14.96 GiB at 200 MiB/s = 77 s; load 15 s + 60 s; alarm 60 s; instance 300 s
+    expect(endpoint.coldStart).toEqual({
+      alarmSeconds: 60, instanceLaunchSeconds: 300, weightsDownloadSeconds: 77, loadSeconds: 75, totalSeconds: 512, compilesAtStart: false,
+    });
+    Annotations.fromStack(stack).hasInfo('/Stack/Llama', Match.stringLikeRegexp('predicted ~9 min \\(ESTIMATE'));
+  });
+});
+
+test('a prefix holding the checkpoint and the compiled artifacts side by side serves both from their directories', () => {
+  // GIVEN weights and artifacts under one prefix, as a compile job stages Hub weights
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { weightsPath: 'model/', compiledArtifactsPath: 'compiled/' }));
+  // THEN
+  expect(JSON.parse(endpoint.environment[VLLM_IMAGE_ENV.serveArgs])[0]).toBe('/opt/ml/model/model');
+  expect(endpoint.environment.NEURON_COMPILED_ARTIFACTS).toBe('/opt/ml/model/compiled');
+});
+
+test('takes the planner\'s own Llama 3.1 8B plan: one copy per replica, each on its replica\'s devices', () => {
+  // GIVEN the plan the CLI prints for 2 requests/s of 1024 in / 256 out tokens on SageMaker
+  const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+  if (!profile) throw new Error('no llama-3.1-8b-instruct profile');
+  const plan = planGenerative(profile, {
+    requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
+  }, { region: 'us-east-1', hosting: 'sagemaker' });
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { plan, image: ModelImage.fromNeuronVllm({
+    tag: plan.instance.family === 'trn2' ? VLLM_DLC_PINS.trn2.tag : VLLM_DLC_PINS.inf2Trn1.tag, digest: DIGEST }) }));
+  // THEN
+  expect(endpoint.sizing.devicesPerCopy).toBe(plan.generative.replicas[0].devices.length);
+  expect(endpoint.sizing.initialCopies).toBe(plan.generative.replicas.length * plan.instanceCount);
+  expect(endpoint.sizing.memoryPerCopyMb * endpoint.sizing.copiesPerInstance).toBeLessThanOrEqual(plan.instance.memoryGiB * 1024 * 0.9);
+});
+
+describe('Refusals before anything is created', () => {
+  const refusals: Array<[string, (stack: Stack) => Partial<NeuronGenerativeEndpointProps>, RegExp]> = [
+    ['a single-call plan', () => ({ plan: { kind: 'single-call' } as unknown as GenerativePlan }), /not a generative plan/],
+    ['a plan hosted on ECS', () => ({ plan: testPlan({ hosting: 'ec2' }) }), /plan.hosting="ec2".*NeuronEcsService/],
+    ['an encoder-decoder plan', () => ({ plan: testPlan({}, { architecture: 'encoder-decoder' }) }), /encoder-decoder/],
+    ['a replica spanning more devices than the instance has',
+      () => ({ plan: testPlan({}, { replicas: [replica(0, 0, 16)] }) }), /spans 16 Neuron devices but inf2.48xlarge has 12/],
+    ['replicas sharing a device (TP 1 on Inf2)',
+      () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }] }) }),
+      /share Neuron devices/],
+    ['an image that does not run vLLM',
+      (stack) => ({ image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Repo', 'mine'), DIGEST) }), /fromNeuronVllm/],
+    ['a compiled artifacts path outside the weights', () => ({ compiledArtifactsPath: '../other/' }), /compiledArtifactsPath="..\/other\/" must be a relative directory/],
+    ['a bad scale-to-zero idle time', () => ({ scaleToZero: { idleMinutes: 0 } }), /idleMinutes=0/],
+  ];
+  test.each(refusals)('refuses %s', (_name, extra, message) => {
+    const stack = newStack();
+    const problems = problemsOf(() => new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, extra(stack))));
+    expect(problems.join('\n')).toMatch(message);
+    expect(stack.node.findAll().filter(CfnResource.isCfnResource)).toEqual([]);
+  });
+
+  test('lets a placeholder image digest synthesize but refuses its deploy before any resource is created', () => {
+    const stack = newStack();
+    const image = ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: `sha256:${'0'.repeat(64)}` });
+    new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { image }));
+    const rules = Template.fromStack(stack).toJSON().Rules as Record<string, { Assertions: Array<{ AssertDescription: string }> }>;
+    expect(Object.values(rules).flatMap((r) => r.Assertions.map((a) => a.AssertDescription)))
+      .toEqual(expect.arrayContaining([expect.stringMatching(/placeholder digest/)]));
+  });
+});
