@@ -148,7 +148,8 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     if (prefix !== '' && (!prefix.endsWith('/') || prefix.startsWith('/'))) {
       problems.push(`${where}: prefix=${JSON.stringify(prefix)} must be empty or end with '/' and not start with '/', e.g. 'compiled/'`);
     }
-    const instanceTypes = [...(props.compileInstanceTypes ?? [props.plan.instanceType])];
+    // A SageMaker plan names ml.<type>; the compile host is an EC2 instance of the same type.
+    const instanceTypes = (props.compileInstanceTypes ?? [props.plan.instanceType]).map((t) => t.replace(/^ml\./, ''));
     problems.push(...hostProblems(where, props.plan, instanceTypes));
     InputError.throwIfAny(problems);
 
@@ -183,11 +184,11 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     this.instanceRole = role;
     this.bucket.grantPut(role, `${this.artifactPrefix}*`);
     props.weights.grantFetch(role);
-    const image = props.image.bind(this, role, NeuronInstanceType.of(props.plan.instanceType));
+    const image = props.image.bind(this, role, NeuronInstanceType.of(instanceTypes[0]));
     const profile = new iam.InstanceProfile(this, 'InstanceProfile', { role });
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
-      description: `Generative compile host of ${model}: no ingress; egress to S3, the image registry and the weights' source`,
+      description: `Generative compile host of ${model}: no ingress; egress to S3, the image registry and the weights source`,
       allowAllOutbound: true,
     });
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
@@ -265,7 +266,7 @@ function hostProblems(where: string, plan: GenerativePlanForArtifact, types: rea
   for (const type of types) {
     const spec = BUILT_IN_INSTANCES.find((i) => i.name === type);
     if (spec === undefined) {
-      problems.push(`${where}: compileInstanceTypes: ${type} is not a Neuron instance type this library knows; use the plan's ${plan.instanceType}`);
+      problems.push(`${where}: compileInstanceTypes: ${type} is not a Neuron instance type this library knows; use the plan's ${plan.instanceType.replace(/^ml\./, '')}`);
     } else if (spec.family !== plan.instance.family) {
       problems.push(`${where}: compileInstanceTypes: ${type} is ${spec.family}, the plan runs ${plan.instance.family}; the compile `
         + `must run on the plan's chip: use ${plan.instanceType} or a larger ${plan.instance.family} type`);
