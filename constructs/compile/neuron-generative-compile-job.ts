@@ -10,8 +10,8 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
+import { artifactPrefixOf, MAX_CUSTOM_RESOURCE_COMPILE_MINUTES, sha256Hex } from '../../lib/compile';
 import {
-  artifactPrefixOf,
   checkGenerativeArtifacts,
   COMPILED_ARTIFACTS_DIR,
   GENERATIVE_HOST_AMI_PARAMETER,
@@ -19,15 +19,13 @@ import {
   generativeCompileHash,
   generativeFactsOfSpec,
   generativeSpecForPlan,
-  MAX_CUSTOM_RESOURCE_COMPILE_MINUTES,
-  sha256Hex,
   STAGED_MODEL_DIR,
   type GenerativeArtifactFacts,
   type GenerativeCompileDtype,
   type GenerativeCompileSpec,
   type GenerativePlanForArtifact,
   type GenerativeWeightsIdentity,
-} from '../../lib/compile';
+} from '../../lib/compile/generative-spec';
 import { InputError } from '../../lib/errors';
 import type { ModelImage } from '../image/model-image';
 import { ModelDataStore } from '../private/data-store';

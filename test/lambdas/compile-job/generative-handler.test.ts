@@ -8,7 +8,11 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { isComplete, onEvent } from '../../../lambdas/compile-job/index';
-import { GENERATIVE_HOST_AMI_PARAMETER, parseGenerativeCompileSpec, sha256Hex } from '../../../lib/compile';
+import { sha256Hex } from '../../../lib/compile';
+import {
+  GENERATIVE_HOST_AMI_PARAMETER,
+  parseGenerativeCompileSpec,
+} from '../../../lib/compile/generative-spec';
 import { weightsDigest } from '../../../lib/compile/generative-manifest';
 import type { GenerativeCompileJobConfig } from '../../../io/compile/generative-job';
 

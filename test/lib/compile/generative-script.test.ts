@@ -7,7 +7,10 @@ import { execFileSync, spawnSync } from 'child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { parseGenerativeCompileSpec, sha256Hex } from '../../../lib/compile';
+import { sha256Hex } from '../../../lib/compile';
+import {
+  parseGenerativeCompileSpec,
+} from '../../../lib/compile/generative-spec';
 import { parseGenerativeManifest } from '../../../lib/compile/generative-manifest';
 import { renderGenerativeBootScript, type GenerativeBootScriptConfig } from '../../../lib/compile/generative-script';
 

@@ -10,7 +10,7 @@ import {
   parseGenerativeCompileSpec,
   type GenerativeArtifactFacts,
   type GenerativePlanForArtifact,
-} from '../../../lib/compile';
+} from '../../../lib/compile/generative-spec';
 import { parseGenerativeManifest, weightsDigest } from '../../../lib/compile/generative-manifest';
 
 const GENERATIVE_COMPILE_PROGRAM = readFileSync(join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile_generative.py'), 'utf8');
