@@ -11,7 +11,6 @@ export * from './check';
 export type * from './artifact';
 export * from './boot-script';
 export * from './host';
-// The generative compile (spec, plan check, manifest, boot script) is imported from its files, like `./job`: the
-// package root is at its module budget (scripts/consumer-test.ts), and only its users load it.
-export type * from './generative-spec';
-export type * from './generative-manifest';
+// The generative compile (./generative-spec, ./generative-manifest, ./generative-script) is imported from its files,
+// like `./job`: the package root is at its module budget (scripts/consumer-test.ts) and its public API unchanged until
+// the lead exports it with the generative hostings.
