@@ -19,6 +19,7 @@ import {
   generativeCompileHash,
   generativeFactsOfSpec,
   generativeSpecForPlan,
+  normalizeSdkVersion,
   STAGED_MODEL_DIR,
   type GenerativeArtifactFacts,
   type GenerativeCompileDtype,
@@ -307,7 +308,7 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
       problems.push(`${where}: the image states no Neuron SDK version; pass neuronSdkVersion (the SDK release of the serving `
         + 'image, e.g. "2.29.0") so the artifacts are keyed and checked by it');
     } else if (props.neuronSdkVersion !== undefined && props.image.neuronSdkVersion !== undefined
-      && props.neuronSdkVersion !== props.image.neuronSdkVersion) {
+      && normalizeSdkVersion(props.neuronSdkVersion) !== normalizeSdkVersion(props.image.neuronSdkVersion)) {
       problems.push(`${where}: neuronSdkVersion=${props.neuronSdkVersion}, but the image is Neuron SDK ${props.image.neuronSdkVersion}; `
         + 'the compile runs in the image, so drop neuronSdkVersion or pass the image of that SDK');
     }
