@@ -25,8 +25,7 @@ import { InputError } from '../../lib/errors';
 import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
-import { acknowledgeCompileFindings, neoProblems } from './private/compile-backend';
-import { acknowledgeProviderFindings, grantCompileLaunch } from './private/compile-launch';
+import { acknowledgeCompileFindings, acknowledgeProviderFindings, grantCompileLaunch, neoProblems } from './private/compile-backend';
 import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */

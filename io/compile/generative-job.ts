@@ -35,8 +35,8 @@ import {
   type CompileJobClients,
 } from './job';
 
-/** Where the generative compile host runs (no compile script to download: the program is in the user data). */
-export type GenerativeInstanceSettings = Omit<CompileInstanceSettings, 'scriptS3Uri' | 'scriptSha256'>;
+/** Where the generative compile host runs; the script is `compile_generative.py`'s asset and SHA-256. */
+export type GenerativeInstanceSettings = CompileInstanceSettings;
 
 /** The generative job, as `NeuronGenerativeCompileJob` renders it into the custom resource's `Config` (JSON). */
 export interface GenerativeCompileJobConfig {
@@ -166,6 +166,8 @@ export async function startGenerativeCompileJob(config: GenerativeCompileJobConf
       instanceType,
       spec: config.spec,
       hash: config.hash,
+      scriptS3Uri: config.instance.scriptS3Uri,
+      scriptSha256: config.instance.scriptSha256,
       image: config.image,
       tokenSecretArn: config.tokenSecretArn,
       weightsDigest: digest,

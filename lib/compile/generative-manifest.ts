@@ -9,23 +9,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputError } from '../errors';
-import { canonicalJson, HASH_LENGTH } from './hash';
 import {
   GENERATIVE_CHIPS,
   HF_COMMIT,
+  type GenerativeArtifactFacts,
   type GenerativeChip,
-  type GenerativeCompileSpec,
-  type GenerativeWeightsIdentity,
 } from './generative-spec';
 
-/** Version of the generative manifest format. */
+/** Version of the generative manifest format (serving/compile/compile_generative.py writes it). */
 export const GENERATIVE_MANIFEST_FORMAT_VERSION = 1;
-
-/** Folder of the compiled artifacts under the artifact prefix: the hosting's `NEURON_COMPILED_ARTIFACTS`. */
-export const COMPILED_ARTIFACTS_DIR = 'compiled/';
-
-/** Folder of the staged Hub weights under the artifact prefix. */
-export const STAGED_MODEL_DIR = 'model/';
 
 /** One object of S3 weights as the deploy saw it: the identity its ETag gives. */
 export interface WeightsObject {
@@ -59,33 +51,6 @@ export function missingWeightsFiles(objects: readonly WeightsObject[]): string[]
     missing.push('*.safetensors');
   }
   return missing;
-}
-
-/**
- * The artifact key of a generative spec: the first {@link HASH_LENGTH} hex digits of a SHA-256 over the canonical
- * spec (weights identity and engine settings) and the rendered compile program, so a change of either recompiles.
- */
-export function generativeCompileHash(spec: GenerativeCompileSpec, program: string): string {
-  return createHash('sha256')
-    .update('cdk-inferentia generative compile v1\n')
-    .update(canonicalJson(spec))
-    .update(`\n${program.length}\n`)
-    .update(program)
-    .digest('hex')
-    .slice(0, HASH_LENGTH);
-}
-
-/** What an artifact was compiled for: the facts a plan and an image are checked against. */
-export interface GenerativeArtifactFacts {
-  readonly tensorParallelSize: number;
-  readonly maxNumSeqs: number;
-  readonly maxModelLen: number;
-  readonly neuronSdkVersion: string;
-  readonly chip: GenerativeChip;
-  readonly logicalNeuronCoreConfig: number;
-  /** The dtype asked for (`auto` in a spec), or the one the engine resolved (in a manifest). */
-  readonly dtype: string;
-  readonly weights: GenerativeWeightsIdentity;
 }
 
 /** `manifest.json` of a generative artifact. */
@@ -156,18 +121,4 @@ export function parseGenerativeManifest(json: unknown, origin: string): Generati
       + 'the file was not written by this version of the generative compile: compile again'));
   }
   return result.data as GenerativeManifest;
-}
-
-/** The facts of a spec, known at synth (the dtype as asked). */
-export function generativeFactsOfSpec(spec: GenerativeCompileSpec): GenerativeArtifactFacts {
-  return {
-    tensorParallelSize: spec.tensorParallelSize,
-    maxNumSeqs: spec.maxNumSeqs,
-    maxModelLen: spec.maxModelLen,
-    neuronSdkVersion: spec.neuronSdkVersion,
-    chip: spec.chip,
-    logicalNeuronCoreConfig: spec.logicalNeuronCoreConfig,
-    dtype: spec.dtype,
-    weights: spec.weights,
-  };
 }

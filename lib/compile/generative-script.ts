@@ -17,102 +17,20 @@
  * and plugin. The host is the plan's instance type: the constructor loads the compiled model on the plan's
  * tensor-parallel group and the program runs one greedy completion, so an artifact that does not load never lands.
  *
- * The host boots the ECS-optimized Amazon Linux 2023 Neuron AMI (Neuron driver and Docker installed, what the ECS
- * hosting runs). Upload order: compiled artifacts, staged weights, then `manifest.json` last; failures leave
+ * The program is `serving/compile/compile_generative.py`, downloaded from its S3 asset and checked by SHA-256 as the
+ * single-call boot script does. The host boots the ECS-optimized Amazon Linux 2023 Neuron AMI (Neuron driver and
+ * Docker installed, what the ECS hosting runs). Upload order: compiled artifacts, staged weights, then `manifest.json` last; failures leave
  * `attempts/<id>/failure.json` and the log. The Hub token is read from Secrets Manager at run time into a file on
  * tmpfs, mounted read-only into the container and removed after; it is never in the environment, the user data or
  * the log.
  */
 import { canonicalJson } from './hash';
 import { shellQuote } from './boot-script';
-import { COMPILED_ARTIFACTS_DIR, GENERATIVE_MANIFEST_FORMAT_VERSION, STAGED_MODEL_DIR } from './generative-manifest';
-import type { GenerativeCompileSpec } from './generative-spec';
-
-/** SSM public parameter of the ECS-optimized Amazon Linux 2023 Neuron AMI (what `ecs.EcsOptimizedImage.amazonLinux2023(NEURON)` reads). */
-export const GENERATIVE_HOST_AMI_PARAMETER = '/aws/service/ecs/optimized-ami/amazon-linux-2023/neuron/recommended/image_id';
+import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR, type GenerativeCompileSpec } from './generative-spec';
 
 /** Prompt of the greedy check after the load; its completion goes into the manifest. */
 export const COMPILE_CHECK_PROMPT = 'The capital of France is';
 
-/**
- * The Python program run in the serving image (`python3 /work/compile_generative.py`). Part of the content hash.
- * Reads `/work/spec.json` and `/work/meta.json`, writes `/out/compiled/`, `/out/manifest.json` or `/out/failure.json`.
- */
-export const GENERATIVE_COMPILE_PROGRAM = `"""cdk-inferentia generative compile (rendered by lib/compile/generative-script.ts); runs inside the serving image."""
-import json
-import os
-import sys
-import time
-from importlib import metadata
-
-
-def version(name):
-    try:
-        return metadata.version(name)
-    except Exception:  # noqa: BLE001 - a package the image lacks is reported, not fatal
-        return "unknown"
-
-
-def fail(kind, reason):
-    with open(ROOT + "/out/failure.json", "w") as f:
-        json.dump({"kind": kind, "reason": reason}, f)
-    sys.exit(1)
-
-
-# Empty in the container; a test runs the program outside one under a temporary root.
-ROOT = os.environ.get("CDK_INFERENTIA_ROOT", "")
-spec = json.load(open(ROOT + "/work/spec.json"))
-meta = json.load(open(ROOT + "/work/meta.json"))
-weights = spec["weights"]
-if weights["source"] == "huggingface":
-    from huggingface_hub import snapshot_download
-    token = None
-    if os.path.exists(ROOT + "/run/secrets/hf_token"):
-        token = open(ROOT + "/run/secrets/hf_token").read().strip() or None
-    try:
-        # The original/ folder (consolidated .pth files) and .bin duplicates are not what vLLM loads.
-        snapshot_download(repo_id=weights["repository"], revision=weights["revision"], local_dir=ROOT + "/model", token=token,
-                          ignore_patterns=["original/*", "*.pth", "*.bin", "*.pt", "*.gguf", "*.h5", "*.msgpack"])
-    except Exception as e:  # noqa: BLE001
-        fail("error", "could not download %s@%s from the Hugging Face Hub (%s): check the token secret and that the "
-             "token's account accepted the model's license" % (weights["repository"], weights["revision"], type(e).__name__))
-    token = None
-if not os.path.exists(ROOT + "/model/config.json"):
-    fail("error", "the weights have no config.json: give the uncompressed Hugging Face layout (config.json, *.safetensors, tokenizer files)")
-
-os.environ["NEURON_COMPILED_ARTIFACTS"] = ROOT + "/out/compiled"
-os.environ["VLLM_NEURON_FRAMEWORK"] = "neuronx-distributed-inference"
-if spec["logicalNeuronCoreConfig"] > 1:
-    os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(spec["logicalNeuronCoreConfig"])
-started = time.time()
-from vllm import LLM, SamplingParams  # noqa: E402
-
-# The settings vllm serve gets from the plan (lib/generative/engine-config.ts), contiguous KV cache included.
-llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
-          max_model_len=spec["maxModelLen"], num_gpu_blocks_override=spec["maxNumSeqs"], enable_chunked_prefill=False,
-          enable_prefix_caching=False, dtype=spec["dtype"])
-seconds = time.time() - started
-if not os.path.isdir(ROOT + "/out/compiled") or not os.listdir(ROOT + "/out/compiled"):
-    fail("error", "vLLM loaded the model but wrote nothing under NEURON_COMPILED_ARTIFACTS; the plugin in this image "
-         "does not save compiled artifacts")
-result = llm.generate([meta["checkPrompt"]], SamplingParams(temperature=0.0, max_tokens=8))
-dtype = str(llm.llm_engine.model_config.dtype).replace("torch.", "")
-manifest = {
-    "formatVersion": ${GENERATIVE_MANIFEST_FORMAT_VERSION}, "kind": "generative", "model": spec["model"], "hash": meta["hash"],
-    "weights": weights, "tensorParallelSize": spec["tensorParallelSize"], "maxNumSeqs": spec["maxNumSeqs"],
-    "maxModelLen": spec["maxModelLen"], "neuronSdkVersion": spec["neuronSdkVersion"], "chip": spec["chip"],
-    "logicalNeuronCoreConfig": spec["logicalNeuronCoreConfig"], "dtype": dtype,
-    "compiledArtifacts": "${COMPILED_ARTIFACTS_DIR}", "stagedModel": "${STAGED_MODEL_DIR}" if weights["source"] == "huggingface" else None,
-    "versions": {"vllm": version("vllm"), "vllmNeuron": version("vllm-neuron"),
-                 "nxdInference": version("neuronx-distributed-inference"), "neuronxCc": version("neuronx-cc")},
-    "compileSeconds": round(seconds, 1), "check": {"prompt": meta["checkPrompt"], "output": result[0].outputs[0].text},
-    "hostInstanceType": meta["instanceType"], "image": meta["image"],
-}
-if meta.get("weightsDigest"):
-    manifest["weightsDigest"] = meta["weightsDigest"]
-with open(ROOT + "/out/manifest.json", "w") as f:
-    json.dump(manifest, f, indent=2)
-`;
 
 /** What the generative boot script needs; the job fills it in per launch. */
 export interface GenerativeBootScriptConfig {
@@ -124,6 +42,9 @@ export interface GenerativeBootScriptConfig {
   readonly instanceType: string;
   readonly spec: GenerativeCompileSpec;
   readonly hash: string;
+  /** `s3://` URI of `compile_generative.py` and the SHA-256 (hex) it must have. */
+  readonly scriptS3Uri: string;
+  readonly scriptSha256: string;
   /** The serving image by digest (`repo@sha256:...`). */
   readonly image: string;
   /** ARN of the Secrets Manager secret holding the Hub token (the secret string is the token). */
@@ -140,7 +61,8 @@ function problems(config: GenerativeBootScriptConfig): string[] {
   const out: string[] = [];
   const fields: Array<[string, string | undefined]> = [['instanceType', config.instanceType], ['attemptId', config.attemptId],
     ['bucket', config.bucket], ['artifactPrefix', config.artifactPrefix], ['region', config.region], ['image', config.image],
-    ['tokenSecretArn', config.tokenSecretArn], ['weightsDigest', config.weightsDigest], ['hash', config.hash]];
+    ['tokenSecretArn', config.tokenSecretArn], ['weightsDigest', config.weightsDigest], ['hash', config.hash],
+    ['scriptS3Uri', config.scriptS3Uri]];
   for (const [field, value] of fields) {
     if (value !== undefined && !SAFE.test(value)) {
       out.push(`generative boot script: ${field}=${JSON.stringify(value)} has characters outside [A-Za-z0-9._-/:+=@]`);
@@ -149,6 +71,9 @@ function problems(config: GenerativeBootScriptConfig): string[] {
   if (!/@sha256:[0-9a-f]{64}$/.test(config.image)) {
     out.push(`generative boot script: image=${JSON.stringify(config.image)} is not pinned by digest (repository@sha256:<64 hex>); `
       + 'the compile must run the exact image that serves');
+  }
+  if (!/^[0-9a-f]{64}$/.test(config.scriptSha256)) {
+    out.push(`generative boot script: scriptSha256=${JSON.stringify(config.scriptSha256)} is not a SHA-256 hex digest`);
   }
   if (!Number.isInteger(config.timeoutSeconds) || config.timeoutSeconds <= 0) {
     out.push(`generative boot script: timeoutSeconds=${config.timeoutSeconds} must be a positive integer`);
@@ -207,6 +132,8 @@ readonly ARTIFACTS=${shellQuote(config.artifactPrefix)}
 readonly ATTEMPT=${shellQuote(config.attemptId)}
 readonly INSTANCE_TYPE=${shellQuote(config.instanceType)}
 readonly IMAGE=${shellQuote(config.image)}
+readonly SCRIPT_URI=${shellQuote(config.scriptS3Uri)}
+readonly SCRIPT_SHA256=${shellQuote(config.scriptSha256)}
 readonly TIMEOUT_SECONDS=${config.timeoutSeconds}
 readonly WORK="\${CDK_INFERENTIA_WORK:-/var/lib/cdk-inferentia-compile}"
 readonly SECRETS="\${CDK_INFERENTIA_SECRETS:-/run/cdk-inferentia}"
@@ -243,8 +170,13 @@ fail() {
 
 ${heredoc('$WORK/work/spec.json', 'CDK_INFERENTIA_SPEC', canonicalJson(config.spec))}
 ${heredoc('$WORK/work/meta.json', 'CDK_INFERENTIA_META', meta)}
-${heredoc('$WORK/work/compile_generative.py', 'CDK_INFERENTIA_PROGRAM', GENERATIVE_COMPILE_PROGRAM.trimEnd())}
 
+if ! aws s3 cp --only-show-errors "$SCRIPT_URI" "$WORK/work/compile_generative.py" >>"$LOG" 2>&1; then
+  fail error "could not download the compile program from $SCRIPT_URI" 1
+fi
+if ! echo "$SCRIPT_SHA256  $WORK/work/compile_generative.py" | sha256sum -c --status; then
+  fail error "the compile program at $SCRIPT_URI is not the one this job was made with (SHA-256 differs)" 1
+fi
 ${weightsStep}
 
 # A private ECR image needs a login (the role may pull it); a public one does not.

@@ -8,7 +8,12 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { isComplete, onEvent } from '../../../lambdas/compile-job/index';
-import { GENERATIVE_HOST_AMI_PARAMETER, parseGenerativeCompileSpec, weightsDigest } from '../../../lib/compile';
+import { sha256Hex } from '../../../lib/compile';
+import {
+  GENERATIVE_HOST_AMI_PARAMETER,
+  parseGenerativeCompileSpec,
+} from '../../../lib/compile/generative-spec';
+import { weightsDigest } from '../../../lib/compile/generative-manifest';
 import type { GenerativeCompileJobConfig } from '../../../io/compile/generative-job';
 
 const ec2 = mockClient(EC2Client);
@@ -30,6 +35,7 @@ function config(weights: unknown = S3_WEIGHTS, extra: Partial<GenerativeCompileJ
     instance: {
       instanceTypes: ['inf2.8xlarge'], subnetIds: ['subnet-a'], securityGroupIds: ['sg-1'],
       instanceProfileArn: 'arn:aws:iam::111111111111:instance-profile/compile', amiParameter: GENERATIVE_HOST_AMI_PARAMETER, extraVolumeGiB: 100,
+      scriptS3Uri: 's3://assets/compile_generative.py', scriptSha256: sha256Hex('program'),
     },
     ...extra,
   };

@@ -7,13 +7,15 @@ import { execFileSync, spawnSync } from 'child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { sha256Hex } from '../../../lib/compile';
 import {
-  GENERATIVE_COMPILE_PROGRAM,
   parseGenerativeCompileSpec,
-  parseGenerativeManifest,
-  renderGenerativeBootScript,
-  type GenerativeBootScriptConfig,
-} from '../../../lib/compile';
+} from '../../../lib/compile/generative-spec';
+import { parseGenerativeManifest } from '../../../lib/compile/generative-manifest';
+import { renderGenerativeBootScript, type GenerativeBootScriptConfig } from '../../../lib/compile/generative-script';
+
+const PROGRAM_PATH = join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile_generative.py');
+const GENERATIVE_COMPILE_PROGRAM = readFileSync(PROGRAM_PATH, 'utf8');
 
 const IMAGE = `123456789012.dkr.ecr.us-west-2.amazonaws.com/vllm-neuron@sha256:${'d'.repeat(64)}`;
 const SECRET = 'arn:aws:secretsmanager:us-east-1:111111111111:secret:hf-AbCdEf';
@@ -24,6 +26,7 @@ const spec = (weights: unknown) => parseGenerativeCompileSpec({
 const CONFIG: GenerativeBootScriptConfig = {
   region: 'us-east-1', bucket: 'artifacts', artifactPrefix: 'compiled/abc/', attemptId: 'att-1', instanceType: 'inf2.8xlarge',
   spec: spec(HUB), hash: 'abc', image: IMAGE, tokenSecretArn: SECRET, timeoutSeconds: 60,
+  scriptS3Uri: 's3://assets/compile_generative.py', scriptSha256: sha256Hex(GENERATIVE_COMPILE_PROGRAM),
 };
 
 let dir: string;
@@ -52,11 +55,14 @@ function runBoot(config: GenerativeBootScriptConfig, exit: number) {
   stub(bin, 'aws', `echo "aws $*" >>${JSON.stringify(calls)}
 if [ "$1" = secretsmanager ]; then echo hf_secret_token_value; exit 0; fi
 if [ "$1" = ecr ]; then echo password; exit 0; fi
+if [ "$4" = s3://assets/compile_generative.py ]; then cp ${JSON.stringify(PROGRAM_PATH)} "$5"; exit 0; fi
 args=(); for a in "$@"; do case "$a" in --*) ;; *) args+=("$a");; esac; done
 src="\${args[2]}"; dst="\${args[3]}"
 case "$dst" in s3://*) key="\${dst#s3://}"; mkdir -p "${dir}/s3/$(dirname "$key")"; [ -f "$src" ] && cp "$src" "${dir}/s3/$key";; esac
 exit 0`);
   stub(bin, 'docker', `echo "docker $*" >>${JSON.stringify(calls)}
+# docker login reads the password from stdin; without reading it the piped aws could die of SIGPIPE (pipefail).
+if [ "$1" = login ]; then cat >/dev/null; fi
 if [ "$1" = run ]; then
   for a in "$@"; do case "$a" in *:/run/secrets/hf_token:ro) cat "\${a%%:*}" >${JSON.stringify(join(dir, 'token-seen'))};; esac; done
   if [ ${exit} -eq 0 ]; then echo neff >"${work}/out/compiled/model.pt"; echo '{"hash":"abc"}' >"${work}/out/manifest.json"; echo w >"${work}/model/config.json"; fi
@@ -123,9 +129,16 @@ describe('the generative boot script runs the compile in the serving image and u
     expect(run.calls.some((c) => c.includes('secretsmanager') || c.includes('compiled/abc/model/'))).toBe(false);
   });
 
+  test('a compile program that is not the one the job was made with is refused before the container runs', () => {
+    const run = runBoot({ ...CONFIG, scriptSha256: sha256Hex('another program') }, 0);
+    expect(run.calls.some((c) => c.startsWith('docker run'))).toBe(false);
+    expect(JSON.parse(run.uploaded('compiled/abc/attempts/att-1/failure.json')).reason).toContain('SHA-256 differs');
+  });
+
   test('exit 137 records out-of-memory naming the instance type, and no manifest is uploaded', () => {
     const run = runBoot(CONFIG, 137);
-    expect(JSON.parse(run.uploaded('compiled/abc/attempts/att-1/failure.json'))).toMatchObject({ kind: 'out-of-memory', instanceType: 'inf2.8xlarge' });
+    const record = JSON.parse(run.uploaded('compiled/abc/attempts/att-1/failure.json'));
+    expect(`${record.kind}: ${record.reason}`).toMatch(/^out-of-memory: .*more host RAM than inf2.8xlarge/);
     expect(run.calls.some((c) => c.endsWith('compiled/abc/manifest.json'))).toBe(false);
   });
 });

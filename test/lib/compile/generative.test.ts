@@ -1,3 +1,5 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import { InputError } from '../../../lib/errors';
 import {
   checkGenerativeArtifacts,
@@ -5,13 +7,13 @@ import {
   generativeCompileHash,
   generativeFactsOfSpec,
   generativeSpecForPlan,
-  GENERATIVE_COMPILE_PROGRAM,
   parseGenerativeCompileSpec,
-  parseGenerativeManifest,
-  weightsDigest,
   type GenerativeArtifactFacts,
   type GenerativePlanForArtifact,
-} from '../../../lib/compile';
+} from '../../../lib/compile/generative-spec';
+import { parseGenerativeManifest, weightsDigest } from '../../../lib/compile/generative-manifest';
+
+const GENERATIVE_COMPILE_PROGRAM = readFileSync(join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile_generative.py'), 'utf8');
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 
 const COMMIT = '0e9e39f249a16976918f6564b8830bc894c89659';
