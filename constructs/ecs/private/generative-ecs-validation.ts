@@ -4,7 +4,7 @@
  */
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { checkGenerativeArtifacts } from '../../../lib/compile/generative-check';
+import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
 import { InputError } from '../../../lib/errors';
 import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative';
 import type { NeuronGenerativeEcsServiceProps } from '../generative-ecs-service-props';

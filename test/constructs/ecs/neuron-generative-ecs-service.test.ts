@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { NeuronGenerativeEcsService, NeuronGenerativeEcsServiceProps } from '../../../constructs/ecs';
 import type { ICompiledGenerativeArtifacts } from '../../../constructs/compile/neuron-generative-compile-job';
 import { ModelImage } from '../../../constructs/image/model-image';
-import type { GenerativeArtifactFacts } from '../../../lib/compile';
+import type { GenerativeArtifactFacts } from '../../../lib/compile/generative-spec';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
