@@ -89,12 +89,15 @@ export class SmokeBenchmark extends Construct {
 
     const allowance = props.latencyAllowance ?? target.defaultLatencyAllowance;
     const share = props.throughputShare ?? DEFAULT_THROUGHPUT_SHARE;
-    if (!(share > 0 && share <= 1)) {
-      problems.push(`throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`);
-    }
+    const shareProblem = !(share > 0 && share <= 1)
+      ? `throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`
+      : undefined;
     const generativePlan = isGenerativePlan(props.plan) ? props.plan : undefined;
     let single: { shape: RunShape; request: NonNullable<SmokeBenchmarkProps['request']> } | undefined;
     if (generativePlan !== undefined) {
+      if (shareProblem !== undefined) {
+        problems.push(shareProblem);
+      }
       this.tokenProof = resolveTokenProof(props, generativePlan, allowance, MAX_SMOKE_TIMEOUT.toMilliseconds(), problems);
       this.thresholds = { maxErrorRate: this.tokenProof?.smoke.thresholds.maxErrorRate ?? DEFAULT_ERROR_RATE };
       this.timeout = this.tokenProof?.timeout ?? MAX_SMOKE_TIMEOUT;
@@ -107,6 +110,9 @@ export class SmokeBenchmark extends Construct {
         problems.push('the target names an inference component, which only a proof in tokens (a GenerativePlan) sends to; remove inferenceComponentName');
       }
       const shape = resolveLoad(singleProps, target, problems);
+      if (shareProblem !== undefined) {
+        problems.push(shareProblem);
+      }
       this.thresholds = { ...smokeThresholdDefaults(singleProps.plan, shape, allowance, share), ...props.thresholds };
       this.capacity = resolveCapacity(singleProps, shape, allowance, problems);
       this.timeout = resolveTimeout(props.timeout, shape, problems, this.capacity);

@@ -16,7 +16,10 @@ import { runBenchmark } from '../../io/bench/engine';
 import type { BenchOptions, BenchReport } from '../../lib/bench/types';
 import { planRunBudget, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { capacityStageMs, MAX_FAN_OUT } from '../../lib/smoke/capacity';
-import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from '../../lib/smoke/config';
+import { MAX_IN_FLIGHT, readSettings, SMOKE_ENV, type SmokeSettings } from '../../lib/smoke/config';
+import { isTokenProofConfig } from '../../lib/bench/token-proof';
+import { tokenProofClient } from '../../io/bench/token-proof-client';
+import { runTokenGate } from './tokens';
 import { runCapacityProof, type CapacityReport } from './capacity';
 import { cloudFormationClient, s3Client } from './clients';
 import { failureMessage, publishMetrics, reportDocument, reportKeys, writeReport, type SmokeReportDocument } from './report';
@@ -82,10 +85,19 @@ export class SmokeBenchmarkFailedError extends Error {
  * environment. A repeated invocation measures again and gives the same verdict for the same endpoint behaviour;
  * it writes a new timestamped report and overwrites `latest.json`.
  *
+ * A `SMOKE_CONFIG` of `kind: 'tokens'` (a generative plan) runs the proof in tokens instead (`./tokens`).
+ *
  * @throws SmokeBenchmarkFailedError when a threshold is breached or the run was cut at its time budget
+ * @throws TokenProofFailedError when a proof in tokens misses (wrong golden answer, TTFT, TPOT, rate, errors)
  * @throws Error when the settings are invalid or the configured run cannot fit in the time left
  */
 export async function handler(_event: unknown, context: SmokeContext): Promise<SmokeOutcome> {
+  if (isTokenProofConfig(process.env[SMOKE_ENV.config])) {
+    return runTokenGate(process.env, () => context.getRemainingTimeInMillis(), { cloudFormation, s3, lambda, client: tokenProofClient }, {
+      functionVersion: context.functionVersion,
+      requestId: context.awsRequestId,
+    });
+  }
   const invokedAt = new Date();
   const settings = readSettings(process.env);
 

@@ -42,8 +42,13 @@ export interface TokenRunResult {
   readonly errors: number;
   readonly errorsByKind: Readonly<Record<string, number>>;
   readonly errorSamples: Readonly<Record<string, string>>;
-  /** Length of the measured phase. */
+  /** The sending window: achieved requests/s count over it. */
   readonly durationMs: number;
+  /**
+   * From the first send to the last answer: output tokens/s count over it (the streams still open after the window
+   * keep producing tokens). @default - durationMs
+   */
+  readonly elapsedMs?: number;
   /** Output tokens of the successful requests. */
   readonly outputTokens: number;
   readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string };
@@ -84,11 +89,13 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
   let errors = 0;
   let outputTokens = 0;
   let durationMs = 0;
+  let elapsedMs = 0;
   for (const result of results) {
     requests += result.requests;
     errors += result.errors;
     outputTokens += result.outputTokens;
     durationMs = Math.max(durationMs, result.durationMs);
+    elapsedMs = Math.max(elapsedMs, result.elapsedMs ?? result.durationMs);
     for (const [kind, count] of Object.entries(result.errorsByKind)) {
       errorsByKind[kind] = (errorsByKind[kind] ?? 0) + count;
     }
@@ -104,15 +111,15 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
     errorsByKind['worker-failed'] = failed.length;
     errorSamples['worker-failed'] = failed[0][1];
   }
-  const perSecond = (count: number): number => (durationMs > 0 ? Math.round((count * 1000 * 100) / durationMs) / 100 : 0);
+  const perSecond = (count: number, overMs: number): number => (overMs > 0 ? Math.round((count * 1000 * 100) / overMs) / 100 : 0);
   return {
     requests,
     errors,
     errorRate: requests > 0 ? errors / requests : 0,
     errorsByKind,
     errorSamples,
-    achievedRps: perSecond(requests - errors),
-    outputTokensPerSecond: perSecond(outputTokens),
+    achievedRps: perSecond(requests - errors, durationMs),
+    outputTokensPerSecond: perSecond(outputTokens, elapsedMs),
     ttftMs: ttft.percentiles(),
     tpotMs: tpot.percentiles(),
     e2eMs: e2e.percentiles(),

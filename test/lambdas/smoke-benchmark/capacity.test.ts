@@ -14,6 +14,7 @@ import type { CapacityReport } from '../../../lambdas/smoke-benchmark/capacity';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { SmokeReportDocument } from '../../../lambdas/smoke-benchmark/report';
 import { startHttpServer, type ServerAction, type TestServer } from '../../support';
+import type { TokenWorkerResult } from '../../../lib/bench/token-merge';
 
 const ENDPOINT = 'bert-staging';
 const WORKER = 'Serving-SmokeLoadWorker';
@@ -27,7 +28,7 @@ const cloudFormation = mockClient(CloudFormationClient);
 let serve: (receivedAt: number) => ServerAction;
 let server: TestServer;
 let handler: (event: unknown, context: SmokeContext) => Promise<SmokeOutcome>;
-let worker: (event: unknown, context: SmokeContext) => Promise<LoadWorkerResult>;
+let worker: (event: unknown, context: SmokeContext) => Promise<LoadWorkerResult | TokenWorkerResult>;
 
 function answer(delayMs: number, batch = 2): ServerAction {
   return {
