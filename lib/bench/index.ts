@@ -22,3 +22,18 @@ export type { JsonBenchReport } from './format';
 export { validateBenchOptions, MAX_IN_FLIGHT, MAX_RATE_RPS, MAX_TIMER_MS } from './validate';
 export { LatencyRecorder } from './latency';
 export { parseServerTiming, ServerTimingRecorder, SERVER_TIMING_HEADER, type ServerTiming } from './server-timing';
+export { SseDecoder } from './sse';
+export {
+  DONE_EVENT,
+  parseCompletionChunk,
+  syntheticPrompt,
+  tokenLatencies,
+  tokenRequestBody,
+  TokenStreamTracker,
+  type ChatMessage,
+  type CompletionChunk,
+  type TokenApi,
+  type TokenRequest,
+  type TokenStreamResult,
+} from './token-stream';
+export { poissonArrivals, TokenLoadRecorder, type TokenLoadReport, type TokenPercentiles } from './token-load';
