@@ -34,6 +34,11 @@ export interface StreamedRunOptions {
   readonly durationMs: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /**
+   * Seed of the Poisson arrivals: each load worker needs its own, or every worker would send at the same instants
+   * and the total load would be burstier than Poisson at the total rate. @default 1
+   */
+  readonly seed?: number;
   /** Longest one streamed request may take. @default - the client's */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -78,6 +83,7 @@ export const tokenProofClient: TokenProofClient = {
       outputTokens: options.outputTokens,
       api: endpoint.api,
       model: endpoint.model,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });

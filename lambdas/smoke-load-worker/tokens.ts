@@ -41,10 +41,11 @@ export async function runTokenWorker(
   const shape = { rateRps: request.rateRps, inputTokens: request.inputTokens, outputTokens: request.outputTokens, timeoutMs };
   if (request.warmupMs > 0) {
     // Fills the engine's running batch to its steady state before measuring; its numbers are dropped.
-    await client.runStreamed(endpoint, { ...shape, durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });
+    await client.runStreamed(endpoint, { ...shape, seed: 1_000 + request.worker, durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });
   }
   const result = await client.runStreamed(endpoint, {
     ...shape,
+    seed: 1 + request.worker,
     durationMs: request.durationMs,
     signal: AbortSignal.timeout(request.durationMs + timeoutMs),
   });

@@ -119,6 +119,7 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
     errorsByKind,
     errorSamples,
     achievedRps: perSecond(requests - errors, durationMs),
+    offeredRps: perSecond(requests, durationMs),
     outputTokensPerSecond: perSecond(outputTokens, elapsedMs),
     ttftMs: ttft.percentiles(),
     tpotMs: tpot.percentiles(),

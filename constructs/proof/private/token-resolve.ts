@@ -273,7 +273,7 @@ function resolveTokenCapacity(
       outputTokensPerSecond,
     },
     thresholds: {
-      minRateRps: round2(rateShare * rateRps),
+      rateShare,
       ttftP99MaxMs: smoke.thresholds.ttftP99MaxMs,
       tpotP99MaxMs: smoke.thresholds.tpotP99MaxMs,
       maxErrorRate,
