@@ -4,6 +4,8 @@
  */
 import type { GoldenPrompt, TokenApi, TokenProofConfig } from '../../lib/bench/token-proof';
 import type { TokenRunResult } from '../../lib/bench/token-merge';
+import { TokenLoadRecorder } from '../../lib/bench/token-load';
+import { syntheticPrompt } from '../../lib/bench/token-stream';
 import { runTokenLoad, streamCompletion, type TokenTarget } from './token-stream';
 
 /** Where and how requests are sent. */
@@ -44,10 +46,23 @@ export interface StreamedRunOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The two calls the gate and the workers make; tests may pass their own. */
+/** A closed-loop streamed run: exactly `requests`, `concurrency` at a time. */
+export interface ClosedRunOptions {
+  readonly requests: number;
+  readonly concurrency: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The calls the gate and the workers make; tests may pass their own. */
 export interface TokenProofClient {
   sendGolden(endpoint: TokenEndpoint, golden: GoldenPrompt, signal?: AbortSignal): Promise<GoldenResult>;
+  /** Open loop (the capacity proof): Poisson arrivals at a rate. */
   runStreamed(endpoint: TokenEndpoint, options: StreamedRunOptions): Promise<TokenRunResult>;
+  /** Closed loop (the smoke gate's short run): a fixed count at a fixed concurrency, so short runs do not vary. */
+  runClosed(endpoint: TokenEndpoint, options: ClosedRunOptions): Promise<TokenRunResult>;
 }
 
 function streamTarget(endpoint: TokenEndpoint): TokenTarget {
@@ -95,6 +110,38 @@ export const tokenProofClient: TokenProofClient = {
       errorSamples: report.errorSamples,
       durationMs: report.durationMs,
       elapsedMs: report.elapsedMs,
+      outputTokens: report.outputTokens,
+      encoded: report.encoded,
+    };
+  },
+  async runClosed(endpoint, options) {
+    const target = streamTarget(endpoint);
+    const recorder = new TokenLoadRecorder();
+    const prompt = syntheticPrompt(options.inputTokens);
+    let next = 0;
+    const started = performance.now();
+    const lane = async (): Promise<void> => {
+      while (next < options.requests && options.signal?.aborted !== true) {
+        next++;
+        recorder.record(
+          await streamCompletion(
+            target,
+            { api: endpoint.api, model: endpoint.model, prompt, maxTokens: options.outputTokens, exactTokens: true },
+            { timeoutMs: options.timeoutMs, ...(options.signal !== undefined ? { signal: options.signal } : {}) },
+          ),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, options.requests) }, lane));
+    const elapsedMs = performance.now() - started;
+    const report = recorder.report({ requests: next, offeredRps: 0, durationMs: elapsedMs, elapsedMs });
+    return {
+      requests: next,
+      errors: report.errors,
+      errorsByKind: report.errorsByKind,
+      errorSamples: report.errorSamples,
+      durationMs: elapsedMs,
+      elapsedMs,
       outputTokens: report.outputTokens,
       encoded: report.encoded,
     };

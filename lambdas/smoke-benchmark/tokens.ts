@@ -89,14 +89,13 @@ export async function runTokenGate(
   let smoke: TokenReportDocument['smoke'] = { skipped: 'the golden prompt failed, so the latency of a wrong model was not measured' };
   if (golden.passed) {
     const run = config.smoke;
-    const durationMs = Math.ceil((run.requests / run.rateRps) * 1000);
-    const result = await deps.client.runStreamed(endpoint, {
-      rateRps: run.rateRps,
-      durationMs,
+    const result = await deps.client.runClosed(endpoint, {
+      requests: run.requests,
+      concurrency: run.concurrency,
       inputTokens: run.inputTokens,
       outputTokens: run.outputTokens,
       timeoutMs: run.timeoutMs,
-      signal: AbortSignal.timeout(durationMs + run.timeoutMs + STOP_GRACE_MS),
+      signal: AbortSignal.timeout(tokenSmokeStageMs(run)),
     });
     const measured = mergeTokenRuns([result]);
     const verdict = judgeTokenRun(measured, run.thresholds, run.predicted, `smoke run of ${measured.requests} streamed requests`);

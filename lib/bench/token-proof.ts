@@ -55,13 +55,16 @@ export interface TokenThresholds {
   readonly maxErrorRate: number;
 }
 
-/** The short streamed run of the smoke gate. */
+/** The short streamed run of the smoke gate: a closed loop, so a short run always sends its full count. */
 export interface TokenSmokeRun {
   /** Requests measured. */
   readonly requests: number;
-  /** Streams in flight (the open-loop rate is `concurrency / predicted e2e`). */
+  /** Streams kept in flight. */
   readonly concurrency: number;
-  /** Open-loop arrival rate that keeps about `concurrency` streams in flight at the predicted e2e latency. */
+  /**
+   * Requests per second `concurrency` streams complete at the predicted e2e p99 (`concurrency x 1000 / e2e`): the
+   * run's expected pace, from which its length and predicted output tokens/s follow.
+   */
   readonly rateRps: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
