@@ -203,11 +203,13 @@ export class SmokeBenchmark extends Construct {
     // A bucket this construct defines has a generated name, known only at deploy time: count it as a token, and
     // the worker's name too.
     const someToken = Stack.of(this).stackId;
-    problems.push(
-      ...environmentSizeProblems(
-        environment(props.reportBucket?.bucketName ?? someToken, hasWorkers ? someToken : undefined),
-      ),
-    );
+    if (config !== undefined) {
+      problems.push(
+        ...environmentSizeProblems(
+          environment(props.reportBucket?.bucketName ?? someToken, hasWorkers ? someToken : undefined),
+        ),
+      );
+    }
     InputError.throwIfAny(problems);
     if (config === undefined) {
       throw new Error('SmokeBenchmark resolved no configuration although no problem was found; this is a bug');
@@ -228,7 +230,8 @@ export class SmokeBenchmark extends Construct {
       const worker = new NeuronFunction(this, 'LoadWorker', {
         entry: path.join(__dirname, '..', '..', 'lambdas', 'smoke-load-worker', 'index.ts'),
         description: 'Capacity proof load worker: drives its share of the planned rate and returns its histograms',
-        timeout: Duration.millis(workerMs + WORKER_RETURN_RESERVE_MS).plus(WORKER_TIMEOUT_MARGIN),
+        // Lambda takes whole seconds.
+        timeout: Duration.seconds(Math.ceil((workerMs + WORKER_RETURN_RESERVE_MS) / 1000)).plus(WORKER_TIMEOUT_MARGIN),
         // One vCPU: what bench:smoke-fanout measured PER_WORKER_RPS at.
         memorySize: Size.mebibytes(1769),
         environment: { [SMOKE_ENV.config]: JSON.stringify(config), [SMOKE_ENV.target]: target.target },

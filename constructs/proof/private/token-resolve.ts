@@ -100,7 +100,7 @@ export function resolveTokenProof(
   const g = plan.generative;
   const inputTokens = Math.round(plan.targets.inputTokens.mean);
   const outputTokens = Math.round(plan.targets.outputTokens.mean);
-  const timeoutMs = (options.requestTimeout ?? Duration.millis(Math.max(30_000, Math.ceil(3 * g.predictedE2eP99Ms)))).toMilliseconds();
+  const timeoutMs = (options.requestTimeout ?? Duration.seconds(Math.max(30, Math.ceil((3 * g.predictedE2eP99Ms) / 1000)))).toMilliseconds();
   if (!(timeoutMs > 0)) {
     problems.push(`tokens.requestTimeout=${timeoutMs} ms must be positive, e.g. Duration.seconds(60)`);
   }
