@@ -40,8 +40,20 @@ export interface TokenReportDocument {
   readonly requestId?: string;
   readonly invokedAt: string;
   readonly passed: boolean;
+  /** False when the short run was cut before its last request; such a run never passes. */
+  readonly complete: boolean;
   /** One sentence per reason the proof failed; empty when it passed. */
   readonly failures: readonly string[];
+  /**
+   * The short run in the single-call report's terms, which the promotion gate reads (`lib/release` `SmokeReport`):
+   * requests, error rate, requests/s and the end-to-end p99. All 0 when the golden prompt failed and nothing ran.
+   */
+  readonly report: {
+    readonly requests: number;
+    readonly errorRate: number;
+    readonly throughputRps: number;
+    readonly latencyMs: { readonly p99: number };
+  };
   readonly golden: GoldenSection;
   readonly smoke:
     | (TokenRunSection & { readonly settings: Pick<TokenSmokeRun, 'requests' | 'concurrency' | 'rateRps' | 'inputTokens' | 'outputTokens' | 'timeoutMs'> })
@@ -51,6 +63,7 @@ export interface TokenReportDocument {
     | (TokenRunSection & {
         readonly settings: Pick<TokenCapacityConfig, 'rateRps' | 'workers' | 'streamsPerWorker' | 'durationMs' | 'warmupMs' | 'inputTokens' | 'outputTokens'>;
         readonly workersAnswered: number;
+        readonly failures: readonly string[];
       })
     | { readonly skipped: string };
 }

@@ -130,6 +130,8 @@ export async function runTokenGate(
       capacity = {
         settings: { rateRps: c.rateRps, workers: c.workers, streamsPerWorker: c.streamsPerWorker, durationMs: c.durationMs, warmupMs: c.warmupMs, inputTokens: c.inputTokens, outputTokens: c.outputTokens },
         workersAnswered: results.length,
+        // Only the capacity proof's: it runs only when the earlier stages left no failure.
+        failures: failures.slice(),
         predicted: c.predicted,
         measured,
         thresholds: verdict.thresholds,
@@ -156,7 +158,12 @@ export async function runTokenGate(
     requestId: invocation.requestId,
     invokedAt: invokedAt.toISOString(),
     passed: failures.length === 0,
+    complete: !('measured' in smoke) || smoke.measured.requests >= config.smoke.requests,
     failures,
+    report:
+      'measured' in smoke
+        ? { requests: smoke.measured.requests, errorRate: smoke.measured.errorRate, throughputRps: smoke.measured.achievedRps, latencyMs: { p99: smoke.measured.e2eMs.p99 } }
+        : { requests: 0, errorRate: 0, throughputRps: 0, latencyMs: { p99: 0 } },
     golden,
     smoke,
     ...(capacity !== undefined ? { capacity } : {}),

@@ -3,9 +3,10 @@
  * speaking vLLM's HTTP and SSE protocol, through the real token client; the load workers' handler runs in this
  * process for each mocked Lambda Invoke. Only the control plane (CloudFormation, S3, Lambda Invoke) is mocked.
  *
- * Cost: two stand-in processes (about 1.5 s each to start on a loaded 2-core machine) and about 8 s of streamed
- * generation. The plan's timings are 10 ms decode steps and a 50 ms prefill; the limits are twice that, so a
- * loaded host passes, and the slowed stand-in (`--slowdown 3`, 30 ms steps) fails on TPOT by 50 %.
+ * Cost: two stand-in processes (about 1.5 s each to start on a loaded 2-core machine) and about 20 s of streamed
+ * generation. The plan's timings are 25 ms decode steps and a 100 ms prefill; the TPOT limit is 60 ms, so a host at
+ * a load average of 17 on 2 cores passes (it measured 25 ms TPOT for a 10 ms step), and the slowed stand-in
+ * (`--slowdown 4`, 100 ms steps) fails on TPOT by 67 %.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -17,13 +18,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { spawnStandin, type StandinProcess } from '../../../bench/vllm-standin/spawn';
 import type { TokenProofConfig } from '../../../lib/bench/token-proof';
+import { smokeReportSchema } from '../../../lib/release';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { TokenReportDocument } from '../../../lambdas/smoke-benchmark/token-report';
 
 const STACK_ID = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Serving/0a1b2c3d-0000-4000-8000-000000000000';
 const WORKER = 'Serving-SmokeLoadWorker';
 const GOLDEN_PROMPT = 'What is the capital of France? Answer with one word.';
-const PREDICTED = { ttftP99Ms: 60, tpotP99Ms: 11, e2eP99Ms: 270 };
+const PREDICTED = { ttftP99Ms: 125, tpotP99Ms: 26, e2eP99Ms: 620 };
 
 const s3 = mockClient(S3Client);
 const cloudFormation = mockClient(CloudFormationClient);
@@ -36,7 +38,7 @@ let worker: (event: unknown, context: Pick<SmokeContext, 'getRemainingTimeInMill
 
 /** The config the construct renders for a plan of 4 requests/s, 16 tokens in and 20 out, on the stand-in. */
 function config(overrides: Partial<TokenProofConfig> = {}): TokenProofConfig {
-  const limits = { ttftP99MaxMs: 2 * 125, tpotP99MaxMs: 2 * 10, maxErrorRate: 0.01 };
+  const limits = { ttftP99MaxMs: 600, tpotP99MaxMs: 60, maxErrorRate: 0.01 };
   return {
     schemaVersion: 1,
     kind: 'tokens',
@@ -48,18 +50,18 @@ function config(overrides: Partial<TokenProofConfig> = {}): TokenProofConfig {
     smoke: {
       requests: 8,
       concurrency: 2,
-      // 2 streams x 1000 / 270 ms.
-      rateRps: 7.41,
+      // 2 streams x 1000 / 620 ms.
+      rateRps: 3.23,
       inputTokens: 16,
       outputTokens: 20,
       timeoutMs: 10_000,
-      predicted: { ...PREDICTED, outputTokensPerSecond: 148.2 },
-      thresholds: { ...limits, minOutputTokensPerSecond: 74.1 },
+      predicted: { ...PREDICTED, outputTokensPerSecond: 64.5 },
+      thresholds: { ...limits, minOutputTokensPerSecond: 32.3 },
     },
     capacity: {
       rateRps: 4,
       workers: 2,
-      streamsPerWorker: 0.54,
+      streamsPerWorker: 1.24,
       durationMs: 3_000,
       warmupMs: 0,
       timeoutMs: 10_000,
@@ -110,8 +112,8 @@ beforeAll(async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'token-gate-'));
   const golden = path.join(dir, 'golden.json');
   writeFileSync(golden, JSON.stringify({ [GOLDEN_PROMPT]: 'Paris' }));
-  const flags = ['--max-num-seqs', '4', '--step-ms', '10', '--prefill-ms-per-token', '0', '--prefill-floor-ms', '50', '--served-model-name', 'llama-3.1-8b-instruct', '--golden', golden];
-  [good, slow] = await Promise.all([spawnStandin(flags), spawnStandin([...flags, '--slowdown', '3'])]);
+  const flags = ['--max-num-seqs', '8', '--step-ms', '25', '--prefill-ms-per-token', '0', '--prefill-floor-ms', '100', '--served-model-name', 'llama-3.1-8b-instruct', '--golden', golden];
+  [good, slow] = await Promise.all([spawnStandin(flags), spawnStandin([...flags, '--slowdown', '4'])]);
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'AKIDLOCALTEST',
@@ -161,11 +163,11 @@ describe('the proof in tokens against an engine that meets its plan', () => {
       throw new Error(`expected both runs to be measured: ${JSON.stringify(report)}`);
     }
     expect(report.smoke.measured).toMatchObject({ requests: 8, errors: 0 });
-    // TPOT is the 10 ms step (the arithmetic, with room for a loaded host), TTFT at least the 50 ms prefill.
-    expect(report.smoke.measured.tpotMs.p50).toBeGreaterThanOrEqual(9.5);
-    expect(report.smoke.measured.tpotMs.p50).toBeLessThan(20);
-    expect(report.smoke.measured.ttftMs.p50).toBeGreaterThanOrEqual(49);
-    expect(report.smoke.thresholds.find((t) => t.name === 'tpotP99')).toMatchObject({ limit: 20, predicted: 11, passed: true });
+    // TPOT is the 25 ms step (the arithmetic, with room for a loaded host), TTFT at least the 100 ms prefill.
+    expect(report.smoke.measured.tpotMs.p50).toBeGreaterThanOrEqual(24.5);
+    expect(report.smoke.measured.tpotMs.p50).toBeLessThan(50);
+    expect(report.smoke.measured.ttftMs.p50).toBeGreaterThanOrEqual(99);
+    expect(report.smoke.thresholds.find((t) => t.name === 'tpotP99')).toMatchObject({ limit: 60, predicted: 26, passed: true });
     // Both workers answered and their histograms merged: 2 x 2 requests/s for 3 s, each worker its own arrivals.
     expect(lambda).toHaveReceivedCommandTimes(InvokeCommand, 2);
     expect(report.capacity.workersAnswered).toBe(2);
@@ -173,18 +175,20 @@ describe('the proof in tokens against an engine that meets its plan', () => {
     expect(report.capacity.measured.requests).toBeGreaterThan(4);
     expect(report.capacity.thresholds.map((t) => t.name)).toEqual(['rate', 'ttftP99', 'tpotP99', 'errorRate']);
     expect(report.capacity.predicted.rateRps).toBe(4);
+    // The promotion gate reads the same document as a single-call report: complete, passed, short run's figures.
+    expect(smokeReportSchema.parse(report)).toMatchObject({ complete: true, passed: true, report: { requests: 8, errorRate: 0 } });
   }, 60_000);
 });
 
 describe('the proof in tokens fails a deployment that misses its plan', () => {
-  test('an engine three times slower than the plan fails on TPOT, and the capacity proof does not run', async () => {
-    // GIVEN the stand-in with every duration tripled (30 ms steps against a 20 ms limit)
+  test('an engine four times slower than the plan fails on TPOT, and the capacity proof does not run', async () => {
+    // GIVEN the stand-in with every duration four times longer (100 ms steps against a 60 ms limit)
     useTarget(slow);
     // WHEN the gate runs
     const { error } = await invoke();
     // THEN it fails naming the measured TPOT, the limit and the plan's prediction
     expect(error?.name).toBe('TokenProofFailedError');
-    expect(error?.message).toMatch(/smoke run of 8 streamed requests: p99 time per output token \d+(\.\d+)? ms > max 20 ms, plan predicted 11/);
+    expect(error?.message).toMatch(/smoke run of 8 streamed requests: p99 time per output token \d+(\.\d+)? ms > max 60 ms, plan predicted 26/);
     const report = writtenReport();
     expect(report.passed).toBe(false);
     expect(report.capacity).toEqual({ skipped: 'the smoke gate failed, so the endpoint was not driven at the planned rate' });
@@ -194,11 +198,11 @@ describe('the proof in tokens fails a deployment that misses its plan', () => {
   test('the capacity proof alone fails the slow engine when the smoke limits are loose', async () => {
     // GIVEN loose smoke limits but the plan's limits on the capacity proof
     const loose = config();
-    useTarget(slow, { ...loose, smoke: { ...loose.smoke, thresholds: { maxErrorRate: 0.01, tpotP99MaxMs: 1_000, ttftP99MaxMs: 5_000 } } });
+    useTarget(slow, { ...loose, smoke: { ...loose.smoke, requests: 2, thresholds: { maxErrorRate: 0.01, tpotP99MaxMs: 1_000, ttftP99MaxMs: 5_000 } } });
     // WHEN the gate runs
     const { error } = await invoke();
     // THEN the capacity proof, merged over both workers, fails on TPOT
-    expect(error?.message).toMatch(/capacity proof at 4 requests\/s: p99 time per output token \d+(\.\d+)? ms > max 20 ms, plan predicted 11/);
+    expect(error?.message).toMatch(/capacity proof at 4 requests\/s: p99 time per output token \d+(\.\d+)? ms > max 60 ms, plan predicted 26/);
     expect(lambda).toHaveReceivedCommandTimes(InvokeCommand, 2);
   }, 60_000);
 
