@@ -79,7 +79,7 @@ export class SmokeBenchmark extends Construct {
    * For a generative plan: the proof in tokens (golden prompt, short streamed run, capacity proof) with its limits
    * and the plan's predictions.
    */
-  readonly tokenProof?: ResolvedTokenProof;
+  readonly tokenProof?: TokenProofConfig;
 
   constructor(scope: Construct, id: string, props: SmokeBenchmarkProps) {
     super(scope, id);
@@ -93,14 +93,15 @@ export class SmokeBenchmark extends Construct {
       ? `throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`
       : undefined;
     const generativePlan = isGenerativePlan(props.plan) ? props.plan : undefined;
+    let tokens: ResolvedTokenProof | undefined;
     let single: { shape: RunShape; request: NonNullable<SmokeBenchmarkProps['request']> } | undefined;
     if (generativePlan !== undefined) {
       if (shareProblem !== undefined) {
         problems.push(shareProblem);
       }
-      this.tokenProof = resolveTokenProof(props, generativePlan, allowance, MAX_SMOKE_TIMEOUT.toMilliseconds(), problems);
-      this.thresholds = { maxErrorRate: this.tokenProof?.smoke.thresholds.maxErrorRate ?? DEFAULT_ERROR_RATE };
-      this.timeout = this.tokenProof?.timeout ?? MAX_SMOKE_TIMEOUT;
+      tokens = resolveTokenProof(props, generativePlan, allowance, MAX_SMOKE_TIMEOUT.toMilliseconds(), problems);
+      this.thresholds = { maxErrorRate: tokens?.smoke.thresholds.maxErrorRate ?? DEFAULT_ERROR_RATE };
+      this.timeout = tokens?.timeout ?? MAX_SMOKE_TIMEOUT;
     } else {
       const singleProps = { ...props, plan: props.plan as Plan | undefined };
       if (props.tokens !== undefined) {
@@ -162,7 +163,6 @@ export class SmokeBenchmark extends Construct {
       reportPrefix: prefix,
       ...(props.failOnReportError === true ? { failOnReportError: true } : {}),
     };
-    const tokens = this.tokenProof;
     const config: SmokeConfig | TokenProofConfig | undefined =
       tokens !== undefined
         ? {
@@ -217,6 +217,7 @@ export class SmokeBenchmark extends Construct {
     // The handler parses the same schema: a mismatch here is a bug in this construct, not bad input.
     if ('kind' in config) {
       tokenProofConfigSchema.parse(config);
+      this.tokenProof = config;
     } else {
       smokeConfigSchema.parse(config);
     }

@@ -89,6 +89,7 @@ describe('a smoke benchmark of a generative plan', () => {
     // 2 requests/s x the predicted e2e is a handful of streams: one worker, not one per 400 requests/s.
     expect(config.capacity?.workers).toBe(Math.max(1, Math.ceil((2 * g.predictedE2eP99Ms) / 1000 / 64)));
     expect(smoke.loadWorker).toBeDefined();
+    expect(smoke.tokenProof).toEqual(config);
   });
 
   test('GIVEN a SageMaker target WHEN synthesized THEN the gate and the worker may stream from that endpoint only', () => {
