@@ -12,3 +12,18 @@ export * from './lib';
 // The benchmark's option shapes that the smoke benchmark's props use (`expect`, `thresholds`, `load`), as types only:
 // the root does not load the load generator.
 export type * from './lib/bench/types';
+// The proof in tokens' shapes that a generative plan's smoke benchmark props and report use (`tokens.golden.expect`,
+// `tokens.api`, the rendered config), as types only.
+export type {
+  GoldenAnswer,
+  GoldenPrompt,
+  TokenApi,
+  TokenCapacityConfig,
+  TokenFigures,
+  TokenMeasurement,
+  TokenProofConfig,
+  TokenSmokeRun,
+  TokenThresholdResult,
+  TokenThresholds,
+  Percentiles,
+} from './lib/bench/token-proof';

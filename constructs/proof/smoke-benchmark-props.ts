@@ -3,7 +3,9 @@ import { Duration } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { type IConstruct } from 'constructs';
+import type { GoldenAnswer, TokenApi } from '../../lib/bench/token-proof';
 import type { AnswerCheck, Thresholds } from '../../lib/bench/types';
+import type { GenerativePlan } from '../../lib/generative/types';
 import type { Plan } from '../../lib/planner/types';
 import type { SmokeTarget } from './smoke-target';
 
@@ -89,12 +91,78 @@ export interface CapacityProofOptions {
    * @default PER_WORKER_RPS (400, half of what `npm run bench:smoke-fanout` measured one invocation to hold)
    */
   readonly perWorkerRps?: number;
+  /**
+   * For a generative plan: streams one worker holds at once. A streamed request lasts seconds, so the fan-out is
+   * `ceil(rate x predicted e2e p99 / streamsPerWorker)` workers (single-call plans use `perWorkerRps`).
+   *
+   * @default STREAMS_PER_WORKER (64)
+   */
+  readonly streamsPerWorker?: number;
+}
+
+/** The golden prompt of a proof in tokens: sent once, streamed, with greedy decoding (temperature 0). */
+export interface GoldenPromptOptions {
+  /**
+   * The prompt: the user message with `api: 'chat'`, the text to continue with `api: 'completions'`.
+   *
+   * @default - 'What is the capital of France? Answer with one word.' (chat) or 'The capital of France is'
+   *   (completions), expecting /\bParis\b/
+   */
+  readonly prompt?: string;
+  /** `max_tokens` of the answer. @default 16 */
+  readonly maxTokens?: number;
+  /**
+   * The answer greedy decoding gives: `{ kind: 'exact', text }` (compared with surrounding white space trimmed) or
+   * `{ kind: 'regex', pattern, flags? }` (searched in the text). A wrong answer fails the deployment with the
+   * expected and the received text.
+   *
+   * @default - { kind: 'regex', pattern: '\\bParis\\b' } for the default prompt; required with your own prompt
+   */
+  readonly expect?: GoldenAnswer;
+}
+
+/**
+ * How a generative deployment is proven in tokens: the golden prompt, the request shape, the short streamed run
+ * and limits over the plan's. Required when `plan` is a `GenerativePlan`.
+ */
+export interface TokenProofOptions {
+  /** The model name the engine serves (vLLM's `--served-model-name`), sent as the request's `model`. */
+  readonly servedModelName: string;
+  /** `chat` (`/v1/chat/completions`) or `completions` (`/v1/completions`). @default 'chat' */
+  readonly api?: TokenApi;
+  /** The golden prompt and its answer. @default - see {@link GoldenPromptOptions} */
+  readonly golden?: GoldenPromptOptions;
+  /** Requests of the short streamed run, at the plan's input and output lengths. @default 20 */
+  readonly requests?: number;
+  /**
+   * Streams the short run keeps in flight (an open-loop rate of `concurrency / predicted e2e p99`).
+   *
+   * @default - 4, or the sequences the plan runs at once when fewer
+   */
+  readonly concurrency?: number;
+  /** Longest one streamed request may take. @default - 3 x the plan's predicted e2e p99, at least 30 s */
+  readonly requestTimeout?: Duration;
+  /** Highest p99 time to first token. @default - the plan's TTFT target plus `latencyAllowance` */
+  readonly ttftP99Max?: Duration;
+  /** Highest p99 time per output token. @default - the plan's TPOT target */
+  readonly tpotP99Max?: Duration;
 }
 
 /** Everything a {@link SmokeBenchmark} takes besides its target and plan (e.g. an endpoint's `smokeBenchmark` prop). */
 export interface SmokeBenchmarkOptions {
-  /** The golden request. */
-  readonly request: SmokeRequest;
+  /**
+   * The golden request of a single-call plan. Not used with a generative plan (see `tokens`).
+   *
+   * @default - none: required unless the plan is generative
+   */
+  readonly request?: SmokeRequest;
+
+  /**
+   * The proof in tokens, for a generative plan: golden prompt, request shape, short streamed run, limits.
+   *
+   * @default - none: required when `plan` is a `GenerativePlan`
+   */
+  readonly tokens?: TokenProofOptions;
 
   /**
    * What a correct answer looks like: exact JSON, a JSON path with a value, or a regex. A wrong answer counts as an
@@ -189,9 +257,10 @@ export interface SmokeBenchmarkProps extends SmokeBenchmarkOptions {
   readonly target: SmokeTarget;
 
   /**
-   * The plan the target was deployed from; the default thresholds and concurrency come from it.
+   * The plan the target was deployed from; the default thresholds and concurrency come from it. A
+   * `GenerativePlan` makes the benchmark a proof in tokens (TTFT, TPOT, output tokens/s; see `tokens`).
    *
    * @default - no plan: give `thresholds`, or only the error rate and the answers are checked
    */
-  readonly plan?: Plan;
+  readonly plan?: Plan | GenerativePlan;
 }

@@ -11,9 +11,13 @@ import type { Thresholds } from '../../lib/bench/types';
 import { InputError } from '../../lib/errors';
 import { WORKER_RETURN_RESERVE_MS, workerRunMs, type CapacityConfig } from '../../lib/smoke/capacity';
 import { SMOKE_ENV, smokeConfigSchema, type SmokeConfig } from '../../lib/smoke/config';
+import { tokenProofConfigSchema, tokenWorkerRunMs, type TokenProofConfig } from '../../lib/bench/token-proof';
+import type { RunShape } from '../../lib/smoke/budget';
+import type { Plan } from '../../lib/planner/types';
+import { isGenerativePlan, resolveTokenProof, type ResolvedTokenProof } from './private/token-resolve';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
 import { NeuronFunction } from '../private/neuron-function';
-import { INVOKE_MARGIN, PROVIDER_OVERHEAD, WORKER_TIMEOUT_MARGIN, DEFAULT_METRIC_NAMESPACE, DEFAULT_REPORT_PREFIX, DEFAULT_THROUGHPUT_SHARE, REPORT_PREFIX, TARGET_NAME } from './private/smoke-defaults';
+import { INVOKE_MARGIN, PROVIDER_OVERHEAD, WORKER_TIMEOUT_MARGIN, DEFAULT_ERROR_RATE, MAX_SMOKE_TIMEOUT, DEFAULT_METRIC_NAMESPACE, DEFAULT_REPORT_PREFIX, DEFAULT_THROUGHPUT_SHARE, REPORT_PREFIX, TARGET_NAME } from './private/smoke-defaults';
 import { resolveLoad, resolveCapacity, resolveTimeout, validateRequest, environmentSizeProblems, dependencyTargets, nagResourceId } from './private/smoke-resolve';
 import { SmokeBenchmarkProps } from './smoke-benchmark-props';
 import { smokeThresholdDefaults } from './smoke-thresholds';
@@ -69,8 +73,13 @@ export class SmokeBenchmark extends Construct {
   readonly timeout: Duration;
   /** The capacity proof's load-worker function, when a capacity proof is configured. */
   readonly loadWorker?: lambda.Function;
-  /** The capacity proof's settings (rate, fan-out, limits), when one is configured. */
+  /** The capacity proof's settings (rate, fan-out, limits), when one is configured for a single-call plan. */
   readonly capacity?: CapacityConfig;
+  /**
+   * For a generative plan: the proof in tokens (golden prompt, short streamed run, capacity proof) with its limits
+   * and the plan's predictions.
+   */
+  readonly tokenProof?: TokenProofConfig;
 
   constructor(scope: Construct, id: string, props: SmokeBenchmarkProps) {
     super(scope, id);
@@ -78,16 +87,43 @@ export class SmokeBenchmark extends Construct {
     const target = props.target._bind(this);
     const problems: string[] = [];
 
-    const shape = resolveLoad(props, target, problems);
     const allowance = props.latencyAllowance ?? target.defaultLatencyAllowance;
     const share = props.throughputShare ?? DEFAULT_THROUGHPUT_SHARE;
-    if (!(share > 0 && share <= 1)) {
-      problems.push(`throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`);
+    const shareProblem = !(share > 0 && share <= 1)
+      ? `throughputShare=${share} must be above 0 and at most 1, e.g. 0.5 for half of what the load can drive`
+      : undefined;
+    const generativePlan = isGenerativePlan(props.plan) ? props.plan : undefined;
+    let tokens: ResolvedTokenProof | undefined;
+    let single: { shape: RunShape; request: NonNullable<SmokeBenchmarkProps['request']> } | undefined;
+    if (generativePlan !== undefined) {
+      if (shareProblem !== undefined) {
+        problems.push(shareProblem);
+      }
+      tokens = resolveTokenProof(props, generativePlan, allowance, MAX_SMOKE_TIMEOUT.toMilliseconds(), problems);
+      this.thresholds = { maxErrorRate: tokens?.smoke.thresholds.maxErrorRate ?? DEFAULT_ERROR_RATE };
+      this.timeout = tokens?.timeout ?? MAX_SMOKE_TIMEOUT;
+    } else {
+      const singleProps = { ...props, plan: props.plan as Plan | undefined };
+      if (props.tokens !== undefined) {
+        problems.push('tokens is set but the plan is not generative: a proof in tokens needs a GenerativePlan; remove tokens or pass the generative plan');
+      }
+      if (target.inferenceComponentName !== undefined) {
+        problems.push('the target names an inference component, which only a proof in tokens (a GenerativePlan) sends to; remove inferenceComponentName');
+      }
+      const shape = resolveLoad(singleProps, target, problems);
+      if (shareProblem !== undefined) {
+        problems.push(shareProblem);
+      }
+      this.thresholds = { ...smokeThresholdDefaults(singleProps.plan, shape, allowance, share), ...props.thresholds };
+      this.capacity = resolveCapacity(singleProps, shape, allowance, problems);
+      this.timeout = resolveTimeout(props.timeout, shape, problems, this.capacity);
+      if (props.request === undefined) {
+        problems.push('request is not set: give the golden request the endpoint answers, e.g. { body: \'{"inputs":"hello"}\' }');
+      } else {
+        validateRequest({ ...singleProps, request: props.request }, target, problems);
+        single = { shape, request: props.request };
+      }
     }
-    this.thresholds = { ...smokeThresholdDefaults(props.plan, shape, allowance, share), ...props.thresholds };
-    this.capacity = resolveCapacity(props, shape, allowance, problems);
-    this.timeout = resolveTimeout(props.timeout, shape, problems, this.capacity);
-    validateRequest(props, target, problems);
 
     const prefix = props.reportPrefix ?? DEFAULT_REPORT_PREFIX;
     if (!REPORT_PREFIX.test(prefix)) {
@@ -120,23 +156,41 @@ export class SmokeBenchmark extends Construct {
       problems.push('environmentName is blank; name the environment, e.g. prod, or leave it unset for the stack name');
     }
 
-    const config: SmokeConfig = {
-      schemaVersion: 1,
-      target: target.config,
+    const common = {
+      schemaVersion: 1 as const,
       fingerprint: target.fingerprint,
-      request: { body: props.request.body, contentType: props.request.contentType ?? 'application/json' },
-      expectStatus: props.expectStatus,
-      expect: props.expect,
-      mode: shape.mode,
-      stop: shape.stop,
-      warmupMs: shape.warmupMs,
-      timeoutMs: shape.timeoutMs,
-      thresholds: this.thresholds,
       metricNamespace: this.metricNamespace,
       reportPrefix: prefix,
       ...(props.failOnReportError === true ? { failOnReportError: true } : {}),
-      ...(this.capacity !== undefined ? { capacity: this.capacity } : {}),
     };
+    const config: SmokeConfig | TokenProofConfig | undefined =
+      tokens !== undefined
+        ? {
+            ...common,
+            kind: 'tokens',
+            target: target.tokenConfig,
+            api: tokens.api,
+            model: tokens.model,
+            golden: tokens.golden,
+            smoke: tokens.smoke,
+            ...(tokens.capacity !== undefined ? { capacity: tokens.capacity } : {}),
+          }
+        : single !== undefined
+          ? {
+              ...common,
+              target: target.config,
+              request: { body: single.request.body, contentType: single.request.contentType ?? 'application/json' },
+              expectStatus: props.expectStatus,
+              expect: props.expect,
+              mode: single.shape.mode,
+              stop: single.shape.stop,
+              warmupMs: single.shape.warmupMs,
+              timeoutMs: single.shape.timeoutMs,
+              thresholds: this.thresholds,
+              ...(this.capacity !== undefined ? { capacity: this.capacity } : {}),
+            }
+          : undefined;
+    const hasWorkers = this.capacity !== undefined || tokens?.capacity !== undefined;
     const environment = (reportBucketName: string, workerFunctionName?: string): Record<string, string> => ({
       [SMOKE_ENV.config]: JSON.stringify(config),
       [SMOKE_ENV.target]: target.target,
@@ -149,24 +203,36 @@ export class SmokeBenchmark extends Construct {
     // A bucket this construct defines has a generated name, known only at deploy time: count it as a token, and
     // the worker's name too.
     const someToken = Stack.of(this).stackId;
-    problems.push(
-      ...environmentSizeProblems(
-        environment(props.reportBucket?.bucketName ?? someToken, this.capacity !== undefined ? someToken : undefined),
-      ),
-    );
+    if (config !== undefined) {
+      problems.push(
+        ...environmentSizeProblems(
+          environment(props.reportBucket?.bucketName ?? someToken, hasWorkers ? someToken : undefined),
+        ),
+      );
+    }
     InputError.throwIfAny(problems);
+    if (config === undefined) {
+      throw new Error('SmokeBenchmark resolved no configuration although no problem was found; this is a bug');
+    }
     // The handler parses the same schema: a mismatch here is a bug in this construct, not bad input.
-    smokeConfigSchema.parse(config);
+    if ('kind' in config) {
+      tokenProofConfigSchema.parse(config);
+      this.tokenProof = config;
+    } else {
+      smokeConfigSchema.parse(config);
+    }
 
     this.reportBucket = props.reportBucket ?? this.defineReportBucket();
     this.targetName = target.name;
     this.reportPrefix = `${prefix}/${target.name}`;
 
-    if (this.capacity !== undefined) {
+    if (hasWorkers) {
+      const workerMs = tokens?.capacity !== undefined ? tokenWorkerRunMs(tokens.capacity) : workerRunMs(this.capacity!);
       const worker = new NeuronFunction(this, 'LoadWorker', {
         entry: path.join(__dirname, '..', '..', 'lambdas', 'smoke-load-worker', 'index.ts'),
         description: 'Capacity proof load worker: drives its share of the planned rate and returns its histograms',
-        timeout: Duration.millis(workerRunMs(this.capacity) + WORKER_RETURN_RESERVE_MS).plus(WORKER_TIMEOUT_MARGIN),
+        // Lambda takes whole seconds.
+        timeout: Duration.seconds(Math.ceil((workerMs + WORKER_RETURN_RESERVE_MS) / 1000)).plus(WORKER_TIMEOUT_MARGIN),
         // One vCPU: what bench:smoke-fanout measured PER_WORKER_RPS at.
         memorySize: Size.mebibytes(1769),
         environment: { [SMOKE_ENV.config]: JSON.stringify(config), [SMOKE_ENV.target]: target.target },
@@ -176,6 +242,9 @@ export class SmokeBenchmark extends Construct {
         securityGroups: target.network.securityGroups,
       });
       target.grant(worker);
+      if (tokens !== undefined) {
+        target.grantStream(worker);
+      }
       this.loadWorker = worker;
     }
 
@@ -194,6 +263,9 @@ export class SmokeBenchmark extends Construct {
     this.function = fn;
 
     target.grant(fn);
+    if (tokens !== undefined) {
+      target.grantStream(fn);
+    }
     if (this.loadWorker !== undefined) {
       // The unqualified ARN only (the hook invokes $LATEST by name): Function.grantInvoke would add `<arn>:*`.
       fn.addToRolePolicy(

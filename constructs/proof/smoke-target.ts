@@ -3,6 +3,7 @@ import { Duration, Names } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, type IConstruct } from 'constructs';
+import type { TokenProofConfig } from '../../lib/bench/token-proof';
 import { type SmokeConfig } from '../../lib/smoke/config';
 
 
@@ -45,6 +46,13 @@ export interface SmokeNetworkOptions {
 export interface SageMakerSmokeTargetOptions extends SmokeNetworkOptions {
   /** Send every request to this production variant. @default - SageMaker routes by variant weight */
   readonly targetVariant?: string;
+  /**
+   * For a generative plan served by inference components: the component every request is sent to
+   * (`InferenceComponentName`). Only a proof in tokens uses it.
+   *
+   * @default - SageMaker routes to the endpoint's only inference component or variant
+   */
+  readonly inferenceComponentName?: string;
 }
 
 /** Options of {@link SmokeTarget.url}. */
@@ -77,11 +85,17 @@ export interface BoundTarget {
   readonly target: string;
   readonly name: string;
   readonly config: SmokeConfig['target'];
+  /** The target's literal options for a proof in tokens. */
+  readonly tokenConfig: TokenProofConfig['target'];
+  /** An inference component was named (only a proof in tokens sends to one). */
+  readonly inferenceComponentName?: string;
   readonly fingerprint?: string;
   readonly network: SmokeNetworkOptions;
   readonly dependsOn: IConstruct[];
   readonly defaultLatencyAllowance: Duration;
   grant(grantee: iam.IGrantable): void;
+  /** Lets `grantee` stream answers (`sagemaker:InvokeEndpointWithResponseStream` on the one endpoint). */
+  grantStream(grantee: iam.IGrantable): void;
 }
 
 /**
@@ -103,6 +117,8 @@ export abstract class SmokeTarget {
           target: endpoint.endpointName,
           name: endpoint.endpointName,
           config: { kind: 'sagemaker', targetVariant: options.targetVariant },
+          tokenConfig: { kind: 'sagemaker', inferenceComponentName: options.inferenceComponentName },
+          inferenceComponentName: options.inferenceComponentName,
           fingerprint: endpoint.deploymentFingerprint,
           network: options,
           dependsOn: Construct.isConstruct(endpoint) ? [endpoint] : [],
@@ -112,13 +128,23 @@ export abstract class SmokeTarget {
           // server-side p99 without it and report the overhead it measured (docs/smoke-benchmark.md).
           defaultLatencyAllowance: Duration.millis(20),
           grant: (grantee) => endpoint.grantInvoke(grantee),
+          // ISmokeBenchmarkEndpoint.grantInvoke grants InvokeEndpoint only; streaming is its own action.
+          // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonsagemaker.html
+          grantStream: (grantee) => {
+            iam.Grant.addToPrincipal({
+              grantee,
+              actions: ['sagemaker:InvokeEndpointWithResponseStream'],
+              resourceArns: [endpoint.endpointArn],
+            });
+          },
         };
       }
     })();
   }
 
   /**
-   * An HTTP(S) URL, POSTed the request body.
+   * An HTTP(S) URL, POSTed the request body. For a generative plan, the engine's base URL (e.g.
+   * `http://internal-alb.example:80`): the proof in tokens sends to `/v1/chat/completions` or `/v1/completions` under it.
    *
    * Give `vpc` for an internal load balancer. The benchmark runs after `dependsOn` and re-runs when `fingerprint`
    * changes.
@@ -131,12 +157,14 @@ export abstract class SmokeTarget {
           target: url,
           name: options.name ?? Names.uniqueResourceName(scope, { maxLength: 64, separator: '-' }),
           config: { kind: 'http', headers: options.headers },
+          tokenConfig: { kind: 'http', headers: options.headers },
           fingerprint: options.fingerprint,
           network: options,
           dependsOn: options.dependsOn ?? [],
           // One hop from the Lambda to a load balancer in the same region.
           defaultLatencyAllowance: Duration.millis(5),
           grant: () => undefined,
+          grantStream: () => undefined,
         };
       }
     })();

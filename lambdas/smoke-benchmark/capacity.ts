@@ -41,31 +41,9 @@ export async function runCapacityProof(
   config: CapacityConfig,
   deadlineMs: number,
 ): Promise<CapacityReport> {
-  const signal = AbortSignal.timeout(deadlineMs);
   // The workers start together and measure after their warm-up: close enough to date the calibration record.
   const measuredFrom = new Date(Date.now() + config.warmupMs).toISOString();
-  const failed: Record<string, string> = {};
-  const results: LoadWorkerResult[] = [];
-  await Promise.all(
-    workerRequests(config).map(async (request) => {
-      try {
-        const output = await lambda.send(
-          new InvokeCommand({ FunctionName: workerFunction, InvocationType: 'RequestResponse', Payload: JSON.stringify(request) }),
-          { abortSignal: signal },
-        );
-        const text = output.Payload ? new TextDecoder().decode(output.Payload) : '';
-        if (output.FunctionError !== undefined) {
-          failed[String(request.worker)] = `worker ${request.worker} failed: ${workerErrorText(text)}`;
-          return;
-        }
-        results.push(JSON.parse(text) as LoadWorkerResult);
-      } catch (err) {
-        const e = err as Error;
-        const cause = signal.aborted ? `no answer within ${deadlineMs} ms` : `${e.name}: ${e.message}`;
-        failed[String(request.worker)] = `invoking worker ${request.worker} (${workerFunction}) failed: ${cause}`;
-      }
-    }),
-  );
+  const { results, failed } = await invokeWorkers<LoadWorkerResult>(lambda, workerFunction, workerRequests(config), deadlineMs);
   const measured = mergeWorkerResults(results, failed);
   const verdict = judgeCapacity(measured, config);
   return {
@@ -93,6 +71,42 @@ export async function runCapacityProof(
         }
       : {}),
   };
+}
+
+/**
+ * Invokes every worker at once (RequestResponse) and collects what they return; a worker whose invocation fails (a
+ * function error, a throttle, the deadline) is named in `failed` with its cause.
+ */
+export async function invokeWorkers<Result>(
+  lambda: LambdaClient,
+  workerFunction: string,
+  requests: readonly { readonly worker: number }[],
+  deadlineMs: number,
+): Promise<{ results: Result[]; failed: Record<string, string> }> {
+  const signal = AbortSignal.timeout(deadlineMs);
+  const failed: Record<string, string> = {};
+  const results: Result[] = [];
+  await Promise.all(
+    requests.map(async (request) => {
+      try {
+        const output = await lambda.send(
+          new InvokeCommand({ FunctionName: workerFunction, InvocationType: 'RequestResponse', Payload: JSON.stringify(request) }),
+          { abortSignal: signal },
+        );
+        const text = output.Payload ? new TextDecoder().decode(output.Payload) : '';
+        if (output.FunctionError !== undefined) {
+          failed[String(request.worker)] = `worker ${request.worker} failed: ${workerErrorText(text)}`;
+          return;
+        }
+        results.push(JSON.parse(text) as Result);
+      } catch (err) {
+        const e = err as Error;
+        const cause = signal.aborted ? `no answer within ${deadlineMs} ms` : `${e.name}: ${e.message}`;
+        failed[String(request.worker)] = `invoking worker ${request.worker} (${workerFunction}) failed: ${cause}`;
+      }
+    }),
+  );
+  return { results, failed };
 }
 
 /** `errorType: errorMessage` of a Lambda function error payload, or the payload itself. */

@@ -10,17 +10,19 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { Context } from 'aws-lambda';
 import { runBenchmark } from '../../io/bench/engine';
 import type { BenchOptions, BenchReport } from '../../lib/bench/types';
-import { planRunBudget, REPORT_WRITE_DEADLINE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
+import { planRunBudget, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { capacityStageMs, MAX_FAN_OUT } from '../../lib/smoke/capacity';
-import { MAX_IN_FLIGHT, readSettings, type SmokeSettings } from '../../lib/smoke/config';
+import { MAX_IN_FLIGHT, readSettings, SMOKE_ENV, type SmokeSettings } from '../../lib/smoke/config';
+import { isTokenProofConfig } from '../../lib/bench/token-proof';
+import { tokenProofClient } from '../../io/bench/token-proof-client';
+import { runTokenGate } from './tokens';
 import { runCapacityProof, type CapacityReport } from './capacity';
 import { cloudFormationClient, s3Client } from './clients';
-import { failureMessage, publishMetrics, reportDocument, reportKeys, type SmokeReportDocument } from './report';
+import { failureMessage, publishMetrics, reportDocument, reportKeys, writeReport, type SmokeReportDocument } from './report';
 import { readStackState } from './stack-status';
 
 // Retries would hide throttling and model errors and stretch the measured latency, so the benchmark's client
@@ -83,10 +85,19 @@ export class SmokeBenchmarkFailedError extends Error {
  * environment. A repeated invocation measures again and gives the same verdict for the same endpoint behaviour;
  * it writes a new timestamped report and overwrites `latest.json`.
  *
+ * A `SMOKE_CONFIG` of `kind: 'tokens'` (a generative plan) runs the proof in tokens instead (`./tokens`).
+ *
  * @throws SmokeBenchmarkFailedError when a threshold is breached or the run was cut at its time budget
+ * @throws TokenProofFailedError when a proof in tokens misses (wrong golden answer, TTFT, TPOT, rate, errors)
  * @throws Error when the settings are invalid or the configured run cannot fit in the time left
  */
 export async function handler(_event: unknown, context: SmokeContext): Promise<SmokeOutcome> {
+  if (isTokenProofConfig(process.env[SMOKE_ENV.config])) {
+    return runTokenGate(process.env, () => context.getRemainingTimeInMillis(), { cloudFormation, s3, lambda, client: tokenProofClient }, {
+      functionVersion: context.functionVersion,
+      requestId: context.awsRequestId,
+    });
+  }
   const invokedAt = new Date();
   const settings = readSettings(process.env);
 
@@ -130,7 +141,7 @@ export async function handler(_event: unknown, context: SmokeContext): Promise<S
 
   const keys = reportKeys(settings.config.reportPrefix, settings.name, invokedAt, settings.config.fingerprint);
   const uri = `s3://${settings.reportBucket}/${keys.run}`;
-  const reportError = await writeReport(settings.reportBucket, [keys.run, keys.latest], JSON.stringify(document, null, 2));
+  const reportError = await writeReport(s3, settings.reportBucket, [keys.run, keys.latest], JSON.stringify(document, null, 2));
   log(document.passed ? 'passed' : 'failed', {
     name: settings.name,
     report: reportError === undefined ? uri : undefined,
@@ -154,29 +165,6 @@ export async function handler(_event: unknown, context: SmokeContext): Promise<S
     ...(reportError === undefined ? { report: uri } : { reportError }),
     thresholds: report.thresholds.map((t) => `${t.name} ${t.measured} (limit ${t.limit})`),
   };
-}
-
-/**
- * Writes the report under each key in turn, within {@link REPORT_WRITE_DEADLINE_MS} in all.
- *
- * The timestamped object goes first: `latest.json` never points at a run whose own object is missing.
- *
- * @returns why a write failed, naming the bucket and key, or `undefined` when both were written.
- */
-async function writeReport(bucket: string, keys: readonly string[], body: string): Promise<string | undefined> {
-  const deadline = AbortSignal.timeout(REPORT_WRITE_DEADLINE_MS);
-  for (const key of keys) {
-    try {
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }), {
-        abortSignal: deadline,
-      });
-    } catch (err) {
-      const e = err as Error;
-      const cause = deadline.aborted ? `no answer within ${REPORT_WRITE_DEADLINE_MS} ms` : `${e.name}: ${e.message}`;
-      return `the report could not be written to s3://${bucket}/${key}: ${cause}`;
-    }
-  }
-  return undefined;
 }
 
 function benchOptions(settings: SmokeSettings): BenchOptions {

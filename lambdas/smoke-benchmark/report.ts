@@ -3,8 +3,10 @@
  * Powertools), and the message that fails the deployment.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describeThreshold } from '../../lib/bench/errors';
 import type { BenchReport } from '../../lib/bench/types';
+import { REPORT_WRITE_DEADLINE_MS } from '../../lib/smoke/budget';
 import type { SmokeSettings } from '../../lib/smoke/config';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
 import type { CapacityReport } from './capacity';
@@ -181,4 +183,27 @@ export function failureMessage(document: SmokeReportDocument, reportUri: string)
     `smoke benchmark of ${document.name} in ${document.environment} failed: ${document.failures.join('; ')}` +
     `${errors}; report ${reportUri}`
   );
+}
+
+/**
+ * Writes the report under each key in turn, within {@link REPORT_WRITE_DEADLINE_MS} in all.
+ *
+ * The timestamped object goes first: `latest.json` never points at a run whose own object is missing.
+ *
+ * @returns why a write failed, naming the bucket and key, or `undefined` when both were written.
+ */
+export async function writeReport(s3: S3Client, bucket: string, keys: readonly string[], body: string): Promise<string | undefined> {
+  const deadline = AbortSignal.timeout(REPORT_WRITE_DEADLINE_MS);
+  for (const key of keys) {
+    try {
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }), {
+        abortSignal: deadline,
+      });
+    } catch (err) {
+      const e = err as Error;
+      const cause = deadline.aborted ? `no answer within ${REPORT_WRITE_DEADLINE_MS} ms` : `${e.name}: ${e.message}`;
+      return `the report could not be written to s3://${bucket}/${key}: ${cause}`;
+    }
+  }
+  return undefined;
 }

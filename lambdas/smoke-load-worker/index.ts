@@ -13,7 +13,11 @@ import type { Context } from 'aws-lambda';
 import { runBenchmark } from '../../io/bench/engine';
 import type { BenchTarget } from '../../lib/bench/types';
 import { loadWorkerRequestSchema, WORKER_RETURN_RESERVE_MS, workerRunMs, type LoadWorkerResult } from '../../lib/smoke/capacity';
-import { readWorkerSettings } from '../../lib/smoke/config';
+import { readWorkerSettings, SMOKE_ENV } from '../../lib/smoke/config';
+import { tokenProofClient } from '../../io/bench/token-proof-client';
+import type { TokenWorkerResult } from '../../lib/bench/token-merge';
+import { isTokenProofConfig } from '../../lib/bench/token-proof';
+import { runTokenWorker } from './tokens';
 
 // One attempt per request (a retry would hide throttling and stretch latency), sockets for the largest in-flight
 // cap a worker is given.
@@ -31,7 +35,13 @@ const sageMaker = new SageMakerRuntimeClient({
  * @throws Error when the payload or the environment is invalid, or the run cannot finish before the function's
  *   timeout; the hook reports the worker as failed.
  */
-export async function handler(event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<LoadWorkerResult> {
+export async function handler(
+  event: unknown,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<LoadWorkerResult | TokenWorkerResult> {
+  if (isTokenProofConfig(process.env[SMOKE_ENV.config])) {
+    return runTokenWorker(event, process.env, () => context.getRemainingTimeInMillis(), tokenProofClient);
+  }
   const parsed = loadWorkerRequestSchema.safeParse(event);
   if (!parsed.success) {
     throw new Error(

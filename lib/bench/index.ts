@@ -30,3 +30,18 @@ export {
   type MeasuredRun,
   type PlanBasis,
 } from './calibration-record';
+export { SseDecoder } from './sse';
+export {
+  DONE_EVENT,
+  parseCompletionChunk,
+  syntheticPrompt,
+  tokenLatencies,
+  tokenRequestBody,
+  TokenStreamTracker,
+  type ChatMessage,
+  type CompletionChunk,
+  type TokenApi,
+  type TokenRequest,
+  type TokenStreamResult,
+} from './token-stream';
+export { poissonArrivals, TokenLoadRecorder, type TokenLoadReport, type TokenPercentiles } from './token-load';

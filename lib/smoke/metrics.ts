@@ -20,6 +20,18 @@ export const SMOKE_METRIC = {
   capacityRate: 'CapacityAchievedRate',
   /** Client-side p99 of the capacity proof, in ms. */
   capacityP99: 'CapacityLatencyP99',
+  /** Proof in tokens: p99 time to first token of the short run, in ms. */
+  ttftP99: 'TimeToFirstTokenP99',
+  /** Proof in tokens: p99 time per output token of the short run, in ms. */
+  tpotP99: 'TimePerOutputTokenP99',
+  /** Proof in tokens: output tokens per second of the short run. */
+  outputTokens: 'OutputTokensPerSecond',
+  /** Proof in tokens: 1 when the golden prompt got its expected answer, else 0. */
+  golden: 'GoldenAnswer',
+  /** Proof in tokens: p99 time to first token of the capacity proof, in ms. */
+  capacityTtftP99: 'CapacityTimeToFirstTokenP99',
+  /** Proof in tokens: p99 time per output token of the capacity proof, in ms. */
+  capacityTpotP99: 'CapacityTimePerOutputTokenP99',
 } as const;
 
 /** Dimension names, shared with the construct. */

@@ -11,12 +11,15 @@ import type { Plan } from '../../../lib/planner/types';
 import { requiredFunctionTimeoutMs, type RunShape } from '../../../lib/smoke/budget';
 import { capacityStageMs, DEFAULT_ACCOUNT_CONCURRENCY, MAX_FAN_OUT, PER_WORKER_RPS, planBasis, type CapacityConfig } from '../../../lib/smoke/capacity';
 import { MAX_IN_FLIGHT } from '../../../lib/smoke/config';
-import { SmokeBenchmarkProps } from '../smoke-benchmark-props';
+import type { SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props';
+
+/** The props of a single-call benchmark: its plan, if any, is a single-call `Plan`. */
+export type SingleCallProps = Omit<SmokeBenchmarkProps, 'plan'> & { readonly plan?: Plan };
 import { BoundTarget } from '../smoke-target';
 import { predictedP99At } from '../smoke-thresholds';
 import { MAX_SMOKE_TIMEOUT, DEFAULT_CAPACITY_DURATION, DEFAULT_CAPACITY_WARMUP, DEFAULT_CAPACITY_RATE_SHARE, LAMBDA_ENVIRONMENT_BYTES, TOKEN_VALUE_BYTES, DEFAULT_ERROR_RATE, DEFAULT_DURATION, DEFAULT_WARMUP, DEFAULT_REQUEST_TIMEOUT, DEFAULT_CONCURRENCY_WITHOUT_PLAN, MAX_DEFAULT_CONCURRENCY } from './smoke-defaults';
 
-export function resolveLoad(props: SmokeBenchmarkProps, target: BoundTarget, problems: string[]): RunShape {
+export function resolveLoad(props: SingleCallProps, target: BoundTarget, problems: string[]): RunShape {
   const load = props.load ?? {};
   const timeoutMs = (load.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT).toMilliseconds();
   const warmupMs = (load.warmup ?? DEFAULT_WARMUP).toMilliseconds();
@@ -80,7 +83,7 @@ export function resolveLoad(props: SmokeBenchmarkProps, target: BoundTarget, pro
 
 
 export function resolveCapacity(
-  props: SmokeBenchmarkProps,
+  props: SingleCallProps,
   shape: RunShape,
   allowance: Duration,
   problems: string[],
@@ -115,6 +118,12 @@ export function resolveCapacity(
   const serverP99MaxMs =
     options.serverP99Max?.toMilliseconds() ??
     (plan !== undefined && plan.serving === 'batching' ? predictedP99At(plan, rateRps) : undefined);
+  if (options.streamsPerWorker !== undefined) {
+    problems.push(
+      `capacityProof.streamsPerWorker=${options.streamsPerWorker} applies to generative plans (streamed requests); ` +
+        'a single-call proof is sized by capacityProof.perWorkerRps; remove streamsPerWorker',
+    );
+  }
   const perWorkerRps = options.perWorkerRps ?? PER_WORKER_RPS;
   if (!(perWorkerRps > 0) || !Number.isFinite(perWorkerRps)) {
     problems.push(`capacityProof.perWorkerRps=${perWorkerRps} must be a positive number, e.g. ${PER_WORKER_RPS}`);
@@ -226,7 +235,7 @@ export function resolveTimeout(
   return timeout;
 }
 
-export function validateRequest(props: SmokeBenchmarkProps, target: BoundTarget, problems: string[]): void {
+export function validateRequest(props: SingleCallProps & { readonly request: SmokeRequest }, target: BoundTarget, problems: string[]): void {
   if (Token.isUnresolved(props.request.body)) {
     problems.push('request.body is a CloudFormation token; give the golden request as a literal string');
   } else if (target.kind === 'sagemaker' && props.request.body === '') {

@@ -18,6 +18,7 @@ import { planBasis } from '../../../lib/smoke/capacity';
 import { calibrateProfile, readCalibrationRecord } from '../../../lib/calibration';
 import { plan } from '../../../lib/planner';
 import { requireProfile } from '../../../lib/profiles';
+import type { TokenWorkerResult } from '../../../lib/bench/token-merge';
 
 const ENDPOINT = 'bert-staging';
 const WORKER = 'Serving-SmokeLoadWorker';
@@ -31,7 +32,7 @@ const cloudFormation = mockClient(CloudFormationClient);
 let serve: (receivedAt: number) => ServerAction;
 let server: TestServer;
 let handler: (event: unknown, context: SmokeContext) => Promise<SmokeOutcome>;
-let worker: (event: unknown, context: SmokeContext) => Promise<LoadWorkerResult>;
+let worker: (event: unknown, context: SmokeContext) => Promise<LoadWorkerResult | TokenWorkerResult>;
 
 function answer(delayMs: number, batch = 2): ServerAction {
   return {

@@ -1,0 +1,176 @@
+/**
+ * The stand-in's scheduler: continuous batching in real time, with the semantics the token planner models
+ * (lib/generative/continuous-batching.ts, replayed by lib/generative/simulate.ts) and vLLM on Neuron runs:
+ *
+ * - at most `maxNumSeqs` sequences running; arrivals wait first come, first served;
+ * - one prefill at a time, taking priority over decode, and decode stops meanwhile (no chunked prefill on Neuron:
+ *   "Chunked prefill is not supported on Neuron", vLLM user guide of the Neuron SDK);
+ * - the prefill yields the request's first token (vLLM samples it from the context-encoding pass);
+ * - a decode step gives every running sequence one token and takes `stepMs` however many run (the decode graph is
+ *   compiled for `max_num_seqs` and runs padded to it).
+ *
+ * Times run on a virtual clock advanced by exact durations, so a late timer on a loaded host delays tokens but does
+ * not slow the engine down; if the host falls behind by more than one step, the clock resynchronises rather than
+ * sending a burst.
+ *
+ * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html
+ */
+
+/** Timings of the simulated engine, ms (before `slowdown`). */
+export interface StandinTiming {
+  /** Most sequences decoding at once (`--max-num-seqs`). */
+  readonly maxNumSeqs: number;
+  /** One decode step. */
+  readonly stepMs: number;
+  /** Prefill per prompt token. */
+  readonly prefillMsPerToken: number;
+  /** Least a prefill takes (its fixed costs). */
+  readonly prefillFloorMs: number;
+  /** Every duration is multiplied by this (above 1: slower than the plan). @default 1 */
+  readonly slowdown?: number;
+}
+
+/** Prefill time of `tokens` prompt tokens, ms: linear in tokens, never below the floor. */
+export function prefillMs(timing: StandinTiming, tokens: number): number {
+  return Math.max(timing.prefillFloorMs, timing.prefillMsPerToken * tokens) * (timing.slowdown ?? 1);
+}
+
+/** One generation the engine runs. */
+export interface Sequence {
+  readonly inputTokens: number;
+  /** Tokens to generate (at least 1). */
+  readonly outputTokens: number;
+  /** Called once per token, with its index from 0, when it is produced. */
+  readonly onToken: (index: number) => void;
+  /** Called once after the last token. */
+  readonly onDone: () => void;
+  readonly arrivedAt: number;
+  firstTokenAt?: number;
+  produced: number;
+  cancelled: boolean;
+}
+
+/** What the engine has done, for `/metrics`. */
+export interface EngineObserver {
+  onFirstToken?(s: Sequence, ttftSeconds: number): void;
+  onToken?(s: Sequence, interTokenSeconds: number): void;
+  onFinish?(s: Sequence, nowMs: number): void;
+}
+
+/** The continuous-batching scheduler. */
+export class StandinEngine {
+  readonly waiting: Sequence[] = [];
+  readonly running: Sequence[] = [];
+  private busy = false;
+  /** Virtual time the current operation ends at. */
+  private clock = 0;
+  private timer?: NodeJS.Timeout;
+  private lastTokenAt = new Map<Sequence, number>();
+
+  constructor(
+    readonly timing: StandinTiming,
+    private readonly observer: EngineObserver = {},
+  ) {}
+
+  /** Queues a generation. */
+  submit(request: Pick<Sequence, 'inputTokens' | 'outputTokens' | 'onToken' | 'onDone'>): Sequence {
+    const s: Sequence = { ...request, arrivedAt: performance.now(), produced: 0, cancelled: false };
+    this.waiting.push(s);
+    this.kick();
+    return s;
+  }
+
+  /** Drops a generation whose client went away: its slot frees at the next step, as vLLM aborts it. */
+  cancel(s: Sequence): void {
+    s.cancelled = true;
+    const i = this.waiting.indexOf(s);
+    if (i >= 0) {
+      this.waiting.splice(i, 1);
+    }
+  }
+
+  /** Stops the engine's timer. */
+  close(): void {
+    clearTimeout(this.timer);
+  }
+
+  private kick(): void {
+    if (!this.busy) {
+      this.clock = performance.now();
+      this.next();
+    }
+  }
+
+  /** Starts the next operation: a prefill when a slot and a request wait, else a decode step, else idles. */
+  private next(): void {
+    for (let i = this.running.length - 1; i >= 0; i--) {
+      if (this.running[i].cancelled) {
+        this.lastTokenAt.delete(this.running[i]);
+        this.running.splice(i, 1);
+      }
+    }
+    const slowdown = this.timing.slowdown ?? 1;
+    if (this.waiting.length > 0 && this.running.length < this.timing.maxNumSeqs) {
+      const s = this.waiting.shift()!;
+      this.schedule(prefillMs(this.timing, s.inputTokens), () => {
+        if (s.cancelled) {
+          return;
+        }
+        this.emit(s);
+        if (s.produced < s.outputTokens) {
+          this.running.push(s);
+        }
+      });
+      return;
+    }
+    if (this.running.length > 0) {
+      const batch = [...this.running];
+      this.schedule(this.timing.stepMs * slowdown, () => {
+        for (const s of batch) {
+          if (!s.cancelled) {
+            this.emit(s);
+          }
+        }
+        for (let i = this.running.length - 1; i >= 0; i--) {
+          if (this.running[i].produced >= this.running[i].outputTokens) {
+            this.running.splice(i, 1);
+          }
+        }
+      });
+      return;
+    }
+    this.busy = false;
+  }
+
+  private schedule(durationMs: number, done: () => void): void {
+    this.busy = true;
+    const now = performance.now();
+    // Behind by more than this operation: the host stalled; restart the clock rather than catch up in a burst.
+    if (now - this.clock > durationMs) {
+      this.clock = now;
+    }
+    this.clock += durationMs;
+    this.timer = setTimeout(() => {
+      done();
+      this.next();
+    }, Math.max(0, this.clock - now));
+  }
+
+  private emit(s: Sequence): void {
+    const now = performance.now();
+    const index = s.produced++;
+    if (index === 0) {
+      s.firstTokenAt = now;
+      this.observer.onFirstToken?.(s, (now - s.arrivedAt) / 1000);
+    } else {
+      this.observer.onToken?.(s, (now - (this.lastTokenAt.get(s) ?? now)) / 1000);
+    }
+    this.lastTokenAt.set(s, now);
+    s.onToken(index);
+    if (s.produced >= s.outputTokens) {
+      this.lastTokenAt.delete(s);
+      this.observer.onFinish?.(s, now);
+      s.onDone();
+    }
+  }
+}

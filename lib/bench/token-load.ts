@@ -1,0 +1,139 @@
+/**
+ * Open-loop token load, the pure half: seeded Poisson arrival times, and the recorder that turns each streamed
+ * request's result into HDR histograms of TTFT, TPOT and end-to-end latency (encoded as the single-call capacity
+ * proof encodes latency, so load workers' histograms merge exactly) and a report.
+ */
+import type { ErrorKind } from './errors';
+import { LatencyRecorder } from './latency';
+import { random } from '../planner/simulate';
+import type { TokenStreamResult } from './token-stream';
+
+/**
+ * Arrival times of a Poisson process at `ratePerSecond` over `durationMs`, in ms from the start: exponential gaps
+ * drawn from a seeded generator, so a run is repeatable.
+ */
+export function poissonArrivals(ratePerSecond: number, durationMs: number, seed = 1): number[] {
+  if (!(ratePerSecond > 0) || !(durationMs > 0)) {
+    return [];
+  }
+  const next = random(seed);
+  const arrivals: number[] = [];
+  for (let t = -Math.log(1 - next()) * (1000 / ratePerSecond); t < durationMs; t += -Math.log(1 - next()) * (1000 / ratePerSecond)) {
+    arrivals.push(t);
+  }
+  return arrivals;
+}
+
+/** p50, p90, p99 and max, ms. */
+export interface TokenPercentiles {
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** What an open-loop token run measured. */
+export interface TokenLoadReport {
+  /** Requests due in the sending window (sent, or refused for backpressure). */
+  readonly requests: number;
+  /** Requests that streamed to the end. */
+  readonly completed: number;
+  readonly errors: number;
+  readonly errorsByKind: Readonly<Record<string, number>>;
+  /** The first failure of each kind, as text. */
+  readonly errorSamples: Readonly<Record<string, string>>;
+  /** The rate asked for, requests per second. */
+  readonly offeredRps: number;
+  /** Completed requests per second of the sending window (a request sent in the window counts when it completes). */
+  readonly achievedRps: number;
+  /** Output tokens of completed requests per second, from the first send to the last answer. */
+  readonly outputTokensPerSecond: number;
+  readonly outputTokens: number;
+  readonly ttftMs: TokenPercentiles;
+  readonly tpotMs: TokenPercentiles;
+  readonly e2eMs: TokenPercentiles;
+  /** The sending window, ms. */
+  readonly durationMs: number;
+  /** From the first send to the last answer, ms. */
+  readonly elapsedMs: number;
+  /** The histograms in HdrHistogram's compressed base64 form (µs), to merge with others exactly. */
+  readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string };
+}
+
+/**
+ * Collects streamed results into histograms. TTFT and end-to-end latency are recorded for every completed request,
+ * TPOT for those with two tokens or more (one token has no time per output token).
+ */
+export class TokenLoadRecorder {
+  readonly ttft = new LatencyRecorder();
+  readonly tpot = new LatencyRecorder();
+  readonly e2e = new LatencyRecorder();
+  completed = 0;
+  errors = 0;
+  outputTokens = 0;
+  readonly errorsByKind: Record<string, number> = {};
+  readonly errorSamples: Record<string, string> = {};
+
+  /** Records one request's result; a failure is counted under its `errorKind`. */
+  record(result: TokenStreamResult): void {
+    if (!result.ok) {
+      this.fail(result.errorKind ?? 'other', result.error ?? 'failed');
+      return;
+    }
+    this.completed++;
+    this.outputTokens += result.outputTokens;
+    this.ttft.record(result.ttftMs);
+    this.e2e.record(result.e2eMs);
+    if (result.tpotMs !== undefined) {
+      this.tpot.record(result.tpotMs);
+    }
+  }
+
+  /** Counts one failed request. */
+  fail(kind: ErrorKind, sample: string): void {
+    this.errors++;
+    this.errorsByKind[kind] = (this.errorsByKind[kind] ?? 0) + 1;
+    this.errorSamples[kind] ??= sample;
+  }
+
+  /** Adds another recorder's counts and histograms (a second worker's share). */
+  add(other: TokenLoadReport): void {
+    this.completed += other.completed;
+    this.errors += other.errors;
+    this.outputTokens += other.outputTokens;
+    for (const [kind, n] of Object.entries(other.errorsByKind)) {
+      this.errorsByKind[kind] = (this.errorsByKind[kind] ?? 0) + n;
+    }
+    for (const [kind, sample] of Object.entries(other.errorSamples)) {
+      this.errorSamples[kind] ??= sample;
+    }
+    this.ttft.addEncoded(other.encoded.ttft);
+    this.tpot.addEncoded(other.encoded.tpot);
+    this.e2e.addEncoded(other.encoded.e2e);
+  }
+
+  /** The report of a run that offered `offeredRps` for `durationMs` and was answered within `elapsedMs`. */
+  report(run: { readonly requests: number; readonly offeredRps: number; readonly durationMs: number; readonly elapsedMs: number }): TokenLoadReport {
+    const pct = (r: LatencyRecorder): TokenPercentiles => {
+      const { p50, p90, p99, max } = r.percentiles();
+      return { p50, p90, p99, max };
+    };
+    return {
+      requests: run.requests,
+      completed: this.completed,
+      errors: this.errors,
+      errorsByKind: { ...this.errorsByKind },
+      errorSamples: { ...this.errorSamples },
+      offeredRps: run.offeredRps,
+      achievedRps: run.durationMs > 0 ? (this.completed * 1000) / run.durationMs : 0,
+      outputTokensPerSecond: run.elapsedMs > 0 ? (this.outputTokens * 1000) / run.elapsedMs : 0,
+      outputTokens: this.outputTokens,
+      ttftMs: pct(this.ttft),
+      tpotMs: pct(this.tpot),
+      e2eMs: pct(this.e2e),
+      durationMs: run.durationMs,
+      elapsedMs: run.elapsedMs,
+      encoded: { ttft: this.ttft.encode(), tpot: this.tpot.encode(), e2e: this.e2e.encode() },
+    };
+  }
+}
