@@ -7,7 +7,8 @@
  *   throughput) and the other rows of the same chip alike: the same model on the same hardware.
  * - host work: with stock serving (one call per request), the 5th percentile of `server-ms - device-ms` is the host
  *   work of a request that did not wait for a process; it becomes `hostCpuMsPerRequest`. With server batching that
- *   difference also holds the wait for the batch to close, which cannot be told apart, so host work is kept.
+ *   difference also holds the wait for the batch to close, and on instances that fell behind the offered rate the wait
+ *   for a process (nearly every request queues), neither of which can be told apart, so host work is kept.
  * - capacity factor: what an instance held against what the planner's queueing model, fed the corrected row and host
  *   work, predicts for the measured layout. A run whose instances fell behind the offered rate measured their
  *   capacity: the factor makes the model match it. A run that held its rate within the p99 target proved at least
@@ -99,7 +100,8 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
   let hostCpuMsPerRequest = profile.hostCpuMsPerRequest;
   let hostCpuSource = profile.hostCpuSource;
   const overhead = server?.overheadMs;
-  if (overhead !== undefined && basis.serving === 'stock') {
+  const fellBehind = record.achievedRps < SATURATED_SHARE * record.offeredRps;
+  if (overhead !== undefined && basis.serving === 'stock' && !fellBehind) {
     const perInput = Math.max(MIN_HOST_MS, round(overhead.p5 / basis.inputsPerRequest, 3));
     changes.push(
       `hostCpuMsPerRequest: ${profile.hostCpuMsPerRequest === undefined ? `the planner's default (plan counted ${fmt(basis.hostCpuMsPerRequest)} ms)` : `${fmt(profile.hostCpuMsPerRequest)} ms`} -> ` +
@@ -107,6 +109,8 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
     );
     hostCpuMsPerRequest = perInput;
     hostCpuSource = `calibrated from ${options.source} (${record.measuredAt}): p${HOST_WORK_PERCENTILE} of server-ms - device-ms at ${fmt(record.offeredRps)} requests/s`;
+  } else if (overhead !== undefined && fellBehind) {
+    warnings.push('host work kept: the instances fell behind the offered rate, so server-ms - device-ms also holds the wait for a process; prove at a rate they hold to measure it');
   } else if (overhead !== undefined) {
     warnings.push('host work kept: with server batching, server-ms - device-ms also holds the wait for the batch to close');
   }
@@ -134,7 +138,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
         `target of ${basis.p99TargetMs} ms on ${basis.instanceType}: replan with a higher target or another layout before calibrating`,
     );
   }
-  if (record.achievedRps < SATURATED_SHARE * record.offeredRps) {
+  if (fellBehind) {
     factor = held / modelled;
     why = `the instances fell behind: they held ${fmt(held)} of the ${fmt(offeredPerInstance)} requests/s per instance offered`;
   } else if (p99 <= basis.p99TargetMs) {
