@@ -38,6 +38,7 @@ import { requireProfile } from '../lib/profiles';
 import { messageOf, readJsonFile } from './commands/files';
 import { addEnvironmentStages, readEnvironmentsContext } from './environment-stages';
 import { addEcsExample, readEcsContext } from './ecs-example';
+import { addLlamaExample, readLlamaContext } from './llama-example';
 import type { EnvironmentsConfig } from '../lib/environments';
 
 /** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
@@ -159,6 +160,7 @@ export function buildApp(app: App = new App()): App {
   // Every context value is checked here, before the first stack: a stack's Lambda bundles are built as it is
   // constructed, and a bad value refused after them would come at the end of a screen of bundling output.
   const ecsContext = readEcsContext(app, problems);
+  const llamaContext = readLlamaContext(app, problems);
   InputError.throwIfAny(problems);
   // After the others: the environments config reads the same prices file, whose problem is then already reported.
   const environments: EnvironmentsConfig | undefined = readEnvironmentsContext(app, path.join(__dirname, '..'));
@@ -207,6 +209,8 @@ export function buildApp(app: App = new App()): App {
     account, region, catalog: catalog!, targets, minInstances: minInstances!, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
     warnOn: stack,
   }, ecsContext);
+  // The generative example: Llama 3.1 8B Instruct on SageMaker inference components and on ECS (docs/generative.md).
+  addLlamaExample(app, { account, region, catalog: catalog! }, llamaContext);
   // The environments (dev/*, staging/*, prod/*) and their promotion pipeline, when cdk.json names a config
   // (docs/promotion.md); the stack above stays the first-deploy path.
   addEnvironmentStages(app, {

@@ -219,7 +219,7 @@ export interface ICompiledGenerativeArtifacts {
   readonly artifactPrefix: string;
   /** `s3://bucket/<prefix><hash>/compiled/`: copy it to the directory `NEURON_COMPILED_ARTIFACTS` names. */
   readonly s3Uri: string;
-  /** `s3://` URI of the weights the engine loads (`--model`): the staged Hub weights, or the S3 weights prefix. */
+  /** `s3://` URI of the weights the engine loads (`--model`), staged beside the compiled artifacts. */
   readonly modelS3Uri: string;
   /** What the artifacts were compiled for: the manifest's facts, known at synth from the spec. */
   readonly manifest: GenerativeArtifactFacts;
@@ -415,10 +415,9 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     return this.bucket.s3UrlForObject(`${this.artifactPrefix}${COMPILED_ARTIFACTS_DIR}`);
   }
 
-  /** The weights the engine loads: the staged Hub weights, or the S3 weights prefix. */
+  /** The weights the engine loads, staged beside the artifacts: `s3://bucket/<prefix><hash>/model/`. */
   get modelS3Uri(): string {
-    const deploy = this.weights.identity(Stack.of(this)).deploy;
-    return deploy.source === 's3' ? deploy.s3Uri : this.bucket.s3UrlForObject(`${this.artifactPrefix}${STAGED_MODEL_DIR}`);
+    return this.bucket.s3UrlForObject(`${this.artifactPrefix}${STAGED_MODEL_DIR}`);
   }
 
   /** Neuron compiler's NxD Inference version the compile ran (resolved at deploy). */

@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { GenerativePlan } from '../../lib/generative/types';
 import type { ModelImage } from '../image/model-image';
 import type { ModelData } from '../model/model-data';
+import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 
 /** Scale to zero copies (and zero instances) when idle, and back on the first request. */
 export interface GenerativeScaleToZeroOptions {
@@ -58,7 +59,16 @@ export interface NeuronGenerativeEndpointProps {
    * The weights (a Hugging Face checkpoint directory), as an uncompressed S3 prefix SageMaker copies to
    * `/opt/ml/model`; with `compiledArtifactsPath`, also the compiled artifacts.
    */
-  readonly weights: ModelData;
+  readonly weights?: ModelData;
+
+  /**
+   * Artifacts a compile job made for this plan (`NeuronGenerativeCompileJob`): the weights it staged and the compiled
+   * artifacts side by side under one prefix, which SageMaker copies to `/opt/ml/model`. Checked against the plan and
+   * the image's Neuron SDK before anything is created. Give this or `weights`, not both.
+   *
+   * @default - `weights`, with `weightsPath` and `compiledArtifactsPath`
+   */
+  readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
 
   /**
    * Directory of the compiled artifacts inside `weights`, relative (`neuron-compiled/`): vLLM loads them

@@ -9,10 +9,13 @@ import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
+import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
+import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';
+import { ModelData } from '../model/model-data';
 import { stableHash } from '../private/endpoint-fingerprint';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
@@ -103,15 +106,28 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       problems.push(`endpointName=${JSON.stringify(props.endpointName)} is not a valid SageMaker endpoint name; use up to 63 `
         + 'letters, digits and hyphens, starting and ending with a letter or digit, or leave it unset');
     }
+    const job = props.compiledArtifacts;
+    if ((job === undefined) === (props.weights === undefined)) {
+      problems.push('give either weights (an S3 prefix of the checkpoint) or compiledArtifacts (a NeuronGenerativeCompileJob for '
+        + 'this plan), not ' + (job === undefined ? 'neither' : 'both'));
+    }
+    if (job !== undefined && (props.weightsPath !== undefined || props.compiledArtifactsPath !== undefined)) {
+      problems.push('weightsPath and compiledArtifactsPath come from compiledArtifacts (its model/ and compiled/ directories); leave them unset');
+    }
     InputError.throwIfAny(problems);
     const plan = props.plan;
-    const sizing = sizeComponent(plan, { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: props.compiledArtifactsPath !== undefined }, problems);
+    if (job !== undefined) {
+      assertGenerativeArtifactsMatchPlan(this, job, plan, props.image.neuronSdkVersion ?? '');
+    }
+    const weightsPath = job !== undefined ? STAGED_MODEL_DIR : props.weightsPath;
+    const compiledArtifactsPath = job !== undefined ? COMPILED_ARTIFACTS_DIR : props.compiledArtifactsPath;
+    const sizing = sizeComponent(plan, { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: compiledArtifactsPath !== undefined }, problems);
     let engine: ReturnType<typeof vllmReplicaConfigs>[number] | undefined;
     try {
       engine = vllmReplicaConfigs(plan, {
-        model: inModelDirectory(props.weightsPath) ?? MODEL_DIRECTORY,
+        model: inModelDirectory(weightsPath) ?? MODEL_DIRECTORY,
         servedModelName: props.servedModelName,
-        compiledArtifacts: inModelDirectory(props.compiledArtifactsPath),
+        compiledArtifacts: inModelDirectory(compiledArtifactsPath),
       })[0];
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
@@ -150,7 +166,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         `The role you pass must allow cloudwatch:PutMetricData in namespace ${this.engineMetricsNamespace}, where the `
         + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
     }
-    const weights = props.weights.bind(this, this.role);
+    const weights = (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!).bind(this, this.role);
     const localStorageOnly = hasLocalStorageOnly(type);
     this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
       description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
@@ -188,6 +204,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     });
     this.cfnModel.node.addDependency(this.role);
     if (weights.dependable) this.cfnModel.node.addDependency(weights.dependable as IDependable);
+    if (job !== undefined) this.cfnModel.node.addDependency(job.resource);
 
     // Endpoint configuration: no model on the variant, which makes it an inference component endpoint.
     const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
@@ -285,7 +302,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       Annotations.of(this).addInfo(`${this.node.path} scales to zero after ${props.scaleToZero.idleMinutes} idle minutes; the first `
         + `request afterwards fails while a copy starts, predicted ${describeColdStart(sizing.coldStart)}.`);
     }
-    if (props.compiledArtifactsPath === undefined) {
+    if (compiledArtifactsPath === undefined) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:compilesAtStart',
         'No compiledArtifactsPath: vLLM compiles the model for the plan at every copy start, which can outlast the '
         + `${sizing.startupTimeoutSeconds} s startup limit of SageMaker; compile once and pass the artifacts with the weights.`);

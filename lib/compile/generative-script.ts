@@ -118,10 +118,10 @@ fi
 chmod 400 "$SECRETS/hf_token"
 SECRET_MOUNT=(-v "$SECRETS/hf_token:/run/secrets/hf_token:ro")`
       : '# A public Hub repository: downloaded in the container without a token.';
-  const stageStep = s3 === undefined
-    ? `  aws s3 cp --only-show-errors --recursive "$WORK/model/" "\${DEST}${STAGED_MODEL_DIR}" >>"$LOG" 2>&1 \\
-    || fail error "could not upload the staged weights to \${DEST}${STAGED_MODEL_DIR}" 1\n`
-    : '';
+  // Weights from either source are staged beside the artifacts: SageMaker mounts one S3 prefix as /opt/ml/model, and
+  // one prefix holding both is what a stage copies when it promotes.
+  const stageStep = `  aws s3 cp --only-show-errors --recursive "$WORK/model/" "\${DEST}${STAGED_MODEL_DIR}" >>"$LOG" 2>&1 \\
+    || fail error "could not upload the staged weights to \${DEST}${STAGED_MODEL_DIR}" 1\n`;
   return `#!/bin/bash
 # cdk-inferentia generative compile host (rendered by lib/compile/generative-script.ts). Runs once at first boot as root.
 set -uo pipefail

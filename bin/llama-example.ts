@@ -1,0 +1,119 @@
+/**
+ * The generative example: Llama 3.1 8B Instruct planned in tokens, compiled in the deploy for the plan by the serving
+ * image's own vLLM, served on SageMaker inference components and proven in tokens (`GenerativeInferenceStack`), and
+ * its ECS twin (`GenerativeEcsInferenceStack`). docs/generative.md walks through it.
+ *
+ * Context it reads besides the example's own `account` and `region`:
+ * - `llamaImageDigest` (placeholder `sha256:` + 64 zeros): the digest of the pinned Neuron vLLM image
+ *   (`public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:<tag>`, the tag `VLLM_DLC_PINS` names for the plan's chip);
+ * - `llamaTokenSecret` (default `cdk-inferentia/hugging-face-token`): the Secrets Manager secret holding a Hugging
+ *   Face token whose account accepted the Llama 3.1 license; the compile host reads it at run time;
+ * - `llamaModelBucket` (default `cdk-inferentia-models-<account>-<region>`) and `llamaWeightsPrefix`: where the ECS
+ *   twin reads the weights (the Hugging Face layout, e.g. copied from the SageMaker stack's compile output).
+ * With the placeholder digest, synth warns and CloudFormation refuses the deploy before creating anything.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { GenerativeWeights } from '../constructs/compile/neuron-generative-compile-job';
+import { GenerativeEcsInferenceStack } from '../constructs/ecs/generative-ecs-inference-stack';
+import { ModelImage } from '../constructs/image/model-image';
+import { digestProblem } from '../constructs/image/private/image-digest';
+import { GenerativeInferenceStack } from '../constructs/sagemaker/generative-inference-stack';
+import type { Catalog } from '../lib/catalog';
+import { findGenerativeProfile, planGenerative } from '../lib/generative';
+import type { GenerativePlan, GenerativeTargets } from '../lib/generative';
+import { VLLM_DLC_PINS } from '../lib/generative/engine-image';
+
+/** Names of the generative example's stacks. */
+export const LLAMA_STACK_NAME = 'Llama31Inference';
+export const LLAMA_ECS_STACK_NAME = 'Llama31Ecs';
+
+/** The Hugging Face commit the example compiles: pinned, so the compile cache never serves other weights. */
+export const LLAMA_REPOSITORY = 'meta-llama/Llama-3.1-8B-Instruct';
+export const LLAMA_REVISION = '0e9e39f249a16976918f6564b8830bc894c89659';
+
+/** The digest the example uses until `llamaImageDigest` is set: it names no image. */
+export const PLACEHOLDER_LLAMA_IMAGE_DIGEST = `sha256:${'0'.repeat(64)}`;
+
+/** The secret the example reads the Hugging Face token from unless `llamaTokenSecret` names another. */
+export const DEFAULT_LLAMA_TOKEN_SECRET = 'cdk-inferentia/hugging-face-token';
+
+/** What the example plans for: the README's command (a chat service of 2 requests/s). */
+export const LLAMA_TARGETS: GenerativeTargets = {
+  requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
+};
+
+/** The generative example's context, read with every other context value before any stack exists. */
+export interface LlamaContext {
+  readonly digest: string;
+  readonly tokenSecret: string;
+  readonly modelBucket?: string;
+  readonly weightsPrefix: string;
+}
+
+/** Reads `llamaImageDigest`, `llamaTokenSecret`, `llamaModelBucket` and `llamaWeightsPrefix`, adding problems to `problems`. */
+export function readLlamaContext(app: App, problems: string[]): LlamaContext {
+  const text = (key: string): string | undefined => {
+    const raw = app.node.tryGetContext(key) as unknown;
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || raw.trim() === '') {
+      problems.push(`context ${key}=${JSON.stringify(raw)} is not a non-empty string; pass -c ${key}=<value> or leave it out`);
+      return undefined;
+    }
+    return raw.trim();
+  };
+  const digest = text('llamaImageDigest') ?? PLACEHOLDER_LLAMA_IMAGE_DIGEST;
+  const problem = digestProblem('context llamaImageDigest', digest);
+  if (problem !== undefined) {
+    problems.push(`${problem}; it is the digest of public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:${VLLM_DLC_PINS.inf2Trn1.tag}`);
+  }
+  const tokenSecret = text('llamaTokenSecret') ?? DEFAULT_LLAMA_TOKEN_SECRET;
+  if (!/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(tokenSecret)) {
+    problems.push(`context llamaTokenSecret=${JSON.stringify(tokenSecret)} is not a Secrets Manager secret name; pass e.g. `
+      + `-c llamaTokenSecret=${DEFAULT_LLAMA_TOKEN_SECRET}`);
+  }
+  const modelBucket = text('llamaModelBucket');
+  if (modelBucket !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(modelBucket)) {
+    problems.push(`context llamaModelBucket=${JSON.stringify(modelBucket)} is not an S3 bucket name`);
+  }
+  const weightsPrefix = text('llamaWeightsPrefix') ?? `llama-3.1-8b-instruct/${LLAMA_REVISION}`;
+  return { digest, tokenSecret, modelBucket, weightsPrefix };
+}
+
+/** Plans Llama 3.1 8B Instruct for the hosting, in tokens. */
+export function planLlama(region: string, hosting: 'sagemaker' | 'ec2', catalog: Catalog): GenerativePlan {
+  const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+  if (!profile) throw new Error('built-in profile llama-3.1-8b-instruct is missing');
+  return planGenerative(profile, LLAMA_TARGETS, { region, hosting }, catalog);
+}
+
+/** Adds the SageMaker stack and its ECS twin to `app`. */
+export function addLlamaExample(app: App, settings: { account: string; region: string; catalog: Catalog }, context: LlamaContext): Stack[] {
+  const { account, region, catalog } = settings;
+  const image = ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: context.digest });
+  const sagemakerPlan = planLlama(region, 'sagemaker', catalog);
+  const stack = new GenerativeInferenceStack(app, LLAMA_STACK_NAME, {
+    env: { account, region },
+    description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron, on SageMaker inference components, '
+      + `planned for ${LLAMA_TARGETS.requestsPerSecond} requests/s (TTFT p99 ${LLAMA_TARGETS.ttftP99Ms} ms, TPOT p99 ${LLAMA_TARGETS.tpotP99Ms} ms)`,
+    plan: sagemakerPlan,
+    image,
+    weights: (scope) => GenerativeWeights.fromHuggingFace({
+      repository: LLAMA_REPOSITORY,
+      revision: LLAMA_REVISION,
+      token: secretsmanager.Secret.fromSecretNameV2(scope, 'HuggingFaceToken', context.tokenSecret),
+    }),
+  });
+  const stacks: Stack[] = [stack];
+  if (catalog.regionsWithPrices('ec2').includes(region)) {
+    stacks.push(new GenerativeEcsInferenceStack(app, LLAMA_ECS_STACK_NAME, {
+      env: { account, region },
+      description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron EC2 instances run by Amazon ECS',
+      plan: planLlama(region, 'ec2', catalog),
+      image,
+      modelBucketName: context.modelBucket ?? `cdk-inferentia-models-${account}-${region}`,
+      weightsPrefix: context.weightsPrefix,
+    }));
+  }
+  return stacks;
+}

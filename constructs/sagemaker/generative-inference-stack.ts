@@ -1,0 +1,114 @@
+import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import type { GenerativePlan } from '../../lib/generative/types';
+import { NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
+import type { GenerativeWeights } from '../compile/neuron-generative-compile-job';
+import type { ModelImage } from '../image/model-image';
+import { markOwned } from '../private/ownership';
+import { SmokeBenchmark } from '../proof/smoke-benchmark';
+import type { TokenProofOptions, SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { SmokeTarget } from '../proof/smoke-target';
+import type { GenerativeScaleToZeroOptions } from './generative-endpoint-props';
+import { NeuronGenerativeEndpoint } from './neuron-generative-endpoint';
+
+/** Props of {@link GenerativeInferenceStack}. */
+export interface GenerativeInferenceStackProps extends StackProps {
+  /** The generative plan to deploy, made for hosting `sagemaker` in this stack's region. */
+  readonly plan: GenerativePlan;
+
+  /** The Neuron vLLM image (`ModelImage.fromNeuronVllm`), pinned by digest; it also compiles the model. */
+  readonly image: ModelImage;
+
+  /**
+   * The weights: an S3 prefix, or a Hugging Face Hub commit with a token secret; or a function of this stack returning
+   * them, for a secret or bucket referenced in the stack (`Secret.fromSecretNameV2(stack, ...)`).
+   */
+  readonly weights: GenerativeWeights | ((stack: Stack) => GenerativeWeights);
+
+  /** Name clients send in the request's `model` field. @default - the plan's profile id */
+  readonly servedModelName?: string;
+
+  /**
+   * VPC of the compile host, with a route to S3 and, for Hub weights, to huggingface.co.
+   *
+   * @default - a two-zone VPC with one NAT gateway and an S3 gateway endpoint
+   */
+  readonly compileVpc?: ec2.IVpc;
+
+  /** Scale the endpoint to zero copies when idle. @default - no: the plan's copies always run */
+  readonly scaleToZero?: GenerativeScaleToZeroOptions;
+
+  /**
+   * The proof each deploy must pass, in tokens (golden prompt, streamed run, optional capacity proof).
+   *
+   * @default - the default golden prompt and a short streamed run judged against the plan's targets
+   */
+  readonly smokeBenchmark?: Omit<SmokeBenchmarkOptions, 'request' | 'expect'> & { readonly tokens?: Omit<TokenProofOptions, 'servedModelName'> };
+}
+
+/**
+ * A generative model on SageMaker, as the token planner sized it: compiled in the deploy for the plan's tensor-parallel
+ * degree, concurrency and length by the serving image's own vLLM, served by inference components, and proven in
+ * tokens before the deploy completes.
+ *
+ * Synthesizes offline with an explicit `env`: the compile VPC takes its zones from `Fn::GetAZs` at deploy time.
+ */
+export class GenerativeInferenceStack extends Stack {
+  readonly compileJob: NeuronGenerativeCompileJob;
+  readonly endpoint: NeuronGenerativeEndpoint;
+  readonly smokeBenchmark: SmokeBenchmark;
+
+  constructor(scope: Construct, id: string, props: GenerativeInferenceStackProps) {
+    super(scope, id, props);
+    markOwned(this);
+    const servedModelName = props.servedModelName ?? props.plan.profileId;
+    const vpc = props.compileVpc ?? new ec2.Vpc(this, 'CompileVpc', {
+      maxAzs: 2,
+      natGateways: 1,
+      // The compile host reads and writes S3 through the gateway, not the NAT gateway's per-GB charge.
+      gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
+      flowLogs: { Rejected: { trafficType: ec2.FlowLogTrafficType.REJECT } },
+    });
+    const weights = typeof props.weights === 'function' ? props.weights(this) : props.weights;
+    this.compileJob = new NeuronGenerativeCompileJob(this, 'Compile', { plan: props.plan, weights, image: props.image, vpc });
+    this.endpoint = new NeuronGenerativeEndpoint(this, 'Endpoint', {
+      plan: props.plan,
+      image: props.image,
+      compiledArtifacts: this.compileJob,
+      servedModelName,
+      scaleToZero: props.scaleToZero,
+    });
+    const { tokens, ...options } = props.smokeBenchmark ?? {};
+    this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
+      ...options,
+      plan: props.plan,
+      target: SmokeTarget.sageMakerEndpoint(this.endpoint, { inferenceComponentName: this.endpoint.inferenceComponentName }),
+      tokens: { ...tokens, servedModelName },
+    });
+
+    new CfnOutput(this, 'EndpointName', { description: 'SageMaker endpoint to invoke (with InferenceComponentName)', value: this.endpoint.endpointName });
+    new CfnOutput(this, 'InferenceComponentName', { description: 'Inference component serving the model', value: this.endpoint.inferenceComponentName });
+    new CfnOutput(this, 'CompiledArtifacts', { description: 'Staged weights and compiled artifacts (promote this prefix)', value: this.compileJob.s3Uri });
+    new CfnOutput(this, 'PlanSummary', { description: 'What the token planner chose and what it predicts', value: generativePlanLine(props.plan) });
+  }
+
+  /**
+   * The region's first two zones, resolved by CloudFormation (`Fn::GetAZs`): with an explicit `env` the compile VPC
+   * would otherwise look its zones up at synth, which needs credentials.
+   */
+  override get availabilityZones(): string[] {
+    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+  }
+}
+
+/** One line a reviewer reads: layout, engine, predicted tokens against targets, cost per hour and per 1M output tokens. */
+export function generativePlanLine(plan: GenerativePlan): string {
+  const g = plan.generative;
+  const price = plan.price.unverified ? ' (price UNVERIFIED)' : '';
+  return `${plan.profileId}: ${plan.instanceCount} x ${plan.instanceType} (max ${plan.maxInstanceCount}), ${g.replicasPerInstance} `
+    + `replica(s) x TP ${g.tensorParallelDegree}, ${g.maxConcurrentSequences} sequences, length ${g.maxModelLength}; `
+    + `${plan.targets.requestsPerSecond} requests/s: TTFT p99 ${g.predictedTtftP99Ms} ms for <= ${plan.targets.ttftP99Ms}, `
+    + `TPOT p99 ${g.predictedTpotP99Ms} ms for <= ${plan.targets.tpotP99Ms}; $${plan.hourlyCostUsd.toFixed(2)}/h, `
+    + `$${g.costPer1MOutputTokensUsd.toFixed(2)} per 1M output tokens in ${plan.region}${price}`;
+}
