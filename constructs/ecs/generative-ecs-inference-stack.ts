@@ -7,6 +7,7 @@ import { InputError } from '../../lib/errors';
 import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
+import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { NeuronGenerativeEcsService } from './neuron-generative-ecs-service';
 
 /** Props of {@link GenerativeEcsInferenceStack}. */
@@ -40,6 +41,9 @@ export interface GenerativeEcsInferenceStackProps extends StackProps {
 
   /** Name clients send in the request's `model` field. @default - the plan's profile id */
   readonly servedModelName?: string;
+
+  /** The proof each deploy must pass, in tokens. @default - the default golden prompt and short streamed run */
+  readonly smokeBenchmark?: NeuronGenerativeEcsServiceProps['smokeBenchmark'];
 
   /** Availability Zones of the VPC. @default - the region's first two zones, resolved by CloudFormation */
   readonly availabilityZones?: string[];
@@ -84,6 +88,7 @@ export class GenerativeEcsInferenceStack extends Stack {
       availabilityZones: props.availabilityZones,
       certificate: props.certificate,
       domainName: props.domainName,
+      smokeBenchmark: props.smokeBenchmark ?? {},
     });
     new CfnOutput(this, 'Url', {
       description: 'Load balancer URL of vLLM (POST /v1/chat/completions, /v1/completions); internal to the VPC',

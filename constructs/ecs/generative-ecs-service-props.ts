@@ -9,6 +9,7 @@ import type { GenerativePlan } from '../../lib/generative';
 import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 import type { ModelImage } from '../image/model-image';
 import type { EcsAutoScalingOptions } from './ecs-service-props';
+import type { SmokeBenchmarkOptions, TokenProofOptions } from '../proof/smoke-benchmark-props';
 
 /** Where a generative model's weights and compiled artifacts are in S3; every task downloads them when it starts. */
 export interface GenerativeModelLocation {
@@ -59,6 +60,14 @@ export interface NeuronGenerativeEcsServiceProps {
 
   /** Name clients send in the request's `model` field (`--served-model-name`). */
   readonly servedModelName: string;
+
+  /**
+   * The proof each deploy must pass, in tokens, against the load balancer (golden prompt, short streamed run, and
+   * optionally the capacity proof at the plan's rate); `tokens.servedModelName` is this service's.
+   *
+   * @default - no proof
+   */
+  readonly smokeBenchmark?: Omit<SmokeBenchmarkOptions, 'request' | 'expect' | 'tokens'> & { readonly tokens?: Omit<TokenProofOptions, 'servedModelName'> };
 
   /**
    * Image of the container that copies the weights and artifacts from S3 into the task before the engine starts:

@@ -11,6 +11,8 @@ import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import { markOwned } from '../private/ownership';
+import { SmokeBenchmark } from '../proof/smoke-benchmark';
+import { SmokeTarget } from '../proof/smoke-target';
 import { ERROR_RATE_ALARM_PERCENT } from '../sagemaker/endpoint-props';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
@@ -75,6 +77,8 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
   readonly logGroup: logs.LogGroup;
   /** `http(s)://host[:port]` of the load balancer: POST to `${url}/v1/chat/completions` or `${url}/v1/completions`. */
   readonly url: string;
+  /** The proof in tokens, when `smokeBenchmark` is set. */
+  readonly smokeBenchmark?: SmokeBenchmark;
   /** The load balancer's security group: admit clients with `connections.allowDefaultPortFrom(...)`. */
   readonly connections: ec2.Connections;
   /** Longest a request may take: the load balancer's idle timeout and the deregistration delay. */
@@ -109,8 +113,8 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     this.vpc = props.vpc ?? privateServiceVpc(this, 'Vpc', {
       availabilityZones: props.availabilityZones,
       publicSubnets: props.internetFacing ?? false,
-      cloudFormationEndpoint: false,
-      lambdaEndpoint: false,
+      cloudFormationEndpoint: props.smokeBenchmark !== undefined,
+      lambdaEndpoint: props.smokeBenchmark?.capacityProof !== undefined,
       flowLogRetention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
     });
     const privateSubnets = props.vpcSubnets
@@ -237,6 +241,27 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       });
       return count;
     });
+
+    if (props.smokeBenchmark) {
+      const smokeSecurityGroup = new ec2.SecurityGroup(this, 'SmokeSecurityGroup', {
+        vpc: this.vpc,
+        description: `Proof in tokens of ${this.node.path}: calls the load balancer, S3 and CloudFormation`,
+        allowAllOutbound: true,
+      });
+      this.connections.allowDefaultPortFrom(smokeSecurityGroup, 'The proof in tokens');
+      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
+        ...props.smokeBenchmark,
+        plan: this.plan,
+        tokens: { ...props.smokeBenchmark.tokens, servedModelName: props.servedModelName },
+        // The engine's base URL: the token client adds /v1/chat/completions (or /v1/completions) itself.
+        target: SmokeTarget.url(this.url, {
+          vpc: this.vpc,
+          vpcSubnets: privateSubnets,
+          securityGroups: [smokeSecurityGroup],
+          dependsOn: [...this.services, this.listener, ...this.scalableTaskCounts],
+        }),
+      });
+    }
 
     if (!compiled) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-ecs-service:compilesAtStart',
