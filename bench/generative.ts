@@ -21,6 +21,7 @@
  * Goal: 0.95 to 1.15.
  */
 import * as os from 'node:os';
+import { request } from 'undici';
 import { runTokenLoad, type TokenLoadReport } from '../io/bench/token-stream';
 import { findGenerativeProfile, planGenerative, type GenerativePlan, type GenerativePlanOptions, type GenerativeTargets } from '../lib/generative';
 import { spawnStandin } from './vllm-standin/spawn';
@@ -99,8 +100,14 @@ async function runCase(c: Case): Promise<number> {
     '--max-model-len', String(g.maxModelLength),
   ]);
   const points: Point[] = [];
+  const lostSeconds = async (): Promise<number> => {
+    const text = await (await request(`${standin.url}/metrics`)).body.text();
+    return Number(/^standin:clock_lost_seconds_total\{[^}]*\} (\S+)$/m.exec(text)?.[1] ?? NaN);
+  };
   const measure = async (ratePerReplica: number): Promise<Point> => {
     const rate = ratePerReplica * K;
+    const lostBefore = await lostSeconds();
+    const started = performance.now();
     const report = await runTokenLoad(
       { kind: 'http', url: standin.url },
       {
@@ -112,6 +119,7 @@ async function runCase(c: Case): Promise<number> {
         seed: 11,
       },
     );
+    const lostShare = ((await lostSeconds()) - lostBefore) / ((performance.now() - started) / 1000);
     const ttftP99Ms = report.ttftMs.p99 * K;
     const tpotP99Ms = report.tpotMs.p99 * K;
     const holds = report.errors === 0 && ttftP99Ms <= c.targets.ttftP99Ms && tpotP99Ms <= c.targets.tpotP99Ms;
@@ -120,7 +128,8 @@ async function runCase(c: Case): Promise<number> {
     console.log(
       `  ${fmt(ratePerReplica)} req/s/replica: TTFT p99 ${fmt(ttftP99Ms, 0)} ms, TPOT p99 ${fmt(tpotP99Ms, 1)} ms, ` +
         `${fmt(report.achievedRps / K)} req/s achieved, ${fmt(report.outputTokensPerSecond / K, 1)} output tok/s, ` +
-        `${report.completed}/${report.requests} ok${report.errors > 0 ? `, errors ${JSON.stringify(report.errorsByKind)}` : ''} -> ${holds ? 'holds' : 'misses'}`,
+        `${report.completed}/${report.requests} ok${report.errors > 0 ? `, errors ${JSON.stringify(report.errorsByKind)}` : ''}, ` +
+        `stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls -> ${holds ? 'holds' : 'misses'}`,
     );
     return point;
   };
@@ -172,7 +181,9 @@ async function main(): Promise<void> {
       `(after ${REQUESTS / 5} warm-up); a shared, loaded machine (${os.loadavg()[0].toFixed(1)} load average on ${os.cpus().length} cores)`,
   );
   const ratios: number[] = [];
-  for (const c of CASES) {
+  // BENCH_CASES=2 (1-based, comma-separated) runs a subset.
+  const only = process.env.BENCH_CASES?.split(',').map((n) => CASES[Number(n) - 1]);
+  for (const c of only ?? CASES) {
     ratios.push(await runCase(c));
   }
   const worst = ratios.reduce((a, b) => (Math.abs(Math.log(b)) > Math.abs(Math.log(a)) ? b : a));
