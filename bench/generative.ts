@@ -104,7 +104,10 @@ async function runCase(c: Case): Promise<number> {
     const text = await (await request(`${standin.url}/metrics`)).body.text();
     return Number(/^standin:clock_lost_seconds_total\{[^}]*\} (\S+)$/m.exec(text)?.[1] ?? NaN);
   };
-  const measure = async (ratePerReplica: number): Promise<Point> => {
+  // A point where the stand-in lost more than this share of its time to host stalls measured the host, not the
+  // plan: it is run again once, and flagged if it stalls again.
+  const maxLostShare = 0.02;
+  const measure = async (ratePerReplica: number, retry = true): Promise<Point> => {
     const rate = ratePerReplica * K;
     const lostBefore = await lostSeconds();
     const started = performance.now();
@@ -124,12 +127,16 @@ async function runCase(c: Case): Promise<number> {
     const tpotP99Ms = report.tpotMs.p99 * K;
     const holds = report.errors === 0 && ttftP99Ms <= c.targets.ttftP99Ms && tpotP99Ms <= c.targets.tpotP99Ms;
     const point = { ratePerReplica, report, ttftP99Ms, tpotP99Ms, holds };
+    if (lostShare > maxLostShare && retry) {
+      console.log(`  ${fmt(ratePerReplica)} req/s/replica: stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls; measuring again`);
+      return measure(ratePerReplica, false);
+    }
     points.push(point);
     console.log(
       `  ${fmt(ratePerReplica)} req/s/replica: TTFT p99 ${fmt(ttftP99Ms, 0)} ms, TPOT p99 ${fmt(tpotP99Ms, 1)} ms, ` +
         `${fmt(report.achievedRps / K)} req/s achieved, ${fmt(report.outputTokensPerSecond / K, 1)} output tok/s, ` +
         `${report.completed}/${report.requests} ok${report.errors > 0 ? `, errors ${JSON.stringify(report.errorsByKind)}` : ''}, ` +
-        `stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls -> ${holds ? 'holds' : 'misses'}`,
+        `stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls${lostShare > maxLostShare ? ' (HOST-STALLED: measures the machine)' : ''} -> ${holds ? 'holds' : 'misses'}`,
     );
     return point;
   };
