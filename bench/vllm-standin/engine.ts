@@ -10,11 +10,15 @@
  *   compiled for `max_num_seqs` and runs padded to it).
  *
  * Times run on a virtual clock advanced by exact durations, so a late timer on a loaded host delays tokens but does
- * not slow the engine down; if the host falls behind by more than one step, the clock resynchronises rather than
- * sending a burst.
+ * not slow the engine down: operations that fell due while the host was busy run at once, catching up. Behind by more
+ * than `MAX_CATCH_UP_MS`, the clock resynchronises instead (no long burst), and the time lost is counted
+ * (`lostMs`, `/metrics` `standin:clock_lost_seconds_total`), so a bench can tell the host's stalls from the plan's.
  *
  * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html
  */
+
+/** Most the virtual clock may run ahead of real time before it resynchronises, ms. */
+export const MAX_CATCH_UP_MS = 50;
 
 /** Timings of the simulated engine, ms (before `slowdown`). */
 export interface StandinTiming {
@@ -65,6 +69,8 @@ export class StandinEngine {
   /** Virtual time the current operation ends at. */
   private clock = 0;
   private timer?: NodeJS.Timeout;
+  /** Engine time lost to host stalls longer than `MAX_CATCH_UP_MS`, ms. */
+  lostMs = 0;
   private lastTokenAt = new Map<Sequence, number>();
 
   constructor(
@@ -145,8 +151,9 @@ export class StandinEngine {
   private schedule(durationMs: number, done: () => void): void {
     this.busy = true;
     const now = performance.now();
-    // Behind by more than this operation: the host stalled; restart the clock rather than catch up in a burst.
-    if (now - this.clock > durationMs) {
+    // Far behind: the host stalled; restart the clock rather than catch up in a long burst, and count the loss.
+    if (now - this.clock > MAX_CATCH_UP_MS) {
+      this.lostMs += now - this.clock;
       this.clock = now;
     }
     this.clock += durationMs;

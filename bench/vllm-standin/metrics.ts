@@ -94,7 +94,7 @@ export class StandinMetrics implements EngineObserver {
   }
 
   /** The Prometheus text exposition. */
-  render(state: { running: number; waiting: number; maxNumSeqs: number }): string {
+  render(state: { running: number; waiting: number; maxNumSeqs: number; lostMs: number }): string {
     const labels = `engine="0",model_name="${this.modelName}"`;
     const gauge = (name: string, help: string, value: number): string[] => [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}{${labels}} ${value}`];
     const counter = (name: string, help: string, value: number): string[] => [`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name}{${labels}} ${value}`];
@@ -112,6 +112,8 @@ export class StandinMetrics implements EngineObserver {
       ...this.itl.render(labels),
       ...this.tpot.render(labels),
       ...this.e2e.render(labels),
+      // Not a vLLM metric: the stand-in's own health, engine time lost to host stalls (see engine.ts).
+      ...counter('standin:clock_lost_seconds_total', 'Engine time the stand-in lost to host stalls.', state.lostMs / 1000),
       '',
     ].join('\n');
   }

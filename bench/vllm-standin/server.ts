@@ -200,7 +200,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     }
     if (url === '/metrics' && method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-      res.end(metrics.render({ running: engine.running.length, waiting: engine.waiting.length, maxNumSeqs: options.maxNumSeqs }));
+      res.end(metrics.render({ running: engine.running.length, waiting: engine.waiting.length, maxNumSeqs: options.maxNumSeqs, lostMs: engine.lostMs }));
       return;
     }
     if (url === '/v1/models' && method === 'GET') {

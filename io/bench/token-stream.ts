@@ -172,8 +172,13 @@ async function streamSageMaker(
 export interface TokenLoadOptions {
   /** Mean arrival rate, requests per second (Poisson arrivals). */
   readonly ratePerSecond: number;
-  /** Sending window, seconds; the run then waits for the requests in flight. */
+  /** Measured sending window, seconds (after the warm-up); the run then waits for the requests in flight. */
   readonly durationSeconds: number;
+  /**
+   * Sending before the measured window, seconds: those requests load the engine to its steady state but are not
+   * recorded. @default 0
+   */
+  readonly warmupSeconds?: number;
   /** Prompt length in tokens (a synthetic prompt of that many words, unless `prompt` is given). */
   readonly inputTokens: number;
   /** Tokens each request generates, exactly (`ignore_eos`, `min_tokens`). */
@@ -204,23 +209,27 @@ export interface TokenLoadDeps {
 const DEFAULT_MAX_IN_FLIGHT = 2000;
 
 /**
- * Drives `target` open-loop: Poisson arrivals at `ratePerSecond` for `durationSeconds`, each a streamed request of
- * `inputTokens` in and exactly `outputTokens` out; each request's latency counts from its due time. Returns achieved
- * requests/s, errors by kind, TTFT/TPOT/e2e percentiles and their encoded HDR histograms, and output tokens/s.
+ * Drives `target` open-loop: Poisson arrivals at `ratePerSecond` for `warmupSeconds + durationSeconds`, each a
+ * streamed request of `inputTokens` in and exactly `outputTokens` out; each request's latency counts from its due
+ * time. Returns, for the requests due in the measured window: achieved requests/s, errors by kind, TTFT/TPOT/e2e
+ * percentiles and their encoded HDR histograms, and output tokens/s.
  */
 export async function runTokenLoad(target: TokenTarget, options: TokenLoadOptions, deps: TokenLoadDeps = {}): Promise<TokenLoadReport> {
   const durationMs = options.durationSeconds * 1000;
-  if (!(options.ratePerSecond > 0) || !(durationMs > 0) || !(options.outputTokens >= 1) || !(options.inputTokens >= 0)) {
+  const warmupMs = (options.warmupSeconds ?? 0) * 1000;
+  if (!(options.ratePerSecond > 0) || !(durationMs > 0) || !(warmupMs >= 0) || !(options.outputTokens >= 1) || !(options.inputTokens >= 0)) {
     throw new Error(
       `runTokenLoad needs ratePerSecond > 0, durationSeconds > 0, outputTokens >= 1 and inputTokens >= 0; got ${JSON.stringify({
         ratePerSecond: options.ratePerSecond,
         durationSeconds: options.durationSeconds,
+        warmupSeconds: options.warmupSeconds,
         inputTokens: options.inputTokens,
         outputTokens: options.outputTokens,
       })}`,
     );
   }
-  const arrivals = poissonArrivals(options.ratePerSecond, durationMs, options.seed ?? 1);
+  const arrivals = poissonArrivals(options.ratePerSecond, warmupMs + durationMs, options.seed ?? 1);
+  const measured = arrivals.filter((t) => t >= warmupMs).length;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   const request: TokenRequest = {
@@ -262,8 +271,11 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
         // Everything due by now goes out, each stamped with its own due time.
         for (; next < arrivals.length && t0 + arrivals[next] <= now && !aborter.signal.aborted; next++) {
           const due = t0 + arrivals[next];
+          const recorded = arrivals[next] >= warmupMs;
           if (inFlight >= maxInFlight) {
-            recorder.fail('backpressure', `${maxInFlight} requests already in flight`);
+            if (recorded) {
+              recorder.fail('backpressure', `${maxInFlight} requests already in flight`);
+            }
             continue;
           }
           inFlight++;
@@ -271,7 +283,7 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
             (result) => {
               inFlight--;
               lastEnd = Math.max(lastEnd, performance.now());
-              if (!aborter.signal.aborted) {
+              if (recorded && !aborter.signal.aborted) {
                 recorder.record(result);
               }
               running.delete(done);
@@ -297,10 +309,10 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
     ownClient?.destroy();
   }
   return recorder.report({
-    requests: arrivals.length,
+    requests: measured,
     offeredRps: options.ratePerSecond,
     durationMs,
-    elapsedMs: Math.max(0, (lastEnd || performance.now()) - t0),
+    elapsedMs: Math.max(0, (lastEnd || performance.now()) - t0 - warmupMs),
   });
 }
 
