@@ -29,7 +29,7 @@ const spec = (overrides: Partial<CompileSpecInput>): CompileSpecInput => ({
 });
 
 function endpointWith(compileSpec: CompileSpecInput) {
-  const app = new App();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Serve', { env: { account: '111111111111', region: 'us-east-1' } });
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
   const job = new NeuronCompileJob(stack, 'Compile', { spec: compileSpec, vpc });

@@ -27,7 +27,7 @@ const planOn = (name: string, coresPerProcess = 1, batchSize = 1) => ({
 });
 
 function stackWith(props: Partial<NeuronCompileJobProps> = {}, region = 'us-east-1') {
-  const app = new App();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Compile', { env: { account: '111111111111', region } });
   const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: {} });
   const job = new NeuronCompileJob(stack, 'Compile', { spec: SPEC, vpc, ...props });
@@ -88,7 +88,7 @@ describe('NeuronCompileJob is a custom resource that compiles on a DLAMI instanc
 
 describe('NeuronCompileJob passes the AwsSolutions checks', () => {
   test('no unacknowledged finding on the job, its roles, handlers and Provider', () => {
-    const app = new App();
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Compile', { env: { account: '111111111111', region: 'us-east-1' } });
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: {} });
     const job = new NeuronCompileJob(stack, 'Compile', { spec: SPEC, vpc });
@@ -116,7 +116,7 @@ describe('NeuronCompileJob refuses at synth what cannot work', () => {
   });
 
   test('Neo for ml_inf2 outside us-east-2, with two batch sizes and a Hub source, is refused with each reason', () => {
-    const app = new App();
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'S', { env: { account: '111111111111', region: 'eu-west-1' } });
     const bucket = s3.Bucket.fromBucketName(stack, 'Models', 'models');
     const problems = problemsOf(() => stackWith({

@@ -15,7 +15,7 @@ const EC2_PLAN = plan(requireProfile('bert-base-uncased'), { throughputRps: 2000
   { region: 'us-east-1', hosting: 'ec2', minInstances: 2 });
 
 function exampleApp(): { app: App; stack: EcsInferenceStack } {
-  const app = new App();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new EcsInferenceStack(app, 'BertEcs', {
     env: { account: '111111111111', region: 'us-east-1' },
     plan: EC2_PLAN,
@@ -80,7 +80,7 @@ describe('The policy checks over the EC2 stack', () => {
 
 describe('EcsInferenceStack image props', () => {
   test('GIVEN neither image nor imageDigest WHEN the stack is defined THEN it says which to pass', () => {
-    expect(() => new EcsInferenceStack(new App(), 'S', { plan: EC2_PLAN })).toThrow(InputError);
-    expect(() => new EcsInferenceStack(new App(), 'S', { plan: EC2_PLAN })).toThrow(/neither image nor imageDigest/);
+    expect(() => new EcsInferenceStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', { plan: EC2_PLAN })).toThrow(InputError);
+    expect(() => new EcsInferenceStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', { plan: EC2_PLAN })).toThrow(/neither image nor imageDigest/);
   });
 });

@@ -51,7 +51,9 @@ function fakeEndpoint(stack: Stack, fingerprint?: string): { endpoint: ISmokeBen
 function smokeStack(
   options: Partial<SmokeBenchmarkOptions> & { fingerprint?: string; plan?: Plan } = {},
 ): { app: App; stack: Stack; smoke: SmokeBenchmark; cfn: sagemaker.CfnEndpoint } {
-  const app = new App();
+  // Bundling skipped: esbuild building both handlers for each of these stacks cost the suite about 100 s; the tests
+  // that read the handlers' bundles build their own stacks with bundling.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Serving', { env: ENV });
   const { fingerprint, ...rest } = options;
   const { endpoint, cfn } = fakeEndpoint(stack, 'fingerprint' in options ? fingerprint : 'image-abc');
