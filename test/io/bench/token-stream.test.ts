@@ -50,10 +50,11 @@ describe('streamCompletion measures TTFT and TPOT as LLMPerf does', () => {
 
     expect(result).toMatchObject({ ok: true, status: 200, outputTokens: 10, text: 'tok1 tok2 tok3 tok4 tok5 tok6 tok7 tok8 tok9 tok10' });
     expect(result.ttftMs).toBeGreaterThanOrEqual(PREFILL_MS - 1);
-    // Taken at the first token, not at the end: the other 9 tokens' steps come after it.
-    expect(result.ttftMs).toBeLessThanOrEqual(result.e2eMs - 9 * (STEP_MS - 0.5));
+    // Taken at the first token, not at the end: the other 9 tokens' steps come after it (at least 0.85 of a step each:
+    // the stand-in catches up after a host stall, so a burst can shorten them a little).
+    expect(result.ttftMs).toBeLessThanOrEqual(result.e2eMs - 9 * STEP_MS * 0.85);
     // (e2e - TTFT) / 9: 20 ms. e2e / 10 would be 38 or more, (e2e - TTFT) / 10 18.
-    expect(result.tpotMs).toBeGreaterThanOrEqual(STEP_MS * 0.85); // the stand-in catches up after a host stall: a burst can shorten it a little
+    expect(result.tpotMs).toBeGreaterThanOrEqual(STEP_MS * 0.85);
     expect(result.tpotMs).toBeLessThan(STEP_MS * 1.5);
     expect(result.e2eMs).toBeCloseTo(result.ttftMs + 9 * result.tpotMs!, 6);
   });
