@@ -26,6 +26,12 @@ const REAL_ACCOUNT = '210987654321';
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'app-test-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
+/**
+ * Context that skips esbuild: the tests that read only plans, stack lists or refusals need no handler bundles, and
+ * building them for the 11 stacks of each app was most of this file's time.
+ */
+const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
+
 /** The problems buildApp reports for `context`, or [] when it builds. */
 function problemsOf(context: Record<string, unknown>): readonly string[] {
   try {
@@ -168,7 +174,7 @@ describe('The example app built from the cdk.json context', () => {
 describe('The example app with a real account and image digest', () => {
   test('compiles the model in the deploy, neither warns about nor refuses placeholders, and refuses nothing', () => {
     // GIVEN
-    const app = new App({ context: { ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST } });
+    const app = new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST } });
     // WHEN
     buildApp(app);
     const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
@@ -179,7 +185,7 @@ describe('The example app with a real account and image digest', () => {
   });
 
   test('GIVEN -c modelSource=directory THEN it serves examples/bert-base-uncased/model and refuses the deploy while model.pt is missing', () => {
-    const app = new App({ context: { ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST, modelSource: 'directory' } });
+    const app = new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, account: REAL_ACCOUNT, imageDigest: DIGEST, modelSource: 'directory' } });
     buildApp(app);
     const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
     expect(Object.values(template.Resources).filter((r) => (r as { Type: string }).Type === 'Custom::NeuronCompileJob')).toEqual([]);
@@ -196,7 +202,7 @@ describe('The example app with a real account and image digest', () => {
 describe('The example app\'s targets', () => {
   test('default to 2,000 rps, p99 10 ms, peak 4,000 rps and 2 instances at least', () => {
     // WHEN
-    const app = buildApp(new App({ context: CDK_JSON.context }));
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context } }));
     // THEN
     const plan = exampleStack(app).endpoint.plan!;
     expect(plan.targets).toMatchObject({ throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000 });
@@ -206,7 +212,7 @@ describe('The example app\'s targets', () => {
 
   test('come from -c throughput, p99, peak and minInstances, as strings from the command line', () => {
     // WHEN
-    const app = buildApp(new App({ context: { ...CDK_JSON.context, throughput: '5000', p99: '12.5', peak: '9000', minInstances: '3' } }));
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, throughput: '5000', p99: '12.5', peak: '9000', minInstances: '3' } }));
     // THEN
     const plan = exampleStack(app).endpoint.plan!;
     expect(plan.targets).toMatchObject({ throughputRps: 5000, p99Ms: 12.5, peakThroughputRps: 9000 });
@@ -215,7 +221,7 @@ describe('The example app\'s targets', () => {
 
   test('keep the peak at twice the throughput when only the throughput is given', () => {
     // WHEN
-    const app = buildApp(new App({ context: { ...CDK_JSON.context, throughput: '5000' } }));
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, throughput: '5000' } }));
     // THEN
     expect(exampleStack(app).endpoint.plan!.targets).toMatchObject({ throughputRps: 5000, peakThroughputRps: 10000 });
   });
@@ -252,7 +258,7 @@ describe('The example app in a region the built-in catalog does not price', () =
 
   test('plans there with -c prices=FILE', () => {
     // WHEN
-    const app = buildApp(new App({ context: { ...CDK_JSON.context, region: 'eu-west-1', prices } }));
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, region: 'eu-west-1', prices } }));
     // THEN
     const stack = exampleStack(app);
     expect(stack.region).toBe('eu-west-1');
@@ -276,7 +282,7 @@ describe('The example app in a region the built-in catalog does not price', () =
 describe('The example app with context keys it does not read', () => {
   test('warns about keys that look like its own', () => {
     // WHEN
-    const app = buildApp(new App({ context: { ...CDK_JSON.context, throughputRps: '5000', 'min-instances': '3', unrelated: 'x' } }));
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, throughputRps: '5000', 'min-instances': '3', unrelated: 'x' } }));
     // THEN
     const unknown = warnings(exampleStack(app)).filter((w) => w.includes('is not read by the example'));
     expect(unknown).toEqual([
