@@ -6,3 +6,4 @@ export * from './neuron-sagemaker-endpoint';
 export * from './generative-endpoint-props';
 export * from './neuron-generative-endpoint';
 export * from './inference-stack';
+export * from './generative-inference-stack';
