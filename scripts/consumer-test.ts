@@ -43,12 +43,15 @@ const ALLOWED_FILES = [
   // The model server's build context (ModelImage.fromServer), without its tests (serving/.npmignore).
   /^serving\/(?!tests\/)[\w/]+\.(py|sh|md)$/,
   /^serving\/(Dockerfile|\.dockerignore)$/,
+  // The vLLM wrapper image's build context (ModelImage.fromNeuronVllm).
+  /^serving\/vllm\/Dockerfile$/,
 ];
 /** Files the package cannot work without. */
 const REQUIRED_FILES = [
   'LICENSE', 'CHANGELOG.md',
   'dist/index.js', 'dist/index.d.ts', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cli.js',
   'dist/handlers/smoke-benchmark/index.js', 'serving/Dockerfile', 'serving/entrypoint.sh', 'serving/frontend.py',
+  'serving/vllm/Dockerfile', 'serving/vllm/launch.py', 'serving/vllm/engine_metrics.py', 'serving/compile/compile_generative.py',
 ];
 
 interface LockEntry {
