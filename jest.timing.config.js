@@ -9,4 +9,3 @@ module.exports = {
   testRegex: base.TIMING_TESTS.map((p) => p.replace('<rootDir>/', '').replace(/\./g, '\\.') + '$'),
   maxWorkers: 1,
 };
-delete module.exports.TIMING_TESTS;

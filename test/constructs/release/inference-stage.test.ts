@@ -27,7 +27,7 @@ function config(): EnvironmentsConfig {
 
 describe('an InferenceStage holds one environment with its records and outputs', () => {
   // GIVEN dev and prod stages of one app, the pipeline in dev's account
-  const app = new App();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const cfg = config();
   const stages = cfg.environments.map((environment) => new InferenceStage(app, environment.name, {
     environment, application: cfg.application, imageDigest: DIGEST, modelDataPath: MODEL_DIR,
@@ -92,7 +92,7 @@ describe('an InferenceStage holds one environment with its records and outputs',
 
 describe('an InferenceStage of an ec2 environment serves from ECS', () => {
   test('GIVEN hosting ec2 WHEN the stage is built THEN its inference stack is an EcsInferenceStack pulling from the Release repository, with a deployment record, nag-clean', () => {
-    const app = new App();
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const environment = parseEnvironments({
       application: 'bert', imageDigest: DIGEST,
       environments: [{ name: 'dev', account: '111111111111', region: 'us-east-1', hosting: 'ec2', profile: 'bert-base-uncased',
@@ -127,7 +127,7 @@ describe('an environment with an artifact location serves the promoted artifact 
       artifact: { bucket: `bert-artifacts-${name}`, prefix: 'compiled/' },
     })),
   }, { source: 'test' });
-  const app = new App();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const prodEnv = withArtifact.environments[1];
   // WHEN
   const stage = new InferenceStage(app, 'prod', {

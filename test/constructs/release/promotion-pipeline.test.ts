@@ -15,7 +15,7 @@ const MODEL_DIR = path.join(__dirname, '..', '..', '..', 'examples', 'bert-base-
 const CONNECTION = 'arn:aws:codeconnections:us-east-1:111111111111:connection/abcd-1234';
 
 function build() {
-  const app = new App();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const env = (name: string, account: string, minInstances: number) => ({
     name, account, region: 'us-east-1', profile: 'bert-base-uncased',
     targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances },
@@ -97,7 +97,7 @@ describe('a PromotionPipeline runs the environments in order with a gate after e
 
 describe('a PromotionPipeline refuses what it cannot promote', () => {
   test('GIVEN no stages WHEN built THEN the prop and the fix are named', () => {
-    const stack = new Stack(new App(), 'Pipeline');
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Pipeline');
     expect(() => new PromotionPipeline(stack, 'Pipeline', {
       source: pipelines.CodePipelineSource.connection('org/repo', 'main', { connectionArn: CONNECTION }),
       stages: [],
