@@ -15,7 +15,7 @@ import { createInterface } from 'readline';
 import { BUILT_IN_INSTANCES } from '../lib/catalog/instances';
 import { OFFER_FILES_READ, PRICE_TABLE_ROWS, PRICE_TABLE_SOURCES } from '../lib/catalog/data/on-demand';
 import {
-  CsvOfferReader, ImportedOffer, jsonOfferRecords, mergeOffers, neuronPriceOf, OFFER_SERVICES, OfferPrice, OfferRecord,
+  CsvOfferReader, ImportedOffer, instanceRegionOf, jsonOfferRecords, mergeOffers, neuronPriceOf, OFFER_SERVICES, OfferPrice, OfferRecord,
   PriceTable,
 } from '../lib/catalog/offer-file';
 
@@ -25,12 +25,17 @@ export const CURRENT_TABLE: PriceTable = { sources: PRICE_TABLE_SOURCES, offersR
 /** Reads one offer file (CSV streamed, JSON whole) into the Neuron prices it holds. */
 export async function readOffer(path: string): Promise<ImportedOffer> {
   const prices: OfferPrice[] = [];
+  const regions = new Set<string>();
   let service: string | undefined;
   const keep = (records: Iterable<OfferRecord>) => {
     for (const record of records) {
       const price = service ? neuronPriceOf(record, service) : undefined;
       if (price) {
         prices.push(price);
+      }
+      const region = service ? instanceRegionOf(record, service) : undefined;
+      if (region) {
+        regions.add(region);
       }
     }
   };
@@ -39,7 +44,7 @@ export async function readOffer(path: string): Promise<ImportedOffer> {
     service = header.service;
     checkService(path, service);
     keep(records);
-    return { service: service!, header, prices };
+    return { service: service!, header, prices, regions: [...regions].sort() };
   }
   const reader = new CsvOfferReader();
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
@@ -52,7 +57,7 @@ export async function readOffer(path: string): Promise<ImportedOffer> {
     }
   }
   checkService(path, reader.header().service);
-  return { service: reader.header().service!, header: reader.header(), prices };
+  return { service: reader.header().service!, header: reader.header(), prices, regions: [...regions].sort() };
 }
 
 function checkService(path: string, service: string | undefined): void {
@@ -156,7 +161,7 @@ export async function main(argv: readonly string[], today = new Date().toISOStri
   }
   const merged = mergeOffers(CURRENT_TABLE, offers, BUILT_IN_INSTANCES.map((i) => i.name), today);
   const changes = diffTables(CURRENT_TABLE, merged);
-  const summary = offers.map((o) => `${o.service} ${[...new Set(o.prices.map((p) => p.region))].join(', ') || '(no Neuron price)'}: `
+  const summary = offers.map((o) => `${o.service} ${o.regions?.join(', ') || '(no instance of any type)'}: `
     + `${o.prices.length} Neuron price${o.prices.length === 1 ? '' : 's'}${o.header.version ? `, version ${o.header.version}` : ''}`);
   if (!check) {
     writeFileSync(out, renderPriceTable(merged));

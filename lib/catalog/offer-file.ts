@@ -58,10 +58,27 @@ export function neuronPriceOf(record: OfferRecord, service: string): OfferPrice 
   if (service === 'AmazonSageMaker') {
     const name = r('Instance Name') ?? r('Instance Type');
     const ec2 = name?.startsWith('ml.') ? name.slice(3) : undefined;
-    const hosting = r('Component') === 'Hosting' && new RegExp(`(^|-)Host:${(name ?? '').replace(/\./g, '\\.')}$`).test(r('usageType') ?? '');
+    // The real-time hosting product is the one with component Hosting for the instance name in the region (what
+    // awslabs/llmeter's fetch_sm_hosting_od_price asks the Price List API for). Its usage type is read as
+    // `USE1-Host:ml.x` from the API; third-party billing tools also write `Hosting:ml.x`: both are taken, no other.
+    const hosting = r('Component') === 'Hosting'
+      && new RegExp(`(^|-)Host(ing)?:${(name ?? '').replace(/\./g, '\\.')}$`).test(r('usageType') ?? '');
     return hosting && isNeuron(ec2) ? { instanceType: ec2, region, hosting: 'sagemaker', usdPerHour: usd } : undefined;
   }
   return undefined;
+}
+
+/** The product family of each service's instance SKUs (`Product Family` in CSV, `productFamily` in JSON). */
+const INSTANCE_FAMILY: Readonly<Record<string, string>> = { AmazonEC2: 'Compute Instance', AmazonSageMaker: 'ML Instance' };
+
+/**
+ * The region of an instance SKU of any type, or undefined for other products. A file that sells instances in a
+ * region covers that region: a Neuron type it does not list there is not sold there (AWS lists every product it
+ * sells), which is how a SageMaker offer file says a region does not host a Neuron type.
+ */
+export function instanceRegionOf(record: OfferRecord, service: string): string | undefined {
+  const region = record[offerKey('Region Code')];
+  return region && record[offerKey('Product Family')] === INSTANCE_FAMILY[service] ? region : undefined;
 }
 
 /** The fields of one CSV line (RFC 4180 quoting; offer files put no line break inside a field). */
@@ -139,7 +156,7 @@ export class CsvOfferReader {
 export function jsonOfferRecords(json: unknown): { header: OfferHeader; records: OfferRecord[] } {
   const offer = json as {
     offerCode?: string; version?: string; publicationDate?: string;
-    products?: Record<string, { attributes?: Record<string, string> }>;
+    products?: Record<string, { productFamily?: string; attributes?: Record<string, string> }>;
     terms?: { OnDemand?: Record<string, Record<string, { priceDimensions?: Record<string, { unit?: string; pricePerUnit?: { USD?: string } }> }>> };
   };
   if (typeof offer !== 'object' || offer === null || typeof offer.products !== 'object') {
@@ -147,8 +164,9 @@ export function jsonOfferRecords(json: unknown): { header: OfferHeader; records:
   }
   const records: OfferRecord[] = [];
   for (const [sku, terms] of Object.entries(offer.terms?.OnDemand ?? {})) {
-    const attributes = offer.products?.[sku]?.attributes ?? {};
-    const base: Record<string, string> = { sku, termtype: 'OnDemand' };
+    const product = offer.products?.[sku];
+    const attributes = product?.attributes ?? {};
+    const base: Record<string, string> = { sku, termtype: 'OnDemand', productfamily: product?.productFamily ?? '' };
     for (const [name, value] of Object.entries(attributes)) {
       base[offerKey(name)] = value;
     }
@@ -173,6 +191,8 @@ export interface ImportedOffer {
   readonly service: string;
   readonly header: OfferHeader;
   readonly prices: readonly OfferPrice[];
+  /** Regions the file sells instances in (`instanceRegionOf`), with or without a Neuron price. @default the prices' regions */
+  readonly regions?: readonly string[];
 }
 
 /**
@@ -189,7 +209,7 @@ export function mergeOffers(table: PriceTable, offers: readonly ImportedOffer[],
   const sources: Record<string, PriceTableSource> = { ...table.sources };
   const offersRead: OfferFileRead[] = [...table.offersRead];
   for (const offer of offers) {
-    const regions = [...new Set(offer.prices.map((p) => p.region))];
+    const regions = [...new Set([...(offer.regions ?? []), ...offer.prices.map((p) => p.region)])].sort();
     for (const region of regions) {
       const key = `offer ${offer.service} ${region} ${offer.header.version ?? asOf}`;
       covered.add(`${OFFER_SERVICES[offer.service]}|${region}`);

@@ -1,12 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { offerKey, parseCsvLine } from '../../lib/catalog/offer-file';
+import { Catalog } from '../../lib/catalog/catalog';
+import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
+import { sageMakerAvailability } from '../../lib/catalog/availability';
+import { mergeOffers, offerKey, parseCsvLine } from '../../lib/catalog/offer-file';
 import { CURRENT_TABLE, main, readOffer, renderPriceTable } from '../../scripts/import-prices';
 
 // Two small files shaped like AWS bulk offer files (made-up prices): each keeps the rows a parser must skip.
 const EC2_CSV = join(__dirname, 'fixtures', 'ec2-eu-west-1.csv');
 const SAGEMAKER_JSON = join(__dirname, 'fixtures', 'sagemaker-ap-northeast-1.json');
+const SAGEMAKER_CSV = join(__dirname, 'fixtures', 'sagemaker-us-west-2.csv');
 
 describe('an offer file is read into the Neuron on-demand prices it holds', () => {
   test('GIVEN an EC2 CSV offer THEN only Linux, shared, Used, on-demand BoxUsage rows of Neuron types are kept', async () => {
@@ -24,6 +28,43 @@ describe('an offer file is read into the Neuron on-demand prices it holds', () =
   test('GIVEN a SageMaker JSON offer THEN only real-time hosting of ml. Neuron types is kept, under the EC2 name', async () => {
     const offer = await readOffer(SAGEMAKER_JSON);
     expect(offer.prices).toEqual([{ instanceType: 'inf2.xlarge', region: 'ap-northeast-1', hosting: 'sagemaker', usdPerHour: 1.23 }]);
+  });
+
+  test('GIVEN a SageMaker CSV offer THEN hosting rows of either usage-type spelling are kept; training, async, storage and GPUs are not', async () => {
+    // WHEN reading a file whose columns are named as the AmazonSageMaker offer CSV names them (Instance Name,
+    // Component, Region Code, usageType) and whose other rows are training, asynchronous inference, a g5 and storage
+    const offer = await readOffer(SAGEMAKER_CSV);
+    // THEN the two real-time hosting rows of Neuron types remain, under their EC2 names
+    expect(offer).toMatchObject({ service: 'AmazonSageMaker', header: { version: '20261003000000' }, regions: ['us-west-2'] });
+    expect(offer.prices).toEqual([
+      { instanceType: 'inf2.xlarge', region: 'us-west-2', hosting: 'sagemaker', usdPerHour: 2 },
+      { instanceType: 'trn1.32xlarge', region: 'us-west-2', hosting: 'sagemaker', usdPerHour: 30 },
+    ]);
+  });
+
+  test('GIVEN a SageMaker offer of a region with ML instances but no Neuron hosting THEN the region is covered and every Neuron type is not offered there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offer-'));
+    try {
+      const path = join(dir, 'sagemaker-ca-west-1.json');
+      writeFileSync(path, JSON.stringify({
+        offerCode: 'AmazonSageMaker', version: '20261004000000', disclaimer: 'made-up test data, not AWS prices',
+        products: { M1: { sku: 'M1', productFamily: 'ML Instance', attributes: { regionCode: 'ca-west-1', instanceName: 'ml.m5.large', component: 'Hosting', usagetype: 'CAW1-Host:ml.m5.large' } } },
+        terms: { OnDemand: { M1: { 'M1.T': { priceDimensions: { 'M1.T.D': { unit: 'Hrs', pricePerUnit: { USD: '0.1' } } } } } } },
+      }));
+      // WHEN it is read and merged into the built-in table
+      const offer = await readOffer(path);
+      expect(offer).toMatchObject({ prices: [], regions: ['ca-west-1'] });
+      const merged = mergeOffers(CURRENT_TABLE, [offer], BUILT_IN_INSTANCES.map((i) => i.name), '2026-11-26');
+      // THEN the table records the file, and availability says not offered, citing it
+      expect(merged.offersRead).toContainEqual({ service: 'AmazonSageMaker', region: 'ca-west-1', version: '20261004000000', asOf: '2026-11-26' });
+      expect(merged.rows).toEqual(CURRENT_TABLE.rows);
+      expect(sageMakerAvailability(Catalog.builtIn(), 'inf2.xlarge', 'ca-west-1', merged.offersRead)).toEqual({
+        availability: 'not-offered',
+        evidence: 'the AmazonSageMaker offer file of ca-west-1 (version 20261004000000), imported 2026-11-26, has no real-time hosting price for ml.inf2.xlarge',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('GIVEN a file of another service THEN the error names the offer code and what is expected', async () => {
