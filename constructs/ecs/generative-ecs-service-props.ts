@@ -154,4 +154,12 @@ export interface NeuronGenerativeEcsServiceProps {
 
   /** Retention of the container logs. @default logs.RetentionDays.THREE_MONTHS */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Add a CloudWatch dashboard: the load balancer's requests, healthy tasks, engine 5XX and requests per task against
+   * the scaling target, then the engine's widgets beside the plan (`GenerativeEngineMetrics.widgets()`).
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
 }

@@ -9,14 +9,19 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
-import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
+import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
+import { stableHash } from '../private/endpoint-fingerprint';
 import { markOwned } from '../private/ownership';
+import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../private/placeholder-digest';
+import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
+import { DeployRefusal } from '../proof/deploy-refusal';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { SmokeTarget } from '../proof/smoke-target';
 import { ERROR_RATE_ALARM_PERCENT } from '../sagemaker/endpoint-props';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
 import { modelLoadBalancer } from './private/ecs-load-balancer';
+import { engineLatencyAlarms, generativeServiceDashboard } from './private/generative-ecs-monitoring';
 import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
 import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
 import { resolveGenerativeService } from './private/generative-ecs-validation';
@@ -35,6 +40,8 @@ import { resolveGenerativeService } from './private/generative-ecs-validation';
  *   requests (a long generation holds a replica's sequence slots; round robin would pile onto a busy one), an idle
  *   timeout and deregistration delay covering a streamed request, health checks on vLLM's `/health`.
  * - Scaling on `ALBRequestCountPerTarget` at the plan's rate per replica, from the planned instances to the peak.
+ * - Rollback of a deployment on the engines' 5XX rate and on the engine's TTFT and TPOT p99 above the plan's targets
+ *   x 1.5; a dashboard of the load balancer's metrics and the engine's beside the plan ({@link GenerativeEngineMetrics}).
  *
  * A separate construct from NeuronEcsService, not a mode of it: that one runs one task per instance with the
  * cdk-inferentia model server configured by a single-call `Plan`; this one runs several services from a
@@ -91,7 +98,19 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
   readonly metricsService: string;
   /** Task count scaling of each slot, when enabled. */
   readonly scalableTaskCounts: readonly ecs.ScalableTaskCount[];
-  /** Alarms that roll a deployment back: 5XX answers of the engines above 1 % of requests in 2 of 3 minutes. */
+  /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens, NeuronCore utilization) with the plan's predictions. */
+  readonly engineMetrics: GenerativeEngineMetrics;
+  /** The service's dashboard: the load balancer's metrics, then the engine's; unless `dashboard` is false. */
+  readonly dashboard?: cloudwatch.Dashboard;
+  /**
+   * A synth-time hash of what the service serves (plan, image, each slot's engine environment and command, model
+   * location): the proof in tokens runs again whenever it changes.
+   */
+  readonly deploymentFingerprint: string;
+  /**
+   * Alarms that roll a deployment back: 5XX answers of the engines above 1 % of requests, and the engine's TTFT and
+   * TPOT p99 above the plan's targets x 1.5, each in 2 of 3 minutes.
+   */
   get rollbackAlarms(): cloudwatch.AlarmBase[] {
     return [...this.alarms];
   }
@@ -103,6 +122,10 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     const stack = Stack.of(this);
     const { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds, compiled } = resolveGenerativeService(this, props);
     const model = modelSource(props);
+    if (mentionsPlaceholderDigest(props.image)) {
+      // As the SageMaker endpoint does: synth works offline, CloudFormation refuses the deploy before any resource exists.
+      new DeployRefusal(this, 'PlaceholderImage', { message: placeholderDigestMessage(this.node.path) });
+    }
     this.plan = props.plan;
     this.engines = engines;
     this.requestTimeout = Duration.seconds(timeoutSeconds);
@@ -224,6 +247,8 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     this.url = `${scheme}://${host}${ports.listener === defaultPort ? '' : `:${ports.listener}`}`;
 
     this.alarms.push(this.errorRateAlarm());
+    this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.metricsNamespace, service: this.metricsService, plan: this.plan });
+    this.alarms.push(...engineLatencyAlarms(this, this.engineMetrics, this.plan));
     for (const service of this.services) {
       service.enableDeploymentAlarms(Lazy.list({ produce: () => this.alarms.map((a) => a.alarmName) }), {
         behavior: ecs.AlarmBehavior.ROLLBACK_ON_ALARM,
@@ -240,6 +265,16 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
         scaleOutCooldown: scaling.scaleOutCooldown,
       });
       return count;
+    });
+    if (props.dashboard ?? true) {
+      this.dashboard = generativeServiceDashboard(this, scaling?.requestsPerMinute);
+    }
+
+    this.deploymentFingerprint = stableHash({
+      plan: this.plan,
+      engines: replicas.map((r) => stack.resolve(r.engineRun)),
+      model: stack.resolve(model),
+      ports,
     });
 
     if (props.smokeBenchmark) {
@@ -258,6 +293,7 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
           vpc: this.vpc,
           vpcSubnets: privateSubnets,
           securityGroups: [smokeSecurityGroup],
+          fingerprint: this.deploymentFingerprint,
           dependsOn: [...this.services, this.listener, ...this.scalableTaskCounts],
         }),
       });

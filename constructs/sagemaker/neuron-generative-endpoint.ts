@@ -19,13 +19,14 @@ import { ModelData } from '../model/model-data';
 import { stableHash } from '../private/endpoint-fingerprint';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
+import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../private/placeholder-digest';
 import { DeployRefusal } from '../proof/deploy-refusal';
 import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
-import { generativeProblems, mentionsPlaceholderDigest, PLACEHOLDER_DIGEST, renderRollingUpdate } from './private/generative-validation';
+import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
 import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 
@@ -140,10 +141,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     }
     if (mentionsPlaceholderDigest(props.image)) {
       // As the examples do: synth works offline, CloudFormation refuses the deploy before any resource exists.
-      new DeployRefusal(this, 'PlaceholderImage', {
-        message: `${this.node.path}: the image is pinned to the placeholder digest ${PLACEHOLDER_DIGEST}, which names no `
-          + 'image; pass the digest of the tag you deploy (docker pull, then docker inspect --format \'{{index .RepoDigests 0}}\')',
-      });
+      new DeployRefusal(this, 'PlaceholderImage', { message: placeholderDigestMessage(this.node.path) });
     }
     this.plan = plan;
     this.sizing = sizing;

@@ -3,7 +3,7 @@
  *
  * vLLM with the Neuron plugin (NxD Inference) maps its own settings onto the compiled model (AWS Neuron docs, "vLLM
  * User Guide for NxD Inference", plugin 0.5.0 with Neuron SDK 2.29 and vLLM 0.16,
- * https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html):
+ * https://awsdocs-neuron.readthedocs-hosted.com/en/v2.29.1/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html):
  * `--tensor-parallel-size` becomes `tp_degree`, `--max-num-seqs` the compiled decode `batch_size`, `--max-model-len`
  * the sequence length. Without prefix caching or chunked prefill NxD Inference keeps a contiguous KV cache and
  * `--num-gpu-blocks-override` must equal `--max-num-seqs` ("Known Issues", item 2; the plugin adds the one null block
@@ -12,7 +12,10 @@
  * file); `--no-enable-chunked-prefill --no-enable-prefix-caching` say so explicitly, the continuous-batching model the
  * planner priced (lib/generative/continuous-batching.ts: prefills stop decoding). `NEURON_COMPILED_ARTIFACTS` names
  * the directory of pre-compiled artifacts ("Loading pre-compiled models"; read by the plugin's
- * `neuronx_distributed_model_loader.py`). The same names hold for plugin 0.4.1 with vLLM 0.13 (Neuron SDK 2.28, the
+ * `neuronx_distributed_model_loader.py`). Not passed: `--block-size` (the plugin overwrites it with `max_model_len`,
+ * above), `--device` (removed in vLLM 0.10, vllm-project/vllm#21349; the plugin is the platform) and
+ * `--additional-config` (its `override_neuron_config` would compile graphs other than the ones the plan priced). The
+ * same names hold for plugin 0.4.1 with vLLM 0.13 (Neuron SDK 2.28, the
  * last SDK whose NxD Inference runs on Inf2 and Trn1): docs/generative-serving.md lists the pins and sources.
  *
  * The model goes first, as a positional argument: `vllm serve --model` is deprecated ("With `vllm serve`, you should

@@ -60,6 +60,8 @@ export class GenerativeEcsReplica extends Construct {
   readonly vllmImage: boolean;
   /** The engine's health route. */
   readonly healthCheckPath: string;
+  /** The engine container's image, command and environment: what a redeploy changes (for the deployment fingerprint). */
+  readonly engineRun: { readonly imageUri: string; readonly command: readonly string[]; readonly environment: Readonly<Record<string, string>> };
 
   constructor(scope: Construct, id: string, props: GenerativeEcsReplicaProps) {
     super(scope, id);
@@ -76,6 +78,7 @@ export class GenerativeEcsReplica extends Construct {
       ? { command: vllmServeCommand(engine), environment: { ...engine.environment } }
       : { command: [...bound.vllm.command], environment: bound.vllm.environment(engine, props.metrics) };
     this.vllmImage = bound.vllm !== undefined;
+    this.engineRun = { imageUri: bound.imageUri, command: engineRun.command, environment: { ...engineRun.environment, ...props.environment } };
     // vLLM answers GET /health with 200 once the engine is up.
     this.healthCheckPath = bound.vllm?.healthCheckPath ?? '/health';
     const logging = (prefix: string): ecs.LogDriver => ecs.LogDrivers.awsLogs({
@@ -116,8 +119,8 @@ export class GenerativeEcsReplica extends Construct {
     this.engine = this.taskDefinition.addContainer('Engine', {
       image,
       essential: true,
-      command: engineRun.command,
-      environment: { ...engineRun.environment, ...props.environment },
+      command: [...this.engineRun.command],
+      environment: { ...this.engineRun.environment },
       linuxParameters,
       cpu: Math.max(0, layout.cpuUnitsPerTask - 256),
       memoryReservationMiB: layout.memoryMiBPerTask - DOWNLOAD_MEMORY_MIB,

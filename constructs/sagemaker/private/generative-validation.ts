@@ -17,19 +17,6 @@ const EXECUTION_MAX_SECONDS = 28800;
 /** Launching an instance for a batch and pulling the image, on top of the container timeouts. */
 const INSTANCE_AND_IMAGE_SECONDS = 1800;
 
-/** The all-zero digest example configurations ship with (bin/environment-stages.ts): it names no image. */
-export const PLACEHOLDER_DIGEST = `sha256:${'0'.repeat(64)}`;
-
-/**
- * Whether the image is pinned to {@link PLACEHOLDER_DIGEST}: any string field of the image, or of a plain object it
- * holds (the vLLM image's base-image source), naming it. Constructs it holds (a repository) are not read.
- */
-export function mentionsPlaceholderDigest(image: object): boolean {
-  const strings = (o: object) => Object.values(o).filter((v): v is string => typeof v === 'string');
-  const plain = Object.values(image).filter((v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype);
-  return [image, ...plain].some((o) => strings(o).some((v) => v.includes(PLACEHOLDER_DIGEST)));
-}
-
 /** The problems of the props that need no sizing, each naming the field, the value and the fix. */
 export function generativeProblems(props: NeuronGenerativeEndpointProps): string[] {
   const problems: string[] = [];

@@ -330,3 +330,64 @@ describe('Plans and props the generative ECS service refuses at synth, before an
     expect(text).toMatch(/requestTimeout=2 hours/);
   });
 });
+
+describe('Rollback, dashboard and proof of a generative ECS service, as on SageMaker', () => {
+  const stack = newStack();
+  const service = new NeuronGenerativeEcsService(stack, 'Llama', props(stack, { smokeBenchmark: {} }));
+  const template = Template.fromStack(stack);
+
+  test('WHEN synthesized THEN TTFT and TPOT p99 alarms at the plan\'s targets x 1.5 roll every slot\'s deployment back', () => {
+    const ttft = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'TimeToFirstTokenP99', Threshold: TARGETS.ttftP99Ms * 1.5, Statistic: 'Maximum' },
+    });
+    const tpot = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'TimePerOutputTokenP99', Threshold: TARGETS.tpotP99Ms * 1.5, Statistic: 'Maximum' },
+    });
+    expect([Object.keys(ttft).length, Object.keys(tpot).length]).toEqual([1, 1]);
+    expect(service.rollbackAlarms).toHaveLength(3);
+    const services = Object.values(template.findResources('AWS::ECS::Service'));
+    expect(services).toHaveLength(3);
+    for (const s of services) {
+      const names = JSON.stringify(s.Properties.DeploymentConfiguration.Alarms.AlarmNames);
+      for (const id of [...Object.keys(ttft), ...Object.keys(tpot)]) expect(names).toContain(id);
+      expect(s.Properties.DeploymentConfiguration.Alarms.Rollback).toBe(true);
+    }
+  });
+
+  test('WHEN synthesized THEN a dashboard shows the load balancer\'s metrics and the engine\'s beside the plan', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0].Properties.DashboardBody);
+    for (const metric of ['RequestCountPerTarget', 'HTTPCode_Target_5XX_Count', 'TimeToFirstTokenP99', 'TimePerOutputTokenP99', 'KvCacheUsage']) {
+      expect(body).toContain(metric);
+    }
+    expect(body).toContain('Plan: predicted p99');
+  });
+
+  test('WHEN the image changes THEN the deployment fingerprint the proof in tokens runs on changes too', () => {
+    expect(service.deploymentFingerprint).toMatch(/^[0-9a-f]{16,}$/);
+    expect(JSON.stringify(template.toJSON())).toContain(service.deploymentFingerprint);
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('has no deployment fingerprint'));
+    const other = newStack();
+    const redeployed = new NeuronGenerativeEcsService(other, 'Llama', props(other, {
+      smokeBenchmark: {}, image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: `sha256:${'f'.repeat(64)}` }),
+    }));
+    expect(redeployed.deploymentFingerprint).not.toBe(service.deploymentFingerprint);
+  });
+
+  test('GIVEN dashboard false THEN no dashboard', () => {
+    const other = newStack();
+    new NeuronGenerativeEcsService(other, 'Llama', props(other, { dashboard: false }));
+    Template.fromStack(other).resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+  });
+
+  test('GIVEN the placeholder image digest THEN synth works and the deploy is refused before any resource is created', () => {
+    const other = newStack();
+    new NeuronGenerativeEcsService(other, 'Llama', props(other, {
+      image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: `sha256:${'0'.repeat(64)}` }),
+    }));
+    const rules = Template.fromStack(other).toJSON().Rules as Record<string, { Assertions: Array<{ AssertDescription: string }> }>;
+    expect(Object.values(rules).flatMap((r) => r.Assertions.map((a) => a.AssertDescription)))
+      .toEqual(expect.arrayContaining([expect.stringMatching(/Llama: the image is pinned to the placeholder digest/)]));
+  });
+});

@@ -77,7 +77,7 @@ describe('vLLM engine settings from a plan', () => {
     expect(tp24.map((c) => [c.environment.NEURON_RT_VISIBLE_CORES, c.devices.length, c.port])).toEqual([['0-23', 12, 9000]]);
   });
 
-  test('GIVEN Trn2 with LNC 2 and TP 16 WHEN rendered THEN the runtime gets the logical core configuration and each replica 2 chips', () => {
+  test('GIVEN Trn2 with LNC 2 and TP 16 WHEN rendered THEN the runtime gets the logical core configuration and each replica 4 chips (16 logical cores of 4 per chip)', () => {
     const configs = vllmReplicaConfigs(relaid(llamaPlan(), 'trn2.48xlarge', 16, 8, 2), { ...OPTIONS, pinCores: true, portPerReplica: true });
     expect(configs).toHaveLength(4);
     expect(configs.map((c) => [c.visibleCores, c.devices, c.port])).toEqual([
