@@ -2,7 +2,7 @@
  * What importing the package costs: builds it (tsconfig.build.json) into a temporary directory, then, in fresh Node
  * processes, requires `cdk-inferentia/planner` (dist/lib/index.js) and the package root (dist/index.js) and prints
  * the modules each loads (its own and its dependencies', AWS SDK and undici counted apart) and the time, median of
- * five runs. Budgets: the planner loads no AWS SDK or HTTP client; the root at most 340 modules and no SDK client
+ * five runs. Budgets: the planner loads no AWS SDK or HTTP client; the root at most 300 modules and no SDK client
  * (checked again by the consumer test on the packed package).
  *
  *   npm run bench:import

@@ -7,20 +7,10 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import {
-  artifactPrefixOf,
-  compileHash,
-  compileHostTypes,
-  compiledArtifactProblems,
-  DLAMI_PARAMETERS,
-  MAX_CUSTOM_RESOURCE_COMPILE_MINUTES,
-  parseCompileSpec,
-  sha256Hex,
-  type CompiledArtifactFacts,
-  type CompileSpec,
-  type CompileSpecInput,
-  type PlanForArtifact,
-} from '../../lib/compile';
+import { compiledArtifactProblems, type CompiledArtifactFacts, type PlanForArtifact } from '../../lib/compile/check';
+import { artifactPrefixOf, compileHash, sha256Hex } from '../../lib/compile/hash';
+import { compileHostTypes, DLAMI_PARAMETERS, MAX_CUSTOM_RESOURCE_COMPILE_MINUTES } from '../../lib/compile/host';
+import { parseCompileSpec, type CompileSpec, type CompileSpecInput } from '../../lib/compile/spec';
 import { InputError } from '../../lib/errors';
 import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';

@@ -10,7 +10,8 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
-import { artifactPrefixOf, MAX_CUSTOM_RESOURCE_COMPILE_MINUTES, sha256Hex } from '../../lib/compile';
+import { artifactPrefixOf, sha256Hex } from '../../lib/compile/hash';
+import { MAX_CUSTOM_RESOURCE_COMPILE_MINUTES } from '../../lib/compile/host';
 import {
   checkGenerativeArtifacts,
   COMPILED_ARTIFACTS_DIR,

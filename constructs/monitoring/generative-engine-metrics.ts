@@ -12,6 +12,7 @@ import {
 import type { EngineMetricName } from '../../lib/generative/engine-metrics';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { ModelServerMetrics } from './model-server-metrics';
+import { cloudWatchUnit } from './private/cloudwatch-unit';
 
 /** Where the engine's metrics are, and the plan they are judged against. */
 export interface GenerativeEngineMetricsProps {
@@ -41,12 +42,6 @@ export interface GenerativeEngineReplicaMetricOptions extends cloudwatch.MetricO
    */
   readonly replica?: string;
 }
-
-const UNITS: Record<EngineMetricName['unit'], cloudwatch.Unit> = {
-  Count: cloudwatch.Unit.COUNT,
-  Milliseconds: cloudwatch.Unit.MILLISECONDS,
-  Percent: cloudwatch.Unit.PERCENT,
-};
 
 const DEFAULT_PERIOD = Duration.minutes(1);
 
@@ -220,7 +215,7 @@ export class GenerativeEngineMetrics {
       metricName: metric.name,
       dimensionsMap,
       statistic,
-      unit: UNITS[metric.unit],
+      unit: cloudWatchUnit(metric.unit),
       period: DEFAULT_PERIOD,
       ...metricOptions,
     });

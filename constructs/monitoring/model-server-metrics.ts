@@ -9,6 +9,7 @@ import {
   ModelServerMetricName,
 } from '../../lib/serving/metrics';
 import { InputError } from '../../lib/errors';
+import { cloudWatchUnit } from './private/cloudwatch-unit';
 
 /** Where the model server's metrics are: the namespace and `Service` dimension its environment was given. */
 export interface ModelServerMetricsProps {
@@ -46,13 +47,6 @@ export interface ModelServerCoreMetricOptions extends cloudwatch.MetricOptions {
    */
   readonly core?: number;
 }
-
-/** CloudWatch units by the name EMF lines declare them with. */
-const UNITS: Record<ModelServerMetricName['unit'], cloudwatch.Unit> = {
-  Count: cloudwatch.Unit.COUNT,
-  Milliseconds: cloudwatch.Unit.MILLISECONDS,
-  Percent: cloudwatch.Unit.PERCENT,
-};
 
 /** The period of every metric unless the caller sets one: the server writes a line every 10 s by default. */
 const DEFAULT_PERIOD = Duration.minutes(1);
@@ -277,7 +271,7 @@ export class ModelServerMetrics {
       metricName: metric.name,
       dimensionsMap,
       statistic,
-      unit: UNITS[metric.unit],
+      unit: cloudWatchUnit(metric.unit),
       period: DEFAULT_PERIOD,
       ...options,
     });

@@ -108,8 +108,15 @@ export interface NeuronFunctionProps {
  * before the function's constructor runs.
  */
 export class NeuronFunction extends nodejs.NodejsFunction {
-  /** The runtime every house function uses. */
-  static readonly RUNTIME = lambda.Runtime.NODEJS_24_X;
+  /**
+   * The runtime every house function uses.
+   *
+   * A getter, not a static field: reading `lambda.Runtime` loads aws-lambda's runtime table and the bundling code
+   * behind it, which importing the package should not cost an app that deploys no house function.
+   */
+  static get RUNTIME(): lambda.Runtime {
+    return lambda.Runtime.NODEJS_24_X;
+  }
 
   /** The function's execution role. */
   readonly serviceRole: iam.Role;

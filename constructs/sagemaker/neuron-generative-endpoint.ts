@@ -1,7 +1,7 @@
 import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwactions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as CloudWatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -434,6 +434,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       datapointsToAlarm: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // Loaded here, not on import: only an endpoint that opts into scaling to zero needs it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const cwactions = require('aws-cdk-lib/aws-cloudwatch-actions') as typeof CloudWatchActions;
     alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
   }
 }

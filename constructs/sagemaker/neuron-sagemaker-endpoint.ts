@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog';
-import { compiledArtifactProblems } from '../../lib/compile';
+import { compiledArtifactProblems } from '../../lib/compile/check';
 import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';

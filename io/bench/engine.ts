@@ -4,7 +4,8 @@
 import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { compileAnswerCheck } from '../../lib/bench/answer';
 import { AwsCallError } from '../../lib/aws-errors';
-import { classifyError, errorKindForStatus, RequestTimeoutError, runFailures, type ErrorKind } from '../../lib/bench/errors';
+import { classifyError, RequestTimeoutError, runFailures } from '../../lib/bench/errors';
+import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { LatencyRecorder } from '../../lib/bench/latency';
 import { ServerTimingRecorder } from '../../lib/bench/server-timing';
 import { openSender, type Sender } from './targets';

@@ -11,7 +11,8 @@
  */
 import { InvokeEndpointWithResponseStreamCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { Agent, request as httpRequest, type Dispatcher } from 'undici';
-import { classifyError, errorKindForStatus, type ErrorKind } from '../../lib/bench/errors';
+import { classifyError } from '../../lib/bench/errors';
+import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { SseDecoder } from '../../lib/bench/sse';
 import { poissonArrivals, TokenLoadRecorder, type TokenLoadReport } from '../../lib/bench/token-load';
 import { syntheticPrompt, tokenRequestBody, TokenStreamTracker, type TokenApi, type TokenRequest, type TokenStreamResult } from '../../lib/bench/token-stream';

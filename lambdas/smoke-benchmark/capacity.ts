@@ -3,14 +3,8 @@
  * the merged run against the plan.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import {
-  judgeCapacity,
-  workerRequests,
-  type CapacityConfig,
-  type CapacityMeasurement,
-  type CapacityVerdict,
-  type LoadWorkerResult,
-} from '../../lib/smoke/capacity';
+import { workerRequests, type CapacityConfig, type LoadWorkerResult } from '../../lib/smoke/capacity';
+import { judgeCapacity, type CapacityMeasurement, type CapacityVerdict } from '../../lib/smoke/capacity-verdict';
 import { mergeWorkerResults } from '../../lib/smoke/capacity-merge';
 import { calibrationRecord, type CalibrationRecord } from '../../lib/bench/calibration-record';
 

@@ -2,7 +2,7 @@
  * Golden-response checks: is an answer the one the model should give?
  */
 import { isDeepStrictEqual } from 'node:util';
-import { errorKindForStatus, type ErrorKind } from './errors';
+import { errorKindForStatus, type ErrorKind } from './error-kind';
 import type { AnswerCheck } from './types';
 
 /** One step into a JSON document: an object key or an array index. */

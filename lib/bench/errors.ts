@@ -1,34 +1,10 @@
 /**
- * How failed requests are named in a report, and the error a run throws when it misses a threshold.
+ * How a thrown error is counted in a report (its kind, from `./error-kind`), and the error a run throws when it
+ * misses a threshold.
  */
 import { awsProblemOf, CREDENTIALS_FIX } from '../aws-errors';
+import { errorKindForStatus, type ErrorKind } from './error-kind';
 import type { BenchReport, ThresholdResult } from './types';
-
-/**
- * The kind a failed request is counted under in `BenchReport.errorsByKind`.
- *
- * - `http-<status>`: an unexpected HTTP status (or a SageMaker service error with that status);
- * - `timeout`: no complete answer within the request timeout;
- * - `connection`: the connection was refused, reset or closed before an answer;
- * - `model-error`: the model container failed (SageMaker `ModelError`, HTTP 424);
- * - `throttled`: HTTP 429 or a throttling exception;
- * - `wrong-answer`: the expected status, but not the golden response;
- * - `backpressure`: an open-loop request not sent because too many were already in flight;
- * - `credentials`: the AWS SDK found no credentials, or AWS rejected them (expired, unknown, bad signature);
- * - `access-denied`: AWS accepted the credentials but denied the call;
- * - `other`: anything else.
- */
-export type ErrorKind =
-  | `http-${number}`
-  | 'timeout'
-  | 'connection'
-  | 'model-error'
-  | 'throttled'
-  | 'wrong-answer'
-  | 'backpressure'
-  | 'credentials'
-  | 'access-denied'
-  | 'other';
 
 /**
  * The reason a request is aborted when it outlives the run's `timeoutMs`.
@@ -70,21 +46,6 @@ const THROTTLING_NAMES = new Set([
   'TooManyRequestsException',
   'Throttling',
 ]);
-
-/**
- * Names the kind of an HTTP status that is not the expected one.
- *
- * 424 is how SageMaker (and compatible model servers behind a gateway) report a failed model; 429 is throttling.
- */
-export function errorKindForStatus(status: number): ErrorKind {
-  if (status === 424) {
-    return 'model-error';
-  }
-  if (status === 429) {
-    return 'throttled';
-  }
-  return `http-${status}`;
-}
 
 /**
  * Classifies a thrown error (undici, Node sockets, AWS SDK v3 service exceptions, the engine's own timeout).

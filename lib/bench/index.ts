@@ -5,15 +5,14 @@
  */
 export * from './types';
 export { defaultMaxInFlight, DEFAULT_TIMEOUT_MS } from './in-flight';
+export { errorKindForStatus, type ErrorKind } from './error-kind';
 export {
   classifyError,
-  errorKindForStatus,
   describeThreshold,
   RequestTimeoutError,
   BenchFailedError,
   runFailures,
   type RunOutcome,
-  type ErrorKind,
 } from './errors';
 export { checkAnswer, compileAnswerCheck, parseJsonPath, selectJsonPath, type JsonPathSegment } from './answer';
 export { evaluateThresholds, type BenchStats } from './thresholds';

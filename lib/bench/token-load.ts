@@ -3,7 +3,7 @@
  * request's result into HDR histograms of TTFT, TPOT and end-to-end latency (encoded as the single-call capacity
  * proof encodes latency, so load workers' histograms merge exactly) and a report.
  */
-import type { ErrorKind } from './errors';
+import type { ErrorKind } from './error-kind';
 import { LatencyRecorder } from './latency';
 import { random } from '../planner/simulate';
 import type { TokenStreamResult } from './token-stream';

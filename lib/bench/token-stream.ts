@@ -7,7 +7,7 @@
  * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/llm-inference-benchmarking-guide.html
  * @see https://github.com/ray-project/llmperf
  */
-import type { ErrorKind } from './errors';
+import type { ErrorKind } from './error-kind';
 
 /** Which OpenAI-compatible API a request uses. */
 export type TokenApi = 'completions' | 'chat';

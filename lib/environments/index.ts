@@ -3,3 +3,4 @@
  */
 export * from './schema';
 export * from './environments';
+// lib/index.ts names these files itself, not this index: a file added here is added there too.

@@ -5,7 +5,8 @@
  */
 import { LatencyRecorder } from '../bench/latency';
 import { ServerTimingRecorder } from '../bench/server-timing';
-import type { CapacityMeasurement, LoadWorkerResult } from './capacity';
+import type { LoadWorkerResult } from './capacity';
+import type { CapacityMeasurement } from './capacity-verdict';
 
 /**
  * Merges the workers' results: counts add, the histograms are added exactly, and the achieved rate is all

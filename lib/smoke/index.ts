@@ -5,5 +5,6 @@
 export * from './budget';
 export * from './capacity';
 export * from './capacity-merge';
+export * from './capacity-verdict';
 export * from './config';
 export * from './metrics';

@@ -26,19 +26,24 @@ export interface PrivateVpcOptions {
  * - CloudWatch monitoring: neuron-monitor's NeuronCore metrics (`PutMetricData`);
  * - SSM, SSM messages, EC2 messages: Session Manager, which replaces SSH (AWS Systems Manager User Guide,
  *   "Use VPC endpoints for Systems Manager").
+ *
+ * A function, not a module-level table: reading `InterfaceVpcEndpointAwsService` loads aws-ec2's implementation
+ * (a dozen modules), which importing the package should not cost an app that builds no VPC.
  */
-const INSTANCE_ENDPOINTS: ReadonlyArray<[string, ec2.InterfaceVpcEndpointAwsService]> = [
-  ['Ecs', ec2.InterfaceVpcEndpointAwsService.ECS],
-  ['EcsAgent', ec2.InterfaceVpcEndpointAwsService.ECS_AGENT],
-  ['EcsTelemetry', ec2.InterfaceVpcEndpointAwsService.ECS_TELEMETRY],
-  ['EcrApi', ec2.InterfaceVpcEndpointAwsService.ECR],
-  ['EcrDocker', ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER],
-  ['Logs', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
-  ['Monitoring', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING],
-  ['Ssm', ec2.InterfaceVpcEndpointAwsService.SSM],
-  ['SsmMessages', ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES],
-  ['Ec2Messages', ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES],
-];
+function instanceEndpoints(): Array<[string, ec2.InterfaceVpcEndpointAwsService]> {
+  return [
+    ['Ecs', ec2.InterfaceVpcEndpointAwsService.ECS],
+    ['EcsAgent', ec2.InterfaceVpcEndpointAwsService.ECS_AGENT],
+    ['EcsTelemetry', ec2.InterfaceVpcEndpointAwsService.ECS_TELEMETRY],
+    ['EcrApi', ec2.InterfaceVpcEndpointAwsService.ECR],
+    ['EcrDocker', ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER],
+    ['Logs', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
+    ['Monitoring', ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING],
+    ['Ssm', ec2.InterfaceVpcEndpointAwsService.SSM],
+    ['SsmMessages', ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES],
+    ['Ec2Messages', ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES],
+  ];
+}
 
 /**
  * cdk-nag reads an ingress source it cannot resolve (the VPC's `Fn::GetAtt CidrBlock`) as open to the world.
@@ -52,7 +57,7 @@ export const VPC_CIDR_INGRESS = {
 /**
  * A VPC whose private subnets reach every AWS service the service needs through VPC endpoints, with no NAT gateway
  * and no route to the internet: isolated subnets in two Availability Zones, an S3 gateway endpoint (ECR layers, the
- * smoke reports), the interface endpoints above with private DNS, and a flow log of rejected traffic.
+ * smoke reports), the interface endpoints of {@link instanceEndpoints} with private DNS, and a flow log of rejected traffic.
  */
 export function privateServiceVpc(scope: Construct, id: string, options: PrivateVpcOptions): ec2.Vpc {
   const subnetConfiguration: ec2.SubnetConfiguration[] = [
@@ -76,7 +81,7 @@ export function privateServiceVpc(scope: Construct, id: string, options: Private
       removalPolicy: RemovalPolicy.DESTROY,
     })),
   });
-  const endpoints = [...INSTANCE_ENDPOINTS];
+  const endpoints = instanceEndpoints();
   if (options.cloudFormationEndpoint) {
     endpoints.push(['CloudFormation', ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION]);
   }

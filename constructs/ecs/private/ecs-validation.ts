@@ -5,7 +5,7 @@
 import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { InputError } from '../../../lib/errors';
-import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../../../lib/serving';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../../../lib/serving/environment';
 import { defaultStartupTimeoutSeconds } from '../../private/endpoint-sizing';
 import { MODEL_SERVER_PORT, NeuronEcsServiceProps } from '../ecs-service-props';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './ecs-capacity';
