@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Plan } from '../../lib/planner';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
-import { stableHash } from '../private/endpoint-fingerprint';
+import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { SmokeTarget } from '../proof/smoke-target';
 import { DEFAULT_NEURON_MONITOR_NAMESPACE, MODEL_SERVER_PORT, NeuronEcsServiceProps } from './ecs-service-props';
@@ -272,12 +272,12 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
       });
     }
 
-    this.deploymentFingerprint = stableHash({
+    this.deploymentFingerprint = sha256Hex(canonicalJson({
       plan: props.plan,
       imageUri: stack.resolve(image.imageUri),
       environment: stack.resolve(this.environment),
       ports,
-    });
+    }));
 
     this.acknowledgeFindings();
     if (layout.instanceCount === 1) {

@@ -10,9 +10,9 @@ import { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
-import { stableHash } from '../private/endpoint-fingerprint';
+import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { markOwned } from '../private/ownership';
-import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../private/placeholder-digest';
+import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import { DeployRefusal } from '../proof/deploy-refusal';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
@@ -270,12 +270,12 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
       this.dashboard = generativeServiceDashboard(this, scaling?.requestsPerMinute);
     }
 
-    this.deploymentFingerprint = stableHash({
+    this.deploymentFingerprint = sha256Hex(canonicalJson({
       plan: this.plan,
       engines: replicas.map((r) => stack.resolve(r.engineRun)),
       model: stack.resolve(model),
       ports,
-    });
+    }));
 
     if (props.smokeBenchmark) {
       const smokeSecurityGroup = new ec2.SecurityGroup(this, 'SmokeSecurityGroup', {

@@ -16,10 +16,10 @@ import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';
 import { ModelData } from '../model/model-data';
-import { stableHash } from '../private/endpoint-fingerprint';
+import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
-import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../private/placeholder-digest';
+import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { DeployRefusal } from '../proof/deploy-refusal';
 import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
@@ -316,7 +316,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     }
 
     const stack = Stack.of(this);
-    this.deploymentFingerprint = stableHash({
+    this.deploymentFingerprint = sha256Hex(canonicalJson({
       plan,
       imageUri: stack.resolve(image.imageUri),
       weights: weights.fingerprint ?? stack.resolve(weights.s3Uri),
@@ -324,7 +324,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       productionVariant,
       sizing,
       role: stack.resolve(this.role.roleArn),
-    });
+    }));
   }
 
   /** Any `AWS/SageMaker` metric of the inference component (dimension `InferenceComponentName`), per minute. */

@@ -15,7 +15,7 @@ import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
-import { stableHash } from '../private/endpoint-fingerprint';
+import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import {
   defaultDownloadTimeoutSeconds,
@@ -418,7 +418,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     }
 
     const stack = Stack.of(this);
-    this.deploymentFingerprint = stableHash({
+    this.deploymentFingerprint = sha256Hex(canonicalJson({
       plan: props.plan,
       layout: { ...layout, instanceType: type.name },
       imageUri: stack.resolve(image.imageUri),
@@ -431,7 +431,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       productionVariant: { ...productionVariant, modelName: undefined },
       kmsKeyId: stack.resolve(this.encryptionKey?.keyArn),
       role: stack.resolve(this.role.roleArn),
-    });
+    }));
 
     // Last: the benchmark reads the name, ARN and fingerprint set above, and runs after everything in this construct.
     if (props.smokeBenchmark) {

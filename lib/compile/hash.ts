@@ -18,7 +18,10 @@ export interface CompileScriptFile {
 /** Characters of the hex digest kept in keys and names: 24 hex digits = 96 bits, far beyond any collision risk here. */
 export const HASH_LENGTH = 24;
 
-/** JSON with object keys sorted at every level, so equal values always serialise to equal text. */
+/**
+ * JSON with object keys sorted at every level, so equal values always serialise to equal text: the compile hash and
+ * the hostings' deployment fingerprints (what re-runs the smoke benchmark on a change) both hash it.
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {
     return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
