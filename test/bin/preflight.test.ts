@@ -132,6 +132,18 @@ describe('preflight of a plan', () => {
     expect(ok.code).toBe(0);
   });
 
+  test('GIVEN a SageMaker plan and an image in another region\'s ECR THEN exit 2 before any AWS call, naming both regions', async () => {
+    // SageMaker pulls a model's image only from ECR in the endpoint's region (API reference, ContainerDefinition.Image).
+    const file = write('plan.json', plan);
+    const { code, stderr } = await run('preflight', '--plan', file, '--image', DLC.replace('us-west-2', 'eu-west-1'));
+    expect(code).toBe(2);
+    expect(stderr).toContain('its repository is in eu-west-1, the plan\'s endpoint in us-west-2; SageMaker pulls only from ECR in the '
+      + 'endpoint\'s region: copy the image to us-west-2');
+    for (const mock of [ec2, quotas, sageMaker, s3, ecr]) {
+      expect(mock.calls()).toHaveLength(0);
+    }
+  });
+
   test('GIVEN a plan, an image, model data and a free name WHEN every check passes THEN exit 0 with a table of PASS', async () => {
     const file = write('plan.json', plan);
 
