@@ -6,7 +6,7 @@ import 'aws-sdk-client-mock-jest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { DescribeInstanceTypeOfferingsCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeImagesCommand, ECRClient } from '@aws-sdk/client-ecr';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -310,7 +310,11 @@ describe('preflight of a synthesized stack', () => {
       Resources: {
         Service: { Type: 'AWS::ECS::Service', Properties: {} },
         LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { InstanceType: 'inf2.xlarge' } } },
-        Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: '2', MaxSize: '6' } },
+        // A CDK VPC without named zones: its subnets take the first zones of Fn::GetAZs
+        Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: '2', MaxSize: '6',
+          VPCZoneIdentifier: [{ Ref: 'Subnet1' }, { Ref: 'Subnet2' }] } },
+        Subnet1: { Type: 'AWS::EC2::Subnet', Properties: { AvailabilityZone: { 'Fn::Select': [0, { 'Fn::GetAZs': '' }] } } },
+        Subnet2: { Type: 'AWS::EC2::Subnet', Properties: { AvailabilityZone: { 'Fn::Select': [1, { 'Fn::GetAZs': '' }] } } },
         Task: { Type: 'AWS::ECS::TaskDefinition', Properties: { ContainerDefinitions: [{ Image: { 'Fn::Join': ['',
           ['111111111111.dkr.ecr.us-west-2.', { Ref: 'AWS::URLSuffix' }, `/bert-server@${digest}`]] } }] } },
       },
@@ -330,6 +334,7 @@ describe('preflight of a synthesized stack', () => {
       { QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-X', Value: 8 },
       { QuotaName: 'Running On-Demand Inf instances', QuotaCode: 'L-1945791B', Value: 64 },
     ] });
+    ec2.on(DescribeAvailabilityZonesCommand).resolves({ AvailabilityZones: ['us-west-2c', 'us-west-2b', 'us-west-2a'].map((ZoneName) => ({ ZoneName })) });
 
     // WHEN
     const { code, stdout } = await run('preflight', '--stack', out, '--json');
@@ -341,7 +346,10 @@ describe('preflight of a synthesized stack', () => {
     ]);
     expect(reports[0].target.image).toBe(`111111111111.dkr.ecr.us-west-2.amazonaws.com/bert/dev@${digest}`);
     expect(reports[1].target).toMatchObject({ instanceCount: 2, maxInstanceCount: 6, vcpus: 4,
-      image: `111111111111.dkr.ecr.us-west-2.amazonaws.com/bert-server@${digest}` });
+      image: `111111111111.dkr.ecr.us-west-2.amazonaws.com/bert-server@${digest}`, subnets: [{ getAzsIndex: 0 }, { getAzsIndex: 1 }] });
+    // AND the ECS instance type is offered in the zones of the service's subnets (Fn::GetAZs lists them alphabetically)
+    expect(reports[1].checks[0]).toMatchObject({ id: 'instance-offering', status: 'pass',
+      detail: expect.stringContaining('every zone of the service\'s subnets among them') });
     expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { repositoryName: 'bert/dev', imageIds: [{ imageDigest: digest }] });
     expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { repositoryName: 'bert-server' });
     expect(code).toBe(0);
