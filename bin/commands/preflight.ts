@@ -11,7 +11,7 @@ import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
-import { endpointNameProblem, imageUriProblem, s3UriProblem } from '../../lib/aws-names';
+import { ECR_IMAGE_URI, endpointNameProblem, imageUriProblem, s3UriProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import {
@@ -171,6 +171,14 @@ export function targetsFromFlags(flags: PreflightFlags): { targets: PreflightTar
   }
   // SageMaker pulls only from ECR; ECS on EC2 pulls from any registry.
   flagProblem('--image', flags.image, (v) => imageUriProblem(v, target?.hosting === 'sagemaker'));
+  const imageRegion = flags.image !== undefined ? ECR_IMAGE_URI.exec(flags.image)?.[2] : undefined;
+  if (target?.hosting === 'sagemaker' && imageRegion !== undefined && imageRegion !== target.region) {
+    // "The Docker image for inference container in Amazon EC2 Container Registry must be in the same region as the
+    // model or endpoint you are creating" (SageMaker API reference, ContainerDefinition.Image:
+    // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ContainerDefinition.html).
+    problems.push(`--image ${JSON.stringify(flags.image)}: its repository is in ${imageRegion}, the plan's endpoint in ${target.region}; `
+      + `SageMaker pulls only from ECR in the endpoint's region: copy the image to ${target.region} (or plan for ${imageRegion})`);
+  }
   if (target !== undefined && flags.region !== undefined && isAwsRegion(flags.region) && flags.region !== target.region) {
     problems.push(`--region ${flags.region}: the plan is for ${target.region}; plan again for ${flags.region}`);
   }

@@ -137,15 +137,17 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
   const next = nextEnvironment(config, from);
   let to: EnvironmentConfig | undefined;
   if (flags.check !== true || flags.to !== undefined) {
-    if (flags.to === undefined) {
-      throw new InputError(`--to is missing; promote ${from.name} to ${next?.name ?? '(none: it is the last environment)'}, or pass --check to apply only the gate`);
-    }
-    to = environmentNamed(config, flags.to, '--to');
     const order = config.environments.map((e) => e.name).join(' -> ');
     if (next === undefined) {
+      // Said before --to is looked at: whatever --to names (or none), nothing follows the last environment.
       throw new InputError(`--from ${from.name} is the last environment (${order}): nothing is promoted from it; `
-        + `to roll out a new image, deploy it to ${config.environments[0].name} and promote from there`);
+        + `to roll out a new image, deploy it to ${config.environments[0].name} and promote from there `
+        + `(--check applies only the gate to ${from.name}'s report)`);
     }
+    if (flags.to === undefined) {
+      throw new InputError(`--to is missing; promote ${from.name} to ${next.name}, or pass --check to apply only the gate`);
+    }
+    to = environmentNamed(config, flags.to, '--to');
     if (to !== next) {
       throw new InputError(`--to ${to.name} does not follow --from ${from.name} in the environments config `
         + `(${order}); promote one step at a time: --to ${next.name}`);

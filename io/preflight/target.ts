@@ -6,7 +6,7 @@ import { isAwsRegion } from '../../lib/catalog/regions';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { InputError } from '../../lib/errors';
 import { resolveString, type ExpressionScope } from './expression';
-import type { PreflightTarget } from './types';
+import type { PreflightTarget, SubnetPlacement } from './types';
 
 /**
  * The fields of a plan preflight reads. Other fields are left alone: the plan grows, and preflight needs only these.
@@ -186,8 +186,43 @@ function ecsTargets(resources: Record<string, Resource>, source: string, region:
     instanceCount: min,
     maxInstanceCount: Math.max(min, max),
     image,
+    subnets: subnetPlacements(group, resources),
     unknown,
   }];
+}
+
+/**
+ * The subnets of an Auto Scaling group where the template says where they are: a subnet of the stack with a literal
+ * zone or `Fn::Select [n, Fn::GetAZs]` (what a CDK VPC writes), or an existing subnet's ID; undefined if any is
+ * something else, so the offering check never judges half of the group.
+ */
+function subnetPlacements(group: Record<string, unknown>, resources: Record<string, Resource>): SubnetPlacement[] | undefined {
+  const zones = group.AvailabilityZones;
+  if (Array.isArray(zones) && zones.length > 0 && zones.every((z) => typeof z === 'string')) {
+    return zones.map((zone: string) => ({ zone }));
+  }
+  const subnets = group.VPCZoneIdentifier;
+  if (!Array.isArray(subnets) || subnets.length === 0) {
+    return undefined;
+  }
+  const placements: SubnetPlacement[] = [];
+  for (const subnet of subnets) {
+    if (typeof subnet === 'string' && /^subnet-[0-9a-f]+$/.test(subnet)) {
+      placements.push({ subnetId: subnet });
+      continue;
+    }
+    const id = logicalIdOf(subnet);
+    const zone = id !== undefined && resources[id]?.Type === 'AWS::EC2::Subnet' ? resources[id].Properties?.AvailabilityZone : undefined;
+    const select = isObject(zone) ? zone['Fn::Select'] : undefined;
+    if (typeof zone === 'string') {
+      placements.push({ zone });
+    } else if (Array.isArray(select) && typeof select[0] === 'number' && isObject(select[1]) && 'Fn::GetAZs' in select[1]) {
+      placements.push({ getAzsIndex: select[0] });
+    } else {
+      return undefined;
+    }
+  }
+  return placements;
 }
 
 /** The logical id a `{ Ref }` or `{ 'Fn::GetAtt': [id, attr] }` points at. */

@@ -31,9 +31,20 @@ export interface PreflightTarget {
   readonly modelDataUri?: string;
   /** The physical endpoint name; undefined when CloudFormation generates it. */
   readonly endpointName?: string;
+  /**
+   * Where an ECS service's instances launch, as the template names its Auto Scaling group's subnets; undefined when
+   * the template does not say (SageMaker picks its own zones).
+   */
+  readonly subnets?: readonly SubnetPlacement[];
   /** Why a value is unknown, by field, e.g. `{ modelDataUri: 'uploaded by the stack during the deploy' }`. */
   readonly unknown?: Readonly<Partial<Record<'image' | 'modelDataUri' | 'endpointName', string>>>;
 }
+
+/**
+ * One subnet of an Auto Scaling group, as a template names it: a zone written in the template, the n-th zone of
+ * `Fn::GetAZs` (a CDK VPC without named zones), or the ID of an existing subnet.
+ */
+export type SubnetPlacement = { readonly zone: string } | { readonly getAzsIndex: number } | { readonly subnetId: string };
 
 /** The AWS clients the checks call, created by the caller with the user's credentials. */
 export interface PreflightClients {

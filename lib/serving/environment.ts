@@ -91,11 +91,19 @@ export const WATCHDOG_P99_FACTOR = 10;
 export const WATCHDOG_FLOOR_MS = 10_000;
 
 /**
- * The largest body a SageMaker real-time endpoint passes to the container, 25 MB by the SageMaker documentation of
- * `InvokeEndpoint` (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_runtime_InvokeEndpoint.html; older
- * pages say 6 MB). Read as MiB, the larger reading: SageMaker refuses a bigger body before the container sees it, so
- * this bound only stops what could not have come through SageMaker, and never refuses what SageMaker passes. Also the
- * default on ECS, so a handler behaves the same on both hostings.
+ * The largest request body SageMaker real-time inference passes to the container: 6 MiB (6,291,456 bytes), the
+ * maximum length of `InvokeEndpoint`'s `Body` in AWS's own SageMaker Runtime API model (service
+ * `sagemaker-runtime` 2017-05-13, shape `BodyBlob`, `max: 6291456`, as shipped in botocore 1.43's
+ * `data/sagemaker-runtime/2017-05-13/service-2.json`; rendered as the Body's length constraint in the API reference,
+ * https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_runtime_InvokeEndpoint.html). SageMaker refuses a
+ * larger body before the container sees it, so on SageMaker the server's bound equals the hosting's.
+ */
+export const SAGEMAKER_MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+/**
+ * The body limit off SageMaker (ECS behind an Application Load Balancer, which sets no limit on a request body): 25
+ * MiB, so that with {@link DEFAULT_QUEUED_BODIES} the bodies the front end holds stay within 200 MiB. A model whose
+ * requests are larger sets `MODEL_SERVER_MAX_BODY_BYTES` through the hosting's `environment` prop.
  */
 export const DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024;
 
@@ -147,6 +155,11 @@ export interface ModelServerPlan {
   readonly p99Ms?: number;
   /** The instance: its vCPUs set how many front-end processes share the port. @default one front end */
   readonly instance?: { readonly vcpus: number };
+  /**
+   * Where the server runs: on `sagemaker` the body limit is {@link SAGEMAKER_MAX_BODY_BYTES}, the hosting's own.
+   * @default the limit off SageMaker, {@link DEFAULT_MAX_BODY_BYTES}
+   */
+  readonly hosting?: 'sagemaker' | 'ec2';
 }
 
 /** Settings that are not sizing: deadlines, queue bound and metrics naming. */
@@ -163,7 +176,7 @@ export interface ModelServerOptions {
   readonly metricsIntervalMs?: number;
   /** @default WATCHDOG_P99_FACTOR x the plan's p99Ms, at least WATCHDOG_FLOOR_MS, at most the request timeout */
   readonly watchdogMs?: number;
-  /** @default DEFAULT_MAX_BODY_BYTES (25 MiB, SageMaker's real-time payload limit) */
+  /** @default SAGEMAKER_MAX_BODY_BYTES (6 MiB) on SageMaker, else DEFAULT_MAX_BODY_BYTES (25 MiB) */
   readonly maxBodyBytes?: number;
   /** @default DEFAULT_QUEUED_BODIES x maxBodyBytes */
   readonly maxQueuedBytes?: number;
@@ -183,12 +196,12 @@ const CORE_GROUP = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
  * @throws InputError listing every problem (field, value received, fix) when the plan or options cannot be served.
  */
 export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServerOptions = {}): Record<string, string> {
-  const problems = [...planProblems(plan), ...optionProblems(options)];
+  const problems = [...planProblems(plan), ...optionProblems(plan, options)];
   InputError.throwIfAny(problems);
   const maxBatchSize = plan.batching?.maxBatchSize ?? plan.batchSize;
   const workers = plan.visibleCores.length;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes(plan);
   const watchdogMs = options.watchdogMs
     ?? Math.min(requestTimeoutMs, Math.max(WATCHDOG_FLOOR_MS, Math.ceil(WATCHDOG_P99_FACTOR * (plan.p99Ms ?? 0))));
   const env: Record<(typeof MODEL_SERVER_ENV)[keyof typeof MODEL_SERVER_ENV], string> = {
@@ -260,7 +273,12 @@ function planProblems(plan: ModelServerPlan): string[] {
   return problems;
 }
 
-function optionProblems(options: ModelServerOptions): string[] {
+/** The hosting's body limit: SageMaker's own cap on SageMaker, the memory-bounding default elsewhere. */
+function defaultMaxBodyBytes(plan: ModelServerPlan): number {
+  return plan.hosting === 'sagemaker' ? SAGEMAKER_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES;
+}
+
+function optionProblems(plan: ModelServerPlan, options: ModelServerOptions): string[] {
   const problems: string[] = [];
   for (const key of ['requestTimeoutMs', 'maxQueuedRequests', 'metricsIntervalMs', 'watchdogMs', 'maxBodyBytes',
     'maxQueuedBytes', 'readTimeoutMs', 'idleTimeoutMs', 'maxConnections'] as const) {
@@ -269,7 +287,7 @@ function optionProblems(options: ModelServerOptions): string[] {
       problems.push(`${key}=${value} must be a whole number, at least 1`);
     }
   }
-  const body = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const body = options.maxBodyBytes ?? defaultMaxBodyBytes(plan);
   if (options.maxQueuedBytes !== undefined && isWhole(options.maxQueuedBytes, 1) && options.maxQueuedBytes < body) {
     problems.push(`maxQueuedBytes=${options.maxQueuedBytes} is below maxBodyBytes=${body}: a request of the largest allowed `
       + `size could never be queued; set maxQueuedBytes to at least ${body}`);

@@ -102,6 +102,29 @@ class SlowAndIdleClients(ServerTestCase):
         self.assertLess(time.monotonic() - started, 2)
 
 
+    async def test_a_kept_alive_connection_left_idle_is_closed_after_the_idle_timeout(self):
+        # GIVEN an idle timeout far below the read timeout, so only the idle timer can close the connection
+        server = await self.server(MODEL_SERVER_IDLE_TIMEOUT_MS=400, MODEL_SERVER_READ_TIMEOUT_MS=30_000)
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        try:
+            # WHEN a client sends one request on a kept-alive connection, reads the answer and then sends nothing
+            body = json.dumps({"inputs": [3]}).encode()
+            writer.write(post_head(len(body)) + body)
+            await writer.drain()
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            self.assertEqual(status_of(head), 200, head)
+            length = int(next(line.split(b":", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")))
+            await asyncio.wait_for(reader.readexactly(length), 5)
+            answered = time.monotonic()
+            # THEN the server closes it after about the idle timeout (aiohttp's own keep-alive default is 75 s)
+            self.assertEqual(await asyncio.wait_for(reader.read(), 5), b"")
+            self.assertLess(time.monotonic() - answered, 3)
+        finally:
+            writer.close()
+        # AND new connections are served
+        self.assertEqual((await server.invoke(self.session, [4]))[0], 200)
+
+
 class ConnectionLimit(ServerTestCase):
     async def test_a_connection_over_the_limit_gets_503_and_is_closed_and_the_limit_frees_as_connections_close(self):
         # GIVEN a cap of 4 connections, all taken by idle clients

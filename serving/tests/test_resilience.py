@@ -56,15 +56,17 @@ class Watchdog(ServerTestCase):
         self.assertNotIn(stopped, [l["pid"] for l in server.loads()[-1:]])
 
     async def test_a_hung_call_is_retried_once_alone_so_its_batch_mate_is_served_and_it_fails_after_the_retry(self):
-        # GIVEN two workers, a 500 ms watchdog, and batches that wait 150 ms to fill
+        # GIVEN two workers, a 500 ms watchdog, batches that wait 150 ms to fill, and models that load only when told
         server = await self.server(
-            MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_WATCHDOG_MS=500, MODEL_SERVER_MAX_DELAY_MS=150,
+            gated=True, MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_WATCHDOG_MS=500, MODEL_SERVER_MAX_DELAY_MS=150,
             MODEL_SERVER_REQUEST_TIMEOUT_MS=600000,
         )
-        # WHEN a request that hangs predict_fn shares a batch with a good one
-        (bad, bad_body, _), (good, good_body, _) = await asyncio.gather(
-            server.invoke(self.session, [-3]), server.invoke(self.session, [4])
-        )
+        # WHEN a request that hangs predict_fn shares a batch with a good one: both queued before any worker is up, so
+        # the first worker takes them together (two requests sent at once on a loaded host could land 150 ms apart)
+        replies = asyncio.gather(server.invoke(self.session, [-3]), server.invoke(self.session, [4]))
+        await server.wait_for(self.session, lambda _, body: body and body["queued"] == 2, "two queued requests")
+        server.open_gate()
+        (bad, bad_body, _), (good, good_body, _) = await replies
         # THEN the good one is served by its retry, alone; the bad one hung two workers and gets 500 naming the watchdog
         self.assertEqual((good, good_body["outputs"]), (200, [8.0]))
         self.assertEqual(bad, 500)

@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runCli } from '../../bin/cli';
+import { quietAwsSdkNodeWarning, runCli } from '../../bin/cli';
 
 async function run(...argv: string[]) {
   let stdout = '';
@@ -222,6 +222,18 @@ describe('the README\'s numbers', () => {
     });
     // The README speaks of requests/s throughout: a request may carry several inferences (--inputs-per-request).
     expect(readme).not.toMatch(/2,000 inferences\/s/);
+  });
+});
+
+describe('the AWS SDK Node-version warning', () => {
+  test('GIVEN no setting THEN the CLI turns it off; GIVEN the user\'s own setting THEN it is kept (the README says how to see it)', () => {
+    const unset: NodeJS.ProcessEnv = {};
+    quietAwsSdkNodeWarning(unset);
+    expect(unset.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED).toBe('true');
+    const own: NodeJS.ProcessEnv = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'false' };
+    quietAwsSdkNodeWarning(own);
+    expect(own.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED).toBe('false');
+    expect(fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8')).toContain('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=false');
   });
 });
 

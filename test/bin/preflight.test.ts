@@ -6,7 +6,7 @@ import 'aws-sdk-client-mock-jest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { DescribeInstanceTypeOfferingsCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeImagesCommand, ECRClient } from '@aws-sdk/client-ecr';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -130,6 +130,18 @@ describe('preflight of a plan', () => {
     expect(long.stderr).toContain('64 characters, SageMaker allows 63');
     const ok = await run('preflight', '--plan', file, '--endpoint-name', `a-${'b'.repeat(61)}`, '--skip', 'image,model-data');
     expect(ok.code).toBe(0);
+  });
+
+  test('GIVEN a SageMaker plan and an image in another region\'s ECR THEN exit 2 before any AWS call, naming both regions', async () => {
+    // SageMaker pulls a model's image only from ECR in the endpoint's region (API reference, ContainerDefinition.Image).
+    const file = write('plan.json', plan);
+    const { code, stderr } = await run('preflight', '--plan', file, '--image', DLC.replace('us-west-2', 'eu-west-1'));
+    expect(code).toBe(2);
+    expect(stderr).toContain('its repository is in eu-west-1, the plan\'s endpoint in us-west-2; SageMaker pulls only from ECR in the '
+      + 'endpoint\'s region: copy the image to us-west-2');
+    for (const mock of [ec2, quotas, sageMaker, s3, ecr]) {
+      expect(mock.calls()).toHaveLength(0);
+    }
   });
 
   test('GIVEN a plan, an image, model data and a free name WHEN every check passes THEN exit 0 with a table of PASS', async () => {
@@ -298,7 +310,11 @@ describe('preflight of a synthesized stack', () => {
       Resources: {
         Service: { Type: 'AWS::ECS::Service', Properties: {} },
         LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { InstanceType: 'inf2.xlarge' } } },
-        Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: '2', MaxSize: '6' } },
+        // A CDK VPC without named zones: its subnets take the first zones of Fn::GetAZs
+        Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: '2', MaxSize: '6',
+          VPCZoneIdentifier: [{ Ref: 'Subnet1' }, { Ref: 'Subnet2' }] } },
+        Subnet1: { Type: 'AWS::EC2::Subnet', Properties: { AvailabilityZone: { 'Fn::Select': [0, { 'Fn::GetAZs': '' }] } } },
+        Subnet2: { Type: 'AWS::EC2::Subnet', Properties: { AvailabilityZone: { 'Fn::Select': [1, { 'Fn::GetAZs': '' }] } } },
         Task: { Type: 'AWS::ECS::TaskDefinition', Properties: { ContainerDefinitions: [{ Image: { 'Fn::Join': ['',
           ['111111111111.dkr.ecr.us-west-2.', { Ref: 'AWS::URLSuffix' }, `/bert-server@${digest}`]] } }] } },
       },
@@ -318,6 +334,7 @@ describe('preflight of a synthesized stack', () => {
       { QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-X', Value: 8 },
       { QuotaName: 'Running On-Demand Inf instances', QuotaCode: 'L-1945791B', Value: 64 },
     ] });
+    ec2.on(DescribeAvailabilityZonesCommand).resolves({ AvailabilityZones: ['us-west-2c', 'us-west-2b', 'us-west-2a'].map((ZoneName) => ({ ZoneName })) });
 
     // WHEN
     const { code, stdout } = await run('preflight', '--stack', out, '--json');
@@ -329,7 +346,10 @@ describe('preflight of a synthesized stack', () => {
     ]);
     expect(reports[0].target.image).toBe(`111111111111.dkr.ecr.us-west-2.amazonaws.com/bert/dev@${digest}`);
     expect(reports[1].target).toMatchObject({ instanceCount: 2, maxInstanceCount: 6, vcpus: 4,
-      image: `111111111111.dkr.ecr.us-west-2.amazonaws.com/bert-server@${digest}` });
+      image: `111111111111.dkr.ecr.us-west-2.amazonaws.com/bert-server@${digest}`, subnets: [{ getAzsIndex: 0 }, { getAzsIndex: 1 }] });
+    // AND the ECS instance type is offered in the zones of the service's subnets (Fn::GetAZs lists them alphabetically)
+    expect(reports[1].checks[0]).toMatchObject({ id: 'instance-offering', status: 'pass',
+      detail: expect.stringContaining('every zone of the service\'s subnets among them') });
     expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { repositoryName: 'bert/dev', imageIds: [{ imageDigest: digest }] });
     expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { repositoryName: 'bert-server' });
     expect(code).toBe(0);

@@ -218,6 +218,14 @@ describe('promote refuses what did not pass in the source environment and writes
     expect(stderr).toContain('--from prod is the last environment (dev -> staging -> prod): nothing is promoted from it');
     expect(stderr).not.toContain('(none)');
   });
+
+  test('GIVEN --from the last environment and no --to WHEN promoting THEN the same answer, not "--to is missing"', async () => {
+    const { code, stderr } = await run('promote', '--from', 'prod', ...FLAGS);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--from prod is the last environment (dev -> staging -> prod): nothing is promoted from it');
+    expect(stderr).toContain('--check applies only the gate');
+    expect(stderr).not.toMatch(/--to is missing|\(none/);
+  });
 });
 
 describe('promote copies exactly what passed and records it', () => {

@@ -63,6 +63,8 @@ export function serverEnvironment(layout: EndpointLayout, input: ServerEnvironme
       {
         batching: input.batching, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms,
         instance: { vcpus: layout.instanceType.spec.vcpus },
+        // SageMaker caps a request body itself; the server's limit is that cap.
+        hosting: 'sagemaker',
       },
       { metricsService: input.metricsService, metricsNamespace: input.metricsNamespace },
     ),

@@ -130,6 +130,8 @@ describe('A service deployed from a four-instance inf2.xlarge plan with 1-core w
       MODEL_SERVER_MAX_DELAY_MS: '0',
       MODEL_SERVER_METRICS_SERVICE: construct.metricsService,
       NEURON_MONITOR_CW_REGION: 'us-east-1',
+      // off SageMaker (the ALB limits no body): 25 MiB, not SageMaker's 6 MiB cap
+      MODEL_SERVER_MAX_BODY_BYTES: `${25 * 1024 * 1024}`,
     });
     expect(env(template)).not.toHaveProperty('SAGEMAKER_BIND_TO_PORT');
   });

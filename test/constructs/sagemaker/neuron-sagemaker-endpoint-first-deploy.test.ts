@@ -2,6 +2,7 @@ import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { ModelImage } from '../../../constructs/image/model-image';
 import { applyPolicyChecks } from '../../../constructs/nag';
 import { NeuronSageMakerEndpoint, NeuronSageMakerEndpointProps } from '../../../constructs/sagemaker';
@@ -90,6 +91,35 @@ describe('An endpoint in a VPC with the default execution role', () => {
       'ec2:DescribeSecurityGroups', 'ec2:DescribeSubnets', 'ec2:DescribeVpcs',
     ]);
     expect(nagFindings(app, { plugins: ['AwsSolutions', 'Neuron'] })).toEqual([]);
+  });
+});
+
+describe('An endpoint in a VPC with the user\'s own execution role', () => {
+  function build(checks: boolean): { app: App; stack: Stack } {
+    const app = new App({ builtinCloudFormationValidation: false });
+    const stack = new Stack(app, 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [
+      { name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+    ] });
+    Validations.of(vpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Test fixture: only the endpoint is under test.' });
+    const role = new iam.Role(stack, 'MyRole', { assumedBy: new iam.ServicePrincipal('sagemaker.amazonaws.com') });
+    endpoint({ vpc, role }, stack);
+    if (checks) {
+      applyPolicyChecks(app);
+    }
+    return { app, stack };
+  }
+
+  test('leaves the wildcards the VPC access adds to the user\'s role for the user to acknowledge, and says so', () => {
+    // GIVEN a role the app made, not the package (issue 22 item 8: a wildcard of the user's own would hide behind ours)
+    const { app } = build(true);
+    // THEN cdk-nag reports the Resource::* statements on that role, and on nothing the package made
+    const findings = nagFindings(app, { plugins: ['AwsSolutions', 'Neuron'] });
+    expect(findings.map((f) => f.ruleId)).toContain('AwsSolutions-IAM5[Resource::*]');
+    expect(findings.filter((f) => !f.resourcePath.startsWith('Stack/MyRole/'))).toEqual([]);
+    // AND a warning says what the package added to the role
+    Annotations.fromStack(build(false).stack).hasWarning('/Stack/Endpoint',
+      Match.stringLikeRegexp('Stack/MyRole gets the VPC permissions SageMaker needs.*acknowledge them there'));
   });
 });
 

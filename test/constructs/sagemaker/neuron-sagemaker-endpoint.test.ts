@@ -828,9 +828,9 @@ describe('An endpoint running the model server (ModelImage.fromServer)', () => {
       MODEL_SERVER_METRICS_INTERVAL_MS: '10000',
       // 10 device-call p99s, at least 10 s
       MODEL_SERVER_WATCHDOG_MS: `${Math.max(10_000, Math.ceil(10 * plan.p99Ms))}`,
-      // SageMaker's real-time payload limit, and 8 such bodies held at most
-      MODEL_SERVER_MAX_BODY_BYTES: '26214400',
-      MODEL_SERVER_MAX_QUEUED_BYTES: '209715200',
+      // SageMaker's own payload cap (InvokeEndpoint's Body, 6 MiB), and 8 such bodies
+      MODEL_SERVER_MAX_BODY_BYTES: '6291456',
+      MODEL_SERVER_MAX_QUEUED_BYTES: '50331648',
       MODEL_SERVER_READ_TIMEOUT_MS: '10000',
       MODEL_SERVER_IDLE_TIMEOUT_MS: '75000',
       MODEL_SERVER_MAX_CONNECTIONS: '2048',

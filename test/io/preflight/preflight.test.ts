@@ -1,5 +1,5 @@
 import 'aws-sdk-client-mock-jest';
-import { DescribeInstanceTypeOfferingsCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, DescribeSubnetsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { BatchGetImageCommand, DescribeImagesCommand, ECRClient } from '@aws-sdk/client-ecr';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -281,6 +281,41 @@ describe('preflight fails each check that would break the deploy, with the fix',
     expect(check(report.checks, 'endpoint-name')).toEqual({ id: 'endpoint-name', status: 'skip', detail: 'skipped with --skip' });
     expect(sageMaker).not.toHaveReceivedAnyCommand();
     expect(ecr).not.toHaveReceivedAnyCommand();
+  });
+});
+
+describe('preflight of an ECS service checks the zones its subnets launch in', () => {
+  const ecsTarget: PreflightTarget = { ...sageMakerTarget, hosting: 'ec2', instanceType: 'inf2.xlarge', endpointName: undefined, modelDataUri: undefined };
+
+  test('GIVEN a CDK VPC whose first Fn::GetAZs zone does not offer the type THEN instance-offering fails naming that zone', async () => {
+    // GIVEN inf2.xlarge in us-east-1a, b and c (healthyAccount), and a region whose zones sort as a, b, c, d, e
+    ec2.on(DescribeAvailabilityZonesCommand).resolves({ AvailabilityZones: ['us-east-1e', 'us-east-1d', 'us-east-1c', 'us-east-1b', 'us-east-1a']
+      .map((ZoneName) => ({ ZoneName })) });
+    // WHEN the subnets are the 3rd and 5th zones
+    const report = await runPreflight({ ...ecsTarget, subnets: [{ getAzsIndex: 2 }, { getAzsIndex: 4 }] }, clients);
+    // THEN
+    expect(check(report.checks, 'instance-offering')).toEqual({
+      id: 'instance-offering',
+      status: 'fail',
+      detail: 'inf2.xlarge is offered in 3 Availability Zones of us-east-1 (us-east-1a, us-east-1b, us-east-1c), but not in us-east-1e, '
+        + 'where the Auto Scaling group has a subnet: no instance launches there',
+      fix: 'put the service\'s subnets in zones that offer inf2.xlarge (for a CDK VPC, its availabilityZones prop: us-east-1a, us-east-1b, us-east-1c)',
+    });
+  });
+
+  test('GIVEN existing subnets and written zones in offered zones THEN it passes, reading each subnet\'s zone', async () => {
+    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [{ SubnetId: 'subnet-0a', AvailabilityZone: 'us-east-1b' }] });
+    const report = await runPreflight({ ...ecsTarget, subnets: [{ subnetId: 'subnet-0a' }, { zone: 'us-east-1c' }] }, clients);
+    expect(check(report.checks, 'instance-offering')).toMatchObject({ status: 'pass', detail: expect.stringMatching(/every zone of the service's subnets among them$/) });
+    expect(ec2).toHaveReceivedCommandWith(DescribeSubnetsCommand, { SubnetIds: ['subnet-0a'] });
+    expect(ec2).not.toHaveReceivedCommand(DescribeAvailabilityZonesCommand);
+  });
+
+  test('GIVEN no permission to read subnets THEN the check fails naming the actions', async () => {
+    ec2.on(DescribeSubnetsCommand).rejects(awsError('UnauthorizedOperation', 'You are not authorized to perform this operation.', 403));
+    const result = check((await runPreflight({ ...ecsTarget, subnets: [{ subnetId: 'subnet-0a' }] }, clients)).checks, 'instance-offering');
+    expect(result.status).toBe('fail');
+    expect(result.detail).toContain('DescribeSubnets');
   });
 });
 

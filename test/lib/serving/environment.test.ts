@@ -42,7 +42,7 @@ describe('the model server environment rendered from a plan', () => {
       MODEL_SERVER_METRICS_INTERVAL_MS: '10000',
       // no p99 given: the floor
       MODEL_SERVER_WATCHDOG_MS: '10000',
-      // SageMaker's 25 MB payload limit, read as MiB, and 8 such bodies
+      // no hosting given: the limit off SageMaker, 25 MiB, and 8 such bodies
       MODEL_SERVER_MAX_BODY_BYTES: `${25 * 1024 * 1024}`,
       MODEL_SERVER_MAX_QUEUED_BYTES: `${8 * 25 * 1024 * 1024}`,
       MODEL_SERVER_READ_TIMEOUT_MS: '10000',
@@ -51,6 +51,22 @@ describe('the model server environment rendered from a plan', () => {
       // no instance given: one front end
       MODEL_SERVER_FRONT_ENDS: '1',
     });
+  });
+
+  test('GIVEN the hosting THEN the body limit is SageMaker\'s own 6 MiB payload cap on SageMaker and 25 MiB on EC2', () => {
+    const limits = (hosting?: 'sagemaker' | 'ec2') => {
+      const env = modelServerEnvironment({ ...batchingPlan, hosting });
+      return [env[MODEL_SERVER_ENV.maxBodyBytes], env[MODEL_SERVER_ENV.maxQueuedBytes]];
+    };
+    // InvokeEndpoint's Body: max 6291456 bytes in the SageMaker Runtime API model
+    expect(limits('sagemaker')).toEqual(['6291456', `${8 * 6291456}`]);
+    expect(limits('ec2')).toEqual([`${25 * 1024 * 1024}`, `${8 * 25 * 1024 * 1024}`]);
+    expect(limits(undefined)).toEqual(limits('ec2'));
+    // the caller's limit still wins, and the bytes bound is checked against the hosting's limit
+    expect(modelServerEnvironment({ ...batchingPlan, hosting: 'sagemaker' }, { maxBodyBytes: 1000 })[MODEL_SERVER_ENV.maxBodyBytes]).toBe('1000');
+    expect(problemsOf(() => modelServerEnvironment({ ...batchingPlan, hosting: 'sagemaker' }, { maxQueuedBytes: 6291455 }))).toEqual([
+      'maxQueuedBytes=6291455 is below maxBodyBytes=6291456: a request of the largest allowed size could never be queued; set maxQueuedBytes to at least 6291456',
+    ]);
   });
 
   test('GIVEN the instance THEN one front-end process per 4 vCPUs share the port, 1 to 4 of them', () => {
