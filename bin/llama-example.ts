@@ -1,15 +1,16 @@
 /**
  * The generative example: Llama 3.1 8B Instruct planned in tokens, compiled in the deploy for the plan by the serving
  * image's own vLLM, served on SageMaker inference components and proven in tokens (`GenerativeInferenceStack`), and
- * its ECS twin (`GenerativeEcsInferenceStack`). docs/generative.md walks through it.
+ * its ECS twin (`GenerativeEcsInferenceStack`), compiled the same way in its own deploy for its own (ec2) plan.
+ * docs/generative.md walks through it.
  *
  * Context it reads besides the example's own `account` and `region`:
  * - `llamaImageDigest` (placeholder `sha256:` + 64 zeros): the digest of the pinned Neuron vLLM image
  *   (`public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:<tag>`, the tag `VLLM_DLC_PINS` names for the plan's chip);
  * - `llamaTokenSecret` (default `cdk-inferentia/hugging-face-token`): the Secrets Manager secret holding a Hugging
- *   Face token whose account accepted the Llama 3.1 license; the compile host reads it at run time;
- * - `llamaModelBucket` (default `cdk-inferentia-models-<account>-<region>`) and `llamaWeightsPrefix`: where the ECS
- *   twin reads the weights (the Hugging Face layout, e.g. copied from the SageMaker stack's compile output).
+ *   Face token whose account accepted the Llama 3.1 license; both stacks' compile hosts read it at run time.
+ * `llamaModelBucket` and `llamaWeightsPrefix`, which once pointed the ECS twin at weights it compiled at every task
+ * start, are refused: the twin compiles in its deploy now.
  * With the placeholder digest, synth warns and CloudFormation refuses the deploy before creating anything.
  */
 import { App, Stack } from 'aws-cdk-lib';
@@ -47,11 +48,12 @@ export const LLAMA_TARGETS: GenerativeTargets = {
 export interface LlamaContext {
   readonly digest: string;
   readonly tokenSecret: string;
-  readonly modelBucket?: string;
-  readonly weightsPrefix: string;
 }
 
-/** Reads `llamaImageDigest`, `llamaTokenSecret`, `llamaModelBucket` and `llamaWeightsPrefix`, adding problems to `problems`. */
+/** Context keys the example no longer reads: refused, so a deploy does not silently ignore them. */
+const RETIRED_LLAMA_KEYS = ['llamaModelBucket', 'llamaWeightsPrefix'] as const;
+
+/** Reads `llamaImageDigest` and `llamaTokenSecret`, adding problems to `problems`. */
 export function readLlamaContext(app: App, problems: string[]): LlamaContext {
   const text = (key: string): string | undefined => {
     const raw = app.node.tryGetContext(key) as unknown;
@@ -72,12 +74,14 @@ export function readLlamaContext(app: App, problems: string[]): LlamaContext {
     problems.push(`context llamaTokenSecret=${JSON.stringify(tokenSecret)} is not a Secrets Manager secret name; pass e.g. `
       + `-c llamaTokenSecret=${DEFAULT_LLAMA_TOKEN_SECRET}`);
   }
-  const modelBucket = text('llamaModelBucket');
-  if (modelBucket !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(modelBucket)) {
-    problems.push(`context llamaModelBucket=${JSON.stringify(modelBucket)} is not an S3 bucket name`);
+  for (const key of RETIRED_LLAMA_KEYS) {
+    if (app.node.tryGetContext(key) !== undefined) {
+      problems.push(`context ${key} is no longer read: the ECS twin (${LLAMA_ECS_STACK_NAME}) compiles ${LLAMA_REPOSITORY} in its `
+        + `deploy, as the SageMaker stack does; drop -c ${key} (to serve weights from your own S3 prefixes, give `
+        + 'GenerativeEcsInferenceStack modelBucketName and weightsPrefix in your own app)');
+    }
   }
-  const weightsPrefix = text('llamaWeightsPrefix') ?? `llama-3.1-8b-instruct/${LLAMA_REVISION}`;
-  return { digest, tokenSecret, modelBucket, weightsPrefix };
+  return { digest, tokenSecret };
 }
 
 /** Plans Llama 3.1 8B Instruct for the hosting, in tokens. */
@@ -91,6 +95,12 @@ export function planLlama(region: string, hosting: 'sagemaker' | 'ec2', catalog:
 export function addLlamaExample(app: App, settings: { account: string; region: string; catalog: Catalog }, context: LlamaContext): Stack[] {
   const { account, region, catalog } = settings;
   const image = ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest: context.digest });
+  // One commit for both stacks; each compiles it for its own plan, and the token is read in each stack.
+  const weights = (scope: Stack) => GenerativeWeights.fromHuggingFace({
+    repository: LLAMA_REPOSITORY,
+    revision: LLAMA_REVISION,
+    token: secretsmanager.Secret.fromSecretNameV2(scope, 'HuggingFaceToken', context.tokenSecret),
+  });
   const sagemakerPlan = planLlama(region, 'sagemaker', catalog);
   const stack = new GenerativeInferenceStack(app, LLAMA_STACK_NAME, {
     env: { account, region },
@@ -98,11 +108,7 @@ export function addLlamaExample(app: App, settings: { account: string; region: s
       + `planned for ${LLAMA_TARGETS.requestsPerSecond} requests/s (TTFT p99 ${LLAMA_TARGETS.ttftP99Ms} ms, TPOT p99 ${LLAMA_TARGETS.tpotP99Ms} ms)`,
     plan: sagemakerPlan,
     image,
-    weights: (scope) => GenerativeWeights.fromHuggingFace({
-      repository: LLAMA_REPOSITORY,
-      revision: LLAMA_REVISION,
-      token: secretsmanager.Secret.fromSecretNameV2(scope, 'HuggingFaceToken', context.tokenSecret),
-    }),
+    weights,
   });
   const stacks: Stack[] = [stack];
   if (catalog.regionsWithPrices('ec2').includes(region)) {
@@ -111,8 +117,7 @@ export function addLlamaExample(app: App, settings: { account: string; region: s
       description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron EC2 instances run by Amazon ECS',
       plan: planLlama(region, 'ec2', catalog),
       image,
-      modelBucketName: context.modelBucket ?? `cdk-inferentia-models-${account}-${region}`,
-      weightsPrefix: context.weightsPrefix,
+      weights,
     }));
   }
   return stacks;

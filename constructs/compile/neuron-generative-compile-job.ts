@@ -226,7 +226,7 @@ export interface ICompiledGenerativeArtifacts {
   readonly manifest: GenerativeArtifactFacts;
   /** What a hosting waits for before it reads the files. */
   readonly resource: IDependable;
-  /** Grants read on the compiled artifacts and the weights. */
+  /** Grants read on the compiled artifacts and the weights staged beside them. */
   grantRead(grantee: iam.IGrantable): void;
 }
 
@@ -295,7 +295,6 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
   readonly resource: CustomResource;
   /** The compile host's role. */
   readonly instanceRole: iam.Role;
-  private readonly weights: GenerativeWeights;
 
   constructor(scope: Construct, id: string, props: NeuronGenerativeCompileJobProps) {
     super(scope, id);
@@ -335,7 +334,6 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     this.bucket = props.bucket ?? ModelDataStore.of(this).bucket;
     this.artifactPrefix = artifactPrefixOf(prefix, this.hash);
     this.manifest = generativeFactsOfSpec(spec);
-    this.weights = props.weights;
     const jobTag = this.node.addr;
 
     const entry = path.join(__dirname, '..', '..', 'lambdas', 'compile-job', 'index.ts');
@@ -431,9 +429,12 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     return this.resource.getAttString('CheckOutput');
   }
 
+  /**
+   * Grants read on the artifact prefix, which holds the compiled artifacts and the weights staged beside them (from S3
+   * or the Hub alike): the hosting never reads the weights' source, nor the Hub token the compile host downloaded with.
+   */
   grantRead(grantee: iam.IGrantable): void {
     this.bucket.grantRead(grantee, `${this.artifactPrefix}*`);
-    this.weights.grantFetch(grantee);
   }
 }
 

@@ -1,10 +1,12 @@
-import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
-import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import { CfnOutput, Stack, StackProps } from 'aws-cdk-lib';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative';
 import { InputError } from '../../lib/errors';
-import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
+import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
+import { compileGenerativeInStack, deployTimeZones } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
@@ -19,24 +21,47 @@ export interface GenerativeEcsInferenceStackProps extends StackProps {
   readonly image: ModelImage;
 
   /**
-   * The artifacts a `NeuronGenerativeCompileJob` compiled for this plan (weights included), checked against the plan
-   * and the image at synth. Pass either this or `modelBucketName` with `weightsPrefix`.
+   * The weights to compile in the deploy, for this stack's plan: an S3 prefix, or a Hugging Face Hub commit with a token
+   * secret; or a function of this stack returning them, for a secret or bucket referenced in the stack
+   * (`Secret.fromSecretNameV2(stack, ...)`). The stack then compiles them with a `NeuronGenerativeCompileJob` (as
+   * `GenerativeInferenceStack` does) and the tasks start from its artifacts.
    *
-   * @default - `modelBucketName` and `weightsPrefix`
+   * Give exactly one of `weights`, `compiledArtifacts`, or `modelBucketName` with `weightsPrefix`.
+   *
+   * @default - `compiledArtifacts`, or `modelBucketName` and `weightsPrefix`
+   */
+  readonly weights?: GenerativeWeights | ((stack: Stack) => GenerativeWeights);
+
+  /**
+   * VPC of the compile host (with `weights`), with a route to S3 and, for Hub weights, to huggingface.co.
+   *
+   * @default - with `weights`, a two-zone VPC with one NAT gateway and an S3 gateway endpoint
+   */
+  readonly compileVpc?: ec2.IVpc;
+
+  /**
+   * The artifacts a `NeuronGenerativeCompileJob` compiled for this plan (weights included), checked against the plan
+   * and the image at synth: for artifacts compiled outside this stack.
+   *
+   * @default - `weights`, or `modelBucketName` and `weightsPrefix`
    */
   readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
 
   /**
    * Name of the S3 bucket, in this stack's region, that holds the weights and compiled artifacts.
    *
-   * @default - `compiledArtifacts`
+   * @default - `weights` or `compiledArtifacts`
    */
   readonly modelBucketName?: string;
 
-  /** Key prefix of the weights (Hugging Face layout), without a trailing slash. @default - `compiledArtifacts` */
+  /** Key prefix of the weights (Hugging Face layout), without a trailing slash. @default - `weights` or `compiledArtifacts` */
   readonly weightsPrefix?: string;
 
-  /** Key prefix of the artifacts compiled for this plan. @default - vLLM compiles at every task start */
+  /**
+   * Key prefix of the artifacts compiled for this plan, with `modelBucketName` and `weightsPrefix`.
+   *
+   * @default - with `modelBucketName`, vLLM compiles at every task start
+   */
   readonly compiledArtifactsPrefix?: string;
 
   /** Name clients send in the request's `model` field. @default - the plan's profile id */
@@ -57,7 +82,9 @@ export interface GenerativeEcsInferenceStackProps extends StackProps {
 
 /**
  * One generative model served by vLLM on Neuron EC2 instances through Amazon ECS, as the token planner sized it:
- * the service in a private VPC behind an internal load balancer, with outputs for the URL and the plan.
+ * compiled in the deploy for this plan when given `weights` (as `GenerativeInferenceStack` compiles for its own), the
+ * service in a private VPC behind an internal load balancer, with outputs for the URL, the plan and the compiled
+ * artifacts.
  *
  * Synthesizes offline with an explicit `env`: the VPC takes its zones from `Fn::GetAZs` at deploy time and the AMI
  * from its SSM public parameter.
@@ -65,20 +92,20 @@ export interface GenerativeEcsInferenceStackProps extends StackProps {
 export class GenerativeEcsInferenceStack extends Stack {
   /** The service. */
   readonly service: NeuronGenerativeEcsService;
+  /** The compile of `weights` for this stack's plan; undefined when the stack was given artifacts or S3 prefixes. */
+  readonly compileJob?: NeuronGenerativeCompileJob;
   private readonly zones?: string[];
 
   constructor(scope: Construct, id: string, props: GenerativeEcsInferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
     this.zones = props.availabilityZones;
-    if ((props.modelBucketName === undefined) !== (props.weightsPrefix === undefined)) {
-      throw new InputError('GenerativeEcsInferenceStack: modelBucketName and weightsPrefix go together; pass both, or '
-        + 'compiledArtifacts instead');
-    }
+    InputError.throwIfAny(modelSourceProblems(`GenerativeEcsInferenceStack ${this.node.path}`, props));
+    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights });
     this.service = new NeuronGenerativeEcsService(this, 'Service', {
       plan: props.plan,
       image: props.image,
-      compiledArtifacts: props.compiledArtifacts,
+      compiledArtifacts: this.compileJob ?? props.compiledArtifacts,
       model: props.modelBucketName === undefined && props.weightsPrefix === undefined ? undefined : {
         bucket: s3.Bucket.fromBucketName(this, 'ModelBucket', props.modelBucketName ?? ''),
         weightsPrefix: props.weightsPrefix ?? '',
@@ -102,8 +129,39 @@ export class GenerativeEcsInferenceStack extends Stack {
 
   /** The zones given, or the region's first two resolved by CloudFormation, so synth needs no lookup. */
   override get availabilityZones(): string[] {
-    return this.zones ?? [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+    return this.zones ?? deployTimeZones();
   }
+}
+
+/** Why the props do not name the model exactly one way: compiled here, compiled elsewhere, or S3 prefixes. */
+function modelSourceProblems(where: string, props: GenerativeEcsInferenceStackProps): string[] {
+  const problems: string[] = [];
+  const prefixes = props.modelBucketName !== undefined || props.weightsPrefix !== undefined;
+  if ((props.modelBucketName === undefined) !== (props.weightsPrefix === undefined)) {
+    problems.push(`${where}: modelBucketName and weightsPrefix go together (got only ${props.modelBucketName === undefined
+      ? 'weightsPrefix' : 'modelBucketName'}); pass both, or weights (compiled in the deploy) or compiledArtifacts instead`);
+  }
+  const given = [
+    ...(props.weights !== undefined ? ['weights'] : []),
+    ...(props.compiledArtifacts !== undefined ? ['compiledArtifacts'] : []),
+    ...(prefixes ? ['modelBucketName/weightsPrefix'] : []),
+  ];
+  if (given.length === 0) {
+    problems.push(`${where}: no model given; pass weights (GenerativeWeights.fromHuggingFace or fromS3Prefix: compiled in the `
+      + 'deploy for this plan), compiledArtifacts (a NeuronGenerativeCompileJob for this plan), or modelBucketName with weightsPrefix');
+  } else if (given.length > 1) {
+    problems.push(`${where}: ${given.join(', ')} are given; pass only one: weights compiles in the deploy, `
+      + 'compiledArtifacts serves artifacts compiled elsewhere, modelBucketName/weightsPrefix serves S3 prefixes');
+  }
+  if (props.compileVpc !== undefined && props.weights === undefined) {
+    problems.push(`${where}: compileVpc is given without weights; it is the compile host's VPC, used only when the stack `
+      + 'compiles weights: pass weights too, or drop compileVpc');
+  }
+  if (props.compiledArtifactsPrefix !== undefined && !prefixes) {
+    problems.push(`${where}: compiledArtifactsPrefix=${JSON.stringify(props.compiledArtifactsPrefix)} goes with modelBucketName and `
+      + 'weightsPrefix; with weights or compiledArtifacts the artifacts are the compile job\'s: drop it');
+  }
+  return problems;
 }
 
 /** One line on what the plan deploys and predicts. */

@@ -1,9 +1,9 @@
-import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CfnOutput, Stack, StackProps } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative/types';
-import { NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
-import type { GenerativeWeights } from '../compile/neuron-generative-compile-job';
+import type { GenerativeWeights, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
+import { compileGenerativeInStack, deployTimeZones } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
@@ -63,15 +63,7 @@ export class GenerativeInferenceStack extends Stack {
     super(scope, id, props);
     markOwned(this);
     const servedModelName = props.servedModelName ?? props.plan.profileId;
-    const vpc = props.compileVpc ?? new ec2.Vpc(this, 'CompileVpc', {
-      maxAzs: 2,
-      natGateways: 1,
-      // The compile host reads and writes S3 through the gateway, not the NAT gateway's per-GB charge.
-      gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
-      flowLogs: { Rejected: { trafficType: ec2.FlowLogTrafficType.REJECT } },
-    });
-    const weights = typeof props.weights === 'function' ? props.weights(this) : props.weights;
-    this.compileJob = new NeuronGenerativeCompileJob(this, 'Compile', { plan: props.plan, weights, image: props.image, vpc });
+    this.compileJob = compileGenerativeInStack(this, props);
     this.endpoint = new NeuronGenerativeEndpoint(this, 'Endpoint', {
       plan: props.plan,
       image: props.image,
@@ -89,7 +81,6 @@ export class GenerativeInferenceStack extends Stack {
 
     new CfnOutput(this, 'EndpointName', { description: 'SageMaker endpoint to invoke (with InferenceComponentName)', value: this.endpoint.endpointName });
     new CfnOutput(this, 'InferenceComponentName', { description: 'Inference component serving the model', value: this.endpoint.inferenceComponentName });
-    new CfnOutput(this, 'CompiledArtifacts', { description: 'Staged weights and compiled artifacts (promote this prefix)', value: this.compileJob.s3Uri });
     new CfnOutput(this, 'PlanSummary', { description: 'What the token planner chose and what it predicts', value: generativePlanLine(props.plan) });
   }
 
@@ -98,7 +89,7 @@ export class GenerativeInferenceStack extends Stack {
    * would otherwise look its zones up at synth, which needs credentials.
    */
   override get availabilityZones(): string[] {
-    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+    return deployTimeZones();
   }
 }
 

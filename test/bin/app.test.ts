@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { Construct } from 'constructs';
 import {
   buildApp,
   EXAMPLE_DLC_TAG,
@@ -11,7 +12,11 @@ import {
   PLACEHOLDER_ACCOUNT,
   PLACEHOLDER_IMAGE_DIGEST,
 } from '../../bin/app';
+import { LLAMA_ECS_STACK_NAME, LLAMA_STACK_NAME, planLlama } from '../../bin/llama-example';
+import { GenerativeEcsInferenceStack } from '../../constructs/ecs/generative-ecs-inference-stack';
+import { GenerativeInferenceStack } from '../../constructs/sagemaker/generative-inference-stack';
 import { InferenceStack } from '../../constructs/sagemaker/inference-stack';
+import { Catalog } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import { failedRuleAssertions } from '../support/cfn-rules';
 import { nagFindings } from '../support/nag';
@@ -49,7 +54,7 @@ function exampleStack(app: App): InferenceStack {
   return app.node.findChild(EXAMPLE_STACK_NAME) as InferenceStack;
 }
 
-function warnings(stack: Stack): string[] {
+function warnings(stack: Construct): string[] {
   return stack.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
 }
 
@@ -163,6 +168,24 @@ describe('The example app built from the cdk.json context', () => {
     const trigger = Object.values(triggers)[0] as { DependsOn?: string[]; Properties: { InvocationType: string } };
     expect(trigger.Properties.InvocationType).toBe('RequestResponse');
     expect(trigger.DependsOn).toEqual(expect.arrayContaining([stack.getLogicalId(stack.endpoint.cfnEndpoint)]));
+  });
+
+  test('compiles Llama 3.1 8B in each hosting\'s own deploy, the ECS twin for its ec2 plan, from the same Hub commit', () => {
+    const sagemaker = app.node.findChild(LLAMA_STACK_NAME) as GenerativeInferenceStack;
+    const ecs = app.node.findChild(LLAMA_ECS_STACK_NAME) as GenerativeEcsInferenceStack;
+    const job = ecs.compileJob!;
+    const engine = planLlama('us-east-1', 'ec2', Catalog.builtIn()).generative.engine;
+    expect(job.spec).toMatchObject({
+      tensorParallelSize: engine.tensorParallelSize, maxNumSeqs: engine.maxNumSeqs, maxModelLen: engine.maxModelLen,
+    });
+    expect(job.spec.weights).toEqual(sagemaker.compileJob.spec.weights);
+    expect(job.spec.weights).toMatchObject({ source: 'huggingface', repository: 'meta-llama/Llama-3.1-8B-Instruct' });
+    for (const stack of [sagemaker, ecs]) {
+      const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string }>; Outputs: object };
+      expect(Object.values(template.Resources).filter((r) => r.Type === 'Custom::NeuronCompileJob')).toHaveLength(1);
+      expect(Object.keys(template.Outputs)).toContain('CompiledArtifacts');
+    }
+    expect(warnings(ecs.service).join('\n')).not.toContain('compilesAtStart');
   });
 
   test('synthesizes with no cdk-nag, Neuron or CloudFormation validation finding', () => {
@@ -311,6 +334,8 @@ describe('The example app checks every context value before the first stack bund
     ['ecsImageDigest', { ecsImageDigest: 'latest' }, /context ecsImageDigest/],
     ['ecsImageRepository', { ecsImageRepository: 'Bad Repo' }, /context ecsImageRepository="Bad Repo"/],
     ['environments', { environments: 'no-such-environments.json' }, /environments/],
+    ['llamaModelBucket', { llamaModelBucket: 'my-models' }, /context llamaModelBucket is no longer read: the ECS twin \(Llama31Ecs\) compiles/],
+    ['llamaWeightsPrefix', { llamaWeightsPrefix: 'llama/v1' }, /context llamaWeightsPrefix is no longer read/],
   ])('GIVEN a bad -c %s THEN the app is refused with no stack constructed', (_key, context, message) => {
     const app = new App({ context: { ...CDK_JSON.context, ...context } });
     expect(() => buildApp(app)).toThrow(message);

@@ -1,0 +1,49 @@
+import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type { GenerativePlan } from '../../../lib/generative/types';
+import type { ModelImage } from '../../image/model-image';
+import { NeuronGenerativeCompileJob } from '../neuron-generative-compile-job';
+import type { GenerativeWeights } from '../neuron-generative-compile-job';
+
+/** The weights a generative stack compiles, or a function of the stack returning them (for secrets it references). */
+export type StackGenerativeWeights = GenerativeWeights | ((stack: Stack) => GenerativeWeights);
+
+/** What a generative stack gives {@link compileGenerativeInStack}. */
+export interface GenerativeStackCompileOptions {
+  /** The stack's plan: the compile is for its tensor-parallel degree, sequences, length and chip. */
+  readonly plan: GenerativePlan;
+  /** The serving image; the compile runs in it. */
+  readonly image: ModelImage;
+  readonly weights: StackGenerativeWeights;
+  /** @default - a two-zone VPC with one NAT gateway and an S3 gateway endpoint */
+  readonly compileVpc?: ec2.IVpc;
+}
+
+/**
+ * Compiles a generative stack's model in its deploy: the compile VPC (unless given), the `NeuronGenerativeCompileJob`
+ * (id `Compile`) for the stack's plan, and the `CompiledArtifacts` output a stage promotes. The generative SageMaker
+ * stack and its ECS twin both call it, so the two compile the same way for their own plans.
+ */
+export function compileGenerativeInStack(stack: Stack, options: GenerativeStackCompileOptions): NeuronGenerativeCompileJob {
+  const vpc = options.compileVpc ?? new ec2.Vpc(stack, 'CompileVpc', {
+    maxAzs: 2,
+    // One NAT gateway: the compile host runs once per changed plan, for under an hour, and needs the image registry
+    // and, for Hub weights, huggingface.co.
+    natGateways: 1,
+    // The compile host reads and writes S3 through the gateway, not the NAT gateway's per-GB charge.
+    gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
+    flowLogs: { Rejected: { trafficType: ec2.FlowLogTrafficType.REJECT } },
+  });
+  const weights = typeof options.weights === 'function' ? options.weights(stack) : options.weights;
+  const job = new NeuronGenerativeCompileJob(stack, 'Compile', { plan: options.plan, weights, image: options.image, vpc });
+  new CfnOutput(stack, 'CompiledArtifacts', { description: 'Staged weights and compiled artifacts (promote this prefix)', value: job.s3Uri });
+  return job;
+}
+
+/**
+ * The region's first two zones, resolved by CloudFormation (`Fn::GetAZs`): with an explicit `env` a VPC would otherwise
+ * look its zones up at synth, which needs credentials. A generative stack's `availabilityZones` returns these.
+ */
+export function deployTimeZones(): string[] {
+  return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+}
