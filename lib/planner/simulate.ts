@@ -6,12 +6,16 @@
  * - requests arrive as a Poisson stream; the instance's processes take work first-come, first-served from one queue;
  * - `stock`: each request is one call; `batching`: a batch closes when it holds `requestsPerBatch` requests or
  *   `maxDelaySeconds` after its first request, whichever comes first, and is one call;
- * - a process spends the host work of each request of the call, then the call itself;
+ * - a process spends the hand-over with the front end and the host work of each request of the call
+ *   (`busySecondsForCall` less the call), then the call itself;
+ * - every request's latency also holds the server's path outside the process (`pathSeconds`), which keeps no
+ *   process busy;
  * - a call's latency is drawn from a log-normal with the measured p50 and p99 (the Neuron tables give both), and
  *   the process is busy for the call's share of the measured throughput, `callSeconds`, scaled by the same draw,
  *   so a slow call also holds its process longer.
  */
 import { Z99 } from './queueing';
+import { busySecondsForCall } from './serving';
 import type { ServingModel } from './serving';
 
 /** What one replay is asked to do. */
@@ -111,11 +115,11 @@ export function simulateInstance(input: SimulationInput): SimulationResult {
     }
     const start = Math.max(ready, freeAt[server]);
     const draw = Math.exp(sigma * normal(next));
-    const host = (end - first) * model.hostSecondsPerRequest;
+    const host = busySecondsForCall(model, end - first) - model.callSeconds;
     const busy = model.callSeconds * draw;
     const latency = p50 * draw;
     freeAt[server] = start + host + busy;
-    const finish = start + host + Math.max(latency, busy);
+    const finish = start + host + Math.max(latency, busy) + model.pathSeconds;
     for (let r = first; r < end; r++) {
       if (r >= warmup) {
         const l = finish - arrivals[r];
