@@ -357,6 +357,7 @@ function drive(server: ServerUnderTest, rateRps: number, durationMs: number, war
     stop: { durationMs },
     warmupMs,
     timeoutMs: TIMEOUT_MS,
+    serverTiming: true,
   });
 }
 
@@ -594,6 +595,14 @@ function summary(r: PlanResult): string {
             `(batch filling included) ${calibration.queueWaitP50Ms.toFixed(2)} ms + device ${r.standInCall.p50Ms.toFixed(2)} ms: about ` +
             `${(calibration.report.latencyMs.p50 - calibration.queueWaitP50Ms - r.standInCall.p50Ms).toFixed(2)} ms of HTTP, process hops, output ` +
             `and load generator, against the planner's ${SERVER_PATH_MS} ms path + ${r.hostMsPerRequest.toFixed(3)} ms of worker CPU`,
+          ...(calibration.report.server?.overheadMs
+            ? [
+                `    inside the server (its timing header) at that rate: server-ms p50 ${calibration.report.server.latencyMs.p50.toFixed(2)} ms, ` +
+                  `server-ms - device-ms p5 ${calibration.report.server.overheadMs.p5.toFixed(2)} / p50 ${calibration.report.server.overheadMs.p50.toFixed(2)} ms ` +
+                  `(hops, worker host work and, with batching, the batch's filling); HTTP and client outside it: client p50 - server p50 = ` +
+                  `${(calibration.report.latencyMs.p50 - calibration.report.server.latencyMs.p50).toFixed(2)} ms`,
+              ]
+            : []),
         ]
       : []),
     ...(atPredicted

@@ -115,22 +115,29 @@ export const FRONT_END_MS_PER_CALL = 0.28;
 
 /**
  * Latency every request spends in the model server outside the queue and the worker's busy time, in ms: the front
- * end reading the HTTP request and writing the answer, and the two hops over the worker socket, with the client's
- * own send and receive on the same host.
+ * end reading the HTTP request and writing the answer, and the two hops over the worker socket. The client's own
+ * side and the network are not the server's (the planner models neither).
  *
- * Measured by `npm run bench:serving` (docs/model-server-bench.md, 2026-11-26): client p50 - server queue wait p50 -
- * device p50 - the worker's CPU per request at low load, PATH_MEASURED.
+ * Measured by `npm run bench:serving` on a 2-core host (docs/model-server-bench.md, 2026-11-26): with one request per
+ * call at low load, the server's own timing (`server-ms - device-ms`) put the hops and the worker's host work at
+ * 0.24 ms (p50), of which the worker's CPU took 0.12 ms; the front end spent 0.23-0.25 ms of CPU per request, most of
+ * it reading and writing HTTP, on the request's path. 0.12 + 0.25 = 0.37 ms, rounded up.
  */
-export const SERVER_PATH_MS = 1.0;
+export const SERVER_PATH_MS = 0.4;
 
 /**
  * Time a worker waits between device calls for the front end to answer it (its request for work, the requests
  * themselves, the answers it sends back), in ms per call and per request of the call: part of the worker's busy time
  * that is neither its CPU nor the device.
  *
- * Measured by `npm run bench:serving` (docs/model-server-bench.md, 2026-11-26) at saturation: HANDOVER_MEASURED.
+ * Measured by `npm run bench:serving` on an idle 2-core host (docs/model-server-bench.md, 2026-11-26): at batch 8 two
+ * workers saturated at about 2,300 requests/s, 6.96 ms per call, of which the device took 6.10 ms and the workers'
+ * CPU 0.24 ms: 0.62 ms per call of 8, 0.077 ms per request; at batch 1 they held 1,611 requests/s (1.24 ms per call)
+ * with 1.05 ms of device and 0.10 ms of CPU: under 0.09 ms per request. It scales with the requests handed over.
+ * Per call, the worker is also woken when its device call completes: the stand-in's sleeps ended 0.05-0.09 ms
+ * after their drawn time (p50, timer slack 1 ns), a wake-up a worker blocked on a real device pays as well.
  */
-export const WORKER_HANDOVER_MS_PER_CALL = 0;
+export const WORKER_HANDOVER_MS_PER_CALL = 0.06;
 /** See {@link WORKER_HANDOVER_MS_PER_CALL}. */
 export const WORKER_HANDOVER_MS_PER_REQUEST = 0.075;
 
