@@ -160,8 +160,9 @@ export function batchArrivalScv(arrivalsPerSecond: number, delaySeconds: number,
 }
 
 /**
- * The `quantile` of the requests in such a batch, `min(n, 1 + N)` with `N ~ Poisson(λ T)`: how much host work the
- * batch of a request at the tail carries.
+ * The `quantile` of the size of the batch a request rides in, `S = min(n, 1 + N)` with `N ~ Poisson(λ T)` seen from
+ * its requests: a batch of k holds k of them, so the size is weighted by itself, `P(k) = k P(S = k) / E[S]`. How much
+ * host work the batch of a request at the tail carries.
  */
 export function batchRequestsQuantile(
   arrivalsPerSecond: number,
@@ -169,16 +170,21 @@ export function batchRequestsQuantile(
   maxRequests: number,
   quantile: number = TARGET_QUANTILE,
 ): number {
-  const mean = arrivalsPerSecond * delaySeconds;
-  let pmf = Math.exp(-mean);
-  let cdf = pmf;
-  let extra = 0;
-  while (cdf < quantile && 1 + extra < maxRequests) {
-    extra++;
-    pmf *= mean / extra;
-    cdf += pmf;
+  if (maxRequests <= 1) {
+    return 1;
   }
-  return Math.min(maxRequests, 1 + extra);
+  const mean = arrivalsPerSecond * delaySeconds;
+  const meanSize = meanBatchRequests(arrivalsPerSecond, delaySeconds, maxRequests);
+  let pmf = Math.exp(-mean); // P(N = k - 1)
+  let share = 0; // requests in batches of size <= k
+  for (let k = 1; k < maxRequests; k++) {
+    share += (k * pmf) / meanSize;
+    if (share >= quantile) {
+      return k;
+    }
+    pmf *= mean / k;
+  }
+  return maxRequests;
 }
 
 /**
