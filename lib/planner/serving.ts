@@ -38,8 +38,9 @@ export interface ServingModel {
   readonly callP99Seconds: number;
   /** Host CPU seconds one request costs in its process (the handler's `input_fn` and `output_fn`). */
   readonly hostSecondsPerRequest: number;
-  /** Seconds per call, and per request of the call, a process waits on the front end between calls: busy time. */
+  /** Seconds per call a process waits on the front end between calls (its wake-up, the hand-over): busy time. */
   readonly handoverSecondsPerCall: number;
+  /** Seconds per request of a call a process waits on the front end to hand it over and take its answer: busy time. */
   readonly handoverSecondsPerRequest: number;
   /** Seconds of every request's latency outside the queue and the process: HTTP and the hops to the worker and back. */
   readonly pathSeconds: number;
