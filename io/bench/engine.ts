@@ -13,6 +13,7 @@ import { evaluateThresholds } from '../../lib/bench/thresholds';
 import type { BenchOptions, BenchProgress, BenchReport } from '../../lib/bench/types';
 import { validateBenchOptions } from '../../lib/bench/validate';
 import { DEFAULT_TIMEOUT_MS, defaultMaxInFlight } from '../../lib/bench/in-flight';
+import { random } from '../../lib/planner/simulate';
 
 /** What a run may be given instead of creating it. */
 export interface BenchDeps {
@@ -92,7 +93,7 @@ class Fifo<T> {
  * Runs a benchmark and reports what the measured phase saw.
  *
  * - Closed loop: `concurrency` requests in flight at all times; latency from each send.
- * - Open loop: requests at a fixed rate; latency from each request's intended send time, so a stalled server shows
+ * - Open loop: requests at a fixed rate, evenly spaced or as Poisson arrivals (`mode.arrivals`); latency from each request's intended send time, so a stalled server shows
  *   in the percentiles (coordinated omission corrected). A request due while `maxInFlight` are already out is not
  *   sent and counts as a `backpressure` error.
  * - Warm-up requests (sent, or due, before `warmupMs`) are left out. The measured phase stops sending after the
@@ -252,14 +253,17 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     return true;
   }
 
-  function startOpenLoop(rateRps: number): void {
+  function startOpenLoop(rateRps: number, arrivals: 'uniform' | 'poisson', seed: number): void {
     const intervalMs = 1000 / rateRps;
-    let next = 0;
+    const draw = random(seed);
+    const gapMs = arrivals === 'poisson' ? () => -Math.log(1 - draw()) * intervalMs : () => intervalMs;
+    // Intended send times accumulate from t0, where the first is due.
+    let dueAt = t0;
     const tick = (): void => {
       const now = performance.now();
       // Send everything due by now, each stamped with its own intended time: a late tick sends a burst and the
       // lateness counts in the latency, as it would for real users arriving on schedule.
-      for (let due = t0 + next * intervalMs; due <= now && !sendingOver; due = t0 + next * intervalMs) {
+      for (let due = dueAt; due <= now && !sendingOver; due = dueAt) {
         const measured = due >= measureStart;
         if (measured) {
           if (due >= measureEnd || (requestLimit !== undefined && issued >= requestLimit)) {
@@ -268,7 +272,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
           }
           issued++;
         }
-        next++;
+        dueAt += gapMs();
         if (inFlight < maxInFlight) {
           launch(due, measured, now);
         } else if (measured) {
@@ -282,7 +286,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
         }
         return;
       }
-      openLoopTimer = setTimeout(tick, Math.max(0, t0 + next * intervalMs - performance.now()));
+      openLoopTimer = setTimeout(tick, Math.max(0, dueAt - performance.now()));
     };
     tick();
   }
@@ -334,7 +338,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
           finish();
         }
       } else {
-        startOpenLoop(mode.rateRps);
+        startOpenLoop(mode.rateRps, mode.arrivals ?? 'uniform', mode.seed ?? 1);
       }
     }
     await finished;

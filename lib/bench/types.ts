@@ -29,7 +29,19 @@ export type LoadMode =
    * A fixed arrival rate; latency is measured from each request's intended send time, so a stalled server shows up
    * in the percentiles (no coordinated omission).
    */
-  | { readonly kind: 'open'; readonly rateRps: number; readonly maxInFlight?: number };
+  | {
+      readonly kind: 'open';
+      readonly rateRps: number;
+      readonly maxInFlight?: number;
+      /**
+       * How intended send times are spaced: `uniform`, one every `1 / rateRps`; `poisson`, exponential gaps of that
+       * mean drawn from a seeded generator (many independent users, the arrivals the planner sizes for).
+       * @default 'uniform'
+       */
+      readonly arrivals?: 'uniform' | 'poisson';
+      /** Seed of the `poisson` gaps, so a run repeats. @default 1 */
+      readonly seed?: number;
+    };
 
 /** When to stop the measured phase. */
 export type StopCondition = { readonly durationMs: number } | { readonly requests: number };

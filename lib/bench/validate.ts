@@ -64,6 +64,8 @@ const mode = z.discriminatedUnion('kind', [
     maxInFlight: positiveInt('maxInFlight', '200')
       .refine((n) => n <= MAX_IN_FLIGHT, `maxInFlight must be at most ${MAX_IN_FLIGHT}`)
       .optional(),
+    arrivals: z.enum(['uniform', 'poisson'], { error: "arrivals must be 'uniform' or 'poisson'" }).optional(),
+    seed: z.number({ error: 'seed must be an integer, e.g. 1' }).int('seed must be an integer, e.g. 1').optional(),
   }),
 ]);
 

@@ -8,9 +8,16 @@
  * - `batching`: a server queues requests and closes a batch when it holds `maxBatchSize` inputs or `maxDelayMs` after
  *   its first request arrived, whichever comes first; the batch is one padded device call. Requests are never split.
  *
- * Host work (HTTP, JSON, tokenization or decoding) costs `hostMsPerRequest` of one vCPU per request and runs in the
- * process that holds the model (the SageMaker handler contract: `input_fn` and `output_fn` run beside `predict_fn`),
- * so it adds to the process's busy time. One vCPU is kept for the HTTP front end (see the planner).
+ * Where a request spends its time in the model server (`serving/`), and what of it the model charges where:
+ * - the front end (one asyncio process) parses the HTTP request, queues it, hands it to a worker and writes the
+ *   answer: CPU of the front end, bounded apart ({@link frontEndUtilization}), and latency on every request's path,
+ *   {@link SERVER_PATH_MS} (HTTP in and out, the hops to the worker and back), never a worker's busy time;
+ * - a worker takes the requests of its next call from the front end, runs the handler's `input_fn` on each, the
+ *   device call (`predict_fn`), and `output_fn` on each answer, one after the other (the SageMaker handler contract):
+ *   its busy time per call is the call + `hostMsPerRequest` per request (the handler's work in the worker; the
+ *   profile's `hostCpuMsPerRequest`) + the hand-over with the front end ({@link WORKER_HANDOVER_MS_PER_CALL},
+ *   {@link WORKER_HANDOVER_MS_PER_REQUEST}), time the worker waits between calls for the front end to answer it.
+ * One vCPU is kept for the HTTP front end (see the planner). `npm run bench:serving` holds this against the server.
  */
 import type { Measurement } from '../profiles/types';
 import { batchArrivalScv, batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, WAIT_QUANTILE, waitQuantileSeconds } from './queueing';
@@ -29,8 +36,14 @@ export interface ServingModel {
   readonly callSeconds: number;
   /** Measured p99 of one call, in seconds. */
   readonly callP99Seconds: number;
-  /** Host CPU seconds one request costs in its process. */
+  /** Host CPU seconds one request costs in its process (the handler's `input_fn` and `output_fn`). */
   readonly hostSecondsPerRequest: number;
+  /** Seconds per call a process waits on the front end between calls (its wake-up, the hand-over): busy time. */
+  readonly handoverSecondsPerCall: number;
+  /** Seconds per request of a call a process waits on the front end to hand it over and take its answer: busy time. */
+  readonly handoverSecondsPerRequest: number;
+  /** Seconds of every request's latency outside the queue and the process: HTTP and the hops to the worker and back. */
+  readonly pathSeconds: number;
   /** Requests one device call serves: 1 for stock, `floor(maxBatchSize / inputsPerRequest)` with batching. */
   readonly requestsPerBatch: number;
   /** Longest a batch waits to fill, in seconds; 0 for stock. */
@@ -44,9 +57,14 @@ export function requestsPerCall(model: ServingModel, arrivalsPerSecond: number):
   return model.mode === 'stock' ? 1 : meanBatchRequests(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
 }
 
-/** Mean busy time of one process for one device call: the call plus the host work of the requests it carries. */
+/** Busy time of one process for one device call of `requests` requests: the call, their host work, the hand-over. */
+export function busySecondsForCall(model: ServingModel, requests: number): number {
+  return model.callSeconds + model.handoverSecondsPerCall + requests * (model.hostSecondsPerRequest + model.handoverSecondsPerRequest);
+}
+
+/** Mean busy time of one process for one device call: the call plus the host work and hand-over of its requests. */
 export function busySecondsPerCall(model: ServingModel, arrivalsPerSecond: number): number {
-  return model.callSeconds + requestsPerCall(model, arrivalsPerSecond) * model.hostSecondsPerRequest;
+  return busySecondsForCall(model, requestsPerCall(model, arrivalsPerSecond));
 }
 
 /** Device calls per second the instance makes when requests arrive at `arrivalsPerSecond`. */
@@ -55,17 +73,21 @@ export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): 
 }
 
 /**
- * Predicted p99 latency of a request, in seconds, at `arrivalsPerSecond` requests per second on one instance: the
- * wait for the batch to close (the full `maxDelay`, its worst case) + the p99 queueing wait for a process (M/M/c,
- * see `queueing.ts`, with the mean busy time of a call and the regularity of batch arrivals) + the measured p99 of the call + the host work of a batch
- * at its 99th percentile size. Infinite when the processes cannot keep up.
+ * Predicted p99 latency of a request, in seconds, at `arrivalsPerSecond` requests per second on one instance:
+ *
+ *   p99 = maxDelay + W(99.5 %) + call p99 + busy(n99) - call + path
+ *
+ * the wait for the batch to close (the full `maxDelay`, its worst case) + the 99.5 % queueing wait for a process
+ * (GI/G/c, see `queueing.ts`, with the mean busy time of a call, the regularity of batch arrivals and the call's
+ * variability) + the measured p99 of the call + the host work and hand-over of a batch at its 99th percentile size
+ * `n99` + the server's path outside the process ({@link SERVER_PATH_MS}). Infinite when the processes cannot keep up.
  */
 export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
   const busy = busySecondsPerCall(model, arrivalsPerSecond);
   const arrivalScv = model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv);
   const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
-  return model.maxDelaySeconds + wait + model.callP99Seconds + tailBatch * model.hostSecondsPerRequest;
+  return model.maxDelaySeconds + wait + model.callP99Seconds + busySecondsForCall(model, tailBatch) - model.callSeconds + model.pathSeconds;
 }
 
 /** Fraction of the processes' time spent busy at `arrivalsPerSecond` (1 or more means the queue grows without end). */
@@ -78,7 +100,7 @@ export function processUtilization(model: ServingModel, arrivalsPerSecond: numbe
  * rejections quote ("batch 8 without server batching serves 167 single-input requests/s per process").
  */
 export function saturationPerProcessRps(model: ServingModel): number {
-  return model.requestsPerBatch / (model.callSeconds + model.requestsPerBatch * model.hostSecondsPerRequest);
+  return model.requestsPerBatch / busySecondsForCall(model, model.requestsPerBatch);
 }
 
 /**
@@ -91,6 +113,34 @@ export function saturationPerProcessRps(model: ServingModel): number {
 export const FRONT_END_MS_PER_REQUEST = 0.15;
 /** See {@link FRONT_END_MS_PER_REQUEST}. */
 export const FRONT_END_MS_PER_CALL = 0.28;
+
+/**
+ * Latency every request spends in the model server outside the queue and the worker's busy time, in ms: the front
+ * end reading the HTTP request and writing the answer, and the two hops over the worker socket. The client's own
+ * side and the network are not the server's (the planner models neither).
+ *
+ * Measured by `npm run bench:serving` on a 2-core host (docs/model-server-bench.md, 2026-11-26): with one request per
+ * call at low load, the server's own timing (`server-ms - device-ms`) put the hops and the worker's host work at
+ * 0.24 ms (p50), of which the worker's CPU took 0.12 ms; the front end spent 0.23-0.25 ms of CPU per request, most of
+ * it reading and writing HTTP, on the request's path. 0.12 + 0.25 = 0.37 ms, rounded up.
+ */
+export const SERVER_PATH_MS = 0.4;
+
+/**
+ * Time a worker waits between device calls for the front end to answer it (its request for work, the requests
+ * themselves, the answers it sends back), in ms per call and per request of the call: part of the worker's busy time
+ * that is neither its CPU nor the device.
+ *
+ * Measured by `npm run bench:serving` on an idle 2-core host (docs/model-server-bench.md, 2026-11-26): at batch 8 two
+ * workers saturated at about 2,300 requests/s, 6.96 ms per call, of which the device took 6.10 ms and the workers'
+ * CPU 0.24 ms: 0.62 ms per call of 8, 0.077 ms per request; at batch 1 they held 1,611 requests/s (1.24 ms per call)
+ * with 1.05 ms of device and 0.10 ms of CPU: under 0.09 ms per request. It scales with the requests handed over.
+ * Per call, the worker is also woken when its device call completes: the stand-in's sleeps ended 0.05-0.09 ms
+ * after their drawn time (p50, timer slack 1 ns), a wake-up a worker blocked on a real device pays as well.
+ */
+export const WORKER_HANDOVER_MS_PER_CALL = 0.06;
+/** See {@link WORKER_HANDOVER_MS_PER_CALL}. */
+export const WORKER_HANDOVER_MS_PER_REQUEST = 0.075;
 
 /**
  * Most of one core the server's front end may use at the planned capacity. The front end is one asyncio process,
@@ -151,6 +201,9 @@ export function servingModel(m: Pick<Measurement, 'batchSize' | 'throughputRps' 
     callSeconds,
     callP99Seconds: Math.max(m.p99Ms / 1000, callSeconds * spread),
     hostSecondsPerRequest: choice.hostMsPerRequest / 1000,
+    handoverSecondsPerCall: WORKER_HANDOVER_MS_PER_CALL / 1000,
+    handoverSecondsPerRequest: WORKER_HANDOVER_MS_PER_REQUEST / 1000,
+    pathSeconds: SERVER_PATH_MS / 1000,
     requestsPerBatch: choice.requestsPerBatch,
     maxDelaySeconds: choice.maxDelayMs / 1000,
     serviceScv: serviceScv(m.p50Ms, m.p99Ms),

@@ -6,12 +6,17 @@
  * - requests arrive as a Poisson stream; the instance's processes take work first-come, first-served from one queue;
  * - `stock`: each request is one call; `batching`: a batch closes when it holds `requestsPerBatch` requests or
  *   `maxDelaySeconds` after its first request, whichever comes first, and is one call;
- * - a process spends the host work of each request of the call, then the call itself;
+ * - a process spends the hand-over with the front end and the host work of each request of the call
+ *   (`busySecondsForCall` less the call), then the call itself;
+ * - every request's latency also holds the server's path outside the process (`pathSeconds`), which keeps no
+ *   process busy;
  * - a call's latency is drawn from a log-normal with the measured p50 and p99 (the Neuron tables give both), and
  *   the process is busy for the call's share of the measured throughput, `callSeconds`, scaled by the same draw,
- *   so a slow call also holds its process longer.
+ *   so a slow call also holds its process longer; the draw's spread is the row's p99 / p50, as `servingModel`
+ *   scales it onto a call longer than the row's p50.
  */
 import { Z99 } from './queueing';
+import { busySecondsForCall } from './serving';
 import type { ServingModel } from './serving';
 
 /** What one replay is asked to do. */
@@ -67,7 +72,10 @@ export function simulateInstance(input: SimulationInput): SimulationResult {
   const warmup = input.warmupRequests ?? Math.floor(total / 10);
   const next = random(input.seed ?? 1);
   const p50 = input.callP50Seconds;
-  const sigma = model.callP99Seconds > p50 && p50 > 0 ? Math.log(model.callP99Seconds / p50) / Z99 : 0;
+  // The row's own spread, p99 / p50: `servingModel` scales a call longer than the row's p50 (batch / throughput) by
+  // it, so the call's p99 over the longer of the two is that spread in both cases.
+  const median = Math.max(p50, model.callSeconds);
+  const sigma = model.callP99Seconds > median && median > 0 ? Math.log(model.callP99Seconds / median) / Z99 : 0;
 
   // Arrival times.
   const arrivals = new Float64Array(total);
@@ -111,11 +119,11 @@ export function simulateInstance(input: SimulationInput): SimulationResult {
     }
     const start = Math.max(ready, freeAt[server]);
     const draw = Math.exp(sigma * normal(next));
-    const host = (end - first) * model.hostSecondsPerRequest;
+    const host = busySecondsForCall(model, end - first) - model.callSeconds;
     const busy = model.callSeconds * draw;
     const latency = p50 * draw;
     freeAt[server] = start + host + busy;
-    const finish = start + host + Math.max(latency, busy);
+    const finish = start + host + Math.max(latency, busy) + model.pathSeconds;
     for (let r = first; r < end; r++) {
       if (r >= warmup) {
         const l = finish - arrivals[r];

@@ -1,5 +1,6 @@
 import { runBenchmark } from '../../../io/bench';
 import type { BenchOptions } from '../../../lib/bench';
+import { random } from '../../../lib/planner/simulate';
 import { startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
 
 // Timers may fire up to about a millisecond early against performance.now() (libuv caches the loop time), so lower
@@ -77,6 +78,27 @@ describe('runBenchmark against an HTTP server with a known latency distribution 
     // 100 requests at 200/s are spread over ~0.5 s; arrivals at the server follow the schedule, not the answers.
     const arrivals = server.received.map((r) => r.receivedAt);
     expect(arrivals[99] - arrivals[0]).toBeGreaterThanOrEqual(495 - 20);
+  });
+
+  test('GIVEN Poisson arrivals WHEN run open-loop THEN the sends follow the seeded exponential gaps, not an even beat', async () => {
+    const server = await serve(() => ok());
+
+    const report = await runBenchmark(http(server, { mode: { kind: 'open', rateRps: 200, arrivals: 'poisson', seed: 7 }, stop: { requests: 200 } }));
+
+    expect(report.requests).toBe(200);
+    expect(report.errors).toBe(0);
+    // The schedule the engine draws: the first request at once, then exponential gaps of mean 5 ms from seed 7.
+    const draw = random(7);
+    const gaps = Array.from({ length: 200 }, () => -Math.log(1 - draw()) * 5);
+    const span = gaps.slice(0, 199).reduce((a, b) => a + b, 0);
+    const arrivals = server.received.map((r) => r.receivedAt).sort((a, b) => a - b);
+    expect(arrivals[199] - arrivals[0]).toBeGreaterThanOrEqual(span - 20);
+    expect(arrivals[199] - arrivals[0]).toBeLessThanOrEqual(span + 100);
+    // Exponential gaps vary as much as their mean (coefficient of variation 1); an even beat's hardly at all.
+    const seen = arrivals.slice(1).map((t, i) => t - arrivals[i]);
+    const mean = seen.reduce((a, b) => a + b, 0) / seen.length;
+    const sd = Math.sqrt(seen.reduce((a, b) => a + (b - mean) ** 2, 0) / seen.length);
+    expect(sd / mean).toBeGreaterThan(0.6);
   });
 
   test('GIVEN a body WHEN run THEN it is POSTed with its content type, and a run without body GETs', async () => {

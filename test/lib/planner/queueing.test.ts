@@ -1,5 +1,6 @@
 import {
   batchArrivalScv,
+  batchRequestsQuantile,
   erlangC,
   largestFitting,
   meanBatchRequests,
@@ -67,7 +68,7 @@ describe('the model holds against a simulated M/D/c queue', () => {
   ])('GIVEN %d server(s) at ρ = %d with constant 1 ms calls THEN the simulated p99 wait is within the model', (servers, rho) => {
     const model = {
       mode: 'stock' as const, processes: servers, callSeconds: 0.001, callP99Seconds: 0.001, hostSecondsPerRequest: 0,
-      requestsPerBatch: 1, maxDelaySeconds: 0, serviceScv: MIN_SERVICE_SCV,
+      handoverSecondsPerCall: 0, handoverSecondsPerRequest: 0, pathSeconds: 0, requestsPerBatch: 1, maxDelaySeconds: 0, serviceScv: MIN_SERVICE_SCV,
     };
     const rate = (rho * servers) / 0.001;
     const simulated = simulateInstance({ model, callP50Seconds: 0.001, arrivalsPerSecond: rate, requests: 100_000, seed: 3 });
@@ -120,5 +121,21 @@ describe('batches arrive more regularly than requests', () => {
 
   test('GIVEN a busy server filling batches of 8 THEN ca² is far below 1', () => {
     expect(batchArrivalScv(2000, 0.004, 8)).toBeLessThan(0.1);
+  });
+});
+
+describe('the batch a request at the tail rides in is counted from the requests\' side', () => {
+  test('GIVEN 0.84 % of batches holding 2 requests THEN 1.7 % of requests ride in one, so the p99 request\'s batch holds 2', () => {
+    // λT = 42/s x 0.2 ms = 0.0084: P(batch of 2) = 0.0084 e^-0.0084 = 0.83 %; requests in them 2 x 0.83 % / 1.0083 = 1.66 %.
+    expect(batchRequestsQuantile(42, 0.0002, 3)).toBe(2);
+  });
+
+  test('GIVEN batches of 2 rarer than 0.5 % of requests THEN the p99 request rides alone', () => {
+    expect(batchRequestsQuantile(10, 0.0002, 3)).toBe(1); // λT = 0.002: 0.4 % of requests share a batch
+  });
+
+  test('GIVEN far more arrivals than fit, or batches of one THEN the full batch, or 1', () => {
+    expect(batchRequestsQuantile(100_000, 0.01, 8)).toBe(8);
+    expect(batchRequestsQuantile(100_000, 0.01, 1)).toBe(1);
   });
 });
