@@ -142,9 +142,6 @@ export function predictReplica(
 /** Cells of the grid TTFT's distribution is computed on (`waiting.ts`): its quantile is exact to 1/800 of its range. */
 const TTFT_GRID_CELLS = 800;
 
-/** Prompt and output lengths the waits mix over: quantiles of each length distribution. */
-const LENGTH_POINTS = 64;
-
 /**
  * The TTFT quantile (`predictedQuantile`) of a request: its slot wait, then its prefill wait, then its own prefill.
  * - One slot: the slot is an M/G/1 queue whose holds are prefill + (output - 1) steps (exact waiting-time
@@ -164,13 +161,13 @@ function ttftQuantileSeconds(
   const inDist = lengthDistribution(targets.inputTokens);
   const outDist = lengthDistribution(targets.outputTokens);
   const draw = (dist: { mu: number; sigma: number }) => (z: number) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z)));
-  const prompts = quantilePoints(inDist.sigma, LENGTH_POINTS, draw(inDist), normalQuantile);
+  const prompts = quantilePoints(inDist.sigma, draw(inDist), normalQuantile);
   const prefills: PointMasses = { values: prompts.values.map((t) => timing.prefillSeconds(t)), weights: prompts.weights };
   const own: PointMasses = { values: prefills.values.map((p) => p * timing.ttftTail), weights: prefills.weights };
   let queue: PointMasses;
   let shift: number;
   if (timing.maxSequences === 1) {
-    const outputs = quantilePoints(outDist.sigma, LENGTH_POINTS, draw(outDist), normalQuantile);
+    const outputs = quantilePoints(outDist.sigma, draw(outDist), normalQuantile);
     const values: number[] = [];
     const weights: number[] = [];
     prefills.values.forEach((p, i) => outputs.values.forEach((o, j) => {
@@ -276,14 +273,11 @@ export function generalizedPoissonExcess(theta: number, eta: number, k: number):
   return mass < 1e-12 ? 1 : excess / mass;
 }
 
-/** Output lengths the TPOT tail mixes over: quantiles of the output length distribution. */
-const OUTPUT_QUANTILES = 64;
-
 /**
  * The p99 over requests of TPOT, `(last token - first token) / (output - 1)`: every step of a request's decode, plus
  * the prefills of every arrival during its decode, prefills included (J generalized-Poisson over its step time; one
  * of the p99 prompt's length, the rest the mean), spread over its tokens. Short outputs suffer most, so the tail mixes over the
- * output length distribution (OUTPUT_QUANTILES quantiles). Chunked prefill spreads the same prefill time over the steps it shares,
+ * output length distribution (`quantilePoints`, finely cut in its lower tail). Chunked prefill spreads the same prefill time over the steps it shares,
  * which smooths single gaps but not a request's average, so it is charged the same.
  */
 function tpotQuantileSeconds(
@@ -294,9 +288,11 @@ function tpotQuantileSeconds(
   const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits } = load;
   const step = timing.stepSeconds * timing.tpotTail;
   const dist = lengthDistribution(targets.outputTokens);
-  const points = dist.sigma === 0 ? 1 : OUTPUT_QUANTILES;
-  const gaps = Array.from({ length: points }, (_, i) => Math.round(Math.exp(dist.mu + dist.sigma * (points === 1 ? 0 : normalQuantile((i + 0.5) / points)))) - 1)
-    .filter((gap) => gap >= 1);
+  const drawn = quantilePoints(dist.sigma, (z) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z))) - 1, normalQuantile);
+  // Single-token outputs have no TPOT.
+  const kept = drawn.values.map((gap, i) => ({ gap, weight: drawn.weights[i] })).filter((p) => p.gap >= 1);
+  const gaps = kept.map((p) => p.gap);
+  const keptWeight = kept.reduce((sum, p) => sum + p.weight, 0);
   if (gaps.length === 0) {
     return step;
   }
@@ -315,9 +311,9 @@ function tpotQuantileSeconds(
       // now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, with every slot busy.
       const slots = turnover[g][k] ?? 0;
       const queued = slotWaits * (turnoverFull[g][k] ?? 0);
-      sum += Math.min(arrivals, slots, arrivals * slots + queued);
+      sum += kept[g].weight * Math.min(arrivals, slots, arrivals * slots + queued);
     });
-    return sum / gaps.length;
+    return sum / keptWeight;
   };
   let low = step;
   let high = step + prefillP99 + 1;

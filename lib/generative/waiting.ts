@@ -20,11 +20,30 @@ export interface PointMasses {
   readonly weights: readonly number[];
 }
 
-/** Equal-weight points of `f(x)` at the midpoints of `count` quantiles of a standard normal x (one point when fixed). */
-export function quantilePoints(sigma: number, count: number, f: (z: number) => number, normalQuantile: (p: number) => number): PointMasses {
-  const n = sigma === 0 ? 1 : count;
-  const values = Array.from({ length: n }, (_, i) => f(n === 1 ? 0 : normalQuantile((i + 0.5) / n)));
-  return { values, weights: values.map(() => 1 / n) };
+/**
+ * Upper edges of the quantile bins length distributions are cut into: 0.1 % wide up to 4 % and from 96 %, 2 % wide
+ * between. The TTFT p99 falls in the prompts' own upper tail when few requests wait, and the TPOT p99 in the
+ * shortest outputs, so both tails are cut finely.
+ */
+const BIN_EDGES = [
+  ...Array.from({ length: 39 }, (_, i) => (i + 1) * 0.001),
+  ...Array.from({ length: 47 }, (_, i) => 0.04 + i * 0.02),
+  ...Array.from({ length: 40 }, (_, i) => 0.961 + i * 0.001),
+];
+
+/** Points of `f(x)` at the middle of each quantile bin of a standard normal x, weighted by the bin (one when fixed). */
+export function quantilePoints(sigma: number, f: (z: number) => number, normalQuantile: (p: number) => number): PointMasses {
+  if (sigma === 0) {
+    return { values: [f(0)], weights: [1] };
+  }
+  const values: number[] = [];
+  const weights: number[] = [];
+  BIN_EDGES.forEach((edge, i) => {
+    const lower = i === 0 ? 0 : BIN_EDGES[i - 1];
+    values.push(f(normalQuantile((lower + edge) / 2)));
+    weights.push(edge - lower);
+  });
+  return { values, weights };
 }
 
 /** The point masses on the grid, each rounded up to the next cell. */
