@@ -14,8 +14,10 @@
  * stand-in's `--slowdown 1/K`) and every rate multiplied by K, which keeps every ratio of the queueing (utilisation,
  * requests in flight, prefill share); measured latencies are multiplied back by K before they are compared with the
  * plan, and rates divided by K. Latency p99 comes from BENCH_REQUESTS (default 200) measured requests per point
- * after a warm-up of a fifth of that; the capacity search starts at the predicted capacity, steps by 10 % up while
- * the targets hold (or down until they do) and bisects once, so its resolution is about 5 %.
+ * after a warm-up of a fifth of that; the capacity search starts at the predicted capacity and steps by 10 % up while
+ * the targets hold (or down until they do). The two rates around the boundary are then measured again over
+ * BENCH_BOUNDARY_REQUESTS (default 600), stepping on while the longer run disagrees, and bisected once at that
+ * length: resolution about 5 %, with the boundary's p99 resting on 6 requests rather than 2.
  *
  * Prints `token capacity ratio measured/predicted: X` for each case, and last for the case farthest from 1.
  * Goal: 0.95 to 1.15.
@@ -28,6 +30,11 @@ import { spawnStandin } from './vllm-standin/spawn';
 import { standinTimingOfRows } from './vllm-standin/timing';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+/**
+ * Requests per point near the capacity boundary. A p99 over 200 requests is their second largest: at a rate where 1 %
+ * of requests miss, it holds 40 % of the time, so one coarse point says little within 10 %.
+ */
+const BOUNDARY_REQUESTS = Number(process.env.BENCH_BOUNDARY_REQUESTS ?? 600);
 /** Steps of the capacity search, as fractions of the predicted capacity, up or down from it. */
 const SEARCH_STEP = 0.1;
 const SEARCH_STEPS = 5;
@@ -47,7 +54,7 @@ interface Case {
 const CASES: Case[] = [
   {
     label: 'llama-3.1-8b-instruct, 1024 in / 256 out, TTFT p99 2 s, TPOT p99 60 ms, SageMaker on inf2',
-    timeScale: 5,
+    timeScale: 8,
     profileId: 'llama-3.1-8b-instruct',
     targets: { requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60 },
     options: { region: 'us-east-1', hosting: 'sagemaker', instanceTypes: ['inf2.xlarge', 'inf2.8xlarge', 'inf2.24xlarge', 'inf2.48xlarge'] },
@@ -107,7 +114,7 @@ async function runCase(c: Case): Promise<number> {
   // A point where the stand-in lost more than this share of its time to host stalls measured the host, not the
   // plan: it is run again once, and flagged if it stalls again.
   const maxLostShare = 0.02;
-  const measure = async (ratePerReplica: number, retry = true): Promise<Point> => {
+  const measure = async (ratePerReplica: number, requests = REQUESTS, retry = true): Promise<Point> => {
     const rate = ratePerReplica * K;
     const lostBefore = await lostSeconds();
     const started = performance.now();
@@ -115,8 +122,8 @@ async function runCase(c: Case): Promise<number> {
       { kind: 'http', url: standin.url },
       {
         ratePerSecond: rate,
-        durationSeconds: REQUESTS / rate,
-        warmupSeconds: REQUESTS / 5 / rate,
+        durationSeconds: requests / rate,
+        warmupSeconds: requests / 5 / rate,
         inputTokens: c.targets.inputTokens.mean,
         outputTokens: c.targets.outputTokens.mean,
         seed: 11,
@@ -129,13 +136,13 @@ async function runCase(c: Case): Promise<number> {
     const point = { ratePerReplica, report, ttftP99Ms, tpotP99Ms, holds };
     if (lostShare > maxLostShare && retry) {
       console.log(`  ${fmt(ratePerReplica)} req/s/replica: stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls; measuring again`);
-      return measure(ratePerReplica, false);
+      return measure(ratePerReplica, requests, false);
     }
     points.push(point);
     console.log(
       `  ${fmt(ratePerReplica)} req/s/replica: TTFT p99 ${fmt(ttftP99Ms, 0)} ms, TPOT p99 ${fmt(tpotP99Ms, 1)} ms, ` +
         `${fmt(report.achievedRps / K)} req/s achieved, ${fmt(report.outputTokensPerSecond / K, 1)} output tok/s, ` +
-        `${report.completed}/${report.requests} ok${report.errors > 0 ? `, errors ${JSON.stringify(report.errorsByKind)}` : ''}, ` +
+        `${report.completed}/${report.requests} ok (p99 of ${requests})${report.errors > 0 ? `, errors ${JSON.stringify(report.errorsByKind)}` : ''}, ` +
         `stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls${lostShare > maxLostShare ? ' (HOST-STALLED: measures the machine)' : ''} -> ${holds ? 'holds' : 'misses'}`,
     );
     return point;
@@ -160,10 +167,30 @@ async function runCase(c: Case): Promise<number> {
         fail = p.ratePerReplica;
       }
     }
+    // Near the boundary, longer points: confirm the last pass (stepping down while it misses) and the first miss
+    // (stepping up while it holds), then bisect once between them.
     if (pass > 0 && Number.isFinite(fail)) {
-      const p = await measure((pass + fail) / 2);
-      if (p.holds) {
-        pass = p.ratePerReplica;
+      const step = g.capacityPerReplicaRps * SEARCH_STEP;
+      let low = await measure(pass, BOUNDARY_REQUESTS);
+      for (let i = 0; !low.holds && i < SEARCH_STEPS && low.ratePerReplica - step > 0; i++) {
+        fail = low.ratePerReplica;
+        low = await measure(low.ratePerReplica - step, BOUNDARY_REQUESTS);
+      }
+      pass = low.holds ? low.ratePerReplica : 0;
+      if (fail > pass && pass > 0 && fail - pass > step / 2) {
+        // The coarse miss was more than half a step above: check it with the longer run.
+        let high = await measure(fail, BOUNDARY_REQUESTS);
+        for (let i = 0; high.holds && i < SEARCH_STEPS; i++) {
+          pass = high.ratePerReplica;
+          high = await measure(high.ratePerReplica + step, BOUNDARY_REQUESTS);
+        }
+        fail = high.holds ? Infinity : high.ratePerReplica;
+      }
+      if (pass > 0 && Number.isFinite(fail)) {
+        const p = await measure((pass + fail) / 2, BOUNDARY_REQUESTS);
+        if (p.holds) {
+          pass = p.ratePerReplica;
+        }
       }
     }
     const ratio = pass / g.capacityPerReplicaRps;

@@ -8,16 +8,21 @@
  * 3. Then every decode step gives each running sequence one token; a step takes the compiled batch's step time,
  *    however many run (`engine-timing.ts`).
  *
- * Approximations, each on the safe side and checked against the replay by `npm run bench:plans`:
+ * Approximations, checked against the replay by `npm run bench:plans` (no plan over target; none holding back more
+ * than 25 % of what the replay holds):
  * - prefills form a single-server queue with utilisation rho_p = lambda x mean prefill, so decode gets 1 - rho_p of
- *   the time;
- * - the mean number decoding is n = lambda x (mean output - 1) x step / (1 - rho_p) (Little's law), below N;
- * - a slot is held for prefill wait + prefill + decode, and slots form an M/G/N queue (`waitQuantileSeconds`) whose
- *   holds vary at least as exponential ones from a few slots up (bursts of prefills lengthen every hold at once); one
- *   slot is an M/G/1 queue with no prefill queue of its own (exact M/D/1 waits for fixed lengths);
- * - TTFT p99 = slot wait + prefill wait (each at the 99.5th percentile) + the p99 prompt's prefill + one step;
- * - TPOT p99: step x the measured TPOT tail, plus the prefills that land in a request's decode (Poisson) spread
- *   over its tokens, at the p99 of the mixture over output lengths (`tpotQuantileSeconds`);
+ *   the time; the mean number decoding is n = lambda x (mean output - 1) x step / (1 - rho_p) (Little's law), below N;
+ * - slots are held for prefill wait + prefill + decode. The share of requests that wait for one is the larger of
+ *   Erlang C and P(J >= N), J the sequences holding a slot counted generalized-Poisson (the arrivals over one decode,
+ *   a window every arrival's prefill lengthens: bursts lengthen every hold at once); a wait is exponential with the
+ *   larger of M/G/N's mean and hold / N x E[J - N + 1 | J >= N];
+ * - TTFT is the quantile of the convolution, on a grid (`waiting.ts`), of slot wait, prefill wait (the exact M/G/1
+ *   waiting time of the prompts' prefills, Pollaczek-Khinchine), one decode step in progress and the prompt's own
+ *   prefill. One slot is exact: an M/G/1 queue of prefill + decode holds, then the own prefill;
+ * - TPOT: step x the measured TPOT tail, plus the prefills that land in a request's decode, spread over its tokens,
+ *   mixed over output lengths (`tpotQuantileSeconds`). The count is the arrivals during the decode (generalized
+ *   Poisson), and no more than the other slots turn over (`turnover.ts`: N - 1 exactly for fixed lengths);
+ * - both at `predictedQuantile` (99.2 % for one slot, 99.3 % above), a margin for the p99 a finite replay measures;
  * - end-to-end p99 <= TTFT p99 + (p99 output - 1) x TPOT p99.
  */
 import { erlangC, largestFitting, waitQuantileSeconds } from '../planner/queueing';

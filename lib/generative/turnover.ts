@@ -6,9 +6,10 @@
  * Each other slot admits at most one sequence when its current one ends, and another only after that one, admitted
  * inside the window, has ended too. Output lengths are drawn independently, so with `gap` decode steps in the window
  * a slot admits at most `1 + R` sequences, `P(R >= i) = P(S_i <= gap - 1)`, S_i the decode steps (output - 1) of i
- * fresh sequences; the prefills landing are at most `T = (N - 1) + R_1 + ... + R_{N-1}`. With fixed lengths T = N - 1
- * exactly: a sequence admitted after a request ends after it. The Poisson count of arrivals, which the TPOT tail
- * also uses, knows nothing of this bound, and at a few slots it is what binds.
+ * fresh sequences, and the first only if the slot is free or its sequence ends within the gap (its remaining steps
+ * follow the equilibrium residual of the decode length). With fixed lengths every running sequence ends first and R
+ * is 0: at most N - 1 land, exactly. The Poisson count of arrivals, which the TPOT tail also uses, knows nothing of
+ * this bound, and at a few slots it is what binds.
  */
 import { lengthDistribution } from './engine-timing';
 import type { TokenLength } from './types';
