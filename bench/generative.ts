@@ -194,13 +194,15 @@ async function runCase(c: Case): Promise<number> {
     if (pass > 0 && Number.isFinite(fail)) {
       const step = g.capacityPerReplicaRps * SEARCH_STEP;
       let low = await measure(pass, BOUNDARY_REQUESTS);
+      let failMeasuredLong = false;
       for (let i = 0; !low.holds && i < SEARCH_STEPS && low.ratePerReplica - step > 0; i++) {
         fail = low.ratePerReplica;
+        failMeasuredLong = true;
         low = await measure(low.ratePerReplica - step, BOUNDARY_REQUESTS);
       }
       pass = low.holds ? low.ratePerReplica : 0;
-      if (fail > pass && pass > 0 && fail - pass > step / 2) {
-        // The coarse miss was more than half a step above: check it with the longer run.
+      if (!failMeasuredLong && pass > 0) {
+        // The coarse miss: check it with the longer run.
         let high = await measure(fail, BOUNDARY_REQUESTS);
         for (let i = 0; high.holds && i < SEARCH_STEPS; i++) {
           pass = high.ratePerReplica;
