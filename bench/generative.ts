@@ -214,6 +214,8 @@ async function runCase(c: Case): Promise<number> {
         const p = await measure((pass + fail) / 2, BOUNDARY_REQUESTS);
         if (p.holds) {
           pass = p.ratePerReplica;
+        } else {
+          fail = p.ratePerReplica;
         }
       }
     }
