@@ -8,22 +8,43 @@
  * 3. Then every decode step gives each running sequence one token; a step takes the compiled batch's step time,
  *    however many run (`engine-timing.ts`).
  *
- * Approximations, each on the safe side and checked against the replay by `npm run bench:plans`:
+ * Approximations, checked against the replay by `npm run bench:plans` (no plan over target; none holding back more
+ * than 25 % of what the replay holds):
  * - prefills form a single-server queue with utilisation rho_p = lambda x mean prefill, so decode gets 1 - rho_p of
- *   the time;
- * - the mean number decoding is n = lambda x (mean output - 1) x step / (1 - rho_p) (Little's law), below N;
- * - a slot is held for prefill wait + prefill + decode, and slots form an M/G/N queue (`waitQuantileSeconds`) whose
- *   holds vary at least as exponential ones from a few slots up (bursts of prefills lengthen every hold at once); one
- *   slot is an M/G/1 queue with no prefill queue of its own (exact M/D/1 waits for fixed lengths);
- * - TTFT p99 = slot wait + prefill wait (each at the 99.5th percentile) + the p99 prompt's prefill + one step;
- * - TPOT p99: step x the measured TPOT tail, plus the prefills that land in a request's decode (Poisson) spread
- *   over its tokens, at the p99 of the mixture over output lengths (`tpotQuantileSeconds`);
+ *   the time; the mean number decoding is n = lambda x (mean output - 1) x step / (1 - rho_p) (Little's law), below N;
+ * - slots are held for prefill wait + prefill + decode. The share of requests that wait for one is the larger of
+ *   Erlang C and P(J >= N), J the sequences holding a slot counted generalized-Poisson (the arrivals over one decode,
+ *   a window every arrival's prefill lengthens: bursts lengthen every hold at once); a wait is exponential with the
+ *   larger of M/G/N's mean and hold / N x E[J - N + 1 | J >= N];
+ * - TTFT is the quantile of the convolution, on a grid (`waiting.ts`), of slot wait, prefill wait (the exact M/G/1
+ *   waiting time of the prompts' prefills, Pollaczek-Khinchine), one decode step in progress and the prompt's own
+ *   prefill. One slot is exact: an M/G/1 queue of prefill + decode holds, then the own prefill;
+ * - TPOT: step x the measured TPOT tail, plus the prefills that land in a request's decode, spread over its tokens,
+ *   mixed over output lengths (`tpotQuantileSeconds`). The count is the arrivals during the decode (generalized
+ *   Poisson), and no more than the other slots turn over (`turnover.ts`: N - 1 exactly for fixed lengths);
+ * - both at `predictedQuantile` (99.2 % for one slot, 99.3 % above), a margin for the p99 a finite replay measures;
  * - end-to-end p99 <= TTFT p99 + (p99 output - 1) x TPOT p99.
  */
-import { largestFitting, waitQuantileSeconds, WAIT_QUANTILE } from '../planner/queueing';
+import { erlangC, largestFitting, waitQuantileSeconds } from '../planner/queueing';
 import type { EngineTiming } from './engine-timing';
 import { lengthDistribution } from './engine-timing';
 import type { GenerativeTargets } from './types';
+import { slotTurnoverTails } from './turnover';
+import type { PointMasses } from './waiting';
+import { atomPlusExponential, convolve, gridQuantile, mg1Wait, onGrid, quantilePoints } from './waiting';
+
+/**
+ * The quantile TTFT and TPOT are predicted at, for the 99th-percentile targets. Not the 99th itself: the p99 a
+ * replay (or a deployment) measures over 20,000 requests scatters around the true one (about 7 % in the count of
+ * requests past it), and a plan exactly at its capacity would miss its target half the time. One slot is modelled
+ * exactly (an M/G/1 queue) and keeps 0.2 % of margin; more slots are modelled with independent waits and a
+ * generalized Poisson count of slot holders, and keep 0.3 %. Near the point where P(wait > 0) crosses 1 %, the tail
+ * grows in proportion to the load, so this margin costs the same share of capacity (20 to 30 %).
+ */
+export function predictedQuantile(slots: number): number {
+  return slots === 1 ? 0.992 : 0.993;
+}
+
 
 /** What one replica does at an arrival rate. */
 export interface ReplicaPrediction {
@@ -85,17 +106,11 @@ export function predictReplica(
   }
   const decodeSeconds = decodeTokens * stepMean;
 
-  let slotWait: number;
-  let prefillWait: number;
-  if (N === 1) {
-    // One slot: a request is admitted only when the previous one finished, so prefills never queue behind each
-    // other; the slot is an M/G/1 queue whose holds are prefill + decode.
-    prefillWait = 0;
-    slotWait = singleSlotWaitQuantile(lambda, prefill + decodeSeconds, len.outputScv, WAIT_QUANTILE);
-  } else {
-    // Prefills queue on one server.
-    const prefillScv = lengthDistribution(targets.inputTokens).scv;
-    prefillWait = waitQuantileSeconds(lambda, prefill, 1, prefillScv, WAIT_QUANTILE);
+  const prefillScv = lengthDistribution(targets.inputTokens).scv;
+  let slotWaits = 0;
+  let slotWaitMean = 0;
+  let occupancy = 1;
+  if (N > 1) {
     // Slots: held from admission to the last token.
     const meanPrefillWait = rhoP / (1 - rhoP) * prefill * (1 + prefillScv) / 2;
     const slotHold = meanPrefillWait + prefill + decodeSeconds;
@@ -106,14 +121,18 @@ export function predictReplica(
     // sequence holds its slot longer at once. The replay shows slot waits as variable as exponential holds from a few
     // slots up.
     const slotScv = Math.max(len.outputScv, 1 - 1 / N, 0.05);
-    slotWait = waitQuantileSeconds(lambda, slotHold, N, slotScv, WAIT_QUANTILE);
+    occupancy = (lambda * slotHold) / N;
+    // How many sequences hold a slot is no Poisson count either: it is the arrivals over one decode, a window that
+    // every arrival's prefill lengthens (generalized Poisson, as in the TPOT tail). Its tail beyond N is the share
+    // that waits when it exceeds Erlang C's.
+    const holding = lambda * (decodeTokens * timing.stepSeconds + prefill + meanPrefillWait);
+    slotWaits = Math.max(erlangC(N, lambda * slotHold), generalizedPoissonTail(holding, rhoP, N));
+    // A request that finds n >= N ahead waits for n - N + 1 of them to end, one every hold / N: that count, too,
+    // follows the generalized Poisson tail, longer than M/G/N's exponential one near the knee.
+    slotWaitMean = Math.max((1 + slotScv) / (2 * (N / slotHold - lambda)), (slotHold / N) * generalizedPoissonExcess(holding, rhoP, N));
   }
-  if (!Number.isFinite(slotWait) || !Number.isFinite(prefillWait)) {
-    return UNSTABLE;
-  }
-  const ttft = slotWait + prefillWait + timing.prefillSeconds(len.inputP99) * timing.ttftTail + timing.stepSeconds;
-
-  const tpot = tpotQuantileSeconds(timing, targets, lambda, rhoP, prefill, timing.prefillSeconds(len.inputP99));
+  const ttft = ttftQuantileSeconds(timing, targets, lambda, slotWaits, slotWaitMean);
+  const tpot = tpotQuantileSeconds(timing, targets, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits });
   const e2e = ttft + Math.max(0, len.outputP99 - 1) * tpot;
   return {
     stable: true,
@@ -123,6 +142,73 @@ export function predictReplica(
     meanRunning: n,
     prefillUtilization: rhoP,
   };
+}
+
+/** Cells of the grid TTFT's distribution is computed on (`waiting.ts`): its quantile is exact to 1/800 of its range. */
+const TTFT_GRID_CELLS = 800;
+
+/**
+ * The TTFT quantile (`predictedQuantile`) of a request: its slot wait, then its prefill wait, then its own prefill.
+ * - One slot: the slot is an M/G/1 queue whose holds are prefill + (output - 1) steps (exact waiting-time
+ *   distribution, `mg1Wait`), and nothing else prefills, so TTFT = slot wait + own prefill, as the replay runs it.
+ * - N slots: the slot wait is Erlang C's probability of waiting with an exponential tail of mean
+ *   `(1 + scv) / (2 (N / hold - lambda))`; prefills are an M/G/1 queue (exact) behind at most one decode step in
+ *   progress; the three are taken as independent and convolved.
+ * The prompt's own prefill is multiplied by the measured TTFT p99/p50 (jitter the replay does not draw).
+ */
+function ttftQuantileSeconds(
+  timing: EngineTiming,
+  targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
+  lambda: number,
+  slotWaits: number,
+  slotWaitMean: number,
+): number {
+  const inDist = lengthDistribution(targets.inputTokens);
+  const outDist = lengthDistribution(targets.outputTokens);
+  const draw = (dist: { mu: number; sigma: number }) => (z: number) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z)));
+  const prompts = quantilePoints(inDist.sigma, draw(inDist), normalQuantile);
+  const prefills: PointMasses = { values: prompts.values.map((t) => timing.prefillSeconds(t)), weights: prompts.weights };
+  const own: PointMasses = { values: prefills.values.map((p) => p * timing.ttftTail), weights: prefills.weights };
+  let queue: PointMasses;
+  let shift: number;
+  if (timing.maxSequences === 1) {
+    const outputs = quantilePoints(outDist.sigma, draw(outDist), normalQuantile);
+    const values: number[] = [];
+    const weights: number[] = [];
+    prefills.values.forEach((p, i) => outputs.values.forEach((o, j) => {
+      values.push(p + (o - 1) * timing.stepSeconds);
+      weights.push(prefills.weights[i] * outputs.weights[j]);
+    }));
+    queue = { values, weights };
+    shift = 0;
+  } else {
+    queue = prefills;
+    shift = timing.stepSeconds;
+  }
+  // The grid spans the waits' two-moment tails at 1 - 1e-4, far past their 99th percentiles.
+  const mean = queue.values.reduce((sum, v, i) => sum + v * queue.weights[i], 0);
+  const secondMoment = queue.values.reduce((sum, v, i) => sum + v * v * queue.weights[i], 0);
+  const scv = mean > 0 ? secondMoment / (mean * mean) - 1 : 0;
+  const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4);
+  const slotFar = slotWaits > 1e-4 ? slotWaitMean * Math.log(slotWaits / 1e-4) : 0;
+  if (!Number.isFinite(queueFar) || !Number.isFinite(slotFar)) {
+    return Infinity;
+  }
+  const range = slotFar + queueFar + shift + Math.max(...own.values);
+  const delta = range / TTFT_GRID_CELLS;
+  const cells = TTFT_GRID_CELLS + 1;
+  const queueWait = mg1Wait(lambda, queue, delta, cells);
+  if (queueWait === undefined) {
+    return Infinity;
+  }
+  let total = convolve(onGrid(own, delta, cells), queueWait);
+  if (shift > 0) {
+    total = convolve(onGrid({ values: [shift], weights: [1] }, delta, cells), total);
+  }
+  if (slotWaits > 0) {
+    total = convolve(total, atomPlusExponential(slotWaits, slotWaitMean, delta, cells));
+  }
+  return gridQuantile(total, predictedQuantile(timing.maxSequences));
 }
 
 /** The standard normal quantile (Acklam's rational approximation, relative error below 1.2e-9). */
@@ -168,48 +254,75 @@ export function generalizedPoissonTail(theta: number, eta: number, k: number): n
   return Math.max(0, 1 - cdf);
 }
 
-/** Output lengths the TPOT tail mixes over: quantiles of the output length distribution. */
-const OUTPUT_QUANTILES = 64;
+/** E[J - k + 1 | J >= k] for J generalized-Poisson (`generalizedPoissonTail`); 1 when P(J >= k) is negligible. */
+export function generalizedPoissonExcess(theta: number, eta: number, k: number): number {
+  if (theta <= 0) {
+    return 1;
+  }
+  const mean = theta / Math.max(1e-9, 1 - eta);
+  let mass = 0;
+  let excess = 0;
+  let logFactorial = 0;
+  for (let j = 1; j < 100000; j++) {
+    logFactorial += Math.log(j);
+    if (j < k) {
+      continue;
+    }
+    const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
+    mass += term;
+    excess += term * (j - k + 1);
+    if (j > mean && term < 1e-15) {
+      break;
+    }
+  }
+  return mass < 1e-12 ? 1 : excess / mass;
+}
 
 /**
  * The p99 over requests of TPOT, `(last token - first token) / (output - 1)`: every step of a request's decode, plus
  * the prefills of every arrival during its decode, prefills included (J generalized-Poisson over its step time; one
  * of the p99 prompt's length, the rest the mean), spread over its tokens. Short outputs suffer most, so the tail mixes over the
- * output length distribution (OUTPUT_QUANTILES quantiles). Chunked prefill spreads the same prefill time over the steps it shares,
+ * output length distribution (`quantilePoints`, finely cut in its lower tail). Chunked prefill spreads the same prefill time over the steps it shares,
  * which smooths single gaps but not a request's average, so it is charged the same.
  */
 function tpotQuantileSeconds(
   timing: EngineTiming,
   targets: Pick<GenerativeTargets, 'outputTokens'>,
-  lambda: number,
-  rhoP: number,
-  prefill: number,
-  prefillP99: number,
+  load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number },
 ): number {
+  const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits } = load;
   const step = timing.stepSeconds * timing.tpotTail;
   const dist = lengthDistribution(targets.outputTokens);
-  const points = dist.sigma === 0 ? 1 : OUTPUT_QUANTILES;
-  const gaps = Array.from({ length: points }, (_, i) => Math.round(Math.exp(dist.mu + dist.sigma * (points === 1 ? 0 : normalQuantile((i + 0.5) / points)))) - 1)
-    .filter((gap) => gap >= 1);
+  const drawn = quantilePoints(dist.sigma, (z) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z))) - 1, normalQuantile);
+  // Single-token outputs have no TPOT.
+  const kept = drawn.values.map((gap, i) => ({ gap, weight: drawn.weights[i] })).filter((p) => p.gap >= 1);
+  const gaps = kept.map((p) => p.gap);
+  const keptWeight = kept.reduce((sum, p) => sum + p.weight, 0);
   if (gaps.length === 0) {
     return step;
   }
+  const N = timing.maxSequences;
+  const turnover = slotTurnoverTails(targets.outputTokens, N, gaps, Math.max(0, 1 - occupancy), normalQuantile);
+  const turnoverFull = slotTurnoverTails(targets.outputTokens, N, gaps, 0, normalQuantile);
   const tail = (x: number): number => {
     let sum = 0;
-    for (const gap of gaps) {
+    gaps.forEach((gap, g) => {
       // Smallest count of prefills (one of the p99 prompt, the rest the mean) that pushes this request's TPOT above x.
       const budget = (x - step) * gap;
       const k = budget < prefillP99 ? 1 : 1 + Math.floor((budget - prefillP99) / prefill) + 1;
-      // Prompts that arrived during its own prefill wait too: they are served before its first decode step.
-      sum += generalizedPoissonTail(lambda * (gap * timing.stepSeconds + prefill), rhoP, k);
-    }
-    return sum / gaps.length;
+      // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
+      const arrivals = generalizedPoissonTail(lambda * (gap * timing.stepSeconds + prefill), rhoP, k);
+      // ...land only in slots that turn over (`turnover.ts`); future arrivals are independent of which slots are free
+      // now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, with every slot busy.
+      const slots = turnover[g][k] ?? 0;
+      const queued = slotWaits * (turnoverFull[g][k] ?? 0);
+      sum += kept[g].weight * Math.min(arrivals, slots, arrivals * slots + queued);
+    });
+    return sum / keptWeight;
   };
   let low = step;
   let high = step + prefillP99 + 1;
-  // At the 99.5th percentile, as queueing waits are (WAIT_QUANTILE): the replay showed the 99th running 1-2 % short,
-  // the busy periods' own spread not being modelled.
-  const allowed = 1 - WAIT_QUANTILE;
+  const allowed = 1 - predictedQuantile(timing.maxSequences);
   if (tail(low) <= allowed) {
     return step;
   }

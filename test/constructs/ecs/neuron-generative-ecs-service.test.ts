@@ -47,7 +47,7 @@ function props(stack: Stack, overrides: Partial<NeuronGenerativeEcsServiceProps>
     model: {
       bucket: s3.Bucket.fromBucketName(stack, 'Models', 'models-bucket'),
       weightsPrefix: 'models/llama-3.1-8b-instruct',
-      compiledArtifactsPrefix: 'compiled/tp8-seqs16-len1280',
+      compiledArtifactsPrefix: 'compiled/tp8-seqs32-len1280',
     },
     servedModelName: 'llama-3.1-8b-instruct',
     ...overrides,
@@ -82,9 +82,10 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
   const service = new NeuronGenerativeEcsService(stack, 'Llama', props(stack));
   const template = Template.fromStack(stack);
 
-  test('GIVEN the plan WHEN read THEN it is the layout these tests expect (3 replicas of 8 cores, 16 sequences, 1 to 3 instances)', () => {
+  test('GIVEN the plan WHEN read THEN it is the layout these tests expect (3 replicas of 8 cores, 32 sequences, 1 to 3 instances)', () => {
     expect(PLAN.generative.replicas.map((r) => r.visibleCores)).toEqual(['0-7', '8-15', '16-23']);
     expect([PLAN.instanceCount, PLAN.maxInstanceCount]).toEqual([1, 3]);
+    expect(PLAN.generative.maxConcurrentSequences).toBe(32);
   });
 
   test('WHEN synthesized THEN each replica\'s task maps exactly its TP group\'s devices (0-3, 4-7, 8-11) and pins its cores', () => {
@@ -126,7 +127,7 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     expect(first.Engine.Command).toEqual(['serve']);
     expect(JSON.parse(env(first.Engine)[VLLM_IMAGE_ENV.serveArgs] as string)).toEqual(expect.arrayContaining([
       '/models/weights', '--served-model-name=llama-3.1-8b-instruct',
-      '--tensor-parallel-size=8', '--max-num-seqs=16', '--max-model-len=1280', '--port=8080',
+      '--tensor-parallel-size=8', '--max-num-seqs=32', '--max-model-len=1280', '--port=8080',
     ]));
     expect(env(first.Engine)).toMatchObject({
       NEURON_COMPILED_ARTIFACTS: '/models/compiled', HF_HUB_OFFLINE: '1',
@@ -139,7 +140,7 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     expect(first.Download.Command?.[0]).toContain('aws s3 sync');
     expect(env(first.Download)).toMatchObject({
       WEIGHTS_URI: 's3://models-bucket/models/llama-3.1-8b-instruct/',
-      ARTIFACTS_URI: 's3://models-bucket/compiled/tp8-seqs16-len1280/',
+      ARTIFACTS_URI: 's3://models-bucket/compiled/tp8-seqs32-len1280/',
     });
   });
 
@@ -189,7 +190,7 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     expect(policies).toHaveLength(3);
     const text = JSON.stringify(policies[0]);
     expect(text).toContain('models-bucket/models/llama-3.1-8b-instruct/*');
-    expect(text).toContain('models-bucket/compiled/tp8-seqs16-len1280/*');
+    expect(text).toContain('models-bucket/compiled/tp8-seqs32-len1280/*');
     expect(text).not.toMatch(/s3:(Put|Delete)/);
   });
 
@@ -239,7 +240,7 @@ function compiled(stack: Stack, facts: Partial<GenerativeArtifactFacts> = {}): I
     s3Uri: 's3://artifacts-bucket/generative/abc123/compiled/',
     modelS3Uri: 's3://models-bucket/models/llama-3.1-8b-instruct/',
     manifest: {
-      tensorParallelSize: 8, maxNumSeqs: 16, maxModelLen: 1280, neuronSdkVersion: VLLM_DLC_PINS.inf2Trn1.neuronSdkVersion,
+      tensorParallelSize: 8, maxNumSeqs: 32, maxModelLen: 1280, neuronSdkVersion: VLLM_DLC_PINS.inf2Trn1.neuronSdkVersion,
       chip: 'inf2', logicalNeuronCoreConfig: 1, dtype: 'auto',
       weights: { source: 's3', s3Uri: 's3://models-bucket/models/llama-3.1-8b-instruct/' }, ...facts,
     },

@@ -1,0 +1,65 @@
+import { normalQuantile, singleSlotWaitQuantile } from '../../../lib/generative';
+import { slotTurnoverTails } from '../../../lib/generative/turnover';
+import { convolve, gridQuantile, mg1Wait, onGrid, quantilePoints } from '../../../lib/generative/waiting';
+
+describe('M/G/1 waiting time on a grid', () => {
+  test('GIVEN fixed services WHEN the wait is solved on a grid THEN its quantiles are Erlang\'s exact M/D/1 ones, rounded up by under 1 %', () => {
+    const hold = 2;
+    for (const lambda of [0.1, 0.25, 0.4]) {
+      const cells = 2000;
+      const delta = (20 * hold) / cells;
+      const wait = mg1Wait(lambda, { values: [hold], weights: [1] }, delta, cells)!;
+      expect(wait.pmf[0]).toBeCloseTo(1 - lambda * hold, 12);
+      for (const q of [0.95, 0.99]) {
+        const exact = singleSlotWaitQuantile(lambda, hold, 0, q);
+        // Each residual's mass sits at its cell's upper end: the grid errs on the long side, by a cell per residual.
+        expect(gridQuantile(wait, q)).toBeGreaterThanOrEqual(exact - 1e-9);
+        expect(gridQuantile(wait, q) - exact).toBeLessThanOrEqual(0.01 * exact + 2 * delta);
+      }
+    }
+  });
+
+  test('GIVEN a load at or past one WHEN solved THEN there is no steady wait', () => {
+    expect(mg1Wait(0.5, { values: [2], weights: [1] }, 0.01, 100)).toBeUndefined();
+  });
+
+  test('GIVEN two point masses WHEN convolved THEN their sum lands on the grid, rounded up', () => {
+    const a = onGrid({ values: [0.15], weights: [1] }, 0.1, 10);
+    const b = onGrid({ values: [0.2, 0.31], weights: [0.5, 0.5] }, 0.1, 10);
+    const sum = convolve(a, b);
+    expect(gridQuantile(sum, 0.5)).toBeCloseTo(0.4, 12);
+    expect(gridQuantile(sum, 0.99)).toBeCloseTo(0.6, 12);
+  });
+
+  test('GIVEN a spread length WHEN cut into quantile bins THEN the weights sum to one and both tails are reached', () => {
+    const points = quantilePoints(0.5, (z) => z, normalQuantile);
+    expect(points.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    expect(Math.min(...points.values)).toBeLessThan(normalQuantile(0.001));
+    expect(Math.max(...points.values)).toBeGreaterThan(normalQuantile(0.999));
+  });
+});
+
+describe('Prefills landing in a decode, bounded by slot turnover', () => {
+  test('GIVEN fixed output lengths WHEN counted THEN exactly N - 1 can land: every running sequence ends first', () => {
+    const [tails] = slotTurnoverTails({ mean: 256 }, 8, [255], 0, normalQuantile);
+    expect(tails.slice(0, 8)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(tails[8] ?? 0).toBe(0);
+  });
+
+  test('GIVEN spread lengths and a long decode WHEN counted THEN short sequences may turn a slot over twice', () => {
+    const [short, long] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60, 400], 0, normalQuantile);
+    // A short decode: each busy slot admits only if its sequence ends within it.
+    expect(short[1]).toBeLessThan(1);
+    expect(short[4] ?? 0).toBeLessThan(0.01);
+    // A long one: every slot turns over, and some twice or more.
+    expect(long[3]).toBeCloseTo(1, 6);
+    expect(long[4]).toBeGreaterThan(0.5);
+  });
+
+  test('GIVEN free slots WHEN counted THEN each may admit whatever the running sequences do', () => {
+    const [busy] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60], 0, normalQuantile);
+    const [idle] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60], 1, normalQuantile);
+    expect(idle[3]).toBeCloseTo(1, 9);
+    expect(busy[3]).toBeLessThan(idle[3]);
+  });
+});
