@@ -44,5 +44,5 @@ export * from './nag/rules/neuron-endpoint-config-trn-no-kms-or-volume';
 export * from './nag/rules/neuron-endpoint-instance-is-neuron';
 export * from './nag/rules/neuron-endpoint-network-isolation-has-model-data';
 export * from './nag/rules/neuron-model-image-by-digest';
-export { NeuronInstanceType } from '../lib/catalog';
+export { NeuronInstanceType } from '../lib/catalog/instance-type';
 export type { Plan, PlanTargets, PlanOptions } from '../lib/planner';

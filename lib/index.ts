@@ -5,13 +5,27 @@
  * without the construct library. The package root re-exports all of it next to the constructs.
  */
 export * from './errors';
-export * from './catalog';
 export * from './profiles';
 export * from './planner';
 export * from './generative';
 // The folders below are plain re-exporting indexes: named here by file, as constructs/index.ts names its files, so
 // importing the planner (and the package root) loads no index module on top of the files. Their `index.ts` stays for
 // bin/, io/ and lambdas/; a file added to one is added here too (test/lib/public-types.test.ts lists the names).
+// lib/catalog/index.ts: the instance catalog, prices and price files.
+export * from './catalog/types';
+export { BUILT_IN_INSTANCES } from './catalog/instances';
+export { BUILT_IN_PRICES } from './catalog/prices';
+export { AWS_REGIONS, isAwsRegion } from './catalog/regions';
+export type { PriceFile } from './catalog/catalog';
+export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog/catalog';
+export type { PriceFileInput } from './catalog/price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile } from './catalog/price-file';
+/** @internal a zod schema: out of the published declarations */
+export { priceFileSchema } from './catalog/price-file';
+export { NEURON_FAMILIES, NeuronInstanceType } from './catalog/instance-type';
+export type { SageMakerAvailability } from './catalog/availability';
+export { sageMakerAvailability } from './catalog/availability';
+export type { OfferFileRead } from './catalog/data/on-demand';
 // lib/compile/index.ts: the compile job's contract.
 export * from './compile/spec';
 export * from './compile/hash';

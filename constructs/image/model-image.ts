@@ -5,7 +5,7 @@ import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Fact, FactName, RegionInfo } from 'aws-cdk-lib/region-info';
 import { Construct } from 'constructs';
-import { NeuronInstanceType } from '../../lib/catalog';
+import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import type { VllmReplicaConfig } from '../../lib/generative/engine-config';
 import { parseVllmDlcTag, VLLM_DLC_PINS, vllmContainerEnvironment } from '../../lib/generative/engine-image';

@@ -1,4 +1,4 @@
-import { NeuronInstanceType } from '../../lib/catalog';
+import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import type { Plan } from '../../lib/planner';
 
 /**

@@ -7,7 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
-import { NeuronInstanceType } from '../../lib/catalog';
+import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';

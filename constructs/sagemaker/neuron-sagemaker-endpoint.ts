@@ -9,7 +9,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
-import { NeuronInstanceType } from '../../lib/catalog';
+import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { compiledArtifactProblems } from '../../lib/compile/check';
 import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';

@@ -1,5 +1,8 @@
 /**
  * The Neuron instance catalog: hardware facts, hourly prices and price files. Their refresh from AWS is `io/catalog`.
+ *
+ * `lib/index.ts` names these files itself (so the planner and the package root load no index module); keep both
+ * lists in step.
  */
 export * from './types';
 export { BUILT_IN_INSTANCES } from './instances';

@@ -2,7 +2,8 @@
  * Resolving and checking the environments config: defaults filled, every problem named by environment and field.
  */
 import type { z } from 'zod';
-import { Catalog, isAwsRegion } from '../catalog';
+import { Catalog } from '../catalog/catalog';
+import { isAwsRegion } from '../catalog/regions';
 import type { Hosting } from '../catalog';
 import { InfeasibleError, InputError } from '../errors';
 import { plan } from '../planner';

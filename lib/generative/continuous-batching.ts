@@ -16,12 +16,12 @@
  *   Erlang C and P(J >= N), J the sequences holding a slot counted generalized-Poisson (the arrivals over one decode,
  *   a window every arrival's prefill lengthens: bursts lengthen every hold at once); a wait is exponential with the
  *   larger of M/G/N's mean and hold / N x E[J - N + 1 | J >= N];
- * - TTFT is the quantile of the convolution, on a grid (`waiting.ts`), of slot wait, prefill wait (the exact M/G/1
+ * - TTFT is the quantile of the convolution, on a grid (`queueing.ts`), of slot wait, prefill wait (the exact M/G/1
  *   waiting time of the prompts' prefills, Pollaczek-Khinchine), one decode step in progress and the prompt's own
  *   prefill. One slot is exact: an M/G/1 queue of prefill + decode holds, then the own prefill;
  * - TPOT: step x the measured TPOT tail, plus the prefills that land in a request's decode, spread over its tokens,
  *   mixed over output lengths (`tpotQuantileSeconds`). The count is the arrivals during the decode (generalized
- *   Poisson), and no more than the other slots turn over (`turnover.ts`: N - 1 exactly for fixed lengths);
+ *   Poisson), and no more than the other slots turn over (`queueing.ts`: N - 1 exactly for fixed lengths);
  * - both at `predictedQuantile` (99.2 % for one slot, 99.3 % above), a margin for the p99 a finite replay measures;
  * - end-to-end p99 <= TTFT p99 + (p99 output - 1) x TPOT p99.
  */
@@ -29,9 +29,9 @@ import { erlangC, largestFitting, waitQuantileSeconds } from '../planner/queuein
 import type { EngineTiming } from './engine-timing';
 import { lengthDistribution } from './engine-timing';
 import type { GenerativeTargets } from './types';
-import { slotTurnoverTails } from './turnover';
-import type { PointMasses } from './waiting';
-import { atomPlusExponential, convolve, gridQuantile, mg1Wait, onGrid, quantilePoints } from './waiting';
+import { slotTurnoverTails } from './queueing';
+import type { PointMasses } from './queueing';
+import { atomPlusExponential, convolve, gridQuantile, mg1Wait, onGrid, quantilePoints } from './queueing';
 
 /**
  * The quantile TTFT and TPOT are predicted at, for the 99th-percentile targets. Not the 99th itself: the p99 a
@@ -144,7 +144,7 @@ export function predictReplica(
   };
 }
 
-/** Cells of the grid TTFT's distribution is computed on (`waiting.ts`): its quantile is exact to 1/800 of its range. */
+/** Cells of the grid TTFT's distribution is computed on (`queueing.ts`): its quantile is exact to 1/800 of its range. */
 const TTFT_GRID_CELLS = 800;
 
 /**
@@ -312,7 +312,7 @@ function tpotQuantileSeconds(
       const k = budget < prefillP99 ? 1 : 1 + Math.floor((budget - prefillP99) / prefill) + 1;
       // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
       const arrivals = generalizedPoissonTail(lambda * (gap * timing.stepSeconds + prefill), rhoP, k);
-      // ...land only in slots that turn over (`turnover.ts`); future arrivals are independent of which slots are free
+      // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are free
       // now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, with every slot busy.
       const slots = turnover[g][k] ?? 0;
       const queued = slotWaits * (turnoverFull[g][k] ?? 0);

@@ -1,4 +1,5 @@
-import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog';
+import { ec2Name } from '../../../lib/catalog/catalog';
+import { NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { Plan } from '../../../lib/planner';
 import { validateLayout } from '../../../lib/planner';
 

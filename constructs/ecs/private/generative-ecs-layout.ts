@@ -1,4 +1,5 @@
-import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog';
+import { ec2Name } from '../../../lib/catalog/catalog';
+import { NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';

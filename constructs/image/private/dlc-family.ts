@@ -1,7 +1,7 @@
 import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import { Fact, FactName } from 'aws-cdk-lib/region-info';
 import { Construct } from 'constructs';
-import { NeuronInstanceType } from '../../../lib/catalog';
+import { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { CoreVersion } from '../../../lib/catalog/types';
 import { InputError } from '../../../lib/errors';
 

@@ -6,7 +6,7 @@ import { Annotations, Validations } from 'aws-cdk-lib';
 import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { NeuronInstanceType } from '../../../lib/catalog';
+import { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import { InputError } from '../../../lib/errors';
 import { VLLM_DLC_REPOSITORY, vllmDlcTagProblems } from '../../../lib/generative/engine-image';
 import { MODEL_SERVER_DIRECTORY } from './server-directory';

@@ -4,7 +4,8 @@
  */
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ec2Name, NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog';
+import { ec2Name } from '../../../lib/catalog/catalog';
+import { NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import { validateLayout } from '../../../lib/planner';
 import type { NeuronSageMakerEndpointProps } from '../endpoint-props';
 import { EndpointLayout, layoutFromPlan } from '../../private/endpoint-layout';

@@ -1,6 +1,5 @@
 import { normalQuantile, singleSlotWaitQuantile } from '../../../lib/generative';
-import { slotTurnoverTails } from '../../../lib/generative/turnover';
-import { convolve, gridQuantile, mg1Wait, onGrid, quantilePoints } from '../../../lib/generative/waiting';
+import { convolve, gridQuantile, mg1Wait, onGrid, quantilePoints, slotTurnoverTails } from '../../../lib/generative/queueing';
 
 describe('M/G/1 waiting time on a grid', () => {
   test('GIVEN fixed services WHEN the wait is solved on a grid THEN its quantiles are Erlang\'s exact M/D/1 ones, rounded up by under 1 %', () => {

@@ -1,0 +1,270 @@
+/**
+ * The queueing terms of the token planner's replica model (`continuous-batching.ts`), each on the safe side of the
+ * replay (`simulate.ts`):
+ * - waiting-time distributions on a grid, for TTFT;
+ * - the slot-turnover bound on the prefills that can land in one request's decode, for TPOT.
+ *
+ * Waits. The single-call planner's queueing functions (`lib/planner/queueing.ts`) give one quantile of one queue from
+ * two moments. TTFT adds several waits and a prompt's own prefill, and quantiles do not add: the sum of 99.5th
+ * percentiles the token planner used before held back up to half of what a replica holds. Here each term is a
+ * distribution on a common grid of `delta` seconds, rounded up (so every quantile read off it is on the safe side by
+ * at most one cell), and the sum is their convolution.
+ */
+import { lengthDistribution } from './engine-timing';
+import type { TokenLength } from './types';
+
+/** A distribution on the grid `0, delta, 2 delta, ...`: `pmf[k]` is P(X = k delta); mass beyond the grid is missing. */
+export interface GridDistribution {
+  readonly delta: number;
+  readonly pmf: Float64Array;
+}
+
+/** Point masses: `values[i]` seconds with weight `weights[i]` (weights sum to 1). */
+export interface PointMasses {
+  readonly values: readonly number[];
+  readonly weights: readonly number[];
+}
+
+/**
+ * Upper edges of the quantile bins length distributions are cut into: 0.1 % wide up to 4 % and from 96 %, 2 % wide
+ * between. The TTFT p99 falls in the prompts' own upper tail when few requests wait, and the TPOT p99 in the
+ * shortest outputs, so both tails are cut finely.
+ */
+const BIN_EDGES = [
+  ...Array.from({ length: 39 }, (_, i) => (i + 1) * 0.001),
+  ...Array.from({ length: 47 }, (_, i) => 0.04 + i * 0.02),
+  ...Array.from({ length: 40 }, (_, i) => 0.961 + i * 0.001),
+];
+
+/** Points of `f(x)` at the middle of each quantile bin of a standard normal x, weighted by the bin (one when fixed). */
+export function quantilePoints(sigma: number, f: (z: number) => number, normalQuantile: (p: number) => number): PointMasses {
+  if (sigma === 0) {
+    return { values: [f(0)], weights: [1] };
+  }
+  const values: number[] = [];
+  const weights: number[] = [];
+  BIN_EDGES.forEach((edge, i) => {
+    const lower = i === 0 ? 0 : BIN_EDGES[i - 1];
+    values.push(f(normalQuantile((lower + edge) / 2)));
+    weights.push(edge - lower);
+  });
+  return { values, weights };
+}
+
+/** The point masses on the grid, each rounded up to the next cell. */
+export function onGrid(points: PointMasses, delta: number, cells: number): GridDistribution {
+  const pmf = new Float64Array(cells);
+  points.values.forEach((v, i) => {
+    const k = Math.ceil(v / delta - 1e-9);
+    if (k < cells) {
+      pmf[Math.max(0, k)] += points.weights[i];
+    }
+  });
+  return { delta, pmf };
+}
+
+/**
+ * The waiting time of an M/G/1 first-come-first-served queue with Poisson arrivals at `lambda` and services `service`:
+ * the Pollaczek-Khinchine (Benes) form `W = R_1 + ... + R_K`, K geometric with P(K = k) = (1 - rho) rho^k and R the
+ * equilibrium residual service (density P(S > t) / E[S]), solved on the grid by
+ * `w_n = (1 - rho) [n = 0] + rho sum_{j>=1} r_j w_{n-j}`. Each residual cell's mass sits at its upper end.
+ * Undefined when rho >= 1.
+ */
+export function mg1Wait(lambda: number, service: PointMasses, delta: number, cells: number): GridDistribution | undefined {
+  const mean = service.values.reduce((sum, v, i) => sum + v * service.weights[i], 0);
+  const rho = lambda * mean;
+  if (rho >= 1) {
+    return undefined;
+  }
+  const pmf = new Float64Array(cells);
+  if (rho <= 0 || mean <= 0) {
+    pmf[0] = 1;
+    return { delta, pmf };
+  }
+  // Residual mass of cell [k delta, (k + 1) delta) = integral of P(S > t) over it / E[S], put at index k + 1.
+  const full = new Float64Array(cells + 1);
+  const r = new Float64Array(cells);
+  service.values.forEach((v, i) => {
+    const whole = Math.floor(v / delta);
+    const w = service.weights[i];
+    full[0] += w * delta;
+    if (whole < cells) {
+      full[whole] -= w * delta;
+      if (whole + 1 < cells) {
+        r[whole + 1] += (w * (v - whole * delta)) / mean;
+      }
+    }
+  });
+  let running = 0;
+  for (let k = 0; k + 1 < cells; k++) {
+    running += full[k];
+    r[k + 1] += running / mean;
+  }
+  pmf[0] = 1 - rho;
+  for (let n = 1; n < cells; n++) {
+    let sum = 0;
+    for (let j = 1; j <= n; j++) {
+      sum += r[j] * pmf[n - j];
+    }
+    pmf[n] = rho * sum;
+  }
+  return { delta, pmf };
+}
+
+/** The wait `0` with probability `1 - waits`, else exponential with mean `mean`, on the grid (cells rounded up). */
+export function atomPlusExponential(waits: number, mean: number, delta: number, cells: number): GridDistribution {
+  const pmf = new Float64Array(cells);
+  pmf[0] = 1 - waits;
+  if (waits > 0 && mean > 0) {
+    for (let k = 1; k < cells; k++) {
+      pmf[k] = waits * (Math.exp(-((k - 1) * delta) / mean) - Math.exp(-(k * delta) / mean));
+    }
+  }
+  return { delta, pmf };
+}
+
+/** The distribution of the sum of two independent distributions on the same grid, cut to the grid. */
+export function convolve(a: GridDistribution, b: GridDistribution): GridDistribution {
+  const cells = a.pmf.length;
+  const pmf = new Float64Array(cells);
+  for (let i = 0; i < cells; i++) {
+    const ai = a.pmf[i];
+    if (ai === 0) {
+      continue;
+    }
+    for (let j = 0; i + j < cells; j++) {
+      pmf[i + j] += ai * b.pmf[j];
+    }
+  }
+  return { delta: a.delta, pmf };
+}
+
+/** The smallest grid value x with P(X <= x) >= quantile; Infinity when the grid's mass does not reach it. */
+export function gridQuantile(d: GridDistribution, quantile: number): number {
+  let cdf = 0;
+  for (let k = 0; k < d.pmf.length; k++) {
+    cdf += d.pmf[k];
+    if (cdf >= quantile - 1e-12) {
+      return k * d.delta;
+    }
+  }
+  return Infinity;
+}
+
+/*
+ * How many prefills can land in one request's decode, whatever the arrival rate: a bound from slot turnover, for the
+ * TPOT tail of `continuous-batching.ts`.
+ *
+ * A prefill that lands between a request's first and last token admits a sequence into one of the other N - 1 slots.
+ * Each other slot admits at most one sequence when its current one ends, and another only after that one, admitted
+ * inside the window, has ended too. Output lengths are drawn independently, so with `gap` decode steps in the window
+ * a slot admits at most `1 + R` sequences, `P(R >= i) = P(S_i <= gap - 1)`, S_i the decode steps (output - 1) of i
+ * fresh sequences, and the first only if the slot is free or its sequence ends within the gap (its remaining steps
+ * follow the equilibrium residual of the decode length). With fixed lengths every running sequence ends first and R
+ * is 0: at most N - 1 land, exactly. The Poisson count of arrivals, which the TPOT tail also uses, knows nothing of
+ * this bound, and at a few slots it is what binds.
+ */
+
+/** Output lengths the per-slot renewal count is computed over: midpoints of this many quantiles. */
+const RENEWAL_POINTS = 256;
+
+/** Renewals per slot beyond which the count's tail is taken as zero (P(S_i <= gap - 1) below 1e-12). */
+const NEGLIGIBLE = 1e-12;
+
+interface RenewalTable {
+  /** Per gap: `atLeast[i] = P(S_i <= gap - 1)`, i from 0. */
+  readonly atLeast: readonly (readonly number[])[];
+  /** Per gap: P(a running sequence's remaining decode steps <= gap - 1), its equilibrium residual. */
+  readonly endsWithin: readonly number[];
+  /** True when a drawn output can be one token (a sequence that never holds a slot): no bound. */
+  readonly unbounded: boolean;
+}
+
+const memo = new Map<string, RenewalTable>();
+
+function renewalTable(outputTokens: TokenLength, gaps: readonly number[], normalQuantile: (p: number) => number): RenewalTable {
+  const key = `${outputTokens.mean}|${outputTokens.p99}|${gaps.join(',')}`;
+  const known = memo.get(key);
+  if (known) {
+    return known;
+  }
+  const dist = lengthDistribution(outputTokens);
+  const points = dist.sigma === 0 ? 1 : RENEWAL_POINTS;
+  const steps = Array.from({ length: points }, (_, i) =>
+    Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * (points === 1 ? 0 : normalQuantile((i + 0.5) / points))))) - 1);
+  const longest = Math.max(1, ...gaps);
+  const weight = 1 / points;
+  const meanSteps = steps.reduce((a, b) => a + b, 0) * weight;
+  // cdfs[i][s] = P(S_i <= s) for s < longest.
+  const cdfs: Float64Array[] = [new Float64Array(longest).fill(1)];
+  const unbounded = Math.min(...steps) === 0;
+  let pmf = new Float64Array(longest);
+  pmf[0] = 1;
+  while (!unbounded) {
+    const next = new Float64Array(longest);
+    for (let s = 0; s < longest; s++) {
+      if (pmf[s] === 0) continue;
+      for (const d of steps) {
+        if (s + d < longest) next[s + d] += pmf[s] * weight;
+      }
+    }
+    const cdf = new Float64Array(longest);
+    let acc = 0;
+    for (let s = 0; s < longest; s++) {
+      acc += next[s];
+      cdf[s] = acc;
+    }
+    if (acc < NEGLIGIBLE) break;
+    cdfs.push(cdf);
+    pmf = next;
+  }
+  // Equilibrium residual of the decode steps: P(Res = r) = P(steps > r) / E[steps], r = 0, 1, ...
+  const residualCdf = (r: number) => {
+    let sum = 0;
+    for (const d of steps) sum += Math.min(d, r + 1) * weight;
+    return meanSteps > 0 ? sum / meanSteps : 1;
+  };
+  const table: RenewalTable = {
+    atLeast: gaps.map((gap) => cdfs.map((cdf, i) => (i === 0 ? 1 : gap >= 1 ? cdf[Math.min(gap - 1, longest - 1)] : 0))),
+    endsWithin: gaps.map((gap) => (gap >= 1 ? residualCdf(gap - 1) : 0)),
+    unbounded,
+  };
+  memo.set(key, table);
+  return table;
+}
+
+/**
+ * For each gap (decode steps between a request's first and last token), `tails[g][k] = P(T >= k)` for k from 0 up;
+ * beyond the array's end the probability is 0. Each other slot is free at the request's first token with
+ * probability `free`; a busy one admits only if its sequence ends within the gap (its equilibrium residual). Every
+ * entry is 1 (no bound) when a drawn output can be a single token.
+ */
+export function slotTurnoverTails(
+  outputTokens: TokenLength,
+  slots: number,
+  gaps: readonly number[],
+  free: number,
+  normalQuantile: (p: number) => number,
+): readonly (readonly number[])[] {
+  const table = renewalTable(outputTokens, gaps, normalQuantile);
+  if (table.unbounded) {
+    return gaps.map(() => Array.from({ length: 64 * slots }, () => 1));
+  }
+  return gaps.map((_, g) => {
+    // One other slot admits 0 sequences, or 1 + R with P(R >= i) = atLeast[i].
+    const admits = free + (1 - free) * table.endsWithin[g];
+    const atLeast = table.atLeast[g];
+    const one = [1 - admits, ...atLeast.map((p, i) => admits * (p - (atLeast[i + 1] ?? 0)))];
+    let sum = [1];
+    for (let j = 0; j < slots - 1; j++) {
+      const out = new Array<number>(sum.length + one.length - 1).fill(0);
+      sum.forEach((a, x) => one.forEach((b, y) => { out[x + y] += a * b; }));
+      sum = out;
+    }
+    const tail = new Array<number>(sum.length + 1).fill(0);
+    for (let k = sum.length - 1; k >= 0; k--) {
+      tail[k] = tail[k + 1] + sum[k];
+    }
+    return tail;
+  });
+}
