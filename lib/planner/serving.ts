@@ -15,9 +15,10 @@
  * - a worker is a pipeline of two stages (serving/worker.py): its host stage takes the requests of its next call
  *   from the front end and runs the handler's `input_fn` on each, and `output_fn` on each answer of the call before,
  *   while its device stage runs the call (`predict_fn`); at most one batch is decoded ahead. A request still passes
- *   through both in turn (its decode, its call, its encode), but the worker completes a call every
+ *   through both in turn (its decode, its call, its encode), but with `batching` the worker completes a call every
  *   `max(call + per-call hand-over, n x (hostMsPerRequest + per-request hand-over))` ({@link busySecondsForCall}),
- *   the slower stage: `hostMsPerRequest` is the handler's work in the worker (the profile's `hostCpuMsPerRequest`)
+ *   the slower stage (a `stock` plan is charged their sum: it may run on the DLC's stock toolkit, which does not
+ *   overlap them): `hostMsPerRequest` is the handler's work in the worker (the profile's `hostCpuMsPerRequest`)
  *   and the hand-over ({@link WORKER_HANDOVER_MS_PER_CALL}, {@link WORKER_HANDOVER_MS_PER_REQUEST}) the time it
  *   waits on the front end to answer it.
  * One vCPU is kept for the HTTP front end (see the planner). `npm run bench:serving` holds this against the server.
@@ -62,11 +63,15 @@ export function requestsPerCall(model: ServingModel, arrivalsPerSecond: number):
 
 /**
  * Busy time of one process per device call of `requests` requests, the time between two calls it completes at
- * saturation: its slower stage, the device (the call and its per-call hand-over) or the host (the requests' host work
- * and hand-over), which run side by side (serving/worker.py's pipeline).
+ * saturation. `batching` runs only on the model server in `serving/`, whose worker is a pipeline: its slower stage, the
+ * device (the call and its per-call hand-over) or the host (the requests' host work and hand-over), which run side by
+ * side. A `stock` plan may run on a Neuron DLC's stock toolkit, which runs the handler's functions one after the
+ * other: the call and the host work add up ({@link processSecondsForCall}), whichever image serves it.
  */
 export function busySecondsForCall(model: ServingModel, requests: number): number {
-  return Math.max(model.callSeconds + model.handoverSecondsPerCall, hostSecondsForCall(model, requests));
+  return model.mode === 'stock'
+    ? processSecondsForCall(model, requests)
+    : Math.max(model.callSeconds + model.handoverSecondsPerCall, hostSecondsForCall(model, requests));
 }
 
 /** Host stage time of one call of `requests` requests: their host work and hand-over. */

@@ -30,7 +30,7 @@ describe('the planner sizes in requests per second, queueing included', () => {
   const report = planReport(toy, { throughputRps: 5000, p99Ms: 20 }, ec2, catalog);
   const chosen = report.chosen;
 
-  test('GIVEN 5000 rps at p99 20 ms THEN five inf2.xlarge with two batch-1 processes win at $3.80/h', () => {
+  test('GIVEN 5000 rps at p99 20 ms THEN six inf2.xlarge with two batch-1 processes win at $4.56/h', () => {
     expect(chosen.instanceType).toBe('inf2.xlarge');
     expect(chosen.serving).toBe('stock');
     expect(chosen.batching).toBeNull();
@@ -38,25 +38,23 @@ describe('the planner sizes in requests per second, queueing included', () => {
     expect(chosen.processesPerInstance).toBe(2); // 2 NeuronCores; 4 vCPUs - 1 for the front end = 3
     expect(chosen.inputsPerRequest).toBe(1);
     expect(chosen.hostCpuMsPerRequest).toBe(0.5);
-    // A process's device stage takes 1 ms a call (1 / 1000 per s) + 0.06 ms of hand-over = 1.06 ms; its host stage,
-    // side by side, 0.5 ms of host work + 0.075 ms of hand-over = 0.575 ms: one request every 1.06 ms, 1887 requests/s
-    // per instance at saturation. The p99 target holds up to 1395.3 requests/s (74 % busy); 5000 x 1.2 / 1395.3 = 4.30
-    // -> 5 instances.
-    expect(chosen.capacityPerInstanceRps).toBe(1395.3);
-    expect(chosen.instanceCount).toBe(5);
-    expect(chosen.hourlyCostUsd).toBeCloseTo(3.8, 12);
-    expect(chosen.capacityRps).toBeCloseTo(5 * 1395.3, 0);
+    // One request keeps a process busy 1 ms (1 / 1000 per s) + 0.5 ms of host work + the hand-over with the front end
+    // (0.06 ms a call + 0.075 ms a request) = 1.635 ms: 1223 requests/s at saturation. The p99 target holds up to
+    // 1059.6 requests/s (87 % busy); 5000 x 1.2 / 1059.6 = 5.66 -> 6 instances.
+    expect(chosen.capacityPerInstanceRps).toBe(1059.6);
+    expect(chosen.instanceCount).toBe(6);
+    expect(chosen.hourlyCostUsd).toBeCloseTo(4.56, 12);
+    expect(chosen.capacityRps).toBeCloseTo(6 * 1059.6, 0);
   });
 
   test('THEN the utilization and predicted p99 at the target rate are the M/G/c values computed by hand', () => {
-    // Per instance 5000 / 5 = 1000 requests/s x 1.06 ms over 2 processes = 53 % busy.
-    expect(chosen.utilization).toBeCloseTo(0.53, 9);
-    // Erlang C(2, a = 1.06) = 2ρ² / (1 + ρ) = 0.36719; drain 2 / 1.06 ms - 1000/s = 886.79/s; cs² is the row's,
+    // Per instance 5000 / 6 = 833.3 requests/s x 1.635 ms over 2 processes = 68.125 % busy.
+    expect(chosen.utilization).toBeCloseTo(0.68125, 9);
+    // Erlang C(2, a = 1.3625) = 2ρ² / (1 + ρ) = 0.55209; drain 2 / 1.635 ms - 833.3/s = 389.91/s; cs² is the row's,
     // exp((ln(2 / 1) / 2.3263)²) - 1 = 0.09284 (above the floor); Poisson arrivals (ca² = 1); the wait at its 99.5th
-    // percentile: ln(0.36719 / 0.005) x (1 + 0.09284) / (2 x 886.79) s = 2.647 ms; + the call's p99 2 ms + the
-    // request's own 0.5 ms host work and 0.135 ms hand-over (overlapped with other calls, never with its own) + the
-    // server's 0.4 ms path = 5.682 ms.
-    expect(chosen.predictedP99Ms).toBeCloseTo(5.682, 3);
+    // percentile: ln(0.55209 / 0.005) x (1 + 0.09284) / (2 x 389.91) s = 6.593 ms; + the call's p99 2 ms + 0.5 ms host
+    // + 0.135 ms hand-over + the server's 0.4 ms path = 9.628 ms.
+    expect(chosen.predictedP99Ms).toBeCloseTo(9.628, 3);
     expect(chosen.p50Ms).toBe(1);
     expect(chosen.p99Ms).toBe(2);
   });
@@ -67,14 +65,14 @@ describe('the planner sizes in requests per second, queueing included', () => {
   });
 
   test('THEN costs are per request as sent', () => {
-    expect(chosen.costPer1MRequestsUsd).toBeCloseTo((3.8 / (5000 * 3600)) * 1e6, 12);
+    expect(chosen.costPer1MRequestsUsd).toBeCloseTo((4.56 / (5000 * 3600)) * 1e6, 12);
     expect(chosen.costPer1MInferencesUsd).toBe(chosen.costPer1MRequestsUsd);
-    expect(chosen.monthlyCostUsd).toBeCloseTo(3.8 * 730, 9);
+    expect(chosen.monthlyCostUsd).toBeCloseTo(4.56 * 730, 9);
   });
 
-  test('THEN the naive layout (one process per instance) needs 8 instances: one queue of two processes beats two of one', () => {
-    expect(chosen.naive.instanceCount).toBe(8);
-    expect(chosen.naive.savingsPercent).toBeCloseTo((1 - 5 / 8) * 100, 9);
+  test('THEN the naive layout (one process per instance) needs 14 instances: one queue of two processes beats two of one', () => {
+    expect(chosen.naive.instanceCount).toBe(14);
+    expect(chosen.naive.savingsPercent).toBeCloseTo((1 - 6 / 14) * 100, 9);
   });
 
   test('THEN each process owns one core and the chip it sits on', () => {
@@ -84,8 +82,8 @@ describe('the planner sizes in requests per second, queueing included', () => {
 
   test('THEN the alternatives are the best of every other instance type and row, best first', () => {
     const summary = report.alternatives.map((p) => `${p.instanceType} b=${p.batchSize} ${p.serving} n=${p.instanceCount}`);
-    expect(summary[0]).toBe('inf2.8xlarge b=1 stock n=5');
-    expect(summary).toContain('inf2.xlarge b=8 stock n=27');
+    expect(summary[0]).toBe('inf2.8xlarge b=1 stock n=6');
+    expect(summary).toContain('inf2.xlarge b=8 stock n=33');
     expect(report.alternatives.every((p, i, all) => i === 0 || all[i - 1].hourlyCostUsd <= p.hourlyCostUsd)).toBe(true);
   });
 
@@ -108,25 +106,26 @@ describe('stock and batching serving of the same measurement', () => {
   const onlyB8: ModelProfile = { ...toy, measurements: [b8] };
   const only = { ...ec2, instanceTypes: ['inf2.xlarge'] };
 
-  test('GIVEN stock serving THEN every request is a whole padded batch-8 call: 197.6 requests/s per process at most', () => {
-    // 8 / 1600 s = 5 ms a call + 0.06 ms hand-over = 5.06 ms a request (its 0.575 ms host stage runs beside the call).
+  test('GIVEN stock serving THEN every request is a whole padded batch-8 call: 177.5 requests/s per process at most', () => {
+    // 8 / 1600 s = 5 ms a call + 0.5 ms host work + 0.135 ms hand-over = 5.635 ms a request.
     const p = plan(onlyB8, { throughputRps: 5000, p99Ms: 20 }, only, catalog);
     expect(p.serving).toBe('stock');
     expect(p.warnings).toContain(
-      'batch 8 without server batching serves at most 197.6 single-input requests/s per process: every request is one padded batch-8 call',
+      'batch 8 without server batching serves at most 177.5 single-input requests/s per process: every request is one padded batch-8 call',
     );
-    expect(p.capacityPerInstanceRps).toBeLessThan(2 * 197.6);
-    expect(p.instanceCount).toBe(27);
+    expect(p.capacityPerInstanceRps).toBeLessThan(2 * 177.5);
+    expect(p.instanceCount).toBe(33);
   });
 
   test('GIVEN server batching THEN up to 8 requests share a call: 1581 requests/s per process at most, fewer instances', () => {
-    // 5 ms a call + 0.06 ms hand-over = 5.06 ms for 8 requests; their 8 x (0.5 + 0.075) = 4.6 ms host stage runs beside it.
+    // The worker's device stage: 5 ms a call + 0.06 ms hand-over = 5.06 ms for 8 requests; its host stage beside it:
+    // 8 x (0.5 ms host work + 0.075 ms hand-over) = 4.6 ms. 8 / 5.06 ms = 1581 requests/s.
     const p = plan(onlyB8, { throughputRps: 5000, p99Ms: 20 }, { ...only, serving: 'batching' }, catalog);
     expect(p.serving).toBe('batching');
     expect(p.batching).toEqual({ maxBatchSize: 8, maxDelayMs: expect.any(Number) });
     expect(p.batching!.maxDelayMs).toBeGreaterThan(0);
     expect(p.batching!.maxDelayMs).toBeLessThan(20 - 6 - 0.5);
-    expect(p.instanceCount).toBeLessThan(27);
+    expect(p.instanceCount).toBeLessThan(33);
     expect(p.predictedP99Ms).toBeLessThanOrEqual(20);
   });
 
@@ -184,28 +183,28 @@ describe('the planner applies each limit', () => {
 
   test('headroom multiplies the target: instances = ceil(target x (1 + headroom) / capacity)', () => {
     const at = (throughputRps: number, headroom: number) => plan(toy, { throughputRps, p99Ms: 20 }, { ...ec2, headroom }, catalog).instanceCount;
-    // Capacity 1395.3 requests/s per instance (rounded to 0.1 in the plan).
-    expect(at(2 * 1395.2, 0)).toBe(2);
-    expect(at(2 * 1395.4, 0)).toBe(3);
-    expect(at(2 * 1395.2, 0.2)).toBe(3);
+    // Capacity 1059.6 requests/s per instance (rounded to 0.1 in the plan).
+    expect(at(2 * 1059.5, 0)).toBe(2);
+    expect(at(2 * 1059.7, 0)).toBe(3);
+    expect(at(2 * 1059.5, 0.2)).toBe(3);
   });
 
   test('maxInstances rejects candidates that need more instances than allowed, in request terms', () => {
-    const run = () => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, maxInstances: 4, instanceTypes: ['inf2.xlarge'] }, catalog);
+    const run = () => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, maxInstances: 5, instanceTypes: ['inf2.xlarge'] }, catalog);
     expect(run).toThrow(InfeasibleError);
     expect(run).toThrow(
-      'inf2: inf2.xlarge g=1 b=1: needs 5 instances (1395.3 requests/s each within p99 20 ms; batch 1 without server ' +
-        'batching serves at most 943.4 single-input requests/s per process) but maxInstances is 4',
+      'inf2: inf2.xlarge g=1 b=1: needs 6 instances (1059.6 requests/s each within p99 20 ms; batch 1 without server ' +
+        'batching serves at most 611.6 single-input requests/s per process) but maxInstances is 5',
     );
   });
 
   test('a peak target sets the autoscaling maximum, capped by maxInstances with a warning', () => {
     const p = plan(toy, { throughputRps: 1000, p99Ms: 20, peakThroughputRps: 9000 }, ec2, catalog);
-    expect(p.instanceCount).toBe(1); // 1000 x 1.2 / 1395.3 = 0.86
-    expect(p.maxInstanceCount).toBe(8); // 9000 x 1.2 / 1395.3 = 7.74
+    expect(p.instanceCount).toBe(2); // 1000 x 1.2 / 1059.6
+    expect(p.maxInstanceCount).toBe(11); // 9000 x 1.2 / 1059.6 = 10.2
     const capped = plan(toy, { throughputRps: 1000, p99Ms: 20, peakThroughputRps: 9000 }, { ...ec2, maxInstances: 3 }, catalog);
     expect(capped.maxInstanceCount).toBe(3);
-    expect(capped.warnings.join('\n')).toMatch(/needs 8 instances; maxInstances limits it to 3/);
+    expect(capped.warnings.join('\n')).toMatch(/needs 11 instances; maxInstances limits it to 3/);
   });
 
   test('GIVEN 3 GiB of host memory per process on inf1.xlarge THEN it runs 2 processes and says so', () => {
@@ -392,7 +391,7 @@ describe('infeasible targets fail with one reason per family, and the rejections
 
   test('GIVEN maxInstances too low for any candidate THEN the message gives the candidate needing the fewest', () => {
     expect(() => plan(toy, { throughputRps: 50000, p99Ms: 20 }, { ...ec2, maxInstances: 2 }, catalog)).toThrow(
-      /inf2: inf2\.(8)?xlarge g=1 b=1: needs 44 instances/,
+      /inf2: inf2\.(8)?xlarge g=1 b=1: needs 57 instances/,
     );
   });
 

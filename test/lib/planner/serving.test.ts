@@ -22,6 +22,13 @@ describe('a worker of the model server is busy for the slower of its two stages 
     expect(saturationPerProcessRps(heavy)).toBeCloseTo(8 / 0.0166, 6);
   });
 
+  test('GIVEN stock serving THEN the call and the host work add up (the DLC\'s stock toolkit does not overlap them)', () => {
+    const stock = { ...batching, mode: 'stock' as const };
+    // 5 ms + 0.06 ms + 1 x 0.575 ms = 5.635 ms a call of one request.
+    expect(busySecondsForCall(stock, 1)).toBeCloseTo(0.005635, 12);
+    expect(busySecondsForCall(stock, 1)).toBe(processSecondsForCall(stock, 1));
+  });
+
   test('GIVEN a call of n requests THEN each of them spends its decode, the call and its encode in the process', () => {
     // 5 ms + 0.06 ms + 3 x 0.575 ms = 6.785 ms, more than the 5.06 ms between calls: the stages overlap across calls.
     expect(processSecondsForCall(batching, 3)).toBeCloseTo(0.006785, 12);
