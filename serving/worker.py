@@ -15,6 +15,15 @@ Batch assembly (the worker pulls; a slow worker never holds requests another cou
    and re-run down to single requests so only the request it fails on gets the error (see `predict`);
 6. a retried request (`WorkItem.alone`: its worker died or hung with it) runs in a call of its own.
 
+The worker is a pipeline of three threads, so the NeuronCore does not idle while it decodes and encodes: the main
+thread assembles and decodes (steps 1-4) the next batch while the device thread runs the current one's `predict_fn`
+(step 5), and the finisher runs the previous one's `output_fn` and sends its answers. At most one batch waits decoded
+for the device (bounded memory; a slow worker holds one batch more than it runs, no more); nothing is taken ahead of
+a retried request's call, and a retried request that arrives while the device is busy goes back to the queue until it
+is idle, so that it never dies with a call it was not in. `input_fn` and `output_fn` never run at once (a handler may
+share a tokenizer between them). The overlap pays because the device call releases the GIL: a TorchScript module
+(what torch_neuronx.trace returns) runs its graph with it released (https://github.com/pytorch/pytorch/pull/11541).
+
 Before every `predict_fn` call the worker tells the front end (CALL), whose watchdog kills a worker that holds requests
 without a word for longer than its bound.
 """
