@@ -15,7 +15,8 @@ Batch assembly (the worker pulls; a slow worker never holds requests another cou
    and re-run down to single requests so only the request it fails on gets the error (see `predict`);
 6. a retried request (`WorkItem.alone`: its worker died or hung with it) runs in a call of its own.
 
-The worker is a pipeline of three threads, so the NeuronCore does not idle while it decodes and encodes: the main
+With MODEL_SERVER_OVERLAP=1 (rendered for a batching plan; 0 for a stock plan, planned as the DLC's stock toolkit
+runs it: one stage after the other, in one thread) the worker is a pipeline of three threads, so the NeuronCore does not idle while it decodes and encodes: the main
 thread assembles and decodes (steps 1-4) the next batch while the device thread runs the current one's `predict_fn`
 (step 5), and the finisher runs the previous one's `output_fn` and sends its answers. At most one batch waits decoded
 for the device (bounded memory; a slow worker holds one batch more than it runs, no more); nothing is taken ahead of
@@ -54,7 +55,7 @@ def main():
         sys.exit(1)
     sock.sendall(protocol.encode((protocol.LOADED, os.getpid())))
     try:
-        Worker(sock, handler, model, config.max_batch_size, config.max_delay_s).run()
+        Worker(sock, handler, model, config.max_batch_size, config.max_delay_s, config.overlap).run()
     except EOFError:
         sys.exit(0)  # the front end has gone: nothing left to serve
 
@@ -62,8 +63,9 @@ def main():
 class Worker:
     """The three stages of the pipeline (see the module's docstring): `run` assembles, `device` calls, `finish` answers."""
 
-    def __init__(self, sock, handler, model, max_batch_size, max_delay_s):
+    def __init__(self, sock, handler, model, max_batch_size, max_delay_s, overlap=True):
         self.sock = sock
+        self.overlap = overlap  # MODEL_SERVER_OVERLAP: 0 runs the three stages one after the other, in this thread
         self.handler = handler
         self.model = model
         self.max_batch_size = max_batch_size
@@ -91,6 +93,11 @@ class Worker:
         return items
 
     def run(self):
+        if not self.overlap:
+            while True:
+                self.run_one_batch()
+                if self.ready is not None:
+                    self.finish_one(self.call_one())
         for stage in (self.device, self.finish):
             threading.Thread(target=_fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
         while True:
@@ -151,31 +158,39 @@ class Worker:
     def device(self):
         """The device stage: takes each batch as it is ready, runs its call(s), and passes the outputs on."""
         while True:
-            with self.state:
-                self.state.wait_for(lambda: self.ready is not None)
-                batch, size, results = self.ready
-                self.ready = None
-                self.calling = True
-                self.calling_alone = any(item.alone for item, _ in batch)
-                self.state.notify_all()  # the next batch may be assembled while this one runs
-            outputs, stats, isolation_calls = self.predict(batch, size, results)
-            with self.state:
-                self.calling = self.calling_alone = False
-                self.state.notify_all()
-            self.finished.put((results, outputs, stats, isolation_calls))
+            self.finished.put(self.call_one())
+
+    def call_one(self):
+        """Takes the batch that is ready (waiting for one) and runs its call(s): what `finish_one` answers."""
+        with self.state:
+            self.state.wait_for(lambda: self.ready is not None)
+            batch, size, results = self.ready
+            self.ready = None
+            self.calling = True
+            self.calling_alone = any(item.alone for item, _ in batch)
+            self.state.notify_all()  # the next batch may be assembled while this one runs
+        outputs, stats, isolation_calls = self.predict(batch, size, results)
+        with self.state:
+            self.calling = self.calling_alone = False
+            self.state.notify_all()
+        return results, outputs, stats, isolation_calls
 
     def finish(self):
-        """The answer stage: each request's slice through its own `output_fn`, then the batch's answers to the front end."""
+        """The answer stage: answers each batch the device stage passes on."""
         while True:
-            results, outputs, stats, isolation_calls = self.finished.get()
-            with self.host_lock:
-                for item, output in outputs:
-                    try:
-                        body, content_type = self.handler.output_fn(output, item.accept)
-                        results.append((item.id, 200, body, content_type))
-                    except Exception as error:  # noqa: B902
-                        results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
-            self.send((protocol.DONE, results, stats, isolation_calls))
+            self.finish_one(self.finished.get())
+
+    def finish_one(self, called):
+        """Each request's slice through its own `output_fn`, then the batch's answers to the front end."""
+        results, outputs, stats, isolation_calls = called
+        with self.host_lock:
+            for item, output in outputs:
+                try:
+                    body, content_type = self.handler.output_fn(output, item.accept)
+                    results.append((item.id, 200, body, content_type))
+                except Exception as error:  # noqa: B902
+                    results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
+        self.send((protocol.DONE, results, stats, isolation_calls))
 
     def decode(self, item):
         """The request's inputs, or a finished (id, status, body, content type) when it cannot run."""

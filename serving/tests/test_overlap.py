@@ -47,3 +47,24 @@ class HostWorkOverlapsTheDeviceCall(ServerTestCase):
         # THEN both are answered, each in a call of its own (the second was decoded ahead and waited for the device)
         self.assertEqual([(await first)[1]["outputs"], second[1]["outputs"]], [[2.0], [4.0]])
         self.assertEqual([c["inputs"] for c in server.calls()], [[1.0], [2.0]])
+
+
+class WithoutOverlap(ServerTestCase):
+    async def test_with_overlap_off_no_input_fn_runs_during_a_call_and_answers_are_the_same(self):
+        # GIVEN MODEL_SERVER_OVERLAP=0 (a stock plan), the same handler and burst as above
+        tmp = tempfile.TemporaryDirectory(prefix="model-server-overlap-")
+        self.addCleanup(tmp.cleanup)
+        decode_log = os.path.join(tmp.name, "decodes.jsonl")
+        server = await self.server(
+            MODEL_SERVER_MAX_BATCH_SIZE=4, MODEL_BATCH_SIZE=4, MODEL_SERVER_MAX_DELAY_MS=100, TEST_DEVICE_MS=40,
+            TEST_DECODE_MS=10, TEST_DECODE_LOG=decode_log, MODEL_SERVER_OVERLAP=0,
+        )
+        replies = await asyncio.gather(*(server.invoke(self.session, [i]) for i in range(12)))
+        # THEN every answer is its own
+        self.assertEqual([(s, b["outputs"]) for s, b, _ in replies], [(200, [2.0 * i]) for i in range(12)])
+        # AND no input_fn overlapped any device call
+        calls = server.calls()
+        with open(decode_log) as log:
+            decodes = [json.loads(line) for line in log if line.strip()]
+        overlapping = [d for d in decodes for c in calls if d["start"] < c["end"] and c["start"] < d["end"]]
+        self.assertEqual(overlapping, [], calls)
