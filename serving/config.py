@@ -27,6 +27,8 @@ READ_TIMEOUT_MS = "MODEL_SERVER_READ_TIMEOUT_MS"
 IDLE_TIMEOUT_MS = "MODEL_SERVER_IDLE_TIMEOUT_MS"
 MAX_CONNECTIONS = "MODEL_SERVER_MAX_CONNECTIONS"
 FRONT_ENDS = "MODEL_SERVER_FRONT_ENDS"
+# 1: each worker overlaps input_fn/output_fn with its device call (a batching plan); 0: one after the other (stock).
+OVERLAP = "MODEL_SERVER_OVERLAP"
 # Not rendered from the plan: how many bytes of metric lines the front end buffers while stdout's reader is slow.
 METRICS_BUFFER_BYTES = "MODEL_SERVER_METRICS_BUFFER_BYTES"
 
@@ -132,6 +134,7 @@ def load(environ=None) -> Config:
     idle_timeout = _optional(env, IDLE_TIMEOUT_MS, str(DEFAULT_IDLE_TIMEOUT_MS), whole(1), problems, "the longest ms a kept-alive connection may stay idle, >= 1")
     metrics_buffer = _optional(env, METRICS_BUFFER_BYTES, str(DEFAULT_METRICS_BUFFER_BYTES), whole(1), problems, "bytes of metric lines buffered for a slow stdout, >= 1")
     front_ends = _optional(env, FRONT_ENDS, "1", whole(1), problems, "how many front-end processes share the port, >= 1")
+    overlap = _optional(env, OVERLAP, "1", lambda raw: {"0": False, "1": True}.get(raw), problems, "1 to overlap host work with device calls, 0 not to")
     max_connections = _optional(env, MAX_CONNECTIONS, str(DEFAULT_MAX_CONNECTIONS), whole(1), problems, "the most open client connections, >= 1")
 
     if groups is not None:
@@ -174,6 +177,7 @@ def load(environ=None) -> Config:
         idle_timeout_s=idle_timeout / 1000.0,
         max_connections=max_connections,
         front_ends=front_ends,
+        overlap=overlap,
         metrics_buffer_bytes=metrics_buffer,
         model_dir=env.get(MODEL_DIR) or "/opt/ml/model",
         code_dir=env.get(CODE_DIR) or None,

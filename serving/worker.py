@@ -15,14 +15,26 @@ Batch assembly (the worker pulls; a slow worker never holds requests another cou
    and re-run down to single requests so only the request it fails on gets the error (see `predict`);
 6. a retried request (`WorkItem.alone`: its worker died or hung with it) runs in a call of its own.
 
+With MODEL_SERVER_OVERLAP=1 (rendered for a batching plan; 0 for a stock plan, planned as the DLC's stock toolkit
+runs it: one stage after the other, in one thread) the worker is a pipeline of three threads, so the NeuronCore does not idle while it decodes and encodes: the main
+thread assembles and decodes (steps 1-4) the next batch while the device thread runs the current one's `predict_fn`
+(step 5), and the finisher runs the previous one's `output_fn` and sends its answers. At most one batch waits decoded
+for the device (bounded memory; a slow worker holds one batch more than it runs, no more); nothing is taken ahead of
+a retried request's call, and a retried request that arrives while the device is busy goes back to the queue until it
+is idle, so that it never dies with a call it was not in. `input_fn` and `output_fn` never run at once (a handler may
+share a tokenizer between them). The overlap pays because the device call releases the GIL: a TorchScript module
+(what torch_neuronx.trace returns) runs its graph with it released (https://github.com/pytorch/pytorch/pull/11541).
+
 Before every `predict_fn` call the worker tells the front end (CALL), whose watchdog kills a worker that holds requests
 without a word for longer than its bound.
 """
 import os
+import queue
 import signal
 import socket
 import sys
 import time
+import threading
 import traceback
 
 from . import protocol
@@ -43,30 +55,61 @@ def main():
         sys.exit(1)
     sock.sendall(protocol.encode((protocol.LOADED, os.getpid())))
     try:
-        Worker(sock, handler, model, config.max_batch_size, config.max_delay_s).run()
+        Worker(sock, handler, model, config.max_batch_size, config.max_delay_s, config.overlap).run()
     except EOFError:
         sys.exit(0)  # the front end has gone: nothing left to serve
 
 
 class Worker:
-    def __init__(self, sock, handler, model, max_batch_size, max_delay_s):
+    """The three stages of the pipeline (see the module's docstring): `run` assembles, `device` calls, `finish` answers."""
+
+    def __init__(self, sock, handler, model, max_batch_size, max_delay_s, overlap=True):
         self.sock = sock
+        self.overlap = overlap  # MODEL_SERVER_OVERLAP: 0 runs the three stages one after the other, in this thread
         self.handler = handler
         self.model = model
         self.max_batch_size = max_batch_size
         self.max_delay_s = max_delay_s
+        self.send_lock = threading.Lock()  # three threads write to the socket; only `run` reads it
+        # input_fn and output_fn never run at once (a handler may share a tokenizer between them); only predict_fn
+        # runs beside them, as it ran between them before.
+        self.host_lock = threading.Lock()
+        self.state = threading.Condition()
+        self.ready = None  # the batch decoded ahead, waiting for the device: (batch, size, results)
+        self.calling = False  # the device thread holds a batch
+        self.calling_alone = False  # ... and it holds a retried request (a suspect): take nothing ahead of it
+        self.await_idle = False  # a retried request came while the device was busy: take again once it is idle
+        self.finished = queue.Queue(maxsize=1)  # device -> finisher: at most one batch waits for its output_fn
+
+    def send(self, message):
+        data = protocol.encode(message)
+        with self.send_lock:
+            self.sock.sendall(data)
 
     def take(self, max_requests, wait_s):
-        self.sock.sendall(protocol.encode((protocol.TAKE, max_requests, wait_s)))
+        self.send((protocol.TAKE, max_requests, wait_s))
         kind, items = protocol.recv_blocking(self.sock)
         assert kind == protocol.REQUESTS, kind
         return items
 
     def run(self):
+        if not self.overlap:
+            while True:
+                self.run_one_batch()
+                if self.ready is not None:
+                    self.finish_one(self.call_one())
+        for stage in (self.device, self.finish):
+            threading.Thread(target=_fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
         while True:
+            with self.state:
+                # At most one batch decoded ahead, never ahead of a suspect's call, and once a retried request was
+                # put back, nothing until the device is idle (so it runs with no batch behind it).
+                self.state.wait_for(lambda: self.ready is None and not self.calling_alone and not (self.await_idle and self.calling))
+                self.await_idle = False
             self.run_one_batch()
 
     def run_one_batch(self):
+        """Assembles one batch and hands it to the device thread (or answers at once the requests it refused)."""
         batch = []  # (item, inputs)
         results = []  # finished answers: (id, status, body, content type)
         size = 0
@@ -79,8 +122,11 @@ class Worker:
             if not items and wait_s is not None:
                 break  # the delay ran out, or past it nothing more is queued
             for item in items:
-                if put_back or closed or (item.alone and batch):
-                    put_back.append(item.id)  # keep arrival order behind a request that did not fit
+                if put_back or closed or (item.alone and (batch or self.calling)):
+                    # Keep arrival order behind a request that did not fit. A retried request never waits behind a
+                    # call (were the worker to die in it, the retry would die with it): it waits for an idle device.
+                    self.await_idle = self.await_idle or (item.alone and not batch)
+                    put_back.append(item.id)
                     continue
                 decoded = self.decode(item)
                 if isinstance(decoded, tuple):
@@ -101,16 +147,58 @@ class Worker:
             # Past the delay (a backlog), take only what is already queued: wait 0.
             wait_s = max(0.0, first_arrival + self.max_delay_s - time.monotonic())
         if put_back:
-            self.sock.sendall(protocol.encode((protocol.PUT_BACK, put_back)))
-        stats, isolation_calls = self.predict(batch, size, results) if batch else (None, 0)
-        self.sock.sendall(protocol.encode((protocol.DONE, results, stats, isolation_calls)))
+            self.send((protocol.PUT_BACK, put_back))
+        if batch:
+            with self.state:
+                self.ready = (batch, size, results)
+                self.state.notify_all()
+        elif results:
+            self.send((protocol.DONE, results, None, 0))
+
+    def device(self):
+        """The device stage: takes each batch as it is ready, runs its call(s), and passes the outputs on."""
+        while True:
+            self.finished.put(self.call_one())
+
+    def call_one(self):
+        """Takes the batch that is ready (waiting for one) and runs its call(s): what `finish_one` answers."""
+        with self.state:
+            self.state.wait_for(lambda: self.ready is not None)
+            batch, size, results = self.ready
+            self.ready = None
+            self.calling = True
+            self.calling_alone = any(item.alone for item, _ in batch)
+            self.state.notify_all()  # the next batch may be assembled while this one runs
+        outputs, stats, isolation_calls = self.predict(batch, size, results)
+        with self.state:
+            self.calling = self.calling_alone = False
+            self.state.notify_all()
+        return results, outputs, stats, isolation_calls
+
+    def finish(self):
+        """The answer stage: answers each batch the device stage passes on."""
+        while True:
+            self.finish_one(self.finished.get())
+
+    def finish_one(self, called):
+        """Each request's slice through its own `output_fn`, then the batch's answers to the front end."""
+        results, outputs, stats, isolation_calls = called
+        with self.host_lock:
+            for item, output in outputs:
+                try:
+                    body, content_type = self.handler.output_fn(output, item.accept)
+                    results.append((item.id, 200, body, content_type))
+                except Exception as error:  # noqa: B902
+                    results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
+        self.send((protocol.DONE, results, stats, isolation_calls))
 
     def decode(self, item):
         """The request's inputs, or a finished (id, status, body, content type) when it cannot run."""
         if item.deadline <= time.monotonic():
             return _error(item, 504, "the request's deadline passed before a worker started it")
         try:
-            inputs = self.handler.input_fn(item.body, item.content_type)
+            with self.host_lock:
+                inputs = self.handler.input_fn(item.body, item.content_type)
         except Exception as error:  # noqa: B902  the user's code: its message is the answer
             return _error(item, getattr(error, "status_code", 400), f"input_fn rejected the request: {_describe(error)}")
         if len(inputs) == 0:
@@ -125,7 +213,8 @@ class Worker:
         return inputs
 
     def predict(self, batch, size, results):
-        """Runs the batch and appends each request's answer; (BatchStats of the first call, isolation calls made).
+        """Runs the batch: ([(item, its slice of the prediction)], BatchStats of the first call, isolation calls made);
+        the requests that failed get their answer in `results`.
 
         When predict_fn raises on a batch of several requests, the batch is split in halves and each half runs again,
         down to single requests, so that only the request(s) it fails on get the error (fault isolation). A half runs
@@ -136,13 +225,14 @@ class Worker:
         started = time.monotonic()
         waits = [(started - item.enqueued) * 1000.0 for item, _ in batch]
         groups = [batch]
+        outputs = []
         first_device_ms = None
         calls = 0
         while groups:
             group = groups.pop()
             calls += 1
             call_started = time.monotonic()
-            self.sock.sendall(protocol.encode((protocol.CALL, len(group))))
+            self.send((protocol.CALL, len(group)))
             try:
                 inputs = concat([inputs for _, inputs in group])
                 prediction = self.handler.predict_fn(inputs, self.model)
@@ -174,13 +264,20 @@ class Worker:
             first_device_ms = device_ms if first_device_ms is None else first_device_ms
             offset = 0
             for item, inputs in group:
-                try:
-                    body, content_type = self.handler.output_fn(prediction[offset : offset + len(inputs)], item.accept)
-                    results.append((item.id, 200, body, content_type))
-                except Exception as error:  # noqa: B902
-                    results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
+                outputs.append((item, prediction[offset : offset + len(inputs)]))
                 offset += len(inputs)
-        return protocol.BatchStats(size, len(batch), started, first_device_ms, waits), calls - 1
+        return outputs, protocol.BatchStats(size, len(batch), started, first_device_ms, waits), calls - 1
+
+
+def _fatal_on_error(stage):
+    """Runs a pipeline stage; any failure of the worker's own (not the handler's: each stage answers those) ends the
+    process, so that the front end sees it exit and retries its requests, as when the worker dies in a call."""
+    try:
+        stage()
+    except BaseException:  # noqa: B902
+        if not isinstance(sys.exc_info()[1], OSError):  # a closed socket: the front end has gone
+            traceback.print_exc()
+        os._exit(1)
 
 
 def _describe(error):

@@ -12,11 +12,15 @@
  * - the front end (one asyncio process) parses the HTTP request, queues it, hands it to a worker and writes the
  *   answer: CPU of the front end, bounded apart ({@link frontEndUtilization}), and latency on every request's path,
  *   {@link SERVER_PATH_MS} (HTTP in and out, the hops to the worker and back), never a worker's busy time;
- * - a worker takes the requests of its next call from the front end, runs the handler's `input_fn` on each, the
- *   device call (`predict_fn`), and `output_fn` on each answer, one after the other (the SageMaker handler contract):
- *   its busy time per call is the call + `hostMsPerRequest` per request (the handler's work in the worker; the
- *   profile's `hostCpuMsPerRequest`) + the hand-over with the front end ({@link WORKER_HANDOVER_MS_PER_CALL},
- *   {@link WORKER_HANDOVER_MS_PER_REQUEST}), time the worker waits between calls for the front end to answer it.
+ * - a worker is a pipeline of two stages (serving/worker.py): its host stage takes the requests of its next call
+ *   from the front end and runs the handler's `input_fn` on each, and `output_fn` on each answer of the call before,
+ *   while its device stage runs the call (`predict_fn`); at most one batch is decoded ahead. A request still passes
+ *   through both in turn (its decode, its call, its encode), but with `batching` the worker completes a call every
+ *   `max(call + per-call hand-over, n x (hostMsPerRequest + per-request hand-over))` ({@link busySecondsForCall}),
+ *   the slower stage (a `stock` plan is charged their sum: it may run on the DLC's stock toolkit, which does not
+ *   overlap them): `hostMsPerRequest` is the handler's work in the worker (the profile's `hostCpuMsPerRequest`)
+ *   and the hand-over ({@link WORKER_HANDOVER_MS_PER_CALL}, {@link WORKER_HANDOVER_MS_PER_REQUEST}) the time it
+ *   waits on the front end to answer it.
  * One vCPU is kept for the HTTP front end (see the planner). `npm run bench:serving` holds this against the server.
  */
 import type { Measurement } from '../profiles/types';
@@ -57,9 +61,31 @@ export function requestsPerCall(model: ServingModel, arrivalsPerSecond: number):
   return model.mode === 'stock' ? 1 : meanBatchRequests(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
 }
 
-/** Busy time of one process for one device call of `requests` requests: the call, their host work, the hand-over. */
+/**
+ * Busy time of one process per device call of `requests` requests, the time between two calls it completes at
+ * saturation. `batching` runs only on the model server in `serving/`, whose worker is a pipeline: its slower stage, the
+ * device (the call and its per-call hand-over) or the host (the requests' host work and hand-over), which run side by
+ * side. A `stock` plan may run on a Neuron DLC's stock toolkit, which runs the handler's functions one after the
+ * other: the call and the host work add up ({@link processSecondsForCall}), whichever image serves it.
+ */
 export function busySecondsForCall(model: ServingModel, requests: number): number {
-  return model.callSeconds + model.handoverSecondsPerCall + requests * (model.hostSecondsPerRequest + model.handoverSecondsPerRequest);
+  return model.mode === 'stock'
+    ? processSecondsForCall(model, requests)
+    : Math.max(model.callSeconds + model.handoverSecondsPerCall, hostSecondsForCall(model, requests));
+}
+
+/** Host stage time of one call of `requests` requests: their host work and hand-over. */
+export function hostSecondsForCall(model: ServingModel, requests: number): number {
+  return requests * (model.hostSecondsPerRequest + model.handoverSecondsPerRequest);
+}
+
+/**
+ * Time one call of `requests` requests spends in its process, from the start of its decode to the end of its last
+ * answer's encode, when it waits for nothing: the call, the hand-overs and the host work, one after the other (the
+ * pipeline overlaps different calls' stages, never one call's).
+ */
+export function processSecondsForCall(model: ServingModel, requests: number): number {
+  return model.callSeconds + model.handoverSecondsPerCall + hostSecondsForCall(model, requests);
 }
 
 /** Mean busy time of one process for one device call: the call plus the host work and hand-over of its requests. */
@@ -75,19 +101,20 @@ export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): 
 /**
  * Predicted p99 latency of a request, in seconds, at `arrivalsPerSecond` requests per second on one instance:
  *
- *   p99 = maxDelay + W(99.5 %) + call p99 + busy(n99) - call + path
+ *   p99 = maxDelay + W(99.5 %) + call p99 + process(n99) - call + path
  *
  * the wait for the batch to close (the full `maxDelay`, its worst case) + the 99.5 % queueing wait for a process
- * (GI/G/c, see `queueing.ts`, with the mean busy time of a call, the regularity of batch arrivals and the call's
- * variability) + the measured p99 of the call + the host work and hand-over of a batch at its 99th percentile size
- * `n99` + the server's path outside the process ({@link SERVER_PATH_MS}). Infinite when the processes cannot keep up.
+ * (GI/G/c, see `queueing.ts`, with the mean busy time of a call, {@link busySecondsForCall}, the regularity of batch
+ * arrivals and the call's variability) + the measured p99 of the call + the host work and hand-overs of a batch at
+ * its 99th percentile size `n99` ({@link processSecondsForCall}: a request waits for its own decode and encode) + the
+ * server's path outside the process ({@link SERVER_PATH_MS}). Infinite when the processes cannot keep up.
  */
 export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
   const busy = busySecondsPerCall(model, arrivalsPerSecond);
   const arrivalScv = model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv);
   const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
-  return model.maxDelaySeconds + wait + model.callP99Seconds + busySecondsForCall(model, tailBatch) - model.callSeconds + model.pathSeconds;
+  return model.maxDelaySeconds + wait + model.callP99Seconds + processSecondsForCall(model, tailBatch) - model.callSeconds + model.pathSeconds;
 }
 
 /** Fraction of the processes' time spent busy at `arrivalsPerSecond` (1 or more means the queue grows without end). */

@@ -6,8 +6,12 @@
  * - requests arrive as a Poisson stream; the instance's processes take work first-come, first-served from one queue;
  * - `stock`: each request is one call; `batching`: a batch closes when it holds `requestsPerBatch` requests or
  *   `maxDelaySeconds` after its first request, whichever comes first, and is one call;
- * - a process spends the hand-over with the front end and the host work of each request of the call
- *   (`busySecondsForCall` less the call), then the call itself;
+ * - a process is two stages (serving/worker.py's pipeline): its host stage spends the hand-over and host work of
+ *   each request of the call (`hostSecondsForCall`), half decoding before the call and half encoding after it, and
+ *   its device stage the per-call hand-over and the call; with `batching` a call's decode starts once the host stage
+ *   is free and the process's previous call has started (one batch decoded ahead), its call once that decode is done
+ *   and the device is free; with `stock` (the DLC's toolkit does not overlap them) once the previous call's encode is
+ *   done;
  * - every request's latency also holds the server's path outside the process (`pathSeconds`), which keeps no
  *   process busy;
  * - a call's latency is drawn from a log-normal with the measured p50 and p99 (the Neuron tables give both), and
@@ -16,7 +20,7 @@
  *   scales it onto a call longer than the row's p50.
  */
 import { Z99 } from './queueing';
-import { busySecondsForCall } from './serving';
+import { hostSecondsForCall } from './serving';
 import type { ServingModel } from './serving';
 
 /** What one replay is asked to do. */
@@ -106,24 +110,30 @@ export function simulateInstance(input: SimulationInput): SimulationResult {
   }
 
   // First-come, first-served over the processes: each call goes to the process that frees first.
-  const freeAt = new Float64Array(model.processes);
+  const hostFreeAt = new Float64Array(model.processes);
+  const deviceFreeAt = new Float64Array(model.processes);
+  const lastCallAt = new Float64Array(model.processes);
+  const freeAt = (s: number): number => Math.max(hostFreeAt[s], lastCallAt[s]);
   const latencies: number[] = [];
   let latencySum = 0;
   let lastFinish = 0;
   for (const [first, end, ready] of calls) {
     let server = 0;
-    for (let s = 1; s < freeAt.length; s++) {
-      if (freeAt[s] < freeAt[server]) {
+    for (let s = 1; s < model.processes; s++) {
+      if (Math.max(freeAt(s), deviceFreeAt[s]) < Math.max(freeAt(server), deviceFreeAt[server])) {
         server = s;
       }
     }
-    const start = Math.max(ready, freeAt[server]);
+    const start = Math.max(ready, freeAt(server));
     const draw = Math.exp(sigma * normal(next));
-    const host = busySecondsForCall(model, end - first) - model.callSeconds;
+    const host = hostSecondsForCall(model, end - first);
     const busy = model.callSeconds * draw;
     const latency = p50 * draw;
-    freeAt[server] = start + host + busy;
-    const finish = start + host + Math.max(latency, busy) + model.pathSeconds;
+    const callStart = Math.max(start + host / 2, deviceFreeAt[server]);
+    lastCallAt[server] = callStart;
+    deviceFreeAt[server] = callStart + model.handoverSecondsPerCall + busy;
+    hostFreeAt[server] = model.mode === 'batching' ? start + host : deviceFreeAt[server] + host / 2;
+    const finish = callStart + model.handoverSecondsPerCall + Math.max(latency, busy) + host / 2 + model.pathSeconds;
     for (let r = first; r < end; r++) {
       if (r >= warmup) {
         const l = finish - arrivals[r];

@@ -41,6 +41,11 @@ export const MODEL_SERVER_ENV = {
   maxConnections: 'MODEL_SERVER_MAX_CONNECTIONS',
   /** Front-end processes sharing the port (SO_REUSEPORT): the main one holds the queue, the others forward to it. */
   frontEnds: 'MODEL_SERVER_FRONT_ENDS',
+  /**
+   * `1`: each worker overlaps its host work (`input_fn`, `output_fn`) with its device call, as a `batching` plan is
+   * planned; `0`: one after the other, as a `stock` plan is planned (the DLC's stock toolkit cannot overlap them).
+   */
+  overlap: 'MODEL_SERVER_OVERLAP',
 } as const;
 
 /**
@@ -207,6 +212,7 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
   const env: Record<(typeof MODEL_SERVER_ENV)[keyof typeof MODEL_SERVER_ENV], string> = {
     [MODEL_SERVER_ENV.maxBatchSize]: `${maxBatchSize}`,
     [MODEL_SERVER_ENV.maxDelayMs]: `${plan.batching?.maxDelayMs ?? 0}`,
+    [MODEL_SERVER_ENV.overlap]: plan.batching === null ? '0' : '1',
     [MODEL_SERVER_ENV.compiledBatchSize]: `${plan.batchSize}`,
     [MODEL_SERVER_ENV.visibleCores]: plan.visibleCores.join(CORE_GROUP_SEPARATOR),
     [MODEL_SERVER_ENV.maxQueuedRequests]: `${options.maxQueuedRequests ?? Math.max(DEFAULT_QUEUED_BATCHES_PER_WORKER * maxBatchSize, MIN_QUEUED_REQUESTS_PER_WORKER) * workers}`,

@@ -97,13 +97,14 @@ class HealthReflectsCapacity(ServerTestCase):
         # THEN /ping stays 200 with one worker serving and half the queue
         status, body = await server.ping(self.session)
         self.assertEqual((status, body["servingWorkers"], body["queueLimit"]), (200, 1, 2), body)
-        # AND beyond that half, requests are refused at once naming the capacity
-        waiting = [asyncio.create_task(server.invoke(self.session, [i])) for i in range(3)]
+        # AND beyond that half, requests are refused at once naming the capacity (the worker holds two: one in its
+        # call, one decoded ahead of the next)
+        waiting = [asyncio.create_task(server.invoke(self.session, [i])) for i in range(4)]
         await server.wait_for(self.session, lambda _, body: body["queued"] == 2, "two queued requests")
         status, refused, _ = await server.invoke(self.session, [9])
         self.assertEqual(status, 503)
         self.assertIn("1 of 2 workers serving", refused["error"])
-        self.assertEqual([s for s, _, _ in await asyncio.gather(*waiting)], [200, 200, 200])
+        self.assertEqual([s for s, _, _ in await asyncio.gather(*waiting)], [200, 200, 200, 200])
 
     async def test_a_worker_that_cannot_reload_takes_the_instance_out_of_service_to_be_replaced(self):
         server = await self.server(MODEL_SERVER_VISIBLE_CORES="0;1", TEST_RELOAD_FAIL="1")

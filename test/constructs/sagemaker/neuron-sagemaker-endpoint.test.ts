@@ -836,6 +836,8 @@ describe('An endpoint running the model server (ModelImage.fromServer)', () => {
       MODEL_SERVER_MAX_CONNECTIONS: '2048',
       // one front-end process per 4 vCPUs
       MODEL_SERVER_FRONT_ENDS: '1',
+      // a batching plan: host work overlaps the device calls
+      MODEL_SERVER_OVERLAP: '1',
       // 4 vCPUs / 2 workers
       OMP_NUM_THREADS: '2',
     });

@@ -32,6 +32,8 @@ describe('the model server environment rendered from a plan', () => {
     expect(modelServerEnvironment(batchingPlan, { metricsService: 'bert-endpoint' })).toEqual({
       MODEL_SERVER_MAX_BATCH_SIZE: '8',
       MODEL_SERVER_MAX_DELAY_MS: '2',
+      // a batching plan is planned with the worker's host work overlapping its device calls
+      MODEL_SERVER_OVERLAP: '1',
       MODEL_BATCH_SIZE: '8',
       MODEL_SERVER_VISIBLE_CORES: '0;1',
       // 16 batches of 8 for each of the 2 workers
@@ -95,6 +97,8 @@ describe('the model server environment rendered from a plan', () => {
     expect(env[MODEL_SERVER_ENV.maxBatchSize]).toBe('4');
     expect(env[MODEL_SERVER_ENV.maxDelayMs]).toBe('0');
     expect(env[MODEL_SERVER_ENV.visibleCores]).toBe('0-1;2-3');
+    // planned as the DLC's stock toolkit runs it: host work and device call one after the other
+    expect(env[MODEL_SERVER_ENV.overlap]).toBe('0');
   });
 
   test('GIVEN batch-1 workers THEN the default queue holds 64 requests per worker, not 16 batches of one', () => {
@@ -158,6 +162,7 @@ describe('the Python server reads the same contract', () => {
       idle_timeout_s: 75,
       max_connections: 2048,
       front_ends: 1,
+      overlap: true,
     });
   });
 

@@ -5,7 +5,9 @@ records every device call. Test knobs come from the environment the test gives t
 TEST_CALL_LOG (file: one JSON line per predict_fn call), TEST_LOAD_LOG (file: one JSON line per model_fn),
 TEST_DEVICE_MS (the call's duration), TEST_LOAD_GATE (file model_fn waits for before it returns), TEST_RELOAD_GATE
 (the same, for a worker's reloads only), TEST_RELOAD_FAIL (a worker's reloads raise), TEST_ATTEMPT_LOG (file: one
-JSON line per predict_fn call, before it runs, so calls that fail, hang or kill are there too).
+JSON line per predict_fn call, before it runs, so calls that fail, hang or kill are there too), TEST_DECODE_MS (how
+long input_fn takes per request, a sleep like the call's), TEST_DECODE_LOG (file: one JSON line per input_fn, with
+its start and end on the host's monotonic clock; the call log has the same for each call).
 An input of -1 kills the worker (a device or runtime crash), -2 makes predict_fn raise (an input the model cannot
 take), -3 makes predict_fn hang (a stuck device call).
 """
@@ -40,7 +42,10 @@ def model_fn(model_dir):
 
 
 def input_fn(body, content_type):
+    start = time.monotonic()
+    time.sleep(float(os.environ.get("TEST_DECODE_MS", "0")) / 1000.0)
     inputs = json.loads(body)["inputs"]
+    _append("TEST_DECODE_LOG", {"inputs": inputs, "start": start, "end": time.monotonic()})
     return numpy.asarray(inputs, dtype=numpy.float32).reshape(len(inputs))
 
 
@@ -53,10 +58,14 @@ def predict_fn(batch, model):
         raise ValueError("the model cannot take -2")
     if (batch == -3).any():
         time.sleep(3600)
+    start = time.monotonic()
     padded = numpy.zeros(COMPILED_BATCH, dtype=numpy.float32)
     padded[: len(batch)] = batch
     time.sleep(model["device_s"])
-    _append("TEST_CALL_LOG", {"size": len(batch), "inputs": batch.tolist(), "pid": os.getpid(), "cores": CORES_AT_IMPORT})
+    _append("TEST_CALL_LOG", {
+        "size": len(batch), "inputs": batch.tolist(), "pid": os.getpid(), "cores": CORES_AT_IMPORT, "start": start,
+        "end": time.monotonic(),
+    })
     return (padded * model["weight"])[: len(batch)]
 
 
