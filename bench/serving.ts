@@ -10,9 +10,11 @@
  * the plan is made with that as the profile's `hostCpuMsPerRequest`: its workers' pipeline (`MODEL_SERVER_OVERLAP=1`)
  * is bound by the host stage, `n x (host + hand-over)`, not by the device call. It then:
  *
- * 1. scales the layout to this machine: workers = min(the plan's processes, this machine's cores), and 1 for the
- *    host-bound plan (two workers spinning a core each would leave nothing for the front end and the load generator on
- *    2 cores); every other setting (compiled batch, max batch, max delay, queue bound) is the plan's;
+ * 1. scales the layout to this machine: workers = min(the plan's processes, this machine's cores); every other
+ *    setting (compiled batch, max batch, max delay, queue bound) is the plan's. The host-bound plan is planned with
+ *    one process per instance (`processesPerInstance`): two workers spinning a core each would leave no core for the
+ *    front end and the load generator on 2 cores, and one worker cut from a 2-process plan would run through a
+ *    batching delay chosen for twice its rate;
  * 2. calibrates: drives the server open-loop at the capacity the planner predicts with the profile's host CPU per
  *    request, and measures the workers' CPU per request (from /proc): the host work the planner charges to a worker's
  *    busy time (the front end's CPU is another process, which the planner bounds apart);
@@ -105,8 +107,11 @@ interface Scenario {
    * made with. @default - no spinning; the profile's own figure
    */
   readonly standInHostMs?: number;
-  /** At most this many workers on this machine, and why. @default - as many as the plan has processes, up to the cores */
-  readonly maxWorkers?: { readonly count: number; readonly why: string };
+  /**
+   * The plan's processes per instance, pinned (the planner's `processesPerInstance`), and why: the plan then runs on
+   * this machine as planned, its batching delay chosen for that many processes. @default - the planner's choice
+   */
+  readonly pinnedProcesses?: { readonly count: number; readonly why: string };
 }
 
 function scenarios(hostMsPerRequest: number): readonly Scenario[] {
@@ -131,11 +136,12 @@ function scenarios(hostMsPerRequest: number): readonly Scenario[] {
         `the batching targets with a handler spinning ${hostMsPerRequest} ms of CPU per request in input_fn: ` +
         'its workers are bound by their host stage, the regime the worker pipeline is for',
       standInHostMs: hostMsPerRequest,
-      maxWorkers: {
+      pinnedProcesses: {
         count: 1,
         why:
-          'a worker spinning its host stage takes a whole core; two would leave no core for the front end and the load ' +
-          'generator, which an inf2.xlarge (4 vCPUs) does not take from its workers',
+          'a worker spinning its host stage takes a whole core: two would leave no core of this machine for the front end ' +
+          'and the load generator (an inf2.xlarge has 4 vCPUs for them); one worker taken from a 2-process plan would see ' +
+          "half the plan's rate through a batching delay chosen for two",
       },
     },
   ];
@@ -153,6 +159,7 @@ function choosePlan(scenario: Scenario): Plan {
     hosting: 'ec2',
     serving: scenario.serving,
     instanceTypes: [INSTANCE_TYPE],
+    ...(scenario.pinnedProcesses ? { processesPerInstance: scenario.pinnedProcesses.count } : {}),
   });
   // With batching allowed the planner may pick a batch-1 row (batching then only shares a backlog); this bench is
   // about batches that form, so it takes the cheapest plan with a batch larger than one request.
@@ -168,30 +175,20 @@ function choosePlan(scenario: Scenario): Plan {
 /** The plan's layout on this machine: no more workers than cores. */
 interface ScaledLayout {
   readonly workers: number;
-  /** Why fewer workers than the plan's processes, beyond the cores; undefined when only the cores limit them. */
-  readonly fewerWorkersWhy?: string;
   readonly visibleCores: readonly string[];
   /** Median and log-normal sigma of the stand-in's device call, in ms, from the plan's measurement row. */
   readonly deviceMedianMs: number;
   readonly deviceSigma: number;
 }
 
-function scaleLayout(plan: Plan, scenario: Scenario): ScaledLayout {
-  const byCores = Math.min(plan.processesPerInstance, os.availableParallelism());
-  const capped = scenario.maxWorkers !== undefined && scenario.maxWorkers.count < byCores;
-  const workers = capped ? scenario.maxWorkers!.count : byCores;
+function scaleLayout(plan: Plan): ScaledLayout {
+  const workers = Math.min(plan.processesPerInstance, os.availableParallelism());
   const m = plan.measurement;
   // A call lasts its measured median, or longer when the row's throughput implies longer calls (batch / throughput):
   // the same busy time the planner's `servingModel` charges, so the stand-in is never faster than the model assumes.
   const deviceMedianMs = Math.max(m.p50Ms, (1000 * m.batchSize) / m.throughputRps);
   const deviceSigma = m.p99Ms > m.p50Ms && m.p50Ms > 0 ? Math.log(m.p99Ms / m.p50Ms) / Z99 : 0;
-  return {
-    workers,
-    fewerWorkersWhy: capped ? scenario.maxWorkers!.why : undefined,
-    visibleCores: plan.visibleCores.slice(0, workers),
-    deviceMedianMs,
-    deviceSigma,
-  };
+  return { workers, visibleCores: plan.visibleCores.slice(0, workers), deviceMedianMs, deviceSigma };
 }
 
 /** What the planner reads of a measurement row: a call's batch, throughput, p50 and p99. */
@@ -488,7 +485,7 @@ interface PlanResult {
 
 async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanResult> {
   const plan = choosePlan(scenario);
-  const layout = scaleLayout(plan, scenario);
+  const layout = scaleLayout(plan);
   const targetMs = plan.targets.p99Ms;
   const server = await ServerUnderTest.start(plan, layout, scenario.standInHostMs);
   try {
@@ -588,9 +585,12 @@ function describePlan(r: PlanResult): string[] {
     `  plan: ${plan.processesPerInstance} processes x ${plan.coresPerProcess} core, compiled batch ${plan.batchSize}, ${batching}; ` +
       `${plan.capacityPerInstanceRps} requests/s per instance with the profile's ${plan.hostCpuMsPerRequest} ms host CPU per request`,
     `  row: ${m.source}`,
+    ...(r.scenario.pinnedProcesses
+      ? [`  planned with processesPerInstance=${r.scenario.pinnedProcesses.count}: ${r.scenario.pinnedProcesses.why}`]
+      : []),
     `  this machine: ${layout.workers} worker(s) (${MODEL_SERVER_ENV.visibleCores}=${layout.visibleCores.join(';')}) of the plan's ` +
       `${plan.processesPerInstance}, on ${os.availableParallelism()} cores shared by the front end, the workers and the load generator ` +
-      `(an ${plan.instance.name} has ${plan.instance.vcpus} vCPUs)${layout.fewerWorkersWhy ? `  (only ${layout.workers}: ${layout.fewerWorkersWhy})` : ''}; ` +
+      `(an ${plan.instance.name} has ${plan.instance.vcpus} vCPUs); ` +
       `device stand-in sleeps a log-normal call of median ${layout.deviceMedianMs.toFixed(3)} ms, sigma ${layout.deviceSigma.toFixed(4)} ` +
       `(row p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms)` +
       (r.scenario.standInHostMs ? `; its input_fn spins ${r.scenario.standInHostMs} ms of CPU per request` : ''),
@@ -688,7 +688,7 @@ function round(value: number, digits: number): number {
 function hostileStep(seconds: number): void {
   const batching = scenarios(0)[0];
   const plan = choosePlan(batching);
-  const layout = scaleLayout(plan, batching);
+  const layout = scaleLayout(plan);
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     ...modelServerEnvironment(
