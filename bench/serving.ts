@@ -437,16 +437,21 @@ async function runStep(
   const batches = lines.reduce((n, l) => n + l.batches, 0);
   const device = lines.flatMap((l) => l.deviceMs);
   // CPU covers the warm-up too: the open loop sends its warm-up requests on schedule, ceil(rate x warm-up) of them.
-  const served = report.requests + Math.ceil((rateRps * WARMUP_MS) / 1000);
-  const perRequestMs = (s: number) => (served > 0 ? (s * 1000) / served : NaN);
+  const sent = report.requests + Math.ceil((rateRps * WARMUP_MS) / 1000);
+  const perRequestMs = (s: number, requests: number) => (requests > 0 ? (s * 1000) / requests : NaN);
+  // The front end reads every request, the workers only those it does not refuse (503s, timeouts): their CPU is per
+  // request answered, the warm-up's counted in the measured phase's share, or an overloaded calibration step would
+  // spread the workers' CPU over requests they never saw and under-charge the host work.
+  const answeredShare = report.requests > 0 ? (report.requests - report.errors) / report.requests : 0;
+  const answered = sent * answeredShare;
   return {
     label,
     rateRps,
     report,
     predictedP99Ms: predictedP99Seconds(model, rateRps) * 1000,
     passed: report.errors === 0 && report.requests > 0 && report.latencyMs.p99 <= targetMs,
-    frontEndCpuMs: perRequestMs(cpuAfter.frontEnd - cpuBefore.frontEnd),
-    workerCpuMs: perRequestMs(cpuAfter.workers - cpuBefore.workers),
+    frontEndCpuMs: perRequestMs(cpuAfter.frontEnd - cpuBefore.frontEnd, sent),
+    workerCpuMs: perRequestMs(cpuAfter.workers - cpuBefore.workers, answered),
     meanBatch: batches > 0 ? lines.reduce((n, l) => n + l.inputs, 0) / batches : NaN,
     deviceMeanMs: device.length > 0 ? device.reduce((a, b) => a + b, 0) / device.length : NaN,
     deviceSamples: device,
