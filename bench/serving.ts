@@ -83,7 +83,7 @@ const DOWN = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1];
 const REFINE_STEPS = 2;
 const REFINED_GAP = 1.04;
 /**
- * The goal: measured / predicted capacity in this band for both plans. Below it the plan over-promises; above it the
+ * The goal: measured / predicted capacity in this band for every plan. Below it the plan over-promises; above it the
  * plan buys capacity it never uses (issue 21).
  */
 const GOAL_BAND = [0.95, 1.15] as const;
