@@ -24,6 +24,9 @@ a retried request's call, and a retried request that arrives while the device is
 is idle, so that it never dies with a call it was not in. `input_fn` and `output_fn` never run at once (a handler may
 share a tokenizer between them). The overlap pays because the device call releases the GIL: a TorchScript module
 (what torch_neuronx.trace returns) runs its graph with it released (https://github.com/pytorch/pytorch/pull/11541).
+A call that returns must take the GIL back from a stage running Python; CPython hands it over only every switch
+interval (5 ms by default, https://docs.python.org/3/library/sys.html#sys.setswitchinterval), which stretched a 6 ms
+call to 7-8 ms in bench:serving's host-bound plan, so the pipeline runs with a 0.5 ms interval.
 
 Before every `predict_fn` call the worker tells the front end (CALL), whose watchdog kills a worker that holds requests
 without a word for longer than its bound.
@@ -40,6 +43,9 @@ import traceback
 from . import protocol
 from .config import load
 from .handler import Handler, HandlerError, concat
+
+# How often CPython offers the GIL to a waiting thread while the pipeline runs (see the module docstring).
+PIPELINE_SWITCH_INTERVAL_S = 0.0005
 
 
 def main():
@@ -98,6 +104,7 @@ class Worker:
                 self.run_one_batch()
                 if self.ready is not None:
                     self.finish_one(self.call_one())
+        sys.setswitchinterval(PIPELINE_SWITCH_INTERVAL_S)
         for stage in (self.device, self.finish):
             threading.Thread(target=_fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
         while True:
