@@ -1,5 +1,6 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { Construct } from 'constructs';
 import { InputError } from '../../lib/errors';
 import {
   DEFAULT_ENGINE_METRICS_NAMESPACE,
@@ -41,6 +42,18 @@ export interface GenerativeEngineReplicaMetricOptions extends cloudwatch.MetricO
    * @default - every replica (the `[Service]` dimension set)
    */
   readonly replica?: string;
+}
+
+/** Options of {@link GenerativeEngineMetrics.latencyAlarms}. */
+export interface EngineLatencyAlarmOptions {
+  /** The plan whose TTFT and TPOT p99 targets the thresholds scale. */
+  readonly plan: GenerativePlan;
+  /** Threshold = the plan's target x this factor. */
+  readonly factor: number;
+  /** What the alarm descriptions call the service, e.g. the endpoint's name. */
+  readonly subject: string;
+  /** What an alarm firing does, ending the description, e.g. `rolls an ECS deployment back`. */
+  readonly onAlarm: string;
 }
 
 const DEFAULT_PERIOD = Duration.minutes(1);
@@ -198,6 +211,33 @@ export class GenerativeEngineMetrics {
         this.neuronCoreUtilization({ label: 'Mean over used cores' }),
         this.neuronCoreUtilization({ statistic: cloudwatch.Stats.MAXIMUM, label: 'Busiest core' }),
       ], [], { min: 0, max: 100 }),
+    ];
+  }
+
+  /**
+   * TTFT and TPOT p99 alarms (ids `TtftP99Alarm`, `TpotP99Alarm` in `scope`) at the plan's targets x `factor`, in 2 of
+   * 3 minutes on the worst interval p99 of any replica: noisier than a true p99, hence the factor.
+   *
+   * No traffic, or an image that exports no engine metrics, is not a slow engine: missing data does not breach.
+   */
+  latencyAlarms(scope: Construct, options: EngineLatencyAlarmOptions): cloudwatch.Alarm[] {
+    const minute = { period: Duration.minutes(1) };
+    const alarm = (id: string, metric: cloudwatch.IMetric, targetMs: number, what: string) => {
+      const threshold = Math.round(targetMs * options.factor * 10) / 10;
+      return new cloudwatch.Alarm(scope, id, {
+        alarmDescription: `${what} p99 of ${options.subject} above ${threshold} ms (the plan's target ${targetMs} ms x `
+          + `${options.factor}) in 2 of 3 minutes; ${options.onAlarm}.`,
+        metric,
+        threshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    };
+    return [
+      alarm('TtftP99Alarm', this.ttftP99(minute), options.plan.targets.ttftP99Ms, 'Time to first token'),
+      alarm('TpotP99Alarm', this.tpotP99(minute), options.plan.targets.tpotP99Ms, 'Time per output token'),
     ];
   }
 

@@ -345,24 +345,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
    * of which multiplies the latencies, still does.
    */
   private engineAlarms(plan: GenerativePlan): cloudwatch.Alarm[] {
-    const alarm = (id: string, metric: cloudwatch.IMetric, targetMs: number, what: string) => {
-      const threshold = Math.round(targetMs * P99_ALARM_FACTOR * 10) / 10;
-      return new cloudwatch.Alarm(this, id, {
-        alarmDescription: `${what} p99 of ${this.endpointName} above ${threshold} ms (the plan's target ${targetMs} ms x `
-          + `${P99_ALARM_FACTOR}) in 2 of 3 minutes; rolls an update of the inference component back.`,
-        metric,
-        threshold,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    };
-    return [
-      alarm('TtftP99Alarm', this.engineMetrics.ttftP99({ period: Duration.minutes(1) }), plan.targets.ttftP99Ms, 'Time to first token'),
-      alarm('TpotP99Alarm', this.engineMetrics.tpotP99({ period: Duration.minutes(1) }), plan.targets.tpotP99Ms, 'Time per output token'),
-    ];
+    return this.engineMetrics.latencyAlarms(this, {
+      plan, factor: P99_ALARM_FACTOR, subject: this.endpointName, onAlarm: 'rolls an update of the inference component back',
+    });
   }
+
 
   /** Lets `grantee` invoke this endpoint (and so its inference component), streamed or not. */
   grantInvoke(grantee: iam.IGrantable): iam.Grant {

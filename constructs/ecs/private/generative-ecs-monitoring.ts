@@ -26,25 +26,7 @@ export interface GenerativeServiceMetrics extends Construct {
  * keeps a healthy deployment while a replica off its compiled graphs or short of devices still rolls back.
  */
 export function engineLatencyAlarms(scope: Construct, engine: GenerativeEngineMetrics, plan: GenerativePlan): cloudwatch.Alarm[] {
-  const minute = { period: Duration.minutes(1) };
-  const alarm = (id: string, metric: cloudwatch.IMetric, targetMs: number, what: string) => {
-    const threshold = Math.round(targetMs * P99_ALARM_FACTOR * 10) / 10;
-    return new cloudwatch.Alarm(scope, id, {
-      alarmDescription: `${what} p99 of ${scope.node.path} above ${threshold} ms (the plan's target ${targetMs} ms x `
-        + `${P99_ALARM_FACTOR}) in 2 of 3 minutes; rolls an ECS deployment back.`,
-      metric,
-      threshold,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      // No traffic, or an image that exports no engine metrics, is not a slow engine.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-  };
-  return [
-    alarm('TtftP99Alarm', engine.ttftP99(minute), plan.targets.ttftP99Ms, 'Time to first token'),
-    alarm('TpotP99Alarm', engine.tpotP99(minute), plan.targets.tpotP99Ms, 'Time per output token'),
-  ];
+  return engine.latencyAlarms(scope, { plan, factor: P99_ALARM_FACTOR, subject: scope.node.path, onAlarm: 'rolls an ECS deployment back' });
 }
 
 /** Load balancer graphs (traffic and healthy tasks, engine errors, the scaling metric against its target), then the engine's. */
