@@ -11,6 +11,8 @@ export { engineTiming, lengthDistribution, perOutputTokenMs, PREFILL_TOKENS_PER_
 export type { EngineTiming } from './engine-timing';
 export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, replicaCapacityRps, singleSlotWaitQuantile } from './continuous-batching';
 export type { ReplicaPrediction } from './continuous-batching';
+export { DEFAULT_LENGTH_SPREAD, lengthDistributionOf, lengthQuantile, lengthSampler, lognormalLength, sampleLength, sampleWorkload, workloadLengths } from './lengths';
+export type { LengthDistribution, LengthSpread, WorkloadLengths } from './lengths';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
