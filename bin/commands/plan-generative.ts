@@ -19,6 +19,7 @@ export interface GenerativePlanFlags {
   readonly inputTokensP99?: number;
   readonly outputTokens?: number;
   readonly outputTokensP99?: number;
+  readonly fixedLengths?: boolean;
   readonly ttftP99?: number;
   readonly tpotP99?: number;
   readonly e2eP99?: number;
@@ -50,7 +51,7 @@ export const SINGLE_CALL_ONLY: readonly (readonly [keyof GenerativePlanFlags, st
 export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['inputTokens', '--input-tokens'], ['inputTokensP99', '--input-tokens-p99'], ['outputTokens', '--output-tokens'],
   ['outputTokensP99', '--output-tokens-p99'], ['ttftP99', '--ttft-p99'], ['tpotP99', '--tpot-p99'], ['e2eP99', '--e2e-p99'],
-  ['throughputPerMinute', '--throughput-per-minute'],
+  ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'],
 ];
 
 /** The targets from the flags; every missing or misplaced flag named at once. */
@@ -84,6 +85,7 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
     tpotP99Ms: flags.tpotP99 as number,
     ...(flags.e2eP99 !== undefined ? { e2eP99Ms: flags.e2eP99 } : {}),
     ...(flags.peak !== undefined ? { peakRequestsPerSecond: flags.peak } : {}),
+    ...(flags.fixedLengths === true ? { fixedLengths: true } : {}),
   };
 }
 
@@ -137,6 +139,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
     { 'instance type': `${p.instanceType} (${p.instance.chips * p.instance.coresPerChip} NeuronCores${p.instance.logicalNeuronCoreConfig ? `, logical at LNC=${p.instance.logicalNeuronCoreConfig}` : ''})` },
     { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
     { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
+    { lengths: g.lengths ? describeLengths(g.lengths) : `as the targets state them` },
     { engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` },
     {
       'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
@@ -180,6 +183,18 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
     out.push(`Rejected:\n${table.toString()}\n`);
   }
   return out.join('\n');
+}
+
+/** `prompts mean 1000, p99 3590 (default spread: ...)` */
+function describeLengths(lengths: NonNullable<GenerativePlan['generative']['lengths']>): string {
+  const one = (name: string, d: typeof lengths.input) => d.spread === 'fixed'
+    ? `${name} fixed at ${d.mean} tokens (${d.source})`
+    : `${name} lognormal, mean ${d.mean}, p99 ${d.p99} tokens (${d.spread === 'default' ? d.source : 'p99 as stated'})`;
+  const input = one('prompts', lengths.input);
+  const output = one('outputs', lengths.output);
+  return lengths.input.spread === 'default' && lengths.output.spread === 'default'
+    ? `${input.replace(/ \(default spread.*$/, '')}; ${output}`
+    : `${input}; ${output}`;
 }
 
 function groupRejections(rejected: readonly GenerativeRejection[]): Map<string, string[]> {

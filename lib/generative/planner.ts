@@ -20,6 +20,8 @@ import { coreLayout, supportedGroupSizes } from '../planner/layout';
 import { chipOf, DEFAULT_HEADROOM } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './engine-timing';
+import { workloadLengths } from './lengths';
+import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
@@ -99,6 +101,8 @@ export function planGenerativeReport(
  */
 
 export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
+  /** The length distributions planned for; `targets` carries their p99s. */
+  readonly lengths: WorkloadLengths;
   /** Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output. */
   readonly maxModelLength: number;
 };
@@ -139,7 +143,13 @@ export function resolveGenerativeRequest(
   if (targets.peakRequestsPerSecond !== undefined && targets.peakRequestsPerSecond < targets.requestsPerSecond) {
     problems.push(`peakThroughput=${targets.peakRequestsPerSecond} is below throughput=${targets.requestsPerSecond}; the peak must be at least the steady target`);
   }
-  const maxModelLength = problems.length === 0 ? maxModelLengthFor(targets) : 0;
+  const lengths = problems.length === 0 ? workloadLengths(targets, profile.model.maxContextTokens) : undefined;
+  const planned: GenerativeTargets = lengths === undefined ? targets : {
+    ...targets,
+    inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
+    outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
+  };
+  const maxModelLength = lengths === undefined ? 0 : maxModelLengthFor(planned);
   if (maxModelLength > profile.model.maxContextTokens) {
     problems.push(
       `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
@@ -189,7 +199,8 @@ export function resolveGenerativeRequest(
   InputError.throwIfAny(problems);
   return {
     profileId: profile.id,
-    targets,
+    targets: planned,
+    lengths: lengths as WorkloadLengths,
     maxModelLength,
     options: {
       region,
@@ -440,6 +451,7 @@ function sizePlan(
       replicasPerInstance: replicas,
       maxConcurrentSequences: seqs,
       maxModelLength: request.maxModelLength,
+      lengths: request.lengths,
       memoryGiB: memory,
       predictedTtftP99Ms: round(atTarget.ttftP99Ms, 1),
       predictedTpotP99Ms: round(atTarget.tpotP99Ms, 2),

@@ -7,6 +7,7 @@
  * targets and plans are in those units.
  */
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+import type { WorkloadLengths } from './lengths';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -129,6 +130,13 @@ export interface GenerativeTargets {
   readonly e2eP99Ms?: number;
   /** Peak requests per second autoscaling must reach. @default - the steady rate */
   readonly peakRequestsPerSecond?: number;
+  /**
+   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the default
+   * spread measured on a public chat trace (`DEFAULT_LENGTH_SPREAD`).
+   *
+   * @default false
+   */
+  readonly fixedLengths?: boolean;
 }
 
 /** Where and how to host a generative model. */
@@ -193,6 +201,12 @@ export interface GenerativePlanDetails {
   readonly replicasPerInstance: number;
   readonly maxConcurrentSequences: number;
   readonly maxModelLength: number;
+  /**
+   * The prompt and output length distributions planned for; the replay, the token proof and the bench draw from them.
+   *
+   * @default - absent in plans made before lengths were distributions: lognormal with the targets' mean and p99
+   */
+  readonly lengths?: WorkloadLengths;
   readonly memoryGiB: GenerativeMemory;
   readonly predictedTtftP99Ms: number;
   readonly predictedTpotP99Ms: number;
