@@ -3,9 +3,13 @@
  * the chosen plan was worth.
  */
 import { builtInPerformanceModel, ESTIMATE_ERROR_QUANTILE } from './estimate';
-import type { EstimatedConfiguration } from './estimated-configs';
+import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './levers';
-import type { GenerativeEstimate, GenerativeLeverWorth, GenerativePlan, GenerativeTargets } from './types';
+import { round } from '../planner/candidate';
+import { predictReplica } from './continuous-batching';
+import type { engineTiming } from './engine-timing';
+import type { replicaMemory } from './memory';
+import type { GenerativeEstimate, GenerativeLeverWorth, GenerativePlan, GenerativeRejection, GenerativeTargets } from './types';
 
 const pct = (x: number) => `${Math.round(x * 100)} %`;
 
@@ -14,12 +18,12 @@ export function estimateDetails(config: EstimatedConfiguration): GenerativeEstim
   const { error } = builtInPerformanceModel();
   const t = config.timing;
   return {
-    tpotError: { median: round(error.tpot.median), worst: round(error.tpot.worst) },
-    ttftError: { median: round(error.ttft.median), worst: round(error.ttft.worst) },
-    headroom: { tpot: round(t.headroom.tpot), ttft: round(t.headroom.ttft) },
-    stepMs: round(t.rawStepMs),
-    prefillMs: round(t.rawPrefillMs),
-    anchors: { tpot: round(t.anchors.tpot), ttft: round(t.anchors.ttft) },
+    tpotError: { median: round(error.tpot.median, 2), worst: round(error.tpot.worst, 2) },
+    ttftError: { median: round(error.ttft.median, 2), worst: round(error.ttft.worst, 2) },
+    headroom: { tpot: round(t.headroom.tpot, 2), ttft: round(t.headroom.ttft, 2) },
+    stepMs: round(t.rawStepMs, 2),
+    prefillMs: round(t.rawPrefillMs, 2),
+    anchors: { tpot: round(t.anchors.tpot, 2), ttft: round(t.anchors.ttft, 2) },
   };
 }
 
@@ -28,10 +32,10 @@ export function estimateWarning(config: EstimatedConfiguration): string {
   const { error } = builtInPerformanceModel();
   const t = config.timing;
   return `ESTIMATE: no published row measures tp=${config.tp} seqs=${config.seqs} (levers: ${describeLevers(config.levers)}) at this length; ` +
-    `the performance model predicts a decode step of ${round(t.rawStepMs)} ms and a mean prefill of ${round(t.rawPrefillMs)} ms. ` +
+    `the performance model predicts a decode step of ${round(t.rawStepMs, 2)} ms and a mean prefill of ${round(t.rawPrefillMs, 2)} ms. ` +
     `Its leave-one-out error on the published rows is median ${pct(error.tpot.median)}, worst ${pct(error.tpot.worst)} for TPOT and median ` +
     `${pct(error.ttft.median)}, worst ${pct(error.ttft.worst)} for TTFT; the plan raises both by their ${Math.round(ESTIMATE_ERROR_QUANTILE * 100)}th-percentile ` +
-    `error (x${round(t.headroom.tpot)} and x${round(t.headroom.ttft)}). Prove it with the token proof and calibrate from its report.`;
+    `error (x${round(t.headroom.tpot, 2)} and x${round(t.headroom.ttft, 2)}). Prove it with the token proof and calibrate from its report.`;
 }
 
 /**
@@ -63,6 +67,42 @@ export function leverWorth(sorted: readonly GenerativePlan[]): GenerativeLeverWo
     });
 }
 
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
+
+/*
+
+ * Why generative candidates lost, in words: the memory term that did not fit, the target a trickle already misses,
+ * and one line per rejection for the error message.
+ */
+
+/** Which memory term did not fit and what would. */
+export function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp: number, length: number): string {
+  const terms = `weights ${memory.weights} + KV cache ${memory.kvCache} + reserve ${memory.reserve} GiB > ${memory.available} GiB of ${tp} cores`;
+  if (memory.weights + memory.reserve >= memory.available) {
+    return `${terms}: the weights alone do not fit ${tp} cores; use a higher tensor-parallel degree (more cores) or a smaller dtype`;
+  }
+  return `${terms} at ${seqs} sequences of ${length} tokens: at most ${memory.maxConcurrencyThatFits} sequences fit; ` +
+    'use fewer sequences, a shorter context, more cores or a smaller dtype' +
+    (memory.kvSharding === 'replicate' ? ` (KV heads are replicated ${memory.kvHeadsPerRank}x per rank at this degree)` : '');
 }
+
+/** Which target a trickle of requests already misses. */
+export function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
+  const idle = predictReplica(timing, targets, 1e-6);
+  if (idle.tpotP99Ms > targets.tpotP99Ms) {
+    return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
+  }
+  if (idle.ttftP99Ms > targets.ttftP99Ms) {
+    return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
+  }
+  return { configuration, code: 'e2e', reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the target is ${targets.e2eP99Ms} ms` };
+}
+
+/** One line per rejection reason kind, the most telling first. */
+export function explain(rejected: readonly GenerativeRejection[]): string[] {
+  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
+  return [...rejected]
+    .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
+    .filter((r) => r.code !== 'excluded')
+    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`);
+}
+

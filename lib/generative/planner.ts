@@ -23,11 +23,11 @@ import { engineTiming } from './engine-timing';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
-import { evaluateEstimates, pruningBounds } from './estimated-configs';
-import type { EstimatedConfiguration } from './estimated-configs';
+import { evaluateEstimates, pruningBounds } from './estimate';
+import type { EstimatedConfiguration } from './estimate';
 import { estimateDetails, estimateWarning, goodputOf, leverWorth } from './plan-report';
 import { describeLevers } from './levers';
-import { explain, latencyRejection, memoryReason } from './rejections';
+import { explain, latencyRejection, memoryReason } from './plan-report';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,

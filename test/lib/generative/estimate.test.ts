@@ -5,7 +5,7 @@ import type { GenerativeProfile, GenerativeTargets } from '../../../lib/generati
 import { bucketFor, builtInPerformanceModel, chooseBuckets, estimatedTiming } from '../../../lib/generative/estimate';
 import { workloadLengths } from '../../../lib/generative/lengths';
 import { acceptedTokensFrom, draftFor, leverSets, SPECULATIVE_TOKENS, speculativeDecodeScale } from '../../../lib/generative/levers';
-import { fitRelative, leaveOneOut, fitPoints } from '../../../lib/generative/perf-fit';
+import { fitRelative, leaveOneOut, fitPoints } from '../../../lib/generative/perf-model';
 import { CHIP_FIGURES, decodeFeatures, decodeStepSeconds, prefillSeconds } from '../../../lib/generative/perf-model';
 import type { Features } from '../../../lib/generative/perf-model';
 
