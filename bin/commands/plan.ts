@@ -4,7 +4,6 @@
  */
 import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
-import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { describeCalibration } from '../../lib/calibration/describe';
 import { InputError } from '../../lib/errors';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
@@ -14,38 +13,16 @@ import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { runGenerativePlan, GENERATIVE_ONLY } from './plan-generative';
+import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
 import { formatPlanOutput, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
-interface PlanFlags {
+/** The flags of both workloads; the generative ones are read by `plan-generative.ts`. */
+interface PlanFlags extends GenerativePlanFlags {
   readonly model?: string;
   readonly profile?: string;
-  readonly throughput?: number;
-  readonly throughputPerMinute?: number;
-  readonly p99?: number;
-  readonly inputTokens?: number;
-  readonly inputTokensP99?: number;
-  readonly outputTokens?: number;
-  readonly outputTokensP99?: number;
-  readonly ttftP99?: number;
-  readonly tpotP99?: number;
-  readonly e2eP99?: number;
-  readonly peak?: number;
-  readonly inputsPerRequest?: number;
-  readonly hostMsPerRequest?: number;
   readonly serving?: ServingMode | 'any';
-  readonly region: string;
-  readonly hosting: Hosting;
-  readonly minInstances?: number;
-  readonly maxInstances?: number;
-  readonly headroom?: number;
-  readonly processes?: number;
-  readonly instanceTypes?: string[];
-  readonly pricing?: PricingKind;
   readonly prices?: string;
-  readonly alternatives?: number;
-  readonly json?: boolean;
 }
 
 const SERVING_CHOICES = [...SERVING_MODES, 'any'] as const;
