@@ -1,12 +1,12 @@
 /**
  * The compile host's boot script (EC2 user data), rendered per launch.
  *
- * The frame every compile host shares is lib/compile/host-script.ts (download and check the program, run it under a
+ * The frame every compile host shares is lib/compile/host.ts (download and check the program, run it under a
  * timeout, upload with the manifest last, record failures, power off). This engine adds the source model's download
  * and running `compile.py` in the DLAMI's PyTorch Neuron virtual environment.
  */
 import { canonicalJson } from './hash';
-import { renderCompileHostScript, shellQuote, type CompileHostConfig } from './host-script';
+import { renderCompileHostScript, shellQuote, type CompileHostConfig } from './host';
 import type { CompileSpec, NeuronChip } from './spec';
 
 export { shellQuote };

@@ -25,7 +25,7 @@
  * the log.
  */
 import { canonicalJson } from './hash';
-import { renderCompileHostScript, shellQuote, type CompileHostConfig } from './host-script';
+import { renderCompileHostScript, shellQuote, type CompileHostConfig } from './host';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR, type GenerativeCompileSpec } from './generative-spec';
 
 /** Prompt of the greedy check after the load; its completion goes into the manifest. */

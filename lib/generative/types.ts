@@ -6,7 +6,8 @@
  * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
  * targets and plans are in those units.
  */
-import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+import type { Hosting, InstanceSpec, Price } from '../catalog/types';
+import type { DeploymentOptions, ResolvedDeploymentOptions } from '../planner/types';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -131,21 +132,8 @@ export interface GenerativeTargets {
   readonly peakRequestsPerSecond?: number;
 }
 
-/** Where and how to host a generative model. */
-export interface GenerativePlanOptions {
-  readonly region: string;
-  readonly hosting: Hosting;
-  /** @default 1 */
-  readonly minInstances?: number;
-  /** @default - no limit */
-  readonly maxInstances?: number;
-  /** Spare capacity above the target, as a fraction. @default 0.2 */
-  readonly headroom?: number;
-  /** Consider only these instance types (EC2 names). @default - every catalog instance */
-  readonly instanceTypes?: readonly string[];
-  /** @default 'on-demand' */
-  readonly pricing?: PricingKind;
-}
+/** Where and how to host a generative model: what every workload gives ({@link DeploymentOptions}). */
+export type GenerativePlanOptions = DeploymentOptions;
 
 /** Device memory one replica needs, per term, in GiB over all the cores it spans. */
 export interface GenerativeMemory {
@@ -262,8 +250,7 @@ export interface GenerativePlanReport {
   readonly request: {
     readonly profileId: string;
     readonly targets: GenerativeTargets;
-    readonly options: Required<Pick<GenerativePlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
-      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes'>;
+    readonly options: ResolvedDeploymentOptions;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];

@@ -30,8 +30,8 @@ export interface PlanTargets {
   readonly peakThroughputRps?: number;
 }
 
-/** Where and how to host, and the limits the choice must respect. */
-export interface PlanOptions {
+/** Where and how to host, and the limits the choice must respect: the same for every workload. */
+export interface DeploymentOptions {
   /** AWS region the prices are for, e.g. `us-east-1`. */
   readonly region: string;
   /** EC2 instances or a SageMaker endpoint. */
@@ -42,16 +42,24 @@ export interface PlanOptions {
   readonly maxInstances?: number;
   /** Spare capacity above the target, as a fraction (0.2 = 20 %). @default 0.2 */
   readonly headroom?: number;
+  /** Consider only these instance types (EC2 names). @default - every catalog instance */
+  readonly instanceTypes?: readonly string[];
+  /** Which price to optimise. @default 'on-demand' */
+  readonly pricing?: PricingKind;
+}
+
+/** {@link DeploymentOptions} with the defaults applied and instance types as EC2 names. */
+export type ResolvedDeploymentOptions = Required<Pick<DeploymentOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
+  Pick<DeploymentOptions, 'maxInstances' | 'instanceTypes'>;
+
+/** Where and how to host a single-call model, and the limits the choice must respect. */
+export interface PlanOptions extends DeploymentOptions {
   /**
    * Pin the model processes per instance (Cortex `processes_per_replica`); they must fit the instance's NeuronCores.
    *
    * @default - as many processes as the cores, host memory and vCPUs allow
    */
   readonly processesPerInstance?: number;
-  /** Consider only these instance types (EC2 names). @default - every catalog instance */
-  readonly instanceTypes?: readonly string[];
-  /** Which price to optimise. @default 'on-demand' */
-  readonly pricing?: PricingKind;
   /**
    * Serving modes to consider: `stock` (one device call per request: the SageMaker PyTorch toolkit, any server of
    * your own), `batching` (a server that combines requests into device batches: the cdk-inferentia model server in
