@@ -6,8 +6,7 @@
  * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
  * targets and plans are in those units.
  */
-import type { Hosting, InstanceSpec, Price } from '../catalog/types';
-import type { DeploymentOptions, ResolvedDeploymentOptions } from '../planner/types';
+import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -153,14 +152,8 @@ export interface GenerativeMemory {
   readonly maxConcurrencyThatFits: number;
 }
 
-/** One model replica on an instance: its cores, devices and engine settings. */
-export interface ReplicaLayout {
-  readonly index: number;
-  readonly cores: readonly number[];
-  /** `NEURON_RT_VISIBLE_CORES` for the replica. */
-  readonly visibleCores: string;
-  readonly devices: readonly string[];
-}
+/** One model replica on an instance: its cores and devices. */
+export type ReplicaLayout = CoreGroupLayout;
 
 /** The engine settings the plan implies (vLLM on Neuron names in the comments; the serving issue renders them). */
 export interface EngineSettings {
@@ -201,25 +194,10 @@ export interface GenerativePlanDetails {
 }
 
 /** A sized, priced generative deployment. */
-export interface GenerativePlan {
+export interface GenerativePlan extends DeploymentPlan {
   readonly kind: 'generative';
-  readonly profileId: string;
-  readonly region: string;
-  readonly hosting: Hosting;
   readonly targets: GenerativeTargets;
-  readonly headroom: number;
-  readonly instanceType: string;
-  readonly instance: InstanceSpec;
-  readonly instanceCount: number;
-  readonly maxInstanceCount: number;
-  /** Requests per second one instance holds within the targets. */
-  readonly capacityPerInstanceRps: number;
-  readonly capacityRps: number;
-  readonly price: Price;
-  readonly hourlyCostUsd: number;
-  readonly monthlyCostUsd: number;
   readonly generative: GenerativePlanDetails;
-  readonly warnings: readonly string[];
 }
 
 /** Why a generative candidate lost. */
