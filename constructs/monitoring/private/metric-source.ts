@@ -3,7 +3,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { InputError } from '../../../lib/errors';
 import { MODEL_SERVER_DIMENSION } from '../../../lib/serving/metrics';
 import type { ModelServerMetricName } from '../../../lib/serving/metrics';
-import { cloudWatchUnit } from './cloudwatch-unit';
 
 /** The period of every metric unless the caller sets one: the servers write a line every 10 s or so. */
 export const DEFAULT_PERIOD = Duration.minutes(1);
@@ -99,5 +98,25 @@ export class MetricSource {
       color: options.color,
       period: options.period ?? DEFAULT_PERIOD,
     });
+  }
+}
+
+/** The units the model server's and the vLLM exporter's embedded-metric-format lines declare. */
+export type EmfUnit = 'Count' | 'Milliseconds' | 'Percent';
+
+/**
+ * The CloudWatch unit of a metric by the name its EMF line declares it with; every metric of {@link MetricSource}.
+ *
+ * A function, not a module-level table: reading `cloudwatch.Unit` loads aws-cloudwatch's implementation, which
+ * importing the package should not cost an app that reads no metric.
+ */
+export function cloudWatchUnit(unit: EmfUnit): cloudwatch.Unit {
+  switch (unit) {
+    case 'Count':
+      return cloudwatch.Unit.COUNT;
+    case 'Milliseconds':
+      return cloudwatch.Unit.MILLISECONDS;
+    case 'Percent':
+      return cloudwatch.Unit.PERCENT;
   }
 }
