@@ -19,11 +19,13 @@ import { ModelData } from '../model/model-data';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
+import type { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { DeployRefusal } from '../proof/deploy-refusal';
-import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './endpoint-props';
+import { DEFAULT_VARIANT_NAME, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
+import { errorRateAlarm, rollbackAlarmsReadBy } from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
@@ -93,10 +95,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
    * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
    * above the plan's targets x 1.5, each in 2 of 3 minutes.
    */
-  get rollbackAlarms(): cloudwatch.AlarmBase[] {
-    return [...this.alarms];
+  get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
+    return this.alarms.list;
   }
-  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  private readonly alarms: RollbackAlarms;
 
   constructor(scope: Construct, id: string, props: NeuronGenerativeEndpointProps) {
     super(scope, id);
@@ -153,6 +155,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     // Role and grants.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    this.alarms = rollbackAlarmsReadBy(this.role);
     const image = props.image.bind(this, this.role, type);
     if (image.vllm === undefined) {
       throw new InputError(`${this.node.path}: image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)`);
@@ -231,28 +234,14 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.cfnEndpoint.node.addDependency(endpointLogs);
     this.endpointArn = this.cfnEndpoint.ref;
 
-    // The 5XX alarm on the component's own metrics rolls an update back.
-    this.alarms.push(new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
-      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.inferenceComponentName} answered with 5XX `
-        + 'in 2 of 3 minutes; rolls an update of the inference component back.',
-      metric: new cloudwatch.MathExpression({
-        expression: '100 * FILL(errors, 0) / invocations',
-        usingMetrics: {
-          errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
-          invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
-        },
-        label: '5XX error rate (%)',
-        period: Duration.minutes(1),
-      }),
-      threshold: ERROR_RATE_ALARM_PERCENT,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    }));
+    // The 5XX alarm on the component's own metrics, and the engine's latency, roll an update back.
     this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan });
-    this.alarms.push(...this.engineAlarms(plan));
-    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: this.alarms.map((a) => a.alarmArn) });
+    this.alarms.add(errorRateAlarm(this, {
+      subject: this.inferenceComponentName,
+      errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
+      invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
+      onAlarm: 'rolls an update of the inference component back',
+    }), ...this.engineAlarms(plan));
 
     this.cfnInferenceComponent = new sagemaker.CfnInferenceComponent(component, 'Resource', {
       inferenceComponentName: this.inferenceComponentName,
@@ -273,7 +262,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       runtimeConfig: { copyCount: sizing.initialCopies },
       deploymentConfig: {
         rollingUpdatePolicy: deployment,
-        autoRollbackConfiguration: { alarms: this.alarms.map((a) => ({ alarmName: a.alarmName })) },
+        autoRollbackConfiguration: { alarms: this.alarms.list.map((a) => ({ alarmName: a.alarmName })) },
       },
     });
     this.cfnInferenceComponent.node.addDependency(this.logGroup, this.role);
@@ -365,8 +354,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
    * TTFT or TPOT p99.
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.push(alarm);
-    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: [alarm.alarmArn] });
+    this.alarms.add(alarm);
   }
 
   /** The component's invocations, errors, latency and copies, then the engine's widgets. */

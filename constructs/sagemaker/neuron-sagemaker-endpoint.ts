@@ -1,5 +1,5 @@
 import {
-  Annotations, Arn, ArnFormat, IResolvable, Lazy, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
+  Annotations, Arn, ArnFormat, IResolvable, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
 } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -35,12 +35,13 @@ import {
 } from './endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
 import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
-import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess } from './private/endpoint-monitoring';
+import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess, rollbackAlarmsReadBy } from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import { chooseHostImage } from './private/neuron-host';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 import { markOwned } from '../private/ownership';
+import type { RollbackAlarms } from '../private/rollback-alarms';
 
 /**
  * A SageMaker real-time endpoint on Inferentia or Trainium, sized by a plan, secure and guarded by default.
@@ -118,10 +119,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
    * Alarms that roll a deployment back: a 5XX rate above 1 % of requests, and p99 model latency above the plan's
    * target x 1.5 (or `latencyAlarmThreshold`), each in 2 of 3 minutes.
    */
-  get rollbackAlarms(): cloudwatch.AlarmBase[] {
-    return [...this.alarms];
+  get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
+    return this.alarms.list;
   }
-  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  private readonly alarms: RollbackAlarms;
   /** The auto scaling target, when auto scaling is enabled. */
   readonly scalableTarget?: appscaling.ScalableTarget;
   /** Security groups of the containers; empty outside a VPC. */
@@ -245,6 +246,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
     // Role and the grants the model needs.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    this.alarms = rollbackAlarmsReadBy(this.role);
     const image = props.image.bind(this, this.role, type);
     const modelData = props.modelData?.bind(this, this.role);
 
@@ -338,13 +340,12 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.endpointConfigName = this.cfnEndpointConfig.attrEndpointConfigName;
 
     // Rollback alarms, on the endpoint's own metrics.
-    this.alarms.push(...endpointRollbackAlarms(this, layout, props.latencyAlarmThreshold));
-    this.grantDescribeAlarms(this.alarms);
+    this.alarms.add(...endpointRollbackAlarms(this, layout, props.latencyAlarmThreshold));
 
     let deploymentConfig: sagemaker.CfnEndpoint.DeploymentConfigProperty | IResolvable | undefined;
     if (guardrails) {
       // Lazy: an alarm added with addRollbackAlarm after construction joins the set.
-      deploymentConfig = Lazy.any({ produce: () => renderDeployment(this.alarms.map((a) => a.alarmName)).config });
+      deploymentConfig = this.alarms.render((alarms) => renderDeployment(alarms.map((a) => a.alarmName)).config);
     } else {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:inf1NoGuardrails',
         `${type.sageMakerName}: SageMaker does not apply deployment guardrails to Inf1 endpoints; every update shifts `
@@ -453,16 +454,6 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
    * @param alarm an alarm on any metric, e.g. your own latency or business metric
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.push(alarm);
-    this.grantDescribeAlarms([alarm]);
-  }
-
-  /** SageMaker reads the rollback alarms as the execution role during a deployment. */
-  private grantDescribeAlarms(alarms: readonly cloudwatch.IAlarm[]): void {
-    iam.Grant.addToPrincipal({
-      grantee: this.role,
-      actions: ['cloudwatch:DescribeAlarms'],
-      resourceArns: alarms.map((a) => a.alarmArn),
-    });
+    this.alarms.add(alarm);
   }
 }
