@@ -262,7 +262,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       runtimeConfig: { copyCount: sizing.initialCopies },
       deploymentConfig: {
         rollingUpdatePolicy: deployment,
-        autoRollbackConfiguration: { alarms: this.alarms.list.map((a) => ({ alarmName: a.alarmName })) },
+        // Lazy: an alarm added with addRollbackAlarm after construction joins the set.
+        autoRollbackConfiguration: { alarms: this.alarms.render((alarms) => alarms.map((a) => ({ alarmName: a.alarmName }))) },
       },
     });
     this.cfnInferenceComponent.node.addDependency(this.logGroup, this.role);
@@ -351,7 +352,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
   /**
    * Adds an alarm of yours to the set that rolls an update of the inference component back, e.g. the engine's
-   * TTFT or TPOT p99.
+   * TTFT or TPOT p99; the execution role may read it (`cloudwatch:DescribeAlarms` on its ARN). Works at any time
+   * before synth: the component's rollback configuration is rendered then.
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
     this.alarms.add(alarm);

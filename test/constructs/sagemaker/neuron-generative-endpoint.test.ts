@@ -1,5 +1,6 @@
 import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ModelImage } from '../../../constructs/image/model-image';
@@ -313,5 +314,32 @@ describe('Refusals before anything is created', () => {
     const rules = Template.fromStack(stack).toJSON().Rules as Record<string, { Assertions: Array<{ AssertDescription: string }> }>;
     expect(Object.values(rules).flatMap((r) => r.Assertions.map((a) => a.AssertDescription)))
       .toEqual(expect.arrayContaining([expect.stringMatching(/placeholder digest/)]));
+  });
+});
+
+describe('A user\'s alarm added to a generative endpoint\'s rollback set', () => {
+  test('GIVEN an endpoint WHEN an alarm is added after construction THEN the inference component rolls back on it and '
+    + 'the role may read it', () => {
+    // GIVEN
+    const stack = newStack();
+    const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack));
+    const own = new cloudwatch.Alarm(stack, 'QueueDepth', {
+      metric: new cloudwatch.Metric({ namespace: 'App', metricName: 'QueueDepth' }), threshold: 100, evaluationPeriods: 1,
+    });
+    // WHEN
+    endpoint.addRollbackAlarm(own);
+    // THEN
+    const template = Template.fromStack(stack);
+    expect(endpoint.rollbackAlarms).toHaveLength(4);
+    template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+      DeploymentConfig: Match.objectLike({
+        AutoRollbackConfiguration: { Alarms: [Match.anyValue(), Match.anyValue(), Match.anyValue(), { AlarmName: { Ref: Match.stringLikeRegexp('^QueueDepth') } }] },
+      }),
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'cloudwatch:DescribeAlarms', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^QueueDepth'), 'Arn'] },
+      })]) },
+    });
   });
 });
