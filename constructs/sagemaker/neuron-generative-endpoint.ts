@@ -2,6 +2,7 @@ import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib'
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as CloudWatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -22,10 +23,13 @@ import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { DeployRefusal } from '../proof/deploy-refusal';
+import { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_VARIANT_NAME, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
-import { errorRateAlarm, rollbackAlarmsReadBy } from './private/endpoint-monitoring';
+import {
+  endpointNetwork, errorRateAlarm, inferenceComponentProof, networkProblems, rollbackAlarmsReadBy,
+} from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
@@ -89,6 +93,13 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
   /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions. */
   readonly engineMetrics: GenerativeEngineMetrics;
+  /**
+   * The containers' security groups when `vpc` is set (none otherwise): admit what the engine must reach, e.g. a
+   * database, with `connections.allowTo(...)`.
+   */
+  readonly connections: ec2.Connections;
+  /** The proof in tokens that gates each deployment, when `smokeBenchmark` is set. */
+  readonly smokeBenchmark?: SmokeBenchmark;
   /** The endpoint's dashboard: the component's SageMaker metrics, then the engine's; unless `dashboard` is false. */
   readonly dashboard?: cloudwatch.Dashboard;
   /**
@@ -117,6 +128,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     if (job !== undefined && (props.weightsPath !== undefined || props.compiledArtifactsPath !== undefined)) {
       problems.push('weightsPath and compiledArtifactsPath come from compiledArtifacts (its model/ and compiled/ directories); leave them unset');
     }
+    problems.push(...networkProblems(props));
     InputError.throwIfAny(problems);
     const plan = props.plan;
     if (job !== undefined) {
@@ -188,6 +200,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       group.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
     }
 
+    // Network: SageMaker's managed network unless a VPC is given, as on the single-call endpoint.
+    const { vpcConfig, connections } = endpointNetwork(this, this.role, props);
+    this.connections = connections;
+
     // Model: the image, the weights and the engine's settings; the component runs it.
     // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
     this.environment = {
@@ -202,6 +218,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         modelDataSource: { s3DataSource: { s3Uri: weights.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
         environment: this.environment,
       },
+      vpcConfig,
     });
     this.cfnModel.node.addDependency(this.role);
     if (weights.dependable) this.cfnModel.node.addDependency(weights.dependable as IDependable);
@@ -314,7 +331,14 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       productionVariant,
       sizing,
       role: stack.resolve(this.role.roleArn),
+      vpcConfig: stack.resolve(vpcConfig),
     }));
+
+    // Last: the proof reads the name and fingerprint set above, and runs after everything in this construct.
+    if (props.smokeBenchmark) {
+      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark',
+        inferenceComponentProof(this, plan, props.servedModelName, props.smokeBenchmark));
+    }
   }
 
   /** Any `AWS/SageMaker` metric of the inference component (dimension `InferenceComponentName`), per minute. */

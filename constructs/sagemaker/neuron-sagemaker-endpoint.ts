@@ -35,7 +35,9 @@ import {
 } from './endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
 import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
-import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess, rollbackAlarmsReadBy } from './private/endpoint-monitoring';
+import {
+  endpointDashboard, endpointNetwork, endpointRollbackAlarms, networkProblems, rollbackAlarmsReadBy,
+} from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import { chooseHostImage } from './private/neuron-host';
@@ -164,10 +166,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         + 'model from S3 or a model hub at runtime; pass modelData (ModelData.fromAsset(dir) or '
         + 'ModelData.fromBucket(bucket, prefix)) holding the compiled model, or set networkIsolation=false');
     }
-    if (props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)) {
-      problems.push('vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, '
-        + 'or remove them');
-    }
+    problems.push(...networkProblems(props));
     const layout = resolveLayout(this, props, problems);
     if (layout === undefined) {
       // Without an instance type nothing else can be checked.
@@ -270,22 +269,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     logGroup.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
 
     // Network.
-    let vpcConfig: sagemaker.CfnModel.VpcConfigProperty | undefined;
-    let securityGroups: ec2.ISecurityGroup[] = [];
-    if (props.vpc) {
-      securityGroups = props.securityGroups ?? [new ec2.SecurityGroup(this, 'SecurityGroup', {
-        vpc: props.vpc,
-        description: `SageMaker endpoint ${this.node.path} model containers`,
-        allowAllOutbound: true,
-      })];
-      const subnets = props.vpc.selectSubnets(props.vpcSubnets).subnetIds;
-      vpcConfig = {
-        subnets,
-        securityGroupIds: securityGroups.map((sg) => sg.securityGroupId),
-      };
-      grantVpcAccess(this, this.role, props.vpc, subnets, securityGroups);
-    }
-    this.connections = new ec2.Connections({ securityGroups });
+    const { vpcConfig, connections } = endpointNetwork(this, this.role, props);
+    this.connections = connections;
 
     // Model.
     this.environment = {

@@ -6,13 +6,18 @@ import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct } from 'constructs';
+import type { GenerativePlan } from '../../../lib/generative/types';
+import type { SmokeBenchmarkProps, GenerativeSmokeBenchmarkOptions } from '../../proof/smoke-benchmark-props';
+import { SmokeTarget } from '../../proof/smoke-target';
 import type { ModelServerMetrics } from '../../monitoring/model-server-metrics';
 import { isOwned } from '../../private/ownership';
 import { RollbackAlarms } from '../../private/rollback-alarms';
 import { nagResource } from '../../private/data-nag';
 import type { EndpointLayout } from '../../private/endpoint-layout';
 import { ERROR_RATE_ALARM_PERCENT, INeuronSageMakerEndpoint, P99_ALARM_FACTOR } from '../endpoint-props';
+import type { EndpointNetworkOptions } from '../endpoint-props';
 
 /** An endpoint construct whose metrics the alarms and the dashboard read; they are created in its scope. */
 export type MonitoredEndpoint = Construct & INeuronSageMakerEndpoint;
@@ -200,4 +205,54 @@ export function grantVpcAccess(scope: Construct, role: iam.IRole, vpc: ec2.IVpc,
         + 'network interfaces.',
     });
   }
+}
+
+/** Problems of the network props, to report with the endpoint's others before any resource exists. */
+export function networkProblems(props: EndpointNetworkOptions): string[] {
+  return props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)
+    ? ['vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, or remove them']
+    : [];
+}
+
+/**
+ * The model's VPC config and the containers' connections: in `vpc`, with the given security groups or one of this
+ * endpoint's (no ingress), and the role granted what SageMaker needs to attach them ({@link grantVpcAccess}); without
+ * `vpc`, SageMaker's managed network and no security group.
+ */
+export function endpointNetwork(scope: Construct, role: iam.IRole, props: EndpointNetworkOptions):
+{ readonly vpcConfig?: sagemaker.CfnModel.VpcConfigProperty; readonly connections: ec2.Connections } {
+  if (!props.vpc) {
+    return { connections: new ec2.Connections({ securityGroups: [] }) };
+  }
+  const securityGroups = props.securityGroups ?? [new ec2.SecurityGroup(scope, 'SecurityGroup', {
+    vpc: props.vpc,
+    description: `SageMaker endpoint ${scope.node.path} model containers`,
+    allowAllOutbound: true,
+  })];
+  const subnets = props.vpc.selectSubnets(props.vpcSubnets).subnetIds;
+  grantVpcAccess(scope, role, props.vpc, subnets, securityGroups);
+  return {
+    vpcConfig: { subnets, securityGroupIds: securityGroups.map((sg) => sg.securityGroupId) },
+    connections: new ec2.Connections({ securityGroups }),
+  };
+}
+
+/**
+ * The proof in tokens of a generative model behind an inference component: the golden prompt and a streamed run,
+ * judged against the plan, through the SageMaker runtime with the component named. The endpoint's `smokeBenchmark`
+ * and `GenerativeInferenceStack` both build it here.
+ */
+export function inferenceComponentProof(
+  endpoint: INeuronSageMakerEndpoint & { readonly inferenceComponentName: string; readonly deploymentFingerprint: string },
+  plan: GenerativePlan,
+  servedModelName: string,
+  options: GenerativeSmokeBenchmarkOptions,
+): SmokeBenchmarkProps {
+  const { tokens, ...rest } = options;
+  return {
+    ...rest,
+    plan,
+    target: SmokeTarget.sageMakerEndpoint(endpoint, { inferenceComponentName: endpoint.inferenceComponentName }),
+    tokens: { ...tokens, servedModelName },
+  };
 }
