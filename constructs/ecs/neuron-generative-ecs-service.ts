@@ -48,7 +48,7 @@ import { resolveGenerativeService } from './private/generative-ecs-validation';
  *
  * @example
  * new NeuronGenerativeEcsService(this, 'Llama', {
- *   plan: planGenerative(requireGenerativeProfile('llama-3.1-8b-instruct'), targets, { region, hosting: 'ec2' }),
+ *   plan: planGenerative(findGenerativeProfile('llama-3.1-8b-instruct')!, targets, { region, hosting: 'ec2' }),
  *   image: ModelImage.fromRepository(repository, 'sha256:...'),
  *   model: { bucket, weightsPrefix: 'models/llama-3.1-8b-instruct', compiledArtifactsPrefix: 'compiled/abc123' },
  *   servedModelName: 'llama-3.1-8b-instruct',
