@@ -8,7 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { markOwned } from '../private/ownership';

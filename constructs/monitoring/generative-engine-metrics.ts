@@ -9,8 +9,8 @@ import {
   ENGINE_GAUGES,
   ENGINE_METRICS_DIMENSION,
   ENGINE_PERCENTILES,
-} from '../../lib/generative/engine-metrics';
-import type { EngineMetricName } from '../../lib/generative/engine-metrics';
+} from '../../lib/generative/engine-image';
+import type { EngineMetricName } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { ModelServerMetrics } from './model-server-metrics';
 import { MetricSource } from './private/metric-source';

@@ -12,7 +12,7 @@ import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';

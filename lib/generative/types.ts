@@ -8,7 +8,7 @@
  */
 import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
 import type { WorkloadLengths } from './lengths';
-import type { GenerativeLeverOptions, LeverSet } from './levers';
+import type { GenerativeLeverOptions, LeverSet } from './perf-model';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
