@@ -174,7 +174,7 @@ export function estimatedTiming(input: EstimateInput, model: PerformanceModel = 
 /*
 
  * The configurations nobody measured, as planning candidates: every tensor-parallel degree the chip supports, every
- * power-of-two number of concurrent sequences that fits, with every combination of levers (`levers.ts`), timed by
+ * power-of-two number of concurrent sequences that fits, with every combination of levers (`perf-model.ts`), timed by
  * the performance model (`estimate.ts`). Measured configurations (the planner's rows) win: a (degree, sequences)
  * measured at the needed length without levers is not estimated.
  */

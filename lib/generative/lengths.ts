@@ -3,7 +3,7 @@
  *
  * A length is lognormal with the stated mean and p99. Without a p99 it takes the default spread measured on a public
  * trace of chat traffic (`DEFAULT_LENGTH_SPREAD`); `fixed` asks for every request at the mean (a benchmark's shape,
- * not traffic's). The planner, the replay (`simulate.ts`), the token proof and the bench draw from the same
+ * not traffic's). The planner, the replay (`simulateGenerativeReplica`), the token proof and the bench draw from the same
  * distribution, carried in the plan's JSON (`GenerativePlanDetails.lengths`).
  */
 import { normal, random } from '../planner/simulate';
