@@ -18,7 +18,9 @@
  * 4.9 TB/s. The collective term is a count of latency-bound all-reduce steps (decode messages are a few KiB, so link
  * bandwidth does not bound them); its cost per step is fitted.
  */
-import type { GenerativeArchitectureFacts, GenerativeDtype, GenerativeMeasurement, GenerativeProfile } from './types';
+import type { DraftModel, GenerativeArchitectureFacts, GenerativeDtype, GenerativeLeverOptions, GenerativeMeasurement, GenerativeProfile, LeverSet } from './types';
+
+export type { DraftModel, GenerativeLeverOptions, LeverSet } from './types';
 import { chipOf } from '../planner/planner';
 import { ec2Name } from '../catalog/catalog';
 import { perOutputTokenMs } from './engine-timing';
@@ -309,28 +311,6 @@ export function errorSummary(errors: readonly number[]): { readonly median: numb
  *   (llama70b_apc_perf_comparison.csv @ 86051b85).
  */
 
-/** Which levers the planner may use. Every lever is a candidate unless turned off. */
-export interface GenerativeLeverOptions {
-  /** Consider speculative decoding (a draft model) where the model has a cited draft. @default true */
-  readonly speculativeDecoding?: boolean;
-  /** Tokens kept per verification step with speculation. @default - the model family's published figure */
-  readonly acceptedTokens?: number;
-  /** Consider FP8 weights and an FP8 KV cache. @default true */
-  readonly fp8?: boolean;
-  /** Share of prompt tokens a prefix cache serves, 0 to 1. @default 0 - prefix caching is not a candidate */
-  readonly prefixHitRate?: number;
-}
-
-/** A draft model for speculation. */
-export interface DraftModel {
-  readonly id: string;
-  readonly huggingFaceId: string;
-  readonly parametersBillions: number;
-  /** Tokens kept per verification step by default, and where it comes from. */
-  readonly acceptedTokens: number;
-  readonly source: string;
-}
-
 /** Tokens the draft proposes per step (`num_speculative_tokens`), as the Neuron speculative decoding tutorial sets. */
 export const SPECULATIVE_TOKENS = 7;
 
@@ -359,14 +339,6 @@ export function draftFor(profile: Pick<GenerativeProfile, 'id' | 'model'>): Draf
     return { id: 'qwen3-0.6b', huggingFaceId: 'Qwen/Qwen3-0.6B', parametersBillions: 0.6, acceptedTokens: round(acceptedTokensFrom(10.76, 9.91, 0.6 / 32.8)), source: QWEN_DRAFT_SOURCE };
   }
   return undefined;
-}
-
-/** One combination of levers a candidate runs with. */
-export interface LeverSet {
-  readonly speculation?: { readonly draft: DraftModel; readonly speculativeTokens: number; readonly acceptedTokens: number };
-  readonly fp8Weights?: boolean;
-  readonly fp8KvCache?: boolean;
-  readonly prefixHitRate?: number;
 }
 
 /** The lever sets to plan: every combination of the levers on and available (none of them first). */

@@ -7,8 +7,6 @@
  * targets and plans are in those units.
  */
 import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
-import type { WorkloadLengths } from './lengths';
-import type { GenerativeLeverOptions, LeverSet } from './perf-model';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -294,4 +292,66 @@ export interface GenerativeLeverWorth {
   readonly lever: 'speculative-decoding' | 'fp8' | 'prefix-caching';
   /** The cheapest plan that does not use the lever (undefined when none is feasible). */
   readonly without?: GenerativePlan;
+}
+
+/** How a length distribution was chosen. */
+export type LengthSpread =
+  /** The user gave the p99. */
+  | 'stated'
+  /** No p99 given: the default spread of `DEFAULT_LENGTH_SPREAD` (the trace's p99 / mean). */
+  | 'default'
+  /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
+  | 'fixed';
+
+/** A lognormal length distribution, in tokens. Plain data: it travels in the plan's JSON. */
+export interface LengthDistribution {
+  readonly spread: LengthSpread;
+  readonly mean: number;
+  /** 99th percentile, tokens (the mean when fixed). */
+  readonly p99: number;
+  /** Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. */
+  readonly mu: number;
+  readonly sigma: number;
+  /** Squared coefficient of variation, exp(sigma^2) - 1. */
+  readonly scv: number;
+  /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
+  readonly max?: number;
+  /** Where the spread comes from, in words. */
+  readonly source: string;
+}
+
+/** The input and output length distributions of a workload. */
+export interface WorkloadLengths {
+  readonly input: LengthDistribution;
+  readonly output: LengthDistribution;
+}
+
+/** Which levers the planner may use. Every lever is a candidate unless turned off. */
+export interface GenerativeLeverOptions {
+  /** Consider speculative decoding (a draft model) where the model has a cited draft. @default true */
+  readonly speculativeDecoding?: boolean;
+  /** Tokens kept per verification step with speculation. @default - the model family's published figure */
+  readonly acceptedTokens?: number;
+  /** Consider FP8 weights and an FP8 KV cache. @default true */
+  readonly fp8?: boolean;
+  /** Share of prompt tokens a prefix cache serves, 0 to 1. @default 0 - prefix caching is not a candidate */
+  readonly prefixHitRate?: number;
+}
+
+/** A draft model for speculation. */
+export interface DraftModel {
+  readonly id: string;
+  readonly huggingFaceId: string;
+  readonly parametersBillions: number;
+  /** Tokens kept per verification step by default, and where it comes from. */
+  readonly acceptedTokens: number;
+  readonly source: string;
+}
+
+/** One combination of levers a candidate runs with. */
+export interface LeverSet {
+  readonly speculation?: { readonly draft: DraftModel; readonly speculativeTokens: number; readonly acceptedTokens: number };
+  readonly fp8Weights?: boolean;
+  readonly fp8KvCache?: boolean;
+  readonly prefixHitRate?: number;
 }
