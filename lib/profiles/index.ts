@@ -3,6 +3,7 @@
  * own profile, and self-contradiction checks.
  */
 import { InputError } from '../errors';
+import { BUILT_IN_GENERATIVE_PROFILES } from './data/generative';
 import { BUILT_IN_PROFILES } from './builtin';
 import type { ModelProfile } from './types';
 
@@ -77,11 +78,19 @@ export function closestProfileIds(id: string): string[] {
 /**
  * The built-in profile with this id.
  *
- * @throws InputError `unknown model 'bert-base'; known models: ...` listing every id, the closest matches first
+ * @throws InputError `unknown model 'bert-base'; known models: ...` listing every id, the closest matches first;
+ *   for a generative id, which lookup and planner take it instead
  */
 export function requireProfile(id: string): ModelProfile {
   const profile = findProfile(id);
   if (!profile) {
+    // A generative id is not a typo: listing single-call models would send the user looking in the wrong place.
+    if (BUILT_IN_GENERATIVE_PROFILES.some((p) => p.id === id)) {
+      throw new InputError(
+        `'${id}' is a generative model, planned in tokens, not a single-call one: look it up with ` +
+          `findGenerativeProfile('${id}') and plan it with planGenerative (CLI: plan --model ${id} with --ttft-p99/--tpot-p99).`,
+      );
+    }
     throw new InputError(
       `unknown model '${id}'; known models: ${closestProfileIds(id).join(', ')}. ` +
         'Pass one of them with --model, or your own measurements with --profile FILE.',
