@@ -3,6 +3,7 @@
  * own profile, and self-contradiction checks.
  */
 import { InputError } from '../errors';
+import { editDistance } from '../suggest';
 import { BUILT_IN_GENERATIVE_PROFILES } from './data/generative';
 import { BUILT_IN_PROFILES } from './builtin';
 import type { ModelProfile } from './types';
@@ -32,21 +33,6 @@ export function findProfile(id: string): ModelProfile | undefined {
 /** Ids of every built-in profile, sorted. */
 export function profileIds(): readonly string[] {
   return BUILT_IN_PROFILES.map((p) => p.id);
-}
-
-/** Levenshtein distance, case-insensitive. */
-function editDistance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= t.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[t.length];
 }
 
 /** How an id relates to what the user typed: same but for case, starts with it, contains it, or neither. */
