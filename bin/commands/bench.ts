@@ -23,6 +23,8 @@ import {
 } from '../../lib/bench';
 import { runBenchmark } from '../../io/bench';
 import { calibrationRecord } from '../../lib/bench/calibration-record';
+import type { BenchReport } from '../../lib/bench/types';
+import { MIN_CALIBRATION_REQUESTS, MIN_PLANNED_SHARE } from '../../lib/calibration/calibrate';
 import type { Plan } from '../../lib/planner/types';
 import { planBasis, planBasisSchema, type PlanBasis } from '../../lib/smoke/capacity';
 import { readJsonFile } from './files';
@@ -139,6 +141,11 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
           ? { calibration: calibrationRecord('bench', plan, { ...report, offeredRps: benchOptions.mode.rateRps, achievedRps: report.throughputRps }) }
           : {};
       io.stdout(json ? `${JSON.stringify({ ...reportForJson(report), ...calibration }, null, 2)}\n` : formatReport(report));
+      if (plan !== undefined && benchOptions.mode.kind === 'open') {
+        for (const warning of calibrationWarnings(plan, benchOptions.mode.rateRps, report, flags.url ?? flags.endpoint ?? 'the target')) {
+          io.stderr(`warning: ${warning}\n`);
+        }
+      }
       if (!report.passed) {
         throw new BenchFailedError(report);
       }
@@ -176,6 +183,27 @@ export function benchInputsFromFlags(flags: BenchFlags): { readonly options: Ben
 }
 
 /**
+ * What would make `calibrate` refuse this run, said when it ends rather than when calibrate reads it: a rate far
+ * below the plan, too few requests, or a server that is not the model server (no timing header on any answer).
+ */
+export function calibrationWarnings(plan: PlanBasis, rateRps: number, report: BenchReport, target: string): string[] {
+  const warnings: string[] = [];
+  const plannedRps = plan.capacityPerInstanceRps * plan.instanceCount;
+  if (rateRps < MIN_PLANNED_SHARE * plannedRps || report.requests < MIN_CALIBRATION_REQUESTS) {
+    warnings.push(`--rate ${rateRps} is ${+((100 * rateRps) / plannedRps).toPrecision(2)} % of the plan's ${+plannedRps.toFixed(1)} ` +
+      `requests/s, over ${report.requests} requests: calibrate refuses a run below ${MIN_PLANNED_SHARE * 100} % of the plan or of ` +
+      `fewer than ${MIN_CALIBRATION_REQUESTS} requests (docs/calibration.md); measure at --rate ${+plannedRps.toFixed(1)}`);
+  }
+  if (report.server === undefined) {
+    warnings.push(`no answer carried the model server's timing header (server-ms, device-ms): ${target} is not the ` +
+      'cdk-inferentia model server, so the record holds no device time' +
+      (plan.serving === 'batching' ? ', and calibrate refuses it for this batching plan' : '') +
+      '; point bench at the deployed endpoint');
+  }
+  return warnings;
+}
+
+/**
  * The plan basis of a `plan --json` file (its `chosen` plan) or of a bare plan.
  *
  * @throws InputError naming the file and what is missing
@@ -185,6 +213,12 @@ export function readPlanBasis(file: string): PlanBasis {
   const chosen = typeof json === 'object' && json !== null && 'chosen' in json ? (json as { chosen: unknown }).chosen : json;
   if (chosen === null) {
     throw new InputError(`--plan ${file}: the file holds no plan (chosen is null: the planner found none); give a feasible plan`);
+  }
+  if (typeof chosen === 'object' && chosen !== null && typeof (chosen as { generative?: unknown }).generative === 'object') {
+    const id = (chosen as { profileId?: unknown }).profileId;
+    throw new InputError(`--plan ${file}: a generative plan (${typeof id === 'string' ? `${id}, ` : ''}planned in tokens): bench measures ` +
+      'single-call requests and cannot calibrate it; its measurement is the token proof the deploy runs (smokeBenchmark.tokens, ' +
+      'docs/generative.md), and `npm run bench:generative` checks the token model against a streaming engine locally');
   }
   try {
     const basis = planBasis(chosen as Plan);

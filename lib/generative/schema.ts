@@ -3,8 +3,10 @@
  * at once, each naming the field, the value and what is expected. docs/profile-format.md documents the format.
  */
 import { z } from 'zod';
+import { NEURON_FAMILIES } from '../catalog/instance-type';
 import { InputError } from '../errors';
 import { formatPath, formatValue, valueAt } from '../profiles/schema';
+import { profileKindOf } from './profile-kind';
 import type { GenerativeProfile } from './types';
 
 const POSITIVE_NUMBER = 'expected a positive number';
@@ -29,14 +31,26 @@ const generativeModelSchema = z.strictObject({
   source: nonEmptyString(),
 });
 
+/** A Neuron SDK release as the Neuron release notes write it: `2.26`, `2.26.1` (not `latest`, which pins nothing). */
+const SDK_VERSION = /^\d+\.\d+(\.\d+)?$/;
+const SDK_MESSAGE = 'expected a Neuron SDK release such as "2.26.1"';
+
+/** `inf2.48xlarge` or `ml.inf2.48xlarge` -> `inf2`. */
+function familyOf(instanceType: string): string {
+  return instanceType.replace(/^ml\./, '').split('.')[0];
+}
+
 const generativeMeasurementSchema = z.strictObject({
-  instanceType: nonEmptyString(),
+  // A row on a GPU instance is not a Neuron measurement: refused here, rather than never matching a catalog instance.
+  instanceType: nonEmptyString().refine((t) => NEURON_FAMILIES.includes(familyOf(t)), {
+    error: 'NEURON_INSTANCE',
+  }),
   tensorParallelDegree: positiveInteger(),
   batchSize: positiveInteger(),
   inputTokens: positiveInteger(),
   outputTokens: positiveInteger(),
   sequenceLength: positiveInteger().optional(),
-  neuronSdkVersion: nonEmptyString(),
+  neuronSdkVersion: z.string({ error: SDK_MESSAGE }).regex(SDK_VERSION, { error: SDK_MESSAGE }),
   ttftP50Ms: positiveNumber().optional(),
   ttftP99Ms: positiveNumber().optional(),
   tpotP50Ms: positiveNumber(),
@@ -69,6 +83,10 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
     const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
     return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename ${issue.keys.length > 1 ? 'them' : 'it'}`;
+  }
+  if (issue.message === 'NEURON_INSTANCE') {
+    return `${formatPath(issue.path)}: ${formatValue(valueAt(json, issue.path))} is not a Neuron instance; measure on inf2, `
+      + `trn1, trn2 ... (families: ${NEURON_FAMILIES.join(', ')})`;
   }
   if (issue.path.length === 0) {
     return `expected a JSON object with kind "generative", id, model and measurements, got ${formatValue(json)}`;
@@ -109,6 +127,8 @@ function crossFieldProblems(profile: z.infer<typeof generativeProfileSchema>): s
  * @throws InputError listing every problem, each as `origin: field: what is wrong, got value`
  */
 export function parseGenerativeProfile(json: unknown, origin: string): GenerativeProfile {
+  // A kind slip is one problem, said as such, not a field-by-field refusal of the rest.
+  profileKindOf(json, origin);
   const result = generativeProfileSchema.safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((issue) => `${origin}: ${describeIssue(json, issue)}`));
