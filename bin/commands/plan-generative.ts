@@ -4,7 +4,7 @@
  */
 import Table from 'cli-table3';
 import type { Catalog } from '../../lib/catalog/catalog';
-import type { Hosting, PricingKind } from '../../lib/catalog/types';
+import type { Hosting, Price, PricingKind } from '../../lib/catalog/types';
 import { InfeasibleError, InputError } from '../../lib/errors';
 import { planGenerativeReport } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
@@ -117,6 +117,12 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
   }
 }
 
+/** A plan's price as the report prints it: flagged ESTIMATE (with its method) or UNVERIFIED, with its source. */
+export function priceLine(price: Price): string {
+  const flag = price.estimate !== undefined ? ' ESTIMATE' : price.unverified ? ' UNVERIFIED' : '';
+  return `${usd(price.usdPerHour, 4)}/h ${price.kind}${flag} (${price.estimate ?? price.source}, ${price.asOf})`;
+}
+
 const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 const length = (l: { mean: number; p99?: number }) => `${l.mean}${l.p99 !== undefined ? ` (p99 ${l.p99})` : ''}`;
 
@@ -148,7 +154,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
         `${g.outputTokensPerSecond} output tokens/s at the target, ${g.meanRunningSequences} sequences decoding per replica on average`,
     },
     { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(g.costPer1MOutputTokensUsd, 2)} per 1M output tokens` },
-    { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+    { price: priceLine(p.price) },
     { measurement: g.measurement.map((r) => r.source).join('\n') },
   );
   out.push(summary.toString() + '\n');

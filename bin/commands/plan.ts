@@ -15,7 +15,7 @@ import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { runGenerativePlan, GENERATIVE_ONLY } from './plan-generative';
+import { priceLine, runGenerativePlan, GENERATIVE_ONLY } from './plan-generative';
 import { loadAnyProfile } from './profiles';
 
 interface PlanFlags {
@@ -235,7 +235,7 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
     },
     { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MRequestsUsd, 3)} per 1M requests` },
     ...(p.instance.family === 'inf1' ? [{ 'Inf1 support': INF1_END_OF_SUPPORT }] : []),
-    { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+    { price: priceLine(p.price) },
     {
       'one process per instance': `${p.naive.instanceCount} instances, ${usd(p.naive.hourlyCostUsd)}/h: packing NeuronCores saves ${Math.round(p.naive.savingsPercent)} %`,
     },

@@ -15,7 +15,7 @@ import { isAwsRegion } from '../catalog/regions';
 import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, Price } from '../catalog/types';
 import { InfeasibleError, InputError } from '../errors';
-import { HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
+import { estimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, supportedGroupSizes } from '../planner/layout';
 import { chipOf, DEFAULT_HEADROOM } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
@@ -419,7 +419,8 @@ function sizePlan(
   const hourly = price.usdPerHour * instanceCount;
   const outputTokensPerSecond = targets.requestsPerSecond * targets.outputTokens.mean;
   const warnings = [
-    ...(price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
+    ...(price.estimate !== undefined ? [estimateWarning(price)]
+      : price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
     ...rows.filter((r) => r.unverified).map((r) => `measurement ${describeConfiguration(r.tensorParallelDegree, r.batchSize, r.neuronSdkVersion)} is UNVERIFIED (${r.source})`),
     ...(timing.prefillEstimated ? ['the rows state no TTFT: prefill is estimated as one decode step per 128 prompt tokens'] : []),
     ...(rows.some((r) => !r.instanceType.startsWith(instance.name)) ? [`measured on ${[...new Set(rows.map((r) => r.instanceType))].join(', ')}, same chip as ${instance.name}`] : []),

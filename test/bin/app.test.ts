@@ -271,12 +271,19 @@ describe('The example app in a region the built-in catalog does not price', () =
       { instanceType: `inf2.${size}`, region: 'eu-west-1', hosting: 'sagemaker', usdPerHour: [1.1, 2.6, 8.6, 17.2][i] })),
   }));
 
-  test('says how to get prices, with -c prices', () => {
+  test('says how to get prices, with -c prices, in a region with no EC2 price either', () => {
     // THEN
-    expect(problemsOf({ region: 'eu-west-1' })).toEqual([
-      'context region=eu-west-1: no SageMaker prices for it (priced: us-east-1); fetch them with `npx cdk-inferentia '
-        + 'catalog refresh --regions eu-west-1 --out prices.json` and pass -c prices=prices.json',
+    expect(problemsOf({ region: 'il-central-1' })).toEqual([
+      expect.stringMatching(/^context region=il-central-1: no SageMaker prices for it \(priced: .*eu-west-1.*\); fetch them with `npx cdk-inferentia /),
     ]);
+    expect(problemsOf({ region: 'il-central-1' })[0]).toContain('catalog refresh --regions il-central-1 --out prices.json` and pass -c prices=prices.json');
+  });
+
+  test('plans eu-west-1 offline with the SageMaker price estimated from EC2, marked ESTIMATE', () => {
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, region: 'eu-west-1' } }));
+    const planned = exampleStack(app).endpoint.plan!;
+    expect(planned.price).toMatchObject({ region: 'eu-west-1', hosting: 'sagemaker', estimate: expect.stringMatching(/^EC2 on-demand in eu-west-1/) });
+    expect(planned.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/is an ESTIMATE/)]));
   });
 
   test('plans there with -c prices=FILE', () => {
