@@ -6,7 +6,7 @@
  * `//` comments) passes: only near misses are slips.
  */
 import type { App } from 'aws-cdk-lib';
-import { closestName } from '../lib/suggest';
+import { closestName } from '../lib/profiles';
 
 /** The keys, and which part of the app reads each (for the message's list). */
 export const CONTEXT_KEY_READERS = {

@@ -23,10 +23,9 @@ import {
 } from '../../lib/bench';
 import { runBenchmark } from '../../io/bench';
 import { calibrationRecord } from '../../lib/bench/calibration-record';
-import type { BenchReport } from '../../lib/bench/types';
-import { MIN_CALIBRATION_REQUESTS, MIN_PLANNED_SHARE } from '../../lib/calibration/calibrate';
 import type { Plan } from '../../lib/planner/types';
 import { planBasis, planBasisSchema, type PlanBasis } from '../../lib/smoke/capacity';
+import { calibrationWarnings } from './bench-calibration';
 import { readJsonFile } from './files';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
 import { endpointNameProblem } from '../../lib/aws-names';
@@ -180,27 +179,6 @@ export function benchInputsFromFlags(flags: BenchFlags): { readonly options: Ben
   }
   InputError.throwIfAny(problems);
   return { options: plan !== undefined ? { ...(options as BenchOptions), serverTiming: true } : (options as BenchOptions), ...(plan !== undefined ? { plan } : {}) };
-}
-
-/**
- * What would make `calibrate` refuse this run, said when it ends rather than when calibrate reads it: a rate far
- * below the plan, too few requests, or a server that is not the model server (no timing header on any answer).
- */
-export function calibrationWarnings(plan: PlanBasis, rateRps: number, report: BenchReport, target: string): string[] {
-  const warnings: string[] = [];
-  const plannedRps = plan.capacityPerInstanceRps * plan.instanceCount;
-  if (rateRps < MIN_PLANNED_SHARE * plannedRps || report.requests < MIN_CALIBRATION_REQUESTS) {
-    warnings.push(`--rate ${rateRps} is ${+((100 * rateRps) / plannedRps).toPrecision(2)} % of the plan's ${+plannedRps.toFixed(1)} ` +
-      `requests/s, over ${report.requests} requests: calibrate refuses a run below ${MIN_PLANNED_SHARE * 100} % of the plan or of ` +
-      `fewer than ${MIN_CALIBRATION_REQUESTS} requests (docs/calibration.md); measure at --rate ${+plannedRps.toFixed(1)}`);
-  }
-  if (report.server === undefined) {
-    warnings.push(`no answer carried the model server's timing header (server-ms, device-ms): ${target} is not the ` +
-      'cdk-inferentia model server, so the record holds no device time' +
-      (plan.serving === 'batching' ? ', and calibrate refuses it for this batching plan' : '') +
-      '; point bench at the deployed endpoint');
-  }
-  return warnings;
 }
 
 /**

@@ -10,7 +10,7 @@ import { s3UriProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { calibrateProfile, readCalibrationRecord } from '../../lib/calibration';
 import { InputError } from '../../lib/errors';
-import { profileKindOf } from '../../lib/generative/profile-kind';
+import { profileKindOf } from '../../lib/generative/schema';
 import { findProfile, parseProfile } from '../../lib/profiles';
 import type { ModelProfile } from '../../lib/profiles';
 import { messageOf, readJsonFile } from './files';
