@@ -1,6 +1,5 @@
 import { BUILT_IN_INSTANCES } from './instances';
-import { BUILT_IN_PRICES } from './prices';
-import { sageMakerEstimates } from './sagemaker-estimate';
+import { BUILT_IN_PRICES, sageMakerEstimates } from './prices';
 import { Hosting, InstanceSpec, Price, PricingKind } from './types';
 
 /**
@@ -71,7 +70,7 @@ export class Catalog {
   readonly instances: readonly InstanceSpec[];
   /**
    * Every price, in the order they were added (a replaced price keeps its place), then the SageMaker prices
-   * estimated where none is listed (`Price.estimate`, sagemaker-estimate.ts).
+   * estimated where none is listed (`Price.estimate`, `sageMakerEstimates` in prices.ts).
    */
   readonly prices: readonly Price[];
 
