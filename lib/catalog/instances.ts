@@ -1,9 +1,10 @@
+import { TRAINIUM_INSTANCES } from './trainium';
 import { InstanceSpec } from './types';
 
 /*
  * Hardware facts of the Neuron instances the toolkit plans for.
  *
- * Source: aws-neuron/aws-neuron-sdk at 81ce03ae (2026-08-21, Neuron SDK 2.32),
+ * Trainium2 and newer are in `trainium.ts`. Source: aws-neuron/aws-neuron-sdk at 81ce03ae (2026-08-21, Neuron SDK 2.32),
  * about-neuron/arch/neuron-hardware/{inf1,inf2,trn1,trn2}-arch.rst for chips, vCPUs and host memory, and
  * inferentia.rst / inferentia2.rst / trainium.rst for cores per chip, core version and device memory per chip;
  * (see SOURCES.md). No value here is UNVERIFIED.
@@ -13,8 +14,6 @@ const NEURON = 'aws-neuron/aws-neuron-sdk 81ce03ae (2026-08-21)';
 const INF1_SOURCE = `${NEURON}: about-neuron/arch/neuron-hardware/inf1-arch.rst, inferentia.rst`;
 const INF2_SOURCE = `${NEURON}: about-neuron/arch/neuron-hardware/inf2-arch.rst, inferentia2.rst`;
 const TRN1_SOURCE = `${NEURON}: about-neuron/arch/neuron-hardware/trn1-arch.rst, trainium.rst`;
-const TRN2_SOURCE = `${NEURON}: about-neuron/arch/neuron-hardware/trn2-arch.rst, trainium2.rst, ` +
-  'about-neuron/arch/neuron-features/logical-neuroncore-config.rst';
 
 /** Inferentia (v1): 4 NeuronCore-v1 and 8 GiB DRAM per chip. */
 function inf1(size: string, chips: number, vcpus: number, memoryGiB: number): InstanceSpec {
@@ -41,17 +40,6 @@ function trn1(family: 'trn1' | 'trn1n', size: string, chips: number, vcpus: numb
 }
 
 /**
- * Trainium2: 8 physical NeuronCore-v3 and 96 GiB HBM per chip; at the default Logical NeuronCore Configuration (LNC=2)
- * the runtime sees 4 logical cores per chip with 24 GiB each.
- */
-function trn2(size: string, chips: number, vcpus: number, memoryGiB: number): InstanceSpec {
-  return {
-    name: `trn2.${size}`, family: 'trn2', chips, coresPerChip: 4, logicalNeuronCoreConfig: 2, coreVersion: 'v3',
-    deviceMemoryPerChipGiB: 96, vcpus, memoryGiB, source: TRN2_SOURCE, unverified: false,
-  };
-}
-
-/**
  * The built-in Neuron instance catalog, in family then size order.
  *
  * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/inf2-arch.html
@@ -69,5 +57,4 @@ export const BUILT_IN_INSTANCES: readonly InstanceSpec[] = Object.freeze([
   trn1('trn1', '2xlarge', 1, 8, 32),
   trn1('trn1', '32xlarge', 16, 128, 512),
   trn1('trn1n', '32xlarge', 16, 128, 512),
-  trn2('48xlarge', 16, 192, 2048),
-].map((spec) => Object.freeze(spec)));
+].map((spec) => Object.freeze(spec)).concat(TRAINIUM_INSTANCES));
