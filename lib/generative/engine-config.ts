@@ -27,6 +27,8 @@
  * Hostings call {@link vllmReplicaConfigs} and never spell an engine setting themselves.
  */
 import { InputError } from '../errors';
+import { engineSettingProblems, pluginArguments, vllmEngineOf } from './plugin-config';
+import type { PluginEngineOptions } from './plugin-config';
 import type { GenerativePlan } from './types';
 
 /** Port the engine listens on unless the caller says: the port SageMaker sends `/ping` and `/invocations` to. */
@@ -44,10 +46,15 @@ export const VLLM_ENV = {
    * the artifact, compiled for the plan's value.
    */
   logicalNeuronCoreConfig: 'NEURON_LOGICAL_NC_CONFIG',
+  /**
+   * The vLLM Neuron plugin's shared compilation cache: NEFFs found there are not compiled again (plugin docs,
+   * design/compilation/compilation_cache.md, "Remote cache"). Trn2/Trn3 plans point it where `compiledArtifacts` is.
+   */
+  pluginRemoteCache: 'NEURON_LIBTORCH_REMOTE_CACHE',
 } as const;
 
 /** Where the model is and how each replica is reached. */
-export interface VllmEngineOptions {
+export interface VllmEngineOptions extends PluginEngineOptions {
   /** The weights: a directory in the container (`/opt/ml/model`) or a Hugging Face repository id. */
   readonly model: string;
   /** Name clients send in the request's `model` field. */
@@ -93,20 +100,25 @@ export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOpti
   const engine = plan.generative.engine;
   return plan.generative.replicas.map((replica) => {
     const port = options.portPerReplica ? base + replica.index : base;
+    const plugin = vllmEngineOf(plan.instance.family) === 'vllm-neuron-plugin';
     const args = [
       options.model,
       `--served-model-name=${options.servedModelName}`,
       `--tensor-parallel-size=${engine.tensorParallelSize}`,
       `--max-num-seqs=${engine.maxNumSeqs}`,
       `--max-model-len=${engine.maxModelLen}`,
-      `--num-gpu-blocks-override=${engine.maxNumSeqs}`,
-      '--no-enable-chunked-prefill',
-      '--no-enable-prefix-caching',
+      ...(plugin ? pluginArguments(plan, options).args : [
+        `--num-gpu-blocks-override=${engine.maxNumSeqs}`,
+        '--no-enable-chunked-prefill',
+        '--no-enable-prefix-caching',
+      ]),
       '--host=0.0.0.0',
       `--port=${port}`,
     ];
     const environment: Record<string, string> = {};
-    if (options.compiledArtifacts !== undefined) environment[VLLM_ENV.compiledArtifacts] = options.compiledArtifacts;
+    if (options.compiledArtifacts !== undefined) {
+      environment[plugin ? VLLM_ENV.pluginRemoteCache : VLLM_ENV.compiledArtifacts] = options.compiledArtifacts;
+    }
     if (engine.logicalNeuronCoreConfig > 1 || plan.instance.logicalNeuronCoreConfig !== undefined) {
       environment[VLLM_ENV.logicalNeuronCoreConfig] = String(engine.logicalNeuronCoreConfig);
     }
@@ -125,6 +137,7 @@ function checkOptions(plan: GenerativePlan, options: VllmEngineOptions): void {
     throw new InputError(`plan for ${plan.profileId} is ${plan.generative.architecture}: vLLM on Neuron serves decoder-only models; ` +
       'host an encoder-decoder model with the model server (ModelImage.fromServer) and a handler that runs its generation loop');
   }
+  InputError.throwIfAny(engineSettingProblems('vllmReplicaConfigs', plan, options));
   const port = options.port ?? VLLM_DEFAULT_PORT;
   const last = options.portPerReplica ? port + plan.generative.replicas.length - 1 : port;
   if (!Number.isInteger(port) || port < 1 || last > 65535) {
