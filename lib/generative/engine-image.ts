@@ -19,7 +19,8 @@
 import { InputError } from '../errors';
 import type { VllmReplicaConfig } from './engine-config';
 import { NXDI_LAST_SDK_FOR_INF2_TRN1 } from './planner';
-import { NXDI_VLLM_DOCS, PLUGIN_DOCS, vllmEngineOf } from './plugin-config';
+import { NXDI_VLLM_DOCS, PLUGIN_DOCS, pluginArguments, vllmEngineOf } from './plugin-config';
+import type { GenerativePlan } from './types';
 
 /** Repository of the Neuron vLLM DLC, in the public gallery and in the regional DLC registries. */
 export const VLLM_DLC_REPOSITORY = 'pytorch-inference-vllm-neuronx';
@@ -114,6 +115,26 @@ export function vllmDlcTagProblems(caller: string, tag: string, family: string):
       + `use ${VLLM_DLC_PINS.inf2Trn1.tag}`];
   }
   return [];
+}
+
+/**
+ * One line saying which engine and image a plan runs, with the settings rendered for it: what `plan` prints, so a
+ * Trn2 candidate shows the plugin image and its buckets and KV blocks beside an Inf2 one's NxD Inference image.
+ */
+export function engineSummary(plan: Pick<GenerativePlan, 'instance' | 'generative'>): string {
+  const engine = plan.generative.engine;
+  const pin = pinFor(plan.instance.family);
+  const image = pin ? `${VLLM_DLC_REPOSITORY}:${pin.tag}` : 'no pinned image';
+  const core = `tensor_parallel_size ${engine.tensorParallelSize}, max_num_seqs ${engine.maxNumSeqs}, max_model_len ${engine.maxModelLen}`;
+  if (vllmEngineOf(plan.instance.family) !== 'vllm-neuron-plugin') {
+    return `vLLM over NxD Inference (${image}): ${core}`;
+  }
+  const plugin = pluginArguments(plan as GenerativePlan);
+  const prefill = plugin.neuronConfig.num_batched_tokens_buckets;
+  const decode = plugin.neuronConfig.num_seqs_buckets;
+  return `vLLM Neuron plugin ${pin?.pluginVersion ?? ''} (${image}): ${core}, LNC ${engine.logicalNeuronCoreConfig}; prefix caching `
+    + `with ${plugin.numGpuBlocks} KV blocks of ${plugin.blockSize} tokens, async scheduling; buckets: prefill ${prefill.join(' ')}, `
+    + `decode ${decode.join(' ')}`;
 }
 
 /** `1.2.0` for a plugin image's `0.29.0.1.2.0`: the vLLM version's three parts, then the plugin's. */

@@ -3,6 +3,7 @@ import { InputError } from '../../../lib/errors';
 import { findGenerativeProfile, planGenerativeReport } from '../../../lib/generative';
 import type { GenerativePlan } from '../../../lib/generative';
 import { vllmReplicaConfigs } from '../../../lib/generative/engine-config';
+import { engineSummary } from '../../../lib/generative/engine-image';
 import { powerOfTwoBuckets, vllmEngineOf } from '../../../lib/generative/plugin-config';
 import { coreLayout } from '../../../lib/planner/layout';
 
@@ -84,5 +85,16 @@ describe('the vLLM Neuron plugin settings rendered from a Trn2 plan', () => {
     expect(powerOfTwoBuckets(1, 1)).toEqual([1]);
     expect(powerOfTwoBuckets(1, 32)).toEqual([1, 2, 4, 8, 16, 32]);
     expect(powerOfTwoBuckets(128, 1000)).toEqual([128, 256, 512, 1000]);
+  });
+});
+
+describe('what plan prints about a candidate\'s engine', () => {
+  test('GIVEN a Trn2 and an Inf2 plan THEN each names its engine, its pinned image and the settings rendered for it', () => {
+    expect(engineSummary(on('trn2.48xlarge', 16, 12, 4096))).toBe('vLLM Neuron plugin 1.2.0 '
+      + '(pytorch-inference-vllm-neuronx:0.29.0.1.2.0-neuronx-py314-sdk2.33.0-ubuntu26.04): tensor_parallel_size 16, max_num_seqs 12, '
+      + 'max_model_len 4096, LNC 2; prefix caching with 1536 KV blocks of 32 tokens, async scheduling; buckets: prefill 128 256 512 1024 '
+      + '2048 4096, decode 1 2 4 8 12');
+    expect(engineSummary(on('inf2.48xlarge', 8, 4, 4096))).toBe('vLLM over NxD Inference '
+      + '(pytorch-inference-vllm-neuronx:0.13.0-neuronx-py312-sdk2.28.0-ubuntu24.04): tensor_parallel_size 8, max_num_seqs 4, max_model_len 4096');
   });
 });
