@@ -355,6 +355,16 @@ describe('a plan priced at a Capacity Block rate needs Capacity Blocks bought ah
     });
   });
 
+  test('GIVEN trn2.48xlarge offered in one zone THEN a Capacity Block plan passes the offering check (a block is one zone), saying so', async () => {
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+      InstanceTypeOfferings: [{ InstanceType: 'trn2.48xlarge', LocationType: 'availability-zone', Location: 'us-east-2a' }],
+    });
+    const report = await runPreflight(trn2, clients, { skip: ['instance-quota', 'capacity-block', 'image', 'model-data', 'endpoint-name'] });
+    expect(check(report.checks, 'instance-offering')).toMatchObject({ status: 'pass', detail: expect.stringContaining('where a Capacity Block delivers it') });
+    const onDemand = await runPreflight({ ...trn2, pricing: 'on-demand' }, clients, { skip: ['instance-quota', 'capacity-block', 'image', 'model-data', 'endpoint-name'] });
+    expect(check(onDemand.checks, 'instance-offering')).toMatchObject({ status: 'fail', detail: expect.stringContaining('only one Availability Zone') });
+  });
+
   test('GIVEN Capacity Blocks holding the plan THEN the check passes naming them', async () => {
     ec2.on(DescribeCapacityReservationsCommand).resolves({
       CapacityReservations: [{ CapacityReservationId: 'cr-0b2', InstanceType: 'trn2.48xlarge', ReservationType: 'capacity-block', TotalInstanceCount: 2, AvailabilityZone: 'us-east-2b' }],
