@@ -1,6 +1,7 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import { parsePriceFile } from '../../../lib/catalog/price-file';
 import { TRAINIUM_INSTANCES, trainiumDeviceRequestProblem } from '../../../lib/catalog/trainium';
+import { engineSummary } from '../../../lib/generative/engine-image';
 import { planGenerativeReport } from '../../../lib/generative/planner';
 import { BUILT_IN_GENERATIVE_PROFILES as GENERATIVE_PROFILES } from '../../../lib/profiles/data/generative';
 
@@ -67,5 +68,16 @@ describe('planning Llama 3.3 70B where Trn2 is sold', () => {
     const report = planGenerativeReport(profile, targets, { region: 'eu-north-1', hosting: 'ec2', instanceTypes: ['trn2.48xlarge'] }, catalog);
     expect(report.chosen.price.kind).toBe('capacity-block');
     expect(report.chosen.warnings.join('\n')).toContain('reserved ahead');
+  });
+
+  test('GIVEN Trn2 cheaper per 1M output tokens (a 1 USD/h price file in us-west-2) THEN the plan picks trn2.48xlarge with the plugin engine', () => {
+    const catalog = Catalog.builtIn().withPriceFile(parsePriceFile({
+      prices: [{ instanceType: 'trn2.48xlarge', region: 'us-west-2', hosting: 'ec2', usdPerHour: 1, source: 'test price' }],
+    }, 'prices.json'));
+    const lowRate = { requestsPerSecond: 0.1, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 10_000, tpotP99Ms: 100 };
+    const report = planGenerativeReport(profile, lowRate, { region: 'us-west-2', hosting: 'ec2' }, catalog);
+    expect(report.chosen.instanceType).toBe('trn2.48xlarge');
+    expect(report.alternatives.some((a) => a.instanceType === 'inf2.48xlarge')).toBe(true);
+    expect(engineSummary(report.chosen)).toMatch(/^vLLM Neuron plugin 1\.2\.0 \(pytorch-inference-vllm-neuronx:0\.29\.0\.1\.2\.0-/);
   });
 });
