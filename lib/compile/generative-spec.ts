@@ -14,6 +14,7 @@
  * an artifact compiled for other settings is served silently, which is why the hostings check the manifest
  * ({@link checkGenerativeArtifacts}) before they create anything.
  */
+import { pluginCompileSpec, type GenerativePluginCompile } from './plugin-compile';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputError } from '../errors';
@@ -82,6 +83,13 @@ export interface GenerativeCompileSpec {
   readonly logicalNeuronCoreConfig: number;
   /** Neuron SDK release of the serving image the compile runs in, e.g. `2.29.0`. */
   readonly neuronSdkVersion: string;
+  /**
+   * Trn2/Trn3 plans: the vLLM Neuron plugin's engine settings (vLLM keyword arguments) and where it compiles
+   * (lib/compile/plugin-compile.ts). Part of the content hash, so a change of a bucket or a block recompiles.
+   *
+   * @default - an NxD Inference compile on the plan's chip
+   */
+  readonly plugin?: GenerativePluginCompile;
 }
 
 /** The spec as written, before defaults: `dtype` defaults to `auto`, `logicalNeuronCoreConfig` to the chip's. */
@@ -139,6 +147,11 @@ export const generativeCompileSpecSchema = z.strictObject({
   chip: z.enum(GENERATIVE_CHIPS as [GenerativeChip, ...GenerativeChip[]], { error: "expected 'inf2', 'trn1' or 'trn2'" }),
   logicalNeuronCoreConfig: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).optional(),
   neuronSdkVersion: z.string({ error: SDK }).regex(/^\d+\.\d+(\.\d+)?$/, { error: SDK }),
+  plugin: z.strictObject({
+    target: z.string().regex(/^trn\d$/, { error: "expected a Trainium target such as 'trn2'" }),
+    cpuCompile: z.boolean(),
+    engine: z.record(z.string(), z.unknown()),
+  }).optional(),
 });
 
 function shown(value: unknown): string {
@@ -198,6 +211,7 @@ export function parseGenerativeCompileSpec(json: unknown, origin: string): Gener
     chip: spec.chip,
     logicalNeuronCoreConfig: lnc,
     neuronSdkVersion: spec.neuronSdkVersion,
+    ...(spec.plugin !== undefined ? { plugin: spec.plugin } : {}),
   };
 }
 
@@ -224,6 +238,7 @@ export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: 
       + 'inf2, trn1 and trn2 instances: plan with --instance-types on one of them');
   }
   const engine = plan.generative.engine;
+  const plugin = pluginCompileSpec(plan.instance.family, engine);
   return parseGenerativeCompileSpec({
     model: options.model,
     weights: options.weights,
@@ -234,6 +249,7 @@ export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: 
     chip,
     logicalNeuronCoreConfig: engine.logicalNeuronCoreConfig,
     neuronSdkVersion: options.neuronSdkVersion,
+    ...(plugin !== undefined ? { plugin } : {}),
   }, origin);
 }
 

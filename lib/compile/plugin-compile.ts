@@ -15,6 +15,8 @@ import { createHash } from 'node:crypto';
 import type { VllmReplicaConfig } from '../generative/engine-config';
 import { VLLM_ENV } from '../generative/engine-config';
 import { InputError } from '../errors';
+import { pluginEngineKwargs, vllmEngineOf } from '../generative/plugin-config';
+import type { GenerativePlan } from '../generative/types';
 import { canonicalJson, HASH_LENGTH } from './hash';
 
 /** `NEURON_PLATFORM_TARGET_OVERRIDE` by instance family: neuronx-cc's `--target` of the chip. */
@@ -27,6 +29,12 @@ export const PLUGIN_COMPILE_ENV = {
   remoteCache: VLLM_ENV.pluginRemoteCache,
   logicalNeuronCoreConfig: VLLM_ENV.logicalNeuronCoreConfig,
 } as const;
+
+/**
+ * SSM public parameter of the CPU compile host's AMI: the ECS-optimized Amazon Linux 2023 AMI (Docker, no Neuron
+ * driver: the CPU compile needs no device).
+ */
+export const CPU_COMPILE_HOST_AMI_PARAMETER = '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id';
 
 /**
  * Memory-optimized CPU hosts for the compile (EC2 "Memory optimized instances": R7i, 8 GiB per vCPU), smallest first:
@@ -101,6 +109,27 @@ export function pluginCompileKey(input: PluginCompileKeyInput): string {
     .update(canonicalJson({ target, lnc: lnc ?? null, weights: input.weights, image: input.imageDigest, settings }))
     .digest('hex')
     .slice(0, HASH_LENGTH);
+}
+
+/** The vLLM Neuron plugin part of a compile spec. */
+export interface GenerativePluginCompile {
+  /** `NEURON_PLATFORM_TARGET_OVERRIDE`: the chip the graphs are for (`trn2`). */
+  readonly target: string;
+  /** Compile on a CPU host (`VLLM_NEURON_CPU_COMPILE=1`) rather than on the chip. */
+  readonly cpuCompile: boolean;
+  /** vLLM engine keyword arguments beyond the spec's own (buckets in `additional_config`, KV blocks, prefix caching). */
+  readonly engine: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The plugin part of a plan's compile spec: the chip target, a CPU compile, and the engine settings the serving copies
+ * run, so the graphs compiled are the ones they ask for; undefined for an NxD Inference family.
+ */
+export function pluginCompileSpec(family: string, engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen'>):
+  GenerativePluginCompile | undefined {
+  if (vllmEngineOf(family) !== 'vllm-neuron-plugin') return undefined;
+  const target = PLUGIN_COMPILE_TARGETS[family];
+  return { target, cpuCompile: true, engine: { ...pluginEngineKwargs(engine) } };
 }
 
 /**

@@ -85,23 +85,16 @@ export function powerOfTwoBuckets(from: number, top: number): number[] {
  *
  * @throws InputError when a setting cannot run (DFlash with prefix caching is not a choice here: it turns both off)
  */
-export function pluginArguments(plan: GenerativePlan, options: PluginEngineOptions = {}): PluginArguments {
-  const { maxNumSeqs, maxModelLen } = plan.generative.engine;
-  const neuronConfig = {
-    num_batched_tokens_buckets: powerOfTwoBuckets(Math.min(SMALLEST_PREFILL_BUCKET, maxModelLen), maxModelLen),
-    num_seqs_buckets: powerOfTwoBuckets(1, maxNumSeqs),
-  };
-  const blockSize = PLUGIN_BLOCK_SIZE;
-  // Every sequence the plan admits at its full length, and no more: the rest of HBM stays free for the buckets.
-  const numGpuBlocks = Math.ceil(maxModelLen / blockSize) * maxNumSeqs;
+export function pluginArguments(plan: Pick<GenerativePlan, 'generative'>, options: PluginEngineOptions = {}): PluginArguments {
+  const engine = pluginEngineKwargs(plan.generative.engine, options);
+  const { neuron_config: neuronConfig } = engine.additional_config;
   const speculation = options.speculation;
-  const dflash = speculation?.method === 'dflash';
   const args = [
-    `--max-num-batched-tokens=${maxModelLen}`,
-    `--block-size=${blockSize}`,
-    `--num-gpu-blocks-override=${numGpuBlocks}`,
-    dflash ? '--no-enable-prefix-caching' : '--enable-prefix-caching',
-    dflash ? '--no-async-scheduling' : '--async-scheduling',
+    `--max-num-batched-tokens=${engine.max_num_batched_tokens}`,
+    `--block-size=${engine.block_size}`,
+    `--num-gpu-blocks-override=${engine.num_gpu_blocks_override}`,
+    engine.enable_prefix_caching ? '--enable-prefix-caching' : '--no-enable-prefix-caching',
+    engine.async_scheduling ? '--async-scheduling' : '--no-async-scheduling',
     `--additional-config=${JSON.stringify({ neuron_config: neuronConfig })}`,
   ];
   if (speculation) {
@@ -118,7 +111,38 @@ export function pluginArguments(plan: GenerativePlan, options: PluginEngineOptio
     })}`);
   }
   if (options.kvCacheDtype) args.push(`--kv-cache-dtype=${options.kvCacheDtype}`);
-  return { args, neuronConfig, blockSize, numGpuBlocks };
+  return { args, neuronConfig, blockSize: engine.block_size, numGpuBlocks: engine.num_gpu_blocks_override };
+}
+
+/** The plugin settings as vLLM's engine keyword arguments (what `LLM(...)` takes): one source for serve and compile. */
+export interface PluginEngineKwargs {
+  readonly max_num_batched_tokens: number;
+  readonly block_size: number;
+  readonly num_gpu_blocks_override: number;
+  readonly enable_prefix_caching: boolean;
+  readonly async_scheduling: boolean;
+  readonly additional_config: { readonly neuron_config: { readonly num_batched_tokens_buckets: number[]; readonly num_seqs_buckets: number[] } };
+}
+
+/** The plugin's engine settings of a plan's engine (without speculation, which has its own flag). */
+export function pluginEngineKwargs(engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen'>,
+  options: PluginEngineOptions = {}): PluginEngineKwargs {
+  const { maxNumSeqs, maxModelLen } = engine;
+  const dflash = options.speculation?.method === 'dflash';
+  return {
+    max_num_batched_tokens: maxModelLen,
+    block_size: PLUGIN_BLOCK_SIZE,
+    // Every sequence the plan admits at its full length, and no more: the rest of HBM stays free for the buckets.
+    num_gpu_blocks_override: Math.ceil(maxModelLen / PLUGIN_BLOCK_SIZE) * maxNumSeqs,
+    enable_prefix_caching: !dflash,
+    async_scheduling: !dflash,
+    additional_config: {
+      neuron_config: {
+        num_batched_tokens_buckets: powerOfTwoBuckets(Math.min(SMALLEST_PREFILL_BUCKET, maxModelLen), maxModelLen),
+        num_seqs_buckets: powerOfTwoBuckets(1, maxNumSeqs),
+      },
+    },
+  };
 }
 
 /**
