@@ -11,8 +11,8 @@ import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { artifactPrefixOf, sha256Hex } from '../../lib/compile/hash';
-import { CPU_COMPILE_HOST_AMI_PARAMETER, cpuCompileHostTypes } from '../../lib/compile/plugin-compile';
-import { vllmEngineOf } from '../../lib/generative/plugin-config';
+import { CPU_COMPILE_HOST_AMI_PARAMETER, cpuCompileHostTypes } from '../../lib/compile/host';
+import { vllmEngineOf } from '../../lib/generative/engine-config';
 import { MAX_CUSTOM_RESOURCE_COMPILE_MINUTES } from '../../lib/compile/host';
 import {
   checkGenerativeArtifacts,
@@ -324,7 +324,7 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
       problems.push(`${where}: prefix=${JSON.stringify(prefix)} must be empty or end with '/' and not start with '/', e.g. 'compiled/'`);
     }
     // A SageMaker plan names ml.<type>; the compile host is an EC2 instance of the same type. A Trn2/Trn3 plan compiles
-    // on a CPU host sized to its weights (the vLLM Neuron plugin's CPU compilation, lib/compile/plugin-compile.ts).
+    // on a CPU host sized to its weights (the vLLM Neuron plugin's CPU compilation, lib/compile/generative-spec.ts and host.ts).
     const cpuCompile = vllmEngineOf(props.plan.instance.family) === 'vllm-neuron-plugin';
     const planWeightsGiB = 'memoryGiB' in props.plan.generative
       ? (props.plan.generative as { memoryGiB: { weights: number } }).memoryGiB.weights : undefined;

@@ -11,7 +11,7 @@
  *   Inference 0.9.17334, https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/nxd-inference.html).
  * - Trn2 and Trn3: `0.29.0.1.2.0-neuronx-py314-sdk2.33.0-ubuntu26.04`, vLLM 0.29.0 with the vLLM Neuron plugin
  *   1.2.0 (torch.compile, no NxD Inference), AWS's path "for new inference work" on Trn2/Trn3 (NxD Inference
- *   overview: maintenance status). Its settings are rendered by lib/generative/plugin-config.ts. `0.24.0.1.1.0` (SDK
+ *   overview: maintenance status). Its settings are rendered by lib/generative/engine-config.ts. `0.24.0.1.1.0` (SDK
  *   2.32, plugin 1.1.0) is accepted too; `0.21.0.1.0.0` (plugin 1.0.0) predates the configuration reference the
  *   settings follow and is refused, as are NxD Inference images on Trn2/Trn3 (their settings differ) and plugin images
  *   on Inf2/Trn1 (the plugin is documented "relevant for: Trn2, Trn3" only).
@@ -19,7 +19,7 @@
 import { InputError } from '../errors';
 import type { VllmReplicaConfig } from './engine-config';
 import { NXDI_LAST_SDK_FOR_INF2_TRN1 } from './planner';
-import { NXDI_VLLM_DOCS, PLUGIN_DOCS, pluginArguments, vllmEngineOf } from './plugin-config';
+import { NXDI_VLLM_DOCS, PLUGIN_DOCS, pluginArguments, vllmEngineOf } from './engine-config';
 import type { GenerativePlan } from './types';
 
 /** Repository of the Neuron vLLM DLC, in the public gallery and in the regional DLC registries. */
@@ -49,7 +49,7 @@ export const VLLM_DLC_PINS = {
   },
 } as const satisfies Record<string, VllmDlcPin>;
 
-/** Oldest vLLM Neuron plugin whose settings match lib/generative/plugin-config.ts (configuration reference of SDK 2.32). */
+/** Oldest vLLM Neuron plugin whose settings match lib/generative/engine-config.ts (configuration reference of SDK 2.32). */
 export const OLDEST_PLUGIN_WITH_CHECKED_SETTINGS = '1.1.0';
 
 /** `{vLLM version}-neuronx-py{XY}-sdk{X.Y.Z}-ubuntu{XX.YY}` (deep-learning-containers README). */

@@ -1,6 +1,6 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import { parsePriceFile } from '../../../lib/catalog/price-file';
-import { TRAINIUM_INSTANCES, trainiumDeviceRequestProblem } from '../../../lib/catalog/trainium';
+import { TRAINIUM_INSTANCES, trainiumDeviceRequestProblem } from '../../../lib/catalog/instances';
 import { engineSummary } from '../../../lib/generative/engine-image';
 import { planGenerativeReport } from '../../../lib/generative/planner';
 import { BUILT_IN_GENERATIVE_PROFILES as GENERATIVE_PROFILES } from '../../../lib/profiles/data/generative';

@@ -1,5 +1,6 @@
 import { Catalog } from '../../../lib/catalog/catalog';
-import { cpuCompileEnvironment, cpuCompileHostTypes, pluginCompileKey } from '../../../lib/compile/plugin-compile';
+import { cpuCompileEnvironment, pluginCompileKey } from '../../../lib/compile/generative-spec';
+import { cpuCompileHostTypes } from '../../../lib/compile/host';
 import { findGenerativeProfile, planGenerativeReport } from '../../../lib/generative';
 import type { GenerativePlan } from '../../../lib/generative';
 import { vllmReplicaConfigs } from '../../../lib/generative/engine-config';

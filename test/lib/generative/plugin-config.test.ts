@@ -4,7 +4,7 @@ import { findGenerativeProfile, planGenerativeReport } from '../../../lib/genera
 import type { GenerativePlan } from '../../../lib/generative';
 import { vllmReplicaConfigs } from '../../../lib/generative/engine-config';
 import { engineSummary } from '../../../lib/generative/engine-image';
-import { powerOfTwoBuckets, vllmEngineOf } from '../../../lib/generative/plugin-config';
+import { powerOfTwoBuckets, vllmEngineOf } from '../../../lib/generative/engine-config';
 import { coreLayout } from '../../../lib/planner/layout';
 
 const CATALOG = Catalog.builtIn();
