@@ -90,7 +90,7 @@ export interface PlanBasis {
   readonly profileId: string;
   /** As the hosting names it (`ml.inf2.xlarge` for SageMaker). */
   readonly instanceType: string;
-  readonly coreVersion: 'v1' | 'v2' | 'v3';
+  readonly coreVersion: 'v1' | 'v2' | 'v3' | 'v4';
   readonly instanceCount: number;
   readonly processesPerInstance: number;
   readonly coresPerProcess: number;

@@ -86,11 +86,11 @@ describe('The example app built from the cdk.json context', () => {
   });
 
   describeWithTool('cfn-lint', 'cfn-lint over every template it synthesizes', (cfnLint) => {
-    test('finds no error in the SageMaker and ECS examples (BERT and Llama), the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
+    test('finds no error in the SageMaker and ECS examples (BERT, Llama and the 70B Trn2 stack), the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
       // About 10 s of CPU: one cfn-lint process over the nine templates of the app this describe built.
       const outdir = app.synth().directory;
       const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
-      expect(templates).toHaveLength(11);
+      expect(templates).toHaveLength(12);
       const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
         '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
       expect(run.stderr).toBe('');

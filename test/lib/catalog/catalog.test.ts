@@ -106,7 +106,7 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     expect(catalog.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
     // AND eu-west-1 has no trn1 (the AWS price list publishes none there)
     expect(catalog.price('trn1.32xlarge', 'eu-west-1', 'ec2')).toBeUndefined();
-    expect(BUILT_IN_PRICES).toHaveLength(140 + 10 + 10);
+    expect(BUILT_IN_PRICES).toHaveLength(141 + 10 + 10);
   });
 
   test.each([
