@@ -11,6 +11,7 @@ import { readCalibrationRecord } from '../../lib/calibration';
 import { plan } from '../../lib/planner';
 import { requireProfile } from '../../lib/profiles';
 import { startHttpServer, startSageMakerRuntimeServer, type ServerBehaviour, type TestServer } from '../support';
+import { restoreEnvAfterEach, sageMakerRuntimeFromEnv } from '../support/aws-env';
 
 interface Output {
   stdout: string;
@@ -227,10 +228,7 @@ describe('bench fails when a threshold is breached', () => {
 });
 
 describe('bench --endpoint calls SageMaker through the SDK configuration of the environment', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-  });
+  restoreEnvAfterEach();
 
   test('GIVEN AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME pointing at a local runtime WHEN run THEN InvokeEndpoint reaches it', async () => {
     const server = await startSageMakerRuntimeServer(({ index }) =>
@@ -239,11 +237,7 @@ describe('bench --endpoint calls SageMaker through the SDK configuration of the 
         : { kind: 'ok', body: '{"label":"cat"}' },
     );
     servers.push(server);
-    process.env.AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME = server.url;
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDCLITEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'cli-test-secret';
-    delete process.env.AWS_SESSION_TOKEN;
-    delete process.env.AWS_PROFILE;
+    sageMakerRuntimeFromEnv(server.url, 'AKIDCLITEST');
 
     const out = await bench([
       '--endpoint', 'my-ep',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../../../lib/errors';
 import { parseProfile } from '../../../lib/profiles';
+import { inputError } from '../../support/input-error';
 
 /** A valid profile JSON to break one field at a time. */
 function validJson(): Record<string, unknown> {
@@ -17,15 +17,7 @@ function validJson(): Record<string, unknown> {
 }
 
 /** The problems `parseProfile` throws for `json`; fails the test when it does not throw an InputError. */
-function problemsOf(json: unknown): readonly string[] {
-  try {
-    parseProfile(json, 'my-profile.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as InputError).problems;
-  }
-  throw new Error('parseProfile accepted an invalid profile');
-}
+const problemsOf = (json: unknown): readonly string[] => inputError(() => parseProfile(json, 'my-profile.json')).problems;
 
 describe('parseProfile accepts a valid profile', () => {
   test('defaults vcpuPerProcess to 1 and names the file as the source of unsourced measurements', () => {
