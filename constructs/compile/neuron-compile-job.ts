@@ -5,7 +5,6 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { compiledArtifactProblems, type CompiledArtifactFacts, type PlanForArtifact } from '../../lib/compile/check';
 import { artifactPrefixOf, compileHash, sha256Hex } from '../../lib/compile/hash';
@@ -15,7 +14,7 @@ import { InputError } from '../../lib/errors';
 import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
-import { acknowledgeCompileFindings, acknowledgeProviderFindings, grantCompileLaunch, neoProblems } from './private/compile-backend';
+import { acknowledgeCompileFindings, compileJobResource, grantCompileLaunch, neoProblems } from './private/compile-backend';
 import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */
@@ -132,8 +131,13 @@ const SCRIPT_CANDIDATES = [
   path.join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile.py'),
 ];
 
-/** The compile script's path and bytes. */
-export function compileScript(): { path: string; content: Buffer } {
+/**
+ * The compile script's path and bytes.
+ *
+ * Declared as `Uint8Array`, the language's byte array (Node's own is a subclass): the published declaration then needs no Node types, which
+ * a consumer compiling with TypeScript 7's default `types: []` does not have.
+ */
+export function compileScript(): { path: string; content: Uint8Array } {
   const found = SCRIPT_CANDIDATES.find((p) => fs.existsSync(p));
   if (found === undefined) {
     throw new InputError(`the compile script serving/compile/compile.py is not in ${SCRIPT_CANDIDATES.join(' or ')}; `
@@ -288,23 +292,10 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
       acknowledgeCompileFindings(role, handlers, this.artifactPrefix);
     }
 
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
-      queryInterval: Duration.seconds(30),
-      totalTimeout: Duration.minutes(Math.min(60, Math.ceil(timeout.toMinutes({ integral: false })) + 10)),
+    this.resource = compileJobResource(this, onEvent, isComplete, timeout, {
+      spec, hash, region, bucket: this.bucket.bucketName, prefix,
+      timeoutSeconds: Math.round(timeout.toSeconds()), backend: backend.kind, ...config,
     });
-    this.resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::NeuronCompileJob',
-      properties: {
-        Config: Stack.of(this).toJsonString({
-          spec, hash, region, bucket: this.bucket.bucketName, prefix,
-          timeoutSeconds: Math.round(timeout.toSeconds()), backend: backend.kind, ...config,
-        }),
-      },
-    });
-    acknowledgeProviderFindings(provider);
     if (backend.kind === 'neo') {
       Annotations.of(this).addWarningV2('cdk-inferentia:compile-neo-tarball',
         'SageMaker Neo writes a compressed model.tar.gz and runs no accuracy check or measurement: the hostings mount '
