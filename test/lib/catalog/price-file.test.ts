@@ -1,16 +1,9 @@
-import { InputError } from '../../../lib/errors';
 import { parsePriceFile } from '../../../lib/catalog';
+import { inputError } from '../../support/input-error';
 
 /** The problems an invalid file produces, or a failure when it parses. */
-function problemsOf(json: unknown): readonly string[] {
-  try {
-    parsePriceFile(json, 'prices.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as InputError).problems;
-  }
-  throw new Error('expected the price file to be rejected');
-}
+/** The problems the price file `json` is refused with. */
+const problemsOf = (json: unknown): readonly string[] => inputError(() => parsePriceFile(json, 'prices.json')).problems;
 
 describe('a minimal price file gets its defaults', () => {
   test('one price with the four required fields becomes an on-demand, verified, user price', () => {

@@ -6,6 +6,7 @@ import { batchingDelaysMs, capacityRps, plan, servingModel, supportedGroupSizes 
 import type { ServingMode } from '../../../lib/planner';
 import { builtInProfiles } from '../../../lib/profiles';
 import type { ModelProfile } from '../../../lib/profiles/types';
+import { planningInputs } from './planning-inputs';
 
 /**
  * A deliberately naive search: every instance, every measurement of its chip, EVERY process count the limits allow
@@ -54,11 +55,7 @@ describe('the planner agrees with an exhaustive search over the catalog', () => 
   test('for random models, targets and serving modes, the chosen cost equals the exhaustive optimum', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...profiles),
-        fc.double({ min: 1, max: 100_000, noNaN: true }),
-        fc.double({ min: 0.5, max: 500, noNaN: true }),
-        fc.constantFrom<Hosting>('ec2', 'sagemaker'),
-        fc.constantFrom<ServingMode>('stock', 'batching'),
+        ...planningInputs(profiles, { min: 1, max: 100_000 }, { min: 0.5, max: 500 }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.integer({ min: 1, max: 4 }),
         (profile, rps, p99, hosting, serving, headroom, min) => {
