@@ -201,6 +201,16 @@ export interface LoadWorkerRequest {
   readonly warmupMs: number;
   readonly timeoutMs: number;
   readonly maxInFlight: number;
+  /**
+   * How its requests are spaced: Poisson arrivals (exponential gaps), the traffic the planner sizes for and
+   * `bench:serving` measures. An even beat would pass a deploy that Poisson users see miss its p99.
+   */
+  readonly arrivals: 'poisson';
+  /**
+   * Seed of its gaps: its own per worker, so workers never send at the same instants; independent Poisson processes
+   * merge into one at the sum of their rates, so the merged load is Poisson at the planned rate.
+   */
+  readonly seed: number;
 }
 
 /**
@@ -216,6 +226,8 @@ export const loadWorkerRequestSchema = z
     warmupMs: z.number().min(0),
     timeoutMs: positive,
     maxInFlight: z.number().int().positive(),
+    arrivals: z.literal('poisson'),
+    seed: z.number().int().positive(),
   })
   .strict();
 
@@ -232,7 +244,7 @@ export interface LoadWorkerResult {
   readonly encoded: NonNullable<BenchReport['encoded']>;
 }
 
-/** The worker requests of a stage: the rate split evenly. */
+/** The worker requests of a stage: the rate split evenly, each worker's Poisson arrivals seeded apart. */
 export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
   return Array.from({ length: config.workers }, (_, worker) => ({
     worker,
@@ -241,6 +253,8 @@ export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
     warmupMs: config.warmupMs,
     timeoutMs: config.timeoutMs,
     maxInFlight: config.maxInFlightPerWorker,
+    arrivals: 'poisson' as const,
+    seed: worker + 1,
   }));
 }
 
