@@ -93,6 +93,8 @@ export interface PlanBasis {
   readonly coreVersion: 'v1' | 'v2' | 'v3';
   readonly instanceCount: number;
   readonly processesPerInstance: number;
+  /** The model server's front ends per instance. @default 1 (a record written before plans carried them) */
+  readonly frontEndsPerInstance?: number;
   readonly coresPerProcess: number;
   readonly batchSize: number;
   readonly serving: 'stock' | 'batching';
@@ -121,6 +123,7 @@ export function planBasis(plan: Plan): PlanBasis {
     coreVersion: plan.instance.coreVersion,
     instanceCount: plan.instanceCount,
     processesPerInstance: plan.processesPerInstance,
+    frontEndsPerInstance: plan.frontEndsPerInstance,
     coresPerProcess: plan.coresPerProcess,
     batchSize: plan.batchSize,
     serving: plan.serving,
@@ -153,6 +156,7 @@ export const planBasisSchema = z
     coreVersion: z.enum(['v1', 'v2', 'v3']),
     instanceCount: z.number().int().positive(),
     processesPerInstance: z.number().int().positive(),
+    frontEndsPerInstance: z.number().int().positive().optional(),
     coresPerProcess: z.number().int().positive(),
     batchSize: z.number().int().positive(),
     serving: z.enum(['stock', 'batching']),
