@@ -10,6 +10,7 @@
  * @see https://github.com/ray-project/llmperf (TTFT, inter-token latency, output throughput)
  */
 import { z } from 'zod';
+import type { RequestTally } from './types';
 import { WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
 /** How a request is sent to vLLM's OpenAI-compatible server: `/v1/completions` or `/v1/chat/completions`. */
@@ -229,13 +230,8 @@ export function checkGoldenAnswer(expect: GoldenAnswer, text: string): GoldenVer
 }
 
 /** What a streamed run measured, merged over its workers. */
-export interface TokenMeasurement {
-  readonly requests: number;
-  readonly errors: number;
+export interface TokenMeasurement extends RequestTally {
   readonly errorRate: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  /** The first error of each kind, in words. */
-  readonly errorSamples: Readonly<Record<string, string>>;
   /** Successful requests per second of the sending window. */
   readonly achievedRps: number;
   /** Requests the run offered (its arrivals) per second of the sending window. */

@@ -11,13 +11,11 @@
  * lower predicted TTFT, then fewer instances, then the name.
  */
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
-import { isAwsRegion } from '../catalog/regions';
-import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, Price } from '../catalog/types';
-import { InfeasibleError, InputError } from '../errors';
+import { InputError } from '../errors';
 import { HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, supportedGroupSizes } from '../planner/layout';
-import { chipOf, DEFAULT_HEADROOM } from '../planner/planner';
+import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './engine-timing';
 import { replicaMemory, weightsGiB } from './memory';
@@ -80,17 +78,14 @@ export function planGenerativeReport(
     feasible.push(...outcome.plans);
     rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
   }
-  if (feasible.length === 0) {
+  return rankPlans(request, feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
-    throw new InfeasibleError(
-      `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
+    return {
+      headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
         `${t.outputTokens.mean} output tokens at TTFT p99 ${t.ttftP99Ms} ms and TPOT p99 ${t.tpotP99Ms} ms in ${o.region}:`,
-      explain(rejected),
-      { request, rejected },
-    );
-  }
-  const sorted = [...feasible].sort(compareGenerativePlans);
-  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
+      reasons: explain(rejected),
+    };
+  });
 }
 
 /*
@@ -147,59 +142,13 @@ export function resolveGenerativeRequest(
     );
   }
 
-  const { region, hosting } = options;
-  if (!isAwsRegion(region)) {
-    problems.push(`region='${region}' is not an AWS region code; use one such as us-east-1 or eu-west-1`);
-  }
-  if (!HOSTINGS.includes(hosting)) {
-    problems.push(`hosting='${hosting}' is not supported; use one of: ${HOSTINGS.join(', ')}`);
-  }
-  const pricing = options.pricing ?? 'on-demand';
-  if (!PRICING_KINDS.includes(pricing)) {
-    problems.push(`pricing='${pricing}' is not supported; use one of: ${PRICING_KINDS.join(', ')}`);
-  }
-  const minInstances = options.minInstances ?? 1;
-  for (const [name, value] of [['minInstances', minInstances], ['maxInstances', options.maxInstances]] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
-      problems.push(`${name}=${value} must be a whole number, at least 1`);
-    }
-  }
-  if (options.maxInstances !== undefined && options.maxInstances < minInstances) {
-    problems.push(`maxInstances=${options.maxInstances} is below minInstances=${minInstances}; raise it or lower minInstances`);
-  }
-  const headroom = options.headroom ?? DEFAULT_HEADROOM;
-  if (!(Number.isFinite(headroom) && headroom >= 0 && headroom <= 1)) {
-    problems.push(`headroom=${headroom} must be a fraction from 0 to 1 (0.2 keeps 20 % spare capacity)`);
-  }
-  if (options.instanceTypes !== undefined && options.instanceTypes.length === 0) {
-    problems.push('instanceTypes is empty; name at least one instance type, or leave it out to consider every one');
-  }
-  for (const name of options.instanceTypes ?? []) {
-    if (!catalog.instance(name)) {
-      problems.push(`instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')}`);
-    }
-  }
-  if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
-    problems.push(
-      `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ` +
-        `${catalog.regionsWithPrices(hosting, pricing).join(', ') || 'none'}); pass a catalog with prices for it ` +
-        `(CLI: cdk-inferentia catalog refresh --regions ${region} --out prices.json, then --prices prices.json)`,
-    );
-  }
+  const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
   return {
     profileId: profile.id,
     targets,
     maxModelLength,
-    options: {
-      region,
-      hosting,
-      minInstances,
-      headroom,
-      pricing,
-      ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
-      ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
-    },
+    options: deployment,
   };
 }
 

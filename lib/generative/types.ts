@@ -6,7 +6,7 @@
  * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
  * targets and plans are in those units.
  */
-import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -131,21 +131,8 @@ export interface GenerativeTargets {
   readonly peakRequestsPerSecond?: number;
 }
 
-/** Where and how to host a generative model. */
-export interface GenerativePlanOptions {
-  readonly region: string;
-  readonly hosting: Hosting;
-  /** @default 1 */
-  readonly minInstances?: number;
-  /** @default - no limit */
-  readonly maxInstances?: number;
-  /** Spare capacity above the target, as a fraction. @default 0.2 */
-  readonly headroom?: number;
-  /** Consider only these instance types (EC2 names). @default - every catalog instance */
-  readonly instanceTypes?: readonly string[];
-  /** @default 'on-demand' */
-  readonly pricing?: PricingKind;
-}
+/** Where and how to host a generative model: what every workload gives ({@link DeploymentOptions}). */
+export type GenerativePlanOptions = DeploymentOptions;
 
 /** Device memory one replica needs, per term, in GiB over all the cores it spans. */
 export interface GenerativeMemory {
@@ -165,14 +152,8 @@ export interface GenerativeMemory {
   readonly maxConcurrencyThatFits: number;
 }
 
-/** One model replica on an instance: its cores, devices and engine settings. */
-export interface ReplicaLayout {
-  readonly index: number;
-  readonly cores: readonly number[];
-  /** `NEURON_RT_VISIBLE_CORES` for the replica. */
-  readonly visibleCores: string;
-  readonly devices: readonly string[];
-}
+/** One model replica on an instance: its cores and devices. */
+export type ReplicaLayout = CoreGroupLayout;
 
 /** The engine settings the plan implies (vLLM on Neuron names in the comments; the serving issue renders them). */
 export interface EngineSettings {
@@ -213,25 +194,10 @@ export interface GenerativePlanDetails {
 }
 
 /** A sized, priced generative deployment. */
-export interface GenerativePlan {
+export interface GenerativePlan extends DeploymentPlan {
   readonly kind: 'generative';
-  readonly profileId: string;
-  readonly region: string;
-  readonly hosting: Hosting;
   readonly targets: GenerativeTargets;
-  readonly headroom: number;
-  readonly instanceType: string;
-  readonly instance: InstanceSpec;
-  readonly instanceCount: number;
-  readonly maxInstanceCount: number;
-  /** Requests per second one instance holds within the targets. */
-  readonly capacityPerInstanceRps: number;
-  readonly capacityRps: number;
-  readonly price: Price;
-  readonly hourlyCostUsd: number;
-  readonly monthlyCostUsd: number;
   readonly generative: GenerativePlanDetails;
-  readonly warnings: readonly string[];
 }
 
 /** Why a generative candidate lost. */
@@ -262,8 +228,7 @@ export interface GenerativePlanReport {
   readonly request: {
     readonly profileId: string;
     readonly targets: GenerativeTargets;
-    readonly options: Required<Pick<GenerativePlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
-      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes'>;
+    readonly options: ResolvedDeploymentOptions;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];
