@@ -10,7 +10,8 @@ import { planningInputs } from './planning-inputs';
 
 /**
  * A deliberately naive search: every instance, every measurement of its chip, EVERY process count the limits allow
- * (the planner takes only the largest), both serving modes and every batching delay, each sized with the same
+ * (the planner takes only the largest), every front-end count that shares them evenly within the vCPUs, both serving
+ * modes and every batching delay, each sized with the same
  * queueing model. It checks the planner's search and pruning, not the model (the simulation tests do that).
  */
 function exhaustive(profile: ModelProfile, rps: number, p99: number, hosting: Hosting, serving: ServingMode, headroom: number, min: number) {
@@ -35,8 +36,9 @@ function exhaustive(profile: ModelProfile, rps: number, p99: number, hosting: Ho
         const budget = p99 - probe.callP99Seconds * 1000 - hostMs;
         if (budget <= 0) continue;
         const delays = requestsPerBatch === 1 ? [0] : batchingDelaysMs(budget);
-        for (const maxDelayMs of delays) {
-          const cap = capacityRps(servingModel(m, { mode: serving, processes: p, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs }), p99 / 1000);
+        const frontEndCounts = Array.from({ length: p }, (_, i) => i + 1).filter((f) => p % f === 0 && p * (profile.vcpuPerProcess ?? 1) + f <= inst.vcpus);
+        for (const [maxDelayMs, frontEnds] of delays.flatMap((d) => frontEndCounts.map((f) => [d, f] as const))) {
+          const cap = capacityRps(servingModel(m, { mode: serving, processes: p, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs, frontEnds }), p99 / 1000);
           if (cap <= 0) continue;
           const count = Math.max(min, Math.ceil((rps * (1 + headroom)) / cap - 1e-9));
           if (count > 10_000) continue;
