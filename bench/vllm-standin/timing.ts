@@ -1,6 +1,6 @@
 /**
  * The stand-in's timings from what the planner uses: a plan's measured rows, read through the planner's own
- * `engineTiming` (lib/generative/engine-timing.ts), so the stand-in runs the very step and prefill times the plan
+ * `engineTiming` (lib/generative/continuous-batching.ts), so the stand-in runs the very step and prefill times the plan
  * predicted from, with no second copy of the model.
  */
 import { engineTiming, findGenerativeProfile, type EngineTiming, type GenerativeMeasurement } from '../../lib/generative';

@@ -4,12 +4,13 @@
  */
 import Table from 'cli-table3';
 import type { Catalog } from '../../lib/catalog/catalog';
+import { engineSummary } from '../../lib/generative/engine-image';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
-import { describeLevers, planGenerativeReport } from '../../lib/generative';
+import { describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
-import { formatPlanOutput, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -142,8 +143,9 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
       { lengths: g.lengths ? describeLengths(g.lengths) : 'as the targets state them' },
       {
-        engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` +
-          (g.engine.contextEncodingBuckets ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
+        engine: engineSummary(p) +
+          (g.engine.contextEncodingBuckets && vllmEngineOf(p.instance.family) === 'nxd-inference'
+            ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
       },
       { levers: g.engine.levers ? describeLevers(g.engine.levers) : 'none' },
       {
@@ -159,7 +161,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       ...(g.goodputRps !== undefined
         ? [{ goodput: `${g.goodputRps} requests/s meeting TTFT, TPOT${t.e2eP99Ms ? ' and end-to-end' : ''} together at capacity; ${usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0, 2)} per 1M output tokens at it` }]
         : []),
-      { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+      { price: priceLine(p.price) },
       { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
     ],
     layout: { unit: 'replica', rows: g.replicas },

@@ -192,6 +192,7 @@ function shown(value: unknown): string {
  * generative, a new engine's) reports them so.
  *
  * @param expected what the whole document should be, for a value that is no object: `a JSON object with model, ...`
+ * @internal it takes zod issues, and zod types stay out of the published declarations (esModuleInterop).
  */
 export function specProblems(issues: z.ZodError['issues'], json: unknown, origin: string, expected: string): string[] {
   return issues.map((issue) => {

@@ -14,7 +14,7 @@
  * at `ESTIMATE_ERROR_QUANTILE` over the published rows.
  */
 import { BUILT_IN_GENERATIVE_PROFILES } from '../profiles/data/generative';
-import type { EngineTiming } from './engine-timing';
+import type { EngineTiming } from './types';
 import { lengthQuantile } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { anchor, errorSummary, fitCoefficients, fitPoints, leaveOneOut } from './perf-model';
@@ -27,8 +27,9 @@ import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate'
 import { supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
 import { replicaCapacityRps } from './continuous-batching';
-import { engineTiming } from './engine-timing';
+import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
+import { engineRunsLevers } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
 import type { GenerativeLeverOptions, LeverSet } from './perf-model';
 import { kvCachePerSequenceGiB, replicaMemory } from './memory';
@@ -260,7 +261,7 @@ export function estimatedConfigurations(
   // configurations whose bound beats the cheapest plan found so far with the same levers.
   const prune = request.prune;
   const candidates: { tp: number; seqs: number; levers: LeverSet; key: string; timing: EstimatedTiming; bound: number }[] = [];
-  for (const levers of leverSets(profile, request.levers)) {
+  for (const levers of leverSets(profile, request.levers).filter((l) => engineRunsLevers(instance.family, l))) {
     const key = describeLevers(levers);
     const plain = key === 'none';
     for (const tp of degrees) {

@@ -122,3 +122,11 @@ export function workloadLengths(
   }
   return { input, output };
 }
+
+/**
+ * A lognormal length distribution with the given mean and p99 (a fixed length when the p99 is absent or equal to
+ * the mean); {@link lognormalLength} draws it.
+ */
+export function lengthDistribution(length: TokenLength): { readonly mu: number; readonly sigma: number; readonly scv: number } {
+  return lognormalLength(length.mean, length.p99 ?? length.mean, 'stated', 'p99 as stated');
+}

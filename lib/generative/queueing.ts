@@ -10,11 +10,10 @@
  * distribution on a common grid of `delta` seconds, rounded up (so every quantile read off it is on the safe side by
  * at most one cell), and the sum is their convolution.
  */
-import { lengthDistribution } from './engine-timing';
 import type { TokenLength } from './types';
 import { random } from '../planner/simulate';
-import type { EngineTiming } from './engine-timing';
-import { lognormalLength, sampleLength } from './lengths';
+import type { EngineTiming } from './types';
+import { lengthDistribution, lognormalLength, sampleLength } from './lengths';
 import type { LengthDistribution } from './lengths';
 import type { GenerativeTargets } from './types';
 

@@ -355,3 +355,21 @@ export interface LeverSet {
   readonly fp8KvCache?: boolean;
   readonly prefixHitRate?: number;
 }
+
+/** Timings of one compiled configuration, in seconds. */
+export interface EngineTiming {
+  /** Most sequences decoding at once: the compiled batch size (`max_num_seqs`). */
+  readonly maxSequences: number;
+  /** Decode step time (p50): the same at any number of running sequences, the graph being padded to the batch. */
+  readonly stepSeconds: number;
+  /** Prefill time of a prompt of `tokens` tokens (p50). */
+  prefillSeconds(tokens: number): number;
+  /** Measured p99 / p50 of TPOT at the compiled batch size (1 when the row has no p99). */
+  readonly tpotTail: number;
+  /** Measured p99 / p50 of TTFT of the prefill row (1 when the row has no p99). */
+  readonly ttftTail: number;
+  /** True when the rows ran chunked prefill: prefills then share steps instead of stopping decode. */
+  readonly chunkedPrefill: boolean;
+  /** True when the prefill time is the per-128-tokens estimate, not a measured TTFT. */
+  readonly prefillEstimated: boolean;
+}

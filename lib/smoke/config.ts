@@ -192,6 +192,7 @@ export interface HookSettingsReader {
  *
  * @throws Error listing every missing or malformed value: the function was deployed with settings this handler
  *   does not understand, which only a construct/handler mismatch produces.
+ * @internal it takes a zod schema, and zod types stay out of the published declarations (esModuleInterop).
  */
 export function readHookSettings<C extends { readonly capacity?: unknown }>(
   env: Readonly<Record<string, string | undefined>>,

@@ -41,6 +41,11 @@ function setUp() {
   return { pricing, pricingMock, useast, euwest, ec2 };
 }
 
+/** The Price List filters that match each of `fields` exactly, in order. */
+function termMatch(fields: Record<string, string>): { Type: string; Field: string; Value: string }[] {
+  return Object.entries(fields).map(([Field, Value]) => ({ Type: 'TERM_MATCH', Field, Value }));
+}
+
 describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', () => {
   test('it prices offered EC2 types and SageMaker hosting per region, skipping other products', async () => {
     // GIVEN us-east-1 offering all three types and eu-west-1 only the two inf2 types
@@ -99,22 +104,13 @@ describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', 
 
     expect(pricingMock).toHaveReceivedCommandWith(GetProductsCommand, {
       ServiceCode: 'AmazonEC2',
-      Filters: [
-        { Type: 'TERM_MATCH', Field: 'regionCode', Value: 'us-east-1' },
-        { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'inf2.xlarge' },
-        { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' },
-        { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'Shared' },
-        { Type: 'TERM_MATCH', Field: 'preInstalledSw', Value: 'NA' },
-        { Type: 'TERM_MATCH', Field: 'capacitystatus', Value: 'Used' },
-      ],
+      Filters: termMatch({
+        regionCode: 'us-east-1', instanceType: 'inf2.xlarge', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used',
+      }),
     });
     expect(pricingMock).toHaveReceivedCommandWith(GetProductsCommand, {
       ServiceCode: 'AmazonSageMaker',
-      Filters: [
-        { Type: 'TERM_MATCH', Field: 'regionCode', Value: 'us-east-1' },
-        { Type: 'TERM_MATCH', Field: 'instanceName', Value: 'ml.inf2.xlarge' },
-        { Type: 'TERM_MATCH', Field: 'component', Value: 'Hosting' },
-      ],
+      Filters: termMatch({ regionCode: 'us-east-1', instanceName: 'ml.inf2.xlarge', component: 'Hosting' }),
     });
     // The fake pages one product at a time: 1 EC2 page, and 2 SageMaker pages (Host and AsyncInf) plus none more.
     expect(pricingMock).toHaveReceivedCommandTimes(GetProductsCommand, 3);

@@ -18,21 +18,19 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     expect(catalog.instances.map((s) => s.name)).toEqual(ALL_NAMES);
   });
 
-  test.each([
-    // name, chips, cores per chip, NeuronCores (chips x cores per chip), core version, GiB per chip, vCPU, host GiB
-    ['inf1.xlarge', 1, 4, 4, 'v1', 8, 4, 8],
-    ['inf1.2xlarge', 1, 4, 4, 'v1', 8, 8, 16],
-    ['inf1.6xlarge', 4, 4, 16, 'v1', 8, 24, 48],
-    ['inf1.24xlarge', 16, 4, 64, 'v1', 8, 96, 192],
-    ['inf2.xlarge', 1, 2, 2, 'v2', 32, 4, 16],
-    ['inf2.8xlarge', 1, 2, 2, 'v2', 32, 32, 128],
-    ['inf2.24xlarge', 6, 2, 12, 'v2', 32, 96, 384],
-    ['inf2.48xlarge', 12, 2, 24, 'v2', 32, 192, 768],
-    ['trn1.2xlarge', 1, 2, 2, 'v2', 32, 8, 32],
-    ['trn1.32xlarge', 16, 2, 32, 'v2', 32, 128, 512],
-    ['trn1n.32xlarge', 16, 2, 32, 'v2', 32, 128, 512],
-    ['trn2.48xlarge', 16, 4, 64, 'v3', 96, 192, 2048],
-  ])('%s has %i chips x %i cores = %i NeuronCores (%s), %i GiB per chip, %i vCPU, %i GiB', (name, chips, perChip, cores, version, gib, vcpus, mem) => {
+  // Per family: cores per chip, core version, GiB per chip; then per size: chips, NeuronCores (chips x cores per chip),
+  // vCPU, host GiB (SOURCES.md, Instances).
+  const FACTS = [
+    ['inf1', 4, 'v1', 8, { 'xlarge': [1, 4, 4, 8], '2xlarge': [1, 4, 8, 16], '6xlarge': [4, 16, 24, 48], '24xlarge': [16, 64, 96, 192] }],
+    ['inf2', 2, 'v2', 32, { 'xlarge': [1, 2, 4, 16], '8xlarge': [1, 2, 32, 128], '24xlarge': [6, 12, 96, 384], '48xlarge': [12, 24, 192, 768] }],
+    ['trn1', 2, 'v2', 32, { '2xlarge': [1, 2, 8, 32], '32xlarge': [16, 32, 128, 512] }],
+    ['trn1n', 2, 'v2', 32, { '32xlarge': [16, 32, 128, 512] }],
+    ['trn2', 4, 'v3', 96, { '48xlarge': [16, 64, 192, 2048] }],
+  ] as const;
+
+  test.each(FACTS.flatMap(([family, perChip, version, gib, sizes]) =>
+    Object.entries(sizes).map(([size, [chips, cores, vcpus, mem]]) => [`${family}.${size}`, chips, perChip, cores, version, gib, vcpus, mem] as const),
+  ))('%s has %i chips x %i cores = %i NeuronCores (%s), %i GiB per chip, %i vCPU, %i GiB', (name, chips, perChip, cores, version, gib, vcpus, mem) => {
     // GIVEN the facts table (SOURCES.md, Instances) WHEN reading the spec THEN every field matches it
     const spec = catalog.instance(name)!;
     expect(spec).toMatchObject({
@@ -96,15 +94,17 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     expect(catalog.price('ml.inf1.6xlarge', 'us-east-1', 'sagemaker')!.source).toMatch(/higher figure/);
   });
 
-  test('there are no invented rows: no ml.trn1n price, no trn1n RI rate, no SageMaker price outside us-east-1', () => {
+  test('there are no invented rows: no ml.trn1n price, no trn1n RI rate, no listed SageMaker price outside us-east-1 (only ESTIMATEs)', () => {
     // GIVEN the sources have no number for these WHEN looking them up THEN there is no row
     expect(catalog.price('trn1n.32xlarge', 'us-east-1', 'sagemaker')).toBeUndefined();
     expect(catalog.price('trn1n.32xlarge', 'us-east-1', 'ec2', 'ri-effective')).toBeUndefined();
-    expect(catalog.regionsWithPrices('sagemaker')).toEqual(['us-east-1']);
+    const sageMaker = catalog.prices.filter((p) => p.hosting === 'sagemaker');
+    expect([...new Set(sageMaker.filter((p) => p.estimate === undefined).map((p) => p.region))]).toEqual(['us-east-1']);
+    expect(sageMaker.filter((p) => p.region !== 'us-east-1').every((p) => p.estimate !== undefined && p.unverified)).toBe(true);
     expect(catalog.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
     // AND eu-west-1 has no trn1 (the AWS price list publishes none there)
     expect(catalog.price('trn1.32xlarge', 'eu-west-1', 'ec2')).toBeUndefined();
-    expect(BUILT_IN_PRICES).toHaveLength(140 + 10 + 10);
+    expect(BUILT_IN_PRICES).toHaveLength(141 + 10 + 10);
   });
 
   test.each([
@@ -182,11 +182,14 @@ describe('a price file overrides and extends the catalog', () => {
   });
 
   test('other prices extend the catalog, and the regions follow', () => {
-    expect(merged.prices).toHaveLength(base.prices.length + 2);
+    // The two listed prices, and the SageMaker estimate il-central-1's EC2 price brings.
+    expect(merged.prices).toHaveLength(base.prices.length + 3);
     expect(merged.price('inf2.xlarge', 'il-central-1', 'ec2')?.usdPerHour).toBe(0.8);
     expect(merged.regionsWithPrices()).toEqual([...base.regionsWithPrices(), 'il-central-1'].sort());
     expect(merged.regionsWithPrices('ec2')).toEqual([...base.regionsWithPrices('ec2'), 'il-central-1'].sort());
-    expect(merged.regionsWithPrices('sagemaker', 'on-demand')).toEqual(['us-east-1', 'us-east-2']);
+    expect([...new Set(merged.prices.filter((p) => p.hosting === 'sagemaker' && p.estimate === undefined).map((p) => p.region))].sort())
+      .toEqual(['us-east-1', 'us-east-2']);
+    expect(merged.regionsWithPrices('sagemaker', 'on-demand')).toContain('il-central-1');
     expect(merged.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
   });
 

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { InputError } from '../../../lib/errors';
 import { environmentNamed, nextEnvironment, parseEnvironments } from '../../../lib/environments';
+import { inputError } from '../../support/input-error';
 
 const EXAMPLE = path.join(__dirname, '..', '..', '..', 'examples', 'environments.json');
 
@@ -9,16 +9,9 @@ function example(): { application: string; environments: Record<string, unknown>
   return JSON.parse(fs.readFileSync(EXAMPLE, 'utf8'));
 }
 
+/** The problems the environments config `json` is refused with. */
 function problemsOf(json: unknown, hostings?: ('sagemaker' | 'ec2')[]): readonly string[] {
-  try {
-    parseEnvironments(json, { source: 'environments.json', hostings });
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e.problems;
-    }
-    throw e;
-  }
-  throw new Error('expected the config to be refused');
+  return inputError(() => parseEnvironments(json, { source: 'environments.json', hostings })).problems;
 }
 
 describe('the environments config resolves the shipped example', () => {
@@ -59,9 +52,9 @@ describe('every problem in the environments config is reported at once, naming t
 
   test('GIVEN a region without prices WHEN parsed THEN the message says how to fetch them', () => {
     const json = example();
-    json.environments[0].region = 'af-south-1';
+    json.environments[0].region = 'il-central-1';
     expect(problemsOf(json)).toEqual([
-      expect.stringMatching(/environment "dev" region: no sagemaker prices for af-south-1 .*catalog refresh --regions af-south-1/),
+      expect.stringMatching(/environment "dev" region: no sagemaker prices for il-central-1 .*catalog refresh --regions il-central-1/),
     ]);
   });
 
