@@ -15,6 +15,7 @@
  * profile, generative first: their planning and replays are the longest); the replays are independent and seeded,
  * so the figures are the same with any number of workers.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { HOSTINGS } from '../lib/catalog/types';
@@ -131,35 +132,57 @@ function runTask(task: Task, options: Options): ProfileRows | GenerativeProfileR
   return task.kind === 'single' ? replayProfile(task.index, options) : replayGenerativeGroup(task.index, task.group, options);
 }
 
-/** Runs every task on a pool of worker threads; results in task order. */
-async function runPool(tasks: readonly Task[], options: Options, workers: number): Promise<(ProfileRows | GenerativeProfileRows)[]> {
+/**
+ * CPU seconds each thread of this process has run, busiest first (Linux: /proc/self/task; elsewhere none). With
+ * every worker alive and done, the busiest are the workers: on a quiet machine with a core per worker, the run takes
+ * about the busiest one's time, however loaded the machine it was measured on.
+ */
+function threadCpuSeconds(): number[] {
+  try {
+    const ticks = 100; // USER_HZ
+    return readdirSync('/proc/self/task')
+      .map((tid) => readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' '))
+      .map((f) => (Number(f[11]) + Number(f[12])) / ticks)
+      .sort((a, b) => b - a);
+  } catch {
+    return [];
+  }
+}
+
+/** Runs every task on a pool of worker threads: the results in task order, and the workers' CPU seconds. */
+async function runPool(tasks: readonly Task[], options: Options, workers: number): Promise<{ results: (ProfileRows | GenerativeProfileRows)[]; workerCpu: number[] }> {
   const results: (ProfileRows | GenerativeProfileRows)[] = new Array(tasks.length);
   // tsx's loader does not reach worker threads by itself: each worker registers it, then loads this file.
   const boot = `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(__filename)});`;
+  const pool = Array.from({ length: Math.min(workers, tasks.length) }, () => new Worker(boot, { eval: true, workerData: options }));
   let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(workers, tasks.length) }, () =>
-      new Promise<void>((resolve, reject) => {
-        const worker = new Worker(boot, { eval: true, workerData: options });
-        let current = -1;
-        const give = (): void => {
-          if (next >= tasks.length) {
-            void worker.terminate().then(() => resolve());
-            return;
-          }
-          current = next++;
-          worker.postMessage(tasks[current]);
-        };
-        worker.on('message', (result: ProfileRows | GenerativeProfileRows) => {
-          results[current] = result;
-          give();
-        });
-        worker.once('error', reject);
-        give();
-      }),
-    ),
-  );
-  return results;
+  try {
+    await Promise.all(
+      pool.map(
+        (worker) =>
+          new Promise<void>((resolve, reject) => {
+            let current = -1;
+            const give = (): void => {
+              if (next >= tasks.length) {
+                resolve();
+                return;
+              }
+              current = next++;
+              worker.postMessage(tasks[current]);
+            };
+            worker.on('message', (result: ProfileRows | GenerativeProfileRows) => {
+              results[current] = result;
+              give();
+            });
+            worker.once('error', reject);
+            give();
+          }),
+      ),
+    );
+    return { results, workerCpu: threadCpuSeconds().slice(0, pool.length) };
+  } finally {
+    await Promise.all(pool.map((worker) => worker.terminate()));
+  }
 }
 
 async function main(): Promise<void> {
@@ -171,7 +194,7 @@ async function main(): Promise<void> {
     ...builtInGenerativeProfiles().flatMap((_, index) => Array.from({ length: generativeGroups(index) }, (__, group) => ({ kind: 'generative' as const, index, group }))),
     ...builtInProfiles().map((_, index) => ({ kind: 'single' as const, index })),
   ];
-  const results = await runPool(tasks, options, workers);
+  const { results, workerCpu } = await runPool(tasks, options, workers);
   const single = results.filter((_, i) => tasks[i].kind === 'single') as ProfileRows[];
   // A generative profile's groups, back together.
   const generativeRows = builtInGenerativeProfiles().map((_, index) => {
@@ -200,7 +223,11 @@ async function main(): Promise<void> {
   }
   // The generative plans, replayed in their own simulation; both summary lines end the run.
   const generative = printGenerativeRows(generativeRows, options);
-  console.log(`${tasks.length} tasks replayed on ${Math.min(workers, tasks.length)} worker thread(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `${tasks.length} tasks replayed on ${Math.min(workers, tasks.length)} worker thread(s) in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+      (workerCpu.length > 0 ? `; busiest threads ran ${workerCpu.map((s) => s.toFixed(1)).join(', ')} CPU-s (a quiet machine with a core each takes about the first)` : '') +
+      `; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
+  );
   console.log(`plans over target: ${over.length} of ${rows.length}`);
   console.log(`generative plans over target: ${generative.over} of ${generative.total}`);
 }
