@@ -14,7 +14,7 @@ import { Agent, request as httpRequest, type Dispatcher } from 'undici';
 import { classifyError } from '../../lib/bench/errors';
 import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { SseDecoder } from '../../lib/bench/sse';
-import { poissonArrivals, TokenLoadRecorder, type TokenLoadReport } from '../../lib/bench/token-load';
+import { poissonArrivals, TokenLoadRecorder, type GoodputLimits, type TokenLoadReport } from '../../lib/bench/token-load';
 import { syntheticPrompt, tokenRequestBody, TokenStreamTracker, type TokenApi, type TokenRequest, type TokenStreamResult } from '../../lib/bench/token-stream';
 
 export type { TokenRequest, TokenStreamResult, TokenApi } from '../../lib/bench/token-stream';
@@ -198,6 +198,8 @@ export interface TokenLoadOptions {
   readonly maxInFlight?: number;
   /** Stops sending and aborts the requests in flight; the report covers what completed before. */
   readonly signal?: AbortSignal;
+  /** Limits a request meets to count toward goodput. @default - goodput not counted */
+  readonly goodput?: GoodputLimits;
 }
 
 /** What a run may be given instead of creating it. */
@@ -249,7 +251,7 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
   const dispatcher = deps.dispatcher ?? ownDispatcher;
   const sageMakerClient = deps.sageMakerClient ?? ownClient;
 
-  const recorder = new TokenLoadRecorder();
+  const recorder = new TokenLoadRecorder(options.goodput);
   const running = new Set<Promise<void>>();
   const aborter = new AbortController();
   const stop = (): void => aborter.abort(options.signal?.reason);

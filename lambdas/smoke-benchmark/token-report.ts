@@ -126,6 +126,7 @@ export function predictedBesideMeasured(section: TokenRunSection): Record<string
     tpotP99Ms: `${m.tpotMs.p99} (plan ${p.tpotP99Ms})`,
     e2eP99Ms: `${m.e2eMs.p99} (plan ${p.e2eP99Ms})`,
     outputTokensPerSecond: `${m.outputTokensPerSecond} (plan ${p.outputTokensPerSecond})`,
+    ...(m.goodputRps !== undefined ? { goodputRps: `${m.goodputRps} (${m.goodRequests} of ${m.requests} requests within TTFT and TPOT limits together)` } : {}),
     ...(p.rateRps !== undefined ? { requestsPerSecond: `${m.achievedRps} (plan ${p.rateRps})` } : {}),
   };
 }

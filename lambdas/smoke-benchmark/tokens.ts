@@ -96,6 +96,7 @@ export async function runTokenGate(
       outputTokens: run.outputTokens,
       timeoutMs: run.timeoutMs,
       signal: AbortSignal.timeout(tokenSmokeStageMs(run)),
+      goodput: { ttftMs: run.thresholds.ttftP99MaxMs, tpotMs: run.thresholds.tpotP99MaxMs },
     });
     const measured = mergeTokenRuns([result]);
     const verdict = judgeTokenRun(measured, run.thresholds, run.predicted, `smoke run of ${measured.requests} streamed requests`);

@@ -38,7 +38,10 @@ export async function runTokenWorker(
     );
   }
   const endpoint = { target, config: config.target, api: config.api, model: config.model };
-  const shape = { rateRps: request.rateRps, inputTokens: request.inputTokens, outputTokens: request.outputTokens, timeoutMs };
+  // Goodput counts the requests within the limits the proof judges the p99 of.
+  const limits = config.capacity?.thresholds ?? config.smoke.thresholds;
+  const goodput = { ttftMs: limits.ttftP99MaxMs, tpotMs: limits.tpotP99MaxMs };
+  const shape = { rateRps: request.rateRps, inputTokens: request.inputTokens, outputTokens: request.outputTokens, timeoutMs, goodput };
   if (request.warmupMs > 0) {
     // Fills the engine's running batch to its steady state before measuring; its numbers are dropped.
     await client.runStreamed(endpoint, { ...shape, seed: 1_000 + request.worker, durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });

@@ -241,6 +241,13 @@ export interface TokenMeasurement {
   /** Requests the run offered (its arrivals) per second of the sending window. */
   readonly offeredRps: number;
   readonly outputTokensPerSecond: number;
+  /**
+   * Requests that met the TTFT, TPOT (and end-to-end, where limited) limits together, and their rate over the sending
+   * window: goodput as vLLM's `bench serve --goodput` defines it, with the run's p99 limits as the per-request limits.
+   * @default - not counted (an older load worker)
+   */
+  readonly goodRequests?: number;
+  readonly goodputRps?: number;
   readonly ttftMs: Percentiles;
   readonly tpotMs: Percentiles;
   readonly e2eMs: Percentiles;
