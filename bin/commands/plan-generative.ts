@@ -7,6 +7,7 @@ import type { Catalog } from '../../lib/catalog/catalog';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InfeasibleError, InputError } from '../../lib/errors';
 import { planGenerativeReport } from '../../lib/generative';
+import { describeLevers } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
 
@@ -19,6 +20,13 @@ export interface GenerativePlanFlags {
   readonly inputTokensP99?: number;
   readonly outputTokens?: number;
   readonly outputTokensP99?: number;
+  readonly fixedLengths?: boolean;
+  /** `--no-speculative-decoding` sets it false. */
+  readonly speculativeDecoding?: boolean;
+  readonly acceptedTokens?: number;
+  /** `--no-fp8` sets it false. */
+  readonly fp8?: boolean;
+  readonly prefixHitRate?: number;
   readonly ttftP99?: number;
   readonly tpotP99?: number;
   readonly e2eP99?: number;
@@ -50,7 +58,8 @@ export const SINGLE_CALL_ONLY: readonly (readonly [keyof GenerativePlanFlags, st
 export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['inputTokens', '--input-tokens'], ['inputTokensP99', '--input-tokens-p99'], ['outputTokens', '--output-tokens'],
   ['outputTokensP99', '--output-tokens-p99'], ['ttftP99', '--ttft-p99'], ['tpotP99', '--tpot-p99'], ['e2eP99', '--e2e-p99'],
-  ['throughputPerMinute', '--throughput-per-minute'],
+  ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
+  ['prefixHitRate', '--prefix-hit-rate'],
 ];
 
 /** The targets from the flags; every missing or misplaced flag named at once. */
@@ -84,6 +93,7 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
     tpotP99Ms: flags.tpotP99 as number,
     ...(flags.e2eP99 !== undefined ? { e2eP99Ms: flags.e2eP99 } : {}),
     ...(flags.peak !== undefined ? { peakRequestsPerSecond: flags.peak } : {}),
+    ...(flags.fixedLengths === true ? { fixedLengths: true } : {}),
   };
 }
 
@@ -100,6 +110,12 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
       headroom: flags.headroom,
       instanceTypes: flags.instanceTypes,
       pricing: flags.pricing,
+      levers: {
+        ...(flags.speculativeDecoding === false ? { speculativeDecoding: false } : {}),
+        ...(flags.fp8 === false ? { fp8: false } : {}),
+        ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
+        ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
+      },
     }, catalog);
   } catch (e) {
     if (flags.json && e instanceof InfeasibleError) {
@@ -137,7 +153,12 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
     { 'instance type': `${p.instanceType} (${p.instance.chips * p.instance.coresPerChip} NeuronCores${p.instance.logicalNeuronCoreConfig ? `, logical at LNC=${p.instance.logicalNeuronCoreConfig}` : ''})` },
     { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
     { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
-    { engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` },
+    { lengths: g.lengths ? describeLengths(g.lengths) : `as the targets state them` },
+    {
+      engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` +
+        (g.engine.contextEncodingBuckets ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
+    },
+    { levers: g.engine.levers ? describeLevers(g.engine.levers) : 'none' },
     {
       'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
         `(KV heads ${m.kvSharding === 'shard' ? 'sharded' : m.kvSharding === 'replicate' ? 'replicated to the degree' : 'converted to multi-head'}, ${m.kvHeadsPerRank} per rank; up to ${m.maxConcurrencyThatFits} sequences of ${g.maxModelLength} tokens fit)`,
@@ -147,9 +168,12 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       capacity: `${round(p.capacityRps, 2)} requests/s within the targets (${round(g.capacityPerReplicaRps, 3)} per replica, ${g.capacityOutputTokensPerSecondPerReplica} output tokens/s); ` +
         `${g.outputTokensPerSecond} output tokens/s at the target, ${g.meanRunningSequences} sequences decoding per replica on average`,
     },
-    { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(g.costPer1MOutputTokensUsd, 2)} per 1M output tokens` },
+    { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(g.costPer1MOutputTokensUsd, 2)} per 1M output tokens at the target rate` },
+    ...(g.goodputRps !== undefined
+      ? [{ goodput: `${g.goodputRps} requests/s meeting TTFT, TPOT${t.e2eP99Ms ? ' and end-to-end' : ''} together at capacity; ${usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0, 2)} per 1M output tokens at it` }]
+      : []),
     { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
-    { measurement: g.measurement.map((r) => r.source).join('\n') },
+    { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
   );
   out.push(summary.toString() + '\n');
   const layout = new Table({ head: ['replica', 'NEURON_RT_VISIBLE_CORES', 'devices'], style: { head: [], border: [] } });
@@ -160,18 +184,19 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
   if (report.alternatives.length > 0) {
     const shown = report.alternatives.slice(0, alternatives);
     const table = new Table({
-      head: ['instance type', 'count', 'replicas x TP', 'seqs', 'SDK', 'TTFT p99', 'TPOT p99', '$/hour', '$/1M out tokens'],
+      head: ['instance type', 'count', 'replicas x TP', 'seqs', 'SDK', 'levers', 'TTFT p99', 'TPOT p99', '$/hour', '$/1M out tokens'],
       style: { head: [], border: [] },
     });
     for (const a of shown) {
       table.push([
         a.instanceType + (a.price.unverified ? ' *' : ''), a.instanceCount, `${a.generative.replicasPerInstance} x ${a.generative.tensorParallelDegree}`,
-        a.generative.maxConcurrentSequences, a.generative.measurement[0].neuronSdkVersion, a.generative.predictedTtftP99Ms,
+        a.generative.maxConcurrentSequences, a.generative.measurement[0]?.neuronSdkVersion ?? 'ESTIMATE', shortLevers(a), a.generative.predictedTtftP99Ms,
         a.generative.predictedTpotP99Ms, usd(a.hourlyCostUsd), usd(a.generative.costPer1MOutputTokensUsd),
       ]);
     }
     out.push(`Alternatives (${shown.length} of ${report.alternatives.length}, * = UNVERIFIED price):\n${table.toString()}\n`);
   }
+  out.push(...leverTable(report));
   if (report.rejected.length > 0) {
     const table = new Table({ head: ['instance type', 'why it lost'], style: { head: [], border: [] }, wordWrap: true, colWidths: [20, 100] });
     for (const [instanceType, reasons] of groupRejections(report.rejected)) {
@@ -180,6 +205,49 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
     out.push(`Rejected:\n${table.toString()}\n`);
   }
   return out.join('\n');
+}
+
+/** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...` */
+function describeLengths(lengths: NonNullable<GenerativePlan['generative']['lengths']>): string {
+  const one = (name: string, d: typeof lengths.input) => d.spread === 'fixed'
+    ? `${name} fixed at ${d.mean} tokens`
+    : `${name} lognormal, mean ${d.mean}, p99 ${d.p99} tokens (${d.spread === 'default' ? `${round(d.p99 / d.mean, 2)} x, default spread` : 'p99 as stated'})`;
+  const defaults = [lengths.input, lengths.output].filter((d) => d.spread === 'default').map((d) => d.source);
+  return `${one('prompts', lengths.input)}; ${one('outputs', lengths.output)}` +
+    (defaults.length > 0 ? `. Default spread: ${defaults[0].replace(/^default spread \(p99 [0-9.]+ x the mean\): /, '')} (--fixed-lengths for fixed ones)` : '');
+}
+
+/** `spec+fp8`, or `-`. */
+function shortLevers(plan: GenerativePlan): string {
+  const l = plan.generative.engine.levers;
+  const names = [...(l?.speculation ? ['spec'] : []), ...(l?.fp8Weights ? ['fp8'] : []), ...(l?.prefixHitRate !== undefined ? ['prefix'] : [])];
+  return names.length > 0 ? names.join('+') : '-';
+}
+
+/** The cheapest plan of every lever combination, side by side: what each lever is worth. */
+function leverTable(report: GenerativePlanReport): string[] {
+  const best = new Map<string, GenerativePlan>();
+  for (const plan of [report.chosen, ...report.alternatives]) {
+    const key = shortLevers(plan);
+    if (!best.has(key)) {
+      best.set(key, plan);
+    }
+  }
+  if (best.size < 2) {
+    return [];
+  }
+  const table = new Table({
+    head: ['levers', 'cheapest configuration', 'TPOT p99', 'TTFT p99', 'goodput req/s', '$/hour', '$/1M out tokens at goodput'],
+    style: { head: [], border: [] },
+  });
+  for (const [key, a] of [...best.entries()].sort((x, y) => x[1].hourlyCostUsd - y[1].hourlyCostUsd)) {
+    const g = a.generative;
+    table.push([
+      key, `${a.instanceCount} x ${a.instanceType}, ${g.replicasPerInstance} x TP ${g.tensorParallelDegree}, ${g.maxConcurrentSequences} seqs`,
+      g.predictedTpotP99Ms, g.predictedTtftP99Ms, g.goodputRps ?? '', usd(a.hourlyCostUsd), usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0),
+    ]);
+  }
+  return [`Levers (the cheapest plan of each combination; spec = speculative decoding, fp8 = FP8 weights and KV cache):\n${table.toString()}\n`];
 }
 
 function groupRejections(rejected: readonly GenerativeRejection[]): Map<string, string[]> {

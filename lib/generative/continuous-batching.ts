@@ -26,8 +26,10 @@
  * - end-to-end p99 <= TTFT p99 + (p99 output - 1) x TPOT p99.
  */
 import { erlangC, largestFitting, waitQuantileSeconds } from '../planner/queueing';
+export { normalQuantile } from './lengths';
 import type { EngineTiming } from './engine-timing';
 import { lengthDistribution } from './engine-timing';
+import { normalQuantile } from './lengths';
 import type { GenerativeTargets } from './types';
 import { slotTurnoverTails } from './queueing';
 import type { PointMasses } from './queueing';
@@ -209,23 +211,6 @@ function ttftQuantileSeconds(
     total = convolve(total, atomPlusExponential(slotWaits, slotWaitMean, delta, cells));
   }
   return gridQuantile(total, predictedQuantile(timing.maxSequences));
-}
-
-/** The standard normal quantile (Acklam's rational approximation, relative error below 1.2e-9). */
-export function normalQuantile(p: number): number {
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
-  const low = 0.02425;
-  if (p < low || p > 1 - low) {
-    const q = Math.sqrt(-2 * Math.log(p < low ? p : 1 - p));
-    const x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    return p < low ? x : -x;
-  }
-  const q = p - 0.5;
-  const r = q * q;
-  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
 /**

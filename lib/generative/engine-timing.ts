@@ -11,6 +11,7 @@
  *   the measured value (its fixed costs). A row with no TTFT (the Neuron encoder-decoder rows state per-token latency
  *   only) is charged one decode step per 128 prompt tokens, an ESTIMATE the plan warns about.
  */
+import { lognormalLength } from './lengths';
 import type { GenerativeMeasurement, TokenLength } from './types';
 
 /** Prompt tokens one decode step's time is charged per, where a row states no TTFT (ESTIMATE). */
@@ -76,17 +77,8 @@ export function perOutputTokenMs(row: GenerativeMeasurement): number {
 
 /**
  * A lognormal length distribution with the given mean and p99 (a fixed length when the p99 is absent or equal to
- * the mean): its sigma solves `p99 = mean x exp(Z99 x sigma - sigma^2 / 2)`.
+ * the mean); `lengths.ts` holds the distribution and the default spread.
  */
 export function lengthDistribution(length: TokenLength): { readonly mu: number; readonly sigma: number; readonly scv: number } {
-  const p99 = length.p99 ?? length.mean;
-  if (p99 <= length.mean) {
-    return { mu: Math.log(length.mean), sigma: 0, scv: 0 };
-  }
-  // sigma^2 / 2 - Z99 sigma + ln(p99 / mean) = 0, the smaller root.
-  const z = 2.3263478740408408;
-  const c = Math.log(p99 / length.mean);
-  const disc = z * z - 2 * c;
-  const sigma = disc > 0 ? z - Math.sqrt(disc) : z;
-  return { mu: Math.log(length.mean) - (sigma * sigma) / 2, sigma, scv: Math.exp(sigma * sigma) - 1 };
+  return lognormalLength(length.mean, length.p99 ?? length.mean, 'stated', 'p99 as stated');
 }

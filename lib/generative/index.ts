@@ -11,6 +11,14 @@ export { engineTiming, lengthDistribution, perOutputTokenMs, PREFILL_TOKENS_PER_
 export type { EngineTiming } from './engine-timing';
 export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, replicaCapacityRps, singleSlotWaitQuantile } from './continuous-batching';
 export type { ReplicaPrediction } from './continuous-batching';
+export { DEFAULT_LENGTH_SPREAD, lengthDistributionOf, lengthQuantile, lengthSampler, lognormalLength, sampleLength, sampleWorkload, workloadLengths } from './lengths';
+export type { LengthDistribution, LengthSpread, WorkloadLengths } from './lengths';
+export { acceptedTokensFrom, describeLevers, draftFor, leverSets, SPECULATIVE_TOKENS } from './levers';
+export type { DraftModel, GenerativeLeverOptions, LeverSet } from './levers';
+export { CHIP_FIGURES } from './perf-model';
+export type { ChipFigures } from './perf-model';
+export { builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, performanceModel } from './estimate';
+export type { Buckets, EstimatedTiming, PerformanceModel } from './estimate';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';

@@ -20,7 +20,14 @@ import { coreLayout, supportedGroupSizes } from '../planner/layout';
 import { chipOf, DEFAULT_HEADROOM } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './engine-timing';
+import { workloadLengths } from './lengths';
+import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
+import { evaluateEstimates } from './estimated-configs';
+import type { EstimatedConfiguration } from './estimated-configs';
+import { estimateDetails, estimateWarning, goodputOf, leverWorth } from './plan-report';
+import { describeLevers } from './levers';
+import { explain, latencyRejection, memoryReason } from './rejections';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
@@ -90,7 +97,7 @@ export function planGenerativeReport(
     );
   }
   const sorted = [...feasible].sort(compareGenerativePlans);
-  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
+  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected, leverWorth: leverWorth(sorted) };
 }
 
 /*
@@ -99,6 +106,8 @@ export function planGenerativeReport(
  */
 
 export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
+  /** The length distributions planned for; `targets` carries their p99s. */
+  readonly lengths: WorkloadLengths;
   /** Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output. */
   readonly maxModelLength: number;
 };
@@ -139,7 +148,13 @@ export function resolveGenerativeRequest(
   if (targets.peakRequestsPerSecond !== undefined && targets.peakRequestsPerSecond < targets.requestsPerSecond) {
     problems.push(`peakThroughput=${targets.peakRequestsPerSecond} is below throughput=${targets.requestsPerSecond}; the peak must be at least the steady target`);
   }
-  const maxModelLength = problems.length === 0 ? maxModelLengthFor(targets) : 0;
+  const lengths = problems.length === 0 ? workloadLengths(targets, profile.model.maxContextTokens) : undefined;
+  const planned: GenerativeTargets = lengths === undefined ? targets : {
+    ...targets,
+    inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
+    outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
+  };
+  const maxModelLength = lengths === undefined ? 0 : maxModelLengthFor(planned);
   if (maxModelLength > profile.model.maxContextTokens) {
     problems.push(
       `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
@@ -171,6 +186,13 @@ export function resolveGenerativeRequest(
   if (!(Number.isFinite(headroom) && headroom >= 0 && headroom <= 1)) {
     problems.push(`headroom=${headroom} must be a fraction from 0 to 1 (0.2 keeps 20 % spare capacity)`);
   }
+  const levers = options.levers ?? {};
+  if (levers.acceptedTokens !== undefined && !(Number.isFinite(levers.acceptedTokens) && levers.acceptedTokens >= 1)) {
+    problems.push(`acceptedTokens=${levers.acceptedTokens} must be at least 1 (tokens kept per speculative step, the bonus token included); leave it out for the published figure`);
+  }
+  if (levers.prefixHitRate !== undefined && !(Number.isFinite(levers.prefixHitRate) && levers.prefixHitRate >= 0 && levers.prefixHitRate < 1)) {
+    problems.push(`prefixHitRate=${levers.prefixHitRate} must be a fraction from 0 to below 1 (0.5: half the prompt tokens are in the prefix cache)`);
+  }
   if (options.instanceTypes !== undefined && options.instanceTypes.length === 0) {
     problems.push('instanceTypes is empty; name at least one instance type, or leave it out to consider every one');
   }
@@ -189,7 +211,8 @@ export function resolveGenerativeRequest(
   InputError.throwIfAny(problems);
   return {
     profileId: profile.id,
-    targets,
+    targets: planned,
+    lengths: lengths as WorkloadLengths,
     maxModelLength,
     options: {
       region,
@@ -199,6 +222,7 @@ export function resolveGenerativeRequest(
       pricing,
       ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
       ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
+      ...(options.levers !== undefined ? { levers: options.levers } : {}),
     },
   };
 }
@@ -237,10 +261,12 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
     return { plans: [], rejections: [tooSmall] };
   }
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
-  if (onChip.length === 0) {
-    return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})` }] };
-  }
   const outcome: Outcome = { plans: [], rejections: [] };
+  const estimated = evaluateEstimates(profile, { ...request, maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES }, instance, onChip, outcome,
+    (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
+  if (onChip.length === 0 && !estimated) {
+    return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)}), and the performance model has no figures for the chip` }] };
+  }
   const groups = new Map<string, GenerativeMeasurement[]>();
   for (const m of onChip) {
     const key = `${m.tensorParallelDegree}|${m.neuronSdkVersion}|${m.chunkedPrefill === true}`;
@@ -359,29 +385,6 @@ function evaluateGroup(
   }
 }
 
-/** Which memory term did not fit and what would. */
-function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp: number, length: number): string {
-  const terms = `weights ${memory.weights} + KV cache ${memory.kvCache} + reserve ${memory.reserve} GiB > ${memory.available} GiB of ${tp} cores`;
-  if (memory.weights + memory.reserve >= memory.available) {
-    return `${terms}: the weights alone do not fit ${tp} cores; use a higher tensor-parallel degree (more cores) or a smaller dtype`;
-  }
-  return `${terms} at ${seqs} sequences of ${length} tokens: at most ${memory.maxConcurrencyThatFits} sequences fit; ` +
-    'use fewer sequences, a shorter context, more cores or a smaller dtype' +
-    (memory.kvSharding === 'replicate' ? ` (KV heads are replicated ${memory.kvHeadsPerRank}x per rank at this degree)` : '');
-}
-
-/** Which target a trickle of requests already misses. */
-function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
-  const idle = predictReplica(timing, targets, 1e-6);
-  if (idle.tpotP99Ms > targets.tpotP99Ms) {
-    return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
-  }
-  if (idle.ttftP99Ms > targets.ttftP99Ms) {
-    return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
-  }
-  return { configuration, code: 'e2e', reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the target is ${targets.e2eP99Ms} ms` };
-}
-
 interface Sized {
   readonly tp: number;
   readonly seqs: number;
@@ -389,6 +392,8 @@ interface Sized {
   readonly capacity: number;
   readonly memory: ReturnType<typeof replicaMemory>;
   readonly timing: ReturnType<typeof engineTiming>;
+  /** Present for the performance model's candidates. */
+  readonly estimate?: EstimatedConfiguration;
 }
 
 function sizePlan(
@@ -400,7 +405,7 @@ function sizePlan(
   sized: Sized,
 ): GenerativePlan {
   const { targets, options } = request;
-  const { tp, seqs, replicas, capacity, memory, timing } = sized;
+  const { tp, seqs, replicas, capacity, memory, timing, estimate } = sized;
   const perInstance = replicas * capacity;
   const instanceCount = Math.max(options.minInstances, instancesFor(targets.requestsPerSecond, options.headroom, perInstance));
   const peak = targets.peakRequestsPerSecond ?? targets.requestsPerSecond;
@@ -417,7 +422,9 @@ function sizePlan(
       ? [`vLLM on Neuron (NxD Inference) supports ${instance.family} only up to Neuron SDK ${NXDI_LAST_SDK_FOR_INF2_TRN1} (2.29 release notes): pin a serving image of that SDK or older`]
       : []),
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
+    ...(estimate ? [estimateWarning(estimate)] : []),
   ];
+  const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
     kind: 'generative',
     profileId: profile.id,
@@ -440,6 +447,7 @@ function sizePlan(
       replicasPerInstance: replicas,
       maxConcurrentSequences: seqs,
       maxModelLength: request.maxModelLength,
+      lengths: request.lengths,
       memoryGiB: memory,
       predictedTtftP99Ms: round(atTarget.ttftP99Ms, 1),
       predictedTpotP99Ms: round(atTarget.tpotP99Ms, 2),
@@ -449,11 +457,19 @@ function sizePlan(
       capacityPerReplicaRps: round(capacity, 4),
       meanRunningSequences: round(atTarget.meanRunning, 2),
       costPer1MOutputTokensUsd: round((hourly / (outputTokensPerSecond * 3600)) * 1e6, 4),
+      goodputRps: round(goodput, 4),
+      costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
+      ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
       engine: {
         tensorParallelSize: tp,
         maxNumSeqs: seqs,
         maxModelLen: request.maxModelLength,
         logicalNeuronCoreConfig: instance.logicalNeuronCoreConfig ?? 1,
+        ...(estimate ? {
+          contextEncodingBuckets: estimate.buckets.contextEncoding,
+          tokenGenerationBuckets: estimate.buckets.tokenGeneration,
+          ...(describeLevers(estimate.levers) !== 'none' ? { levers: estimate.levers } : {}),
+        } : {}),
       },
       replicas: coreLayout(instance, tp, replicas),
       measurement: rows,
@@ -461,13 +477,3 @@ function sizePlan(
     warnings,
   };
 }
-
-/** One line per rejection reason kind, the most telling first. */
-function explain(rejected: readonly GenerativeRejection[]): string[] {
-  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
-  return [...rejected]
-    .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
-    .filter((r) => r.code !== 'excluded')
-    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`);
-}
-

@@ -6,9 +6,10 @@
  *
  * `npm run bench:plans` replays every built-in generative plan with it; tests use it as the reference.
  */
-import { normal, random } from '../planner/simulate';
+import { random } from '../planner/simulate';
 import type { EngineTiming } from './engine-timing';
-import { lengthDistribution } from './engine-timing';
+import { lognormalLength, sampleLength } from './lengths';
+import type { LengthDistribution } from './lengths';
 import type { GenerativeTargets } from './types';
 
 export interface GenerativeSimulationInput {
@@ -56,9 +57,9 @@ function percentile(values: number[], q: number): number {
 /** Replays `requests` arrivals through one replica and measures TTFT, TPOT and end-to-end latency. */
 export function simulateGenerativeReplica(input: GenerativeSimulationInput): GenerativeSimulationResult {
   const next = random(input.seed ?? 1);
-  const draw = (dist: { mu: number; sigma: number }) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * normal(next))));
-  const inDist = lengthDistribution(input.targets.inputTokens);
-  const outDist = lengthDistribution(input.targets.outputTokens);
+  const inDist = lognormalLength(input.targets.inputTokens.mean, input.targets.inputTokens.p99 ?? input.targets.inputTokens.mean, 'stated', '');
+  const outDist = lognormalLength(input.targets.outputTokens.mean, input.targets.outputTokens.p99 ?? input.targets.outputTokens.mean, 'stated', '');
+  const draw = (dist: LengthDistribution) => sampleLength(dist, next);
   const warmup = Math.floor(input.requests / 10);
 
   // Arrivals up front: exponential gaps.

@@ -7,6 +7,8 @@
  * targets and plans are in those units.
  */
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
+import type { WorkloadLengths } from './lengths';
+import type { GenerativeLeverOptions, LeverSet } from './levers';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -129,6 +131,13 @@ export interface GenerativeTargets {
   readonly e2eP99Ms?: number;
   /** Peak requests per second autoscaling must reach. @default - the steady rate */
   readonly peakRequestsPerSecond?: number;
+  /**
+   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the default
+   * spread measured on a public chat trace (`DEFAULT_LENGTH_SPREAD`).
+   *
+   * @default false
+   */
+  readonly fixedLengths?: boolean;
 }
 
 /** Where and how to host a generative model. */
@@ -145,6 +154,8 @@ export interface GenerativePlanOptions {
   readonly instanceTypes?: readonly string[];
   /** @default 'on-demand' */
   readonly pricing?: PricingKind;
+  /** Which engine levers (speculative decoding, FP8, prefix caching) are candidates. @default - all but prefix caching */
+  readonly levers?: GenerativeLeverOptions;
 }
 
 /** Device memory one replica needs, per term, in GiB over all the cores it spans. */
@@ -184,6 +195,26 @@ export interface EngineSettings {
   readonly maxModelLen: number;
   /** Logical NeuronCore configuration the replica runs with (`NEURON_LOGICAL_NC_CONFIG`); 1 where cores are physical. */
   readonly logicalNeuronCoreConfig: number;
+  /** Prompt buckets compiled (`context_encoding_buckets`). @default - the engine's own (measured configurations) */
+  readonly contextEncodingBuckets?: readonly number[];
+  /** Sequence buckets compiled (`token_generation_buckets`). @default - the engine's own */
+  readonly tokenGenerationBuckets?: readonly number[];
+  /** The levers the engine runs with. @default - none */
+  readonly levers?: LeverSet;
+}
+
+/** What an estimated configuration's times rest on: the performance model and its measured error. */
+export interface GenerativeEstimate {
+  /** Leave-one-out relative error of the model on the published rows. */
+  readonly tpotError: { readonly median: number; readonly worst: number };
+  readonly ttftError: { readonly median: number; readonly worst: number };
+  /** Factors the estimated decode step and prefill were raised by for that error. */
+  readonly headroom: { readonly tpot: number; readonly ttft: number };
+  /** The model's decode step and mean prefill before headroom, ms. */
+  readonly stepMs: number;
+  readonly prefillMs: number;
+  /** Scale from the model's own rows on this chip (1 where it has none). */
+  readonly anchors: { readonly tpot: number; readonly ttft: number };
 }
 
 /** The generative part of a plan. */
@@ -193,6 +224,12 @@ export interface GenerativePlanDetails {
   readonly replicasPerInstance: number;
   readonly maxConcurrentSequences: number;
   readonly maxModelLength: number;
+  /**
+   * The prompt and output length distributions planned for; the replay, the token proof and the bench draw from them.
+   *
+   * @default - absent in plans made before lengths were distributions: lognormal with the targets' mean and p99
+   */
+  readonly lengths?: WorkloadLengths;
   readonly memoryGiB: GenerativeMemory;
   readonly predictedTtftP99Ms: number;
   readonly predictedTpotP99Ms: number;
@@ -206,6 +243,15 @@ export interface GenerativePlanDetails {
   /** Mean sequences decoding at once per replica at the target rate. */
   readonly meanRunningSequences: number;
   readonly costPer1MOutputTokensUsd: number;
+  /**
+   * Requests per second the fleet serves meeting TTFT, TPOT and end-to-end targets together (vLLM `bench serve
+   * --goodput`), at its capacity: each p99 holds there, so at most 1 % of requests miss each target.
+   */
+  readonly goodputRps?: number;
+  /** Hourly cost over the output tokens of the goodput, per 1M. */
+  readonly costPer1MOutputTokensAtGoodputUsd?: number;
+  /** Present when the times are the performance model's, not measured rows. */
+  readonly estimate?: GenerativeEstimate;
   readonly engine: EngineSettings;
   readonly replicas: readonly ReplicaLayout[];
   /** The measured rows the decode and prefill times come from. */
@@ -263,9 +309,18 @@ export interface GenerativePlanReport {
     readonly profileId: string;
     readonly targets: GenerativeTargets;
     readonly options: Required<Pick<GenerativePlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
-      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes'>;
+      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes' | 'levers'>;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];
   readonly rejected: readonly GenerativeRejection[];
+  /** What each lever of the chosen plan was worth: the cheapest plan without it. */
+  readonly leverWorth?: readonly GenerativeLeverWorth[];
+}
+
+/** One lever's worth: the chosen plan against the cheapest plan without that lever. */
+export interface GenerativeLeverWorth {
+  readonly lever: 'speculative-decoding' | 'fp8' | 'prefix-caching';
+  /** The cheapest plan that does not use the lever (undefined when none is feasible). */
+  readonly without?: GenerativePlan;
 }
