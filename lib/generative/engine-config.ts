@@ -13,8 +13,10 @@
  * planner priced (lib/generative/continuous-batching.ts: prefills stop decoding). `NEURON_COMPILED_ARTIFACTS` names
  * the directory of pre-compiled artifacts ("Loading pre-compiled models"; read by the plugin's
  * `neuronx_distributed_model_loader.py`). Not passed: `--block-size` (the plugin overwrites it with `max_model_len`,
- * above), `--device` (removed in vLLM 0.10, vllm-project/vllm#21349; the plugin is the platform) and
- * `--additional-config` (its `override_neuron_config` would compile graphs other than the ones the plan priced). The
+ * above) and `--device` (removed in vLLM 0.10, vllm-project/vllm#21349; the plugin is the platform).
+ * `--additional-config` is passed only for plans the performance model priced (estimated buckets and levers,
+ * `engine-levers.ts`): its `override_neuron_config` then compiles exactly those graphs; measured plans keep the
+ * engine's defaults, the graphs their rows measured. The
  * same names hold for plugin 0.4.1 with vLLM 0.13 (Neuron SDK 2.28, the
  * last SDK whose NxD Inference runs on Inf2 and Trn1): docs/generative-serving.md lists the pins and sources.
  *
@@ -27,6 +29,7 @@
  * Hostings call {@link vllmReplicaConfigs} and never spell an engine setting themselves.
  */
 import { InputError } from '../errors';
+import { leverArgs } from './engine-levers';
 import type { GenerativePlan } from './types';
 
 /** Port the engine listens on unless the caller says: the port SageMaker sends `/ping` and `/invocations` to. */
@@ -93,6 +96,7 @@ export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOpti
   const engine = plan.generative.engine;
   return plan.generative.replicas.map((replica) => {
     const port = options.portPerReplica ? base + replica.index : base;
+    const levers = leverArgs(engine);
     const args = [
       options.model,
       `--served-model-name=${options.servedModelName}`,
@@ -104,7 +108,8 @@ export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOpti
       '--no-enable-prefix-caching',
       '--host=0.0.0.0',
       `--port=${port}`,
-    ];
+    ].flatMap((arg) => levers.replace[arg] ?? [arg]);
+    args.push(...levers.add);
     const environment: Record<string, string> = {};
     if (options.compiledArtifacts !== undefined) environment[VLLM_ENV.compiledArtifacts] = options.compiledArtifacts;
     if (engine.logicalNeuronCoreConfig > 1 || plan.instance.logicalNeuronCoreConfig !== undefined) {

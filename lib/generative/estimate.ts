@@ -23,7 +23,7 @@ import { decodeStepSeconds, dot, prefillFeatures, prefillSeconds } from './perf-
 import type { ChipFigures, ModelConfiguration, PerformanceCoefficients } from './perf-model';
 import type { GenerativeProfile } from './types';
 
-/** The share of leave-one-out errors the headroom covers: estimated times are raised by this quantile's error. */
+/** The share of leave-one-out errors the headroom covers: estimated times are raised by this quantile's error (`p75`). */
 export const ESTIMATE_ERROR_QUANTILE = 0.75;
 
 /** Device memory one compiled bucket's graph holds per rank. ESTIMATE (UNVERIFIED): no AWS source states it. */
@@ -67,8 +67,7 @@ export function performanceModel(profiles: readonly GenerativeProfile[]): Perfor
 
 /** The headroom factors estimated times are multiplied by. */
 export function estimateHeadroom(model: PerformanceModel): { readonly tpot: number; readonly ttft: number } {
-  const at = (e: PerformanceModel['error']['tpot']) => 1 + (ESTIMATE_ERROR_QUANTILE <= 0.75 ? e.p75 : e.p90);
-  return { tpot: at(model.error.tpot), ttft: at(model.error.ttft) };
+  return { tpot: 1 + model.error.tpot.p75, ttft: 1 + model.error.ttft.p75 };
 }
 
 /** Prompt and sequence buckets of a workload, tokens, ascending; the last is the model length. */

@@ -6,7 +6,7 @@
  */
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
-import { HOST_MEMORY_USABLE_FRACTION } from '../planner/candidate';
+import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
 import { replicaCapacityRps } from './continuous-batching';
@@ -19,8 +19,11 @@ import { kvCachePerSequenceGiB, replicaMemory } from './memory';
 import { CHIP_FIGURES } from './perf-model';
 import type { GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
 
-/** Sequences an estimated configuration may run at once: powers of two. */
-export const ESTIMATED_SEQUENCES = [1, 2, 4, 8, 16, 32, 64, 128, 256] as const;
+/**
+ * Sequences an estimated configuration may run at once: powers of two up to 32, the most any published row ran (the
+ * queueing model's capacity search also grows costly past it: 20 s a configuration at 64).
+ */
+export const ESTIMATED_SEQUENCES = [1, 2, 4, 8, 16, 32] as const;
 
 /** One estimated candidate, sized for one replica. */
 export interface EstimatedConfiguration {
@@ -47,6 +50,8 @@ export interface EstimateRequest {
   readonly lengths: WorkloadLengths;
   readonly maxModelLength: number;
   readonly levers?: GenerativeLeverOptions;
+  /** Prune by cost: the candidate's price, headroom and minimum instances, and the cheapest hourly cost found so far per lever set. */
+  readonly prune?: { readonly usdPerHour: number; readonly headroom: number; readonly minInstances: number; readonly best: Map<string, number> };
 }
 
 /**
@@ -90,42 +95,53 @@ export function estimatedConfigurations(
   const cores = neuronCores(instance);
   const buckets = chooseBuckets(request.lengths, request.maxModelLength);
   const degrees = (supportedGroupSizes(instance) ?? [cores]).filter((d) => d <= cores);
+  // Pass 1: every configuration that fits, timed, with a cost no plan of it can beat (every slot decoding flat out,
+  // or prefills back to back). Pass 2, cheapest bound first: the capacity search (the costly part) only for
+  // configurations whose bound beats the cheapest plan found so far with the same levers.
+  const prune = request.prune;
+  const candidates: { tp: number; seqs: number; levers: LeverSet; key: string; timing: EstimatedTiming; bound: number }[] = [];
   for (const levers of leverSets(profile, request.levers)) {
+    const key = describeLevers(levers);
+    const plain = key === 'none';
     for (const tp of degrees) {
       const fitting = leverMemory(profile, instance, tp, 1, request.maxModelLength, levers, buckets);
-      if (fitting.maxConcurrencyThatFits < 1) {
-        continue;
-      }
-      let best = 0;
-      for (const seqs of ESTIMATED_SEQUENCES) {
-        if (seqs > fitting.maxConcurrencyThatFits) {
-          break;
-        }
-        const plain = levers.speculation === undefined && !levers.fp8Weights && levers.prefixHitRate === undefined;
-        if (plain && measured.has(`${tp}|${seqs}`)) {
-          continue;
-        }
+      const replicas = Math.floor(cores / tp);
+      for (const seqs of ESTIMATED_SEQUENCES.filter((n) => n <= fitting.maxConcurrencyThatFits && !(plain && measured.has(`${tp}|${n}`)))) {
         const timing = estimatedTiming({
           profile, chip, tensorParallelDegree: tp, maxSequences: seqs, lengths: request.lengths, buckets,
           ...(levers.fp8Weights ? { weightDtype: 'fp8' as const, kvDtype: 'fp8' as const } : {}),
           ...(levers.speculation ? { decodeScale: speculativeDecodeScale(levers, profile.model) } : {}),
           ...(levers.prefixHitRate !== undefined ? { prefixHitRate: levers.prefixHitRate } : {}),
         });
-        const capacity = replicaCapacityRps(timing, request.targets);
-        if (capacity <= 0) {
+        if (timing.stepSeconds * 1000 > request.targets.tpotP99Ms) {
           if (seqs === 1) {
             rejections.push(latencyReason(tp, timing, request.targets));
           }
           break;
         }
-        configs.push({ tp, seqs, levers, memory: leverMemory(profile, instance, tp, seqs, request.maxModelLength, levers, buckets), timing, capacity, buckets });
-        // More sequences only pay while they add capacity; past the knee TPOT binds and capacity falls.
-        if (capacity < best) {
-          break;
-        }
-        best = capacity;
+        const upper = Math.min(seqs / (Math.max(1, request.targets.outputTokens.mean) * timing.stepSeconds), 1 / timing.prefillSeconds(request.targets.inputTokens.mean));
+        const bound = prune ? prune.usdPerHour * Math.max(prune.minInstances, instancesFor(request.targets.requestsPerSecond, prune.headroom, replicas * upper)) : 0;
+        candidates.push({ tp, seqs, levers, key, timing, bound });
       }
     }
+  }
+  for (const c of candidates.sort((a, b) => a.bound - b.bound || a.seqs - b.seqs)) {
+    if (prune && c.bound >= (prune.best.get(c.key) ?? Infinity)) {
+      continue;
+    }
+    const capacity = replicaCapacityRps(c.timing, request.targets);
+    if (capacity <= 0) {
+      if (c.seqs === 1) {
+        rejections.push(latencyReason(c.tp, c.timing, request.targets));
+      }
+      continue;
+    }
+    if (prune) {
+      const replicas = Math.floor(cores / c.tp);
+      const hourly = prune.usdPerHour * Math.max(prune.minInstances, instancesFor(request.targets.requestsPerSecond, prune.headroom, replicas * capacity));
+      prune.best.set(c.key, Math.min(prune.best.get(c.key) ?? Infinity, hourly));
+    }
+    configs.push({ tp: c.tp, seqs: c.seqs, levers: c.levers, memory: leverMemory(profile, instance, c.tp, c.seqs, request.maxModelLength, c.levers, buckets), timing: c.timing, capacity, buckets });
   }
   return { configs, rejections };
 }
@@ -139,6 +155,18 @@ function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeT
 
 function round(n: number): number {
   return Math.round(n * 100) / 100;
+}
+
+const pruning = new WeakMap<object, Map<string, number>>();
+
+/** The cheapest hourly cost found so far per lever set, shared by every instance of one planning request. */
+export function pruningBounds(request: object): Map<string, number> {
+  let best = pruning.get(request);
+  if (!best) {
+    best = new Map();
+    pruning.set(request, best);
+  }
+  return best;
 }
 
 /** What `evaluateEstimates` adds its plans and rejections to. */

@@ -23,7 +23,7 @@ import { engineTiming } from './engine-timing';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
-import { evaluateEstimates } from './estimated-configs';
+import { evaluateEstimates, pruningBounds } from './estimated-configs';
 import type { EstimatedConfiguration } from './estimated-configs';
 import { estimateDetails, estimateWarning, goodputOf, leverWorth } from './plan-report';
 import { describeLevers } from './levers';
@@ -262,7 +262,8 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   }
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
-  const estimated = evaluateEstimates(profile, { ...request, maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES }, instance, onChip, outcome,
+  const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
+  const estimated = evaluateEstimates(profile, { ...request, maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {
     return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)}), and the performance model has no figures for the chip` }] };
