@@ -10,8 +10,9 @@
  * capacity the plan claims) and no plan holding back more than 25 % of what the replay holds.
  */
 import { InfeasibleError } from '../lib/errors';
-import { builtInGenerativeProfiles, engineTiming, meetsTargets, perOutputTokenMs, planGenerativeReport, simulateGenerativeReplica } from '../lib/generative';
+import { builtInGenerativeProfiles, meetsTargets, perOutputTokenMs, planGenerativeReport, simulateGenerativeReplica } from '../lib/generative';
 import type { GenerativePlan, GenerativeProfile, GenerativeTargets } from '../lib/generative';
+import { planEngineTiming } from './plan-timing';
 
 const THROUGHPUTS = [0.5, 5, 50];
 const TTFT_TARGETS_MS = [1000, 5000];
@@ -50,7 +51,7 @@ function lengthGrid(profile: GenerativeProfile): Pick<GenerativeTargets, 'inputT
 }
 
 function replay(plan: GenerativePlan, rate: number, requests: number, seed: number) {
-  const timing = engineTiming(plan.generative.measurement, plan.generative.maxConcurrentSequences);
+  const timing = planEngineTiming(plan);
   return simulateGenerativeReplica({ timing, targets: plan.targets, requestsPerSecond: rate, requests, maxModelLength: plan.generative.maxModelLength, seed });
 }
 
