@@ -3,6 +3,7 @@
  * (EMF) and the message that fails the deployment.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { GenerativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import type { GoldenPrompt, TokenCapacityConfig, TokenFigures, TokenMeasurement, TokenSmokeRun, TokenThresholdResult } from '../../lib/bench/token-proof';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
 import type { TokenSettings } from '../../lib/smoke/token-settings';
@@ -64,6 +65,8 @@ export interface TokenReportDocument {
         readonly settings: Pick<TokenCapacityConfig, 'rateRps' | 'workers' | 'streamsPerWorker' | 'durationMs' | 'warmupMs' | 'inputTokens' | 'outputTokens'>;
         readonly workersAnswered: number;
         readonly failures: readonly string[];
+        /** With the plan's basis in the settings: what `calibrate` reads. @default - no basis, no record */
+        readonly calibration?: GenerativeCalibrationRecord;
       })
     | { readonly skipped: string };
 }

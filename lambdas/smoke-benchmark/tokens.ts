@@ -8,6 +8,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { TokenProofClient, TokenEndpoint } from '../../io/bench/token-proof-client';
 import { mergeTokenRuns, tokenWorkerRequests, type TokenWorkerResult } from '../../lib/bench/token-merge';
+import { generativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import { checkGoldenAnswer, judgeTokenRun, tokenCapacityStageMs, tokenSmokeStageMs } from '../../lib/bench/token-proof';
 import { REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { readTokenSettings, type TokenSettings } from '../../lib/smoke/token-settings';
@@ -137,6 +138,8 @@ export async function runTokenGate(
         measured,
         thresholds: verdict.thresholds,
         passed: verdict.failures.length === 0 && results.length === c.workers,
+        // What `cdk-inferentia calibrate` turns into the deployed configuration's measured row.
+        ...(config.plan !== undefined ? { calibration: generativeCalibrationRecord(config.plan, measured, invokedAt.toISOString(), results.length === c.workers) } : {}),
       };
       log('capacity proof', { name: settings.name, passed: capacity.passed, ...predictedBesideMeasured(capacity) });
     }

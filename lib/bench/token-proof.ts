@@ -10,6 +10,7 @@
  * @see https://github.com/ray-project/llmperf (TTFT, inter-token latency, output throughput)
  */
 import { z } from 'zod';
+import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
 import { WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
 /** How a request is sent to vLLM's OpenAI-compatible server: `/v1/completions` or `/v1/chat/completions`. */
@@ -105,6 +106,11 @@ export interface TokenProofConfig {
   readonly golden: GoldenPrompt;
   readonly smoke: TokenSmokeRun;
   readonly capacity?: TokenCapacityConfig;
+  /**
+   * The configuration the plan deployed: with it the capacity proof's report carries a calibration record
+   * (`capacity.calibration`) that `cdk-inferentia calibrate` turns into a measured row. @default - no record
+   */
+  readonly plan?: GenerativePlanBasis;
   readonly metricNamespace: string;
   readonly reportPrefix: string;
   readonly failOnReportError?: boolean;
@@ -186,6 +192,7 @@ export const tokenProofConfigSchema = z
       })
       .strict()
       .optional(),
+    plan: generativePlanBasisSchema.optional(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
