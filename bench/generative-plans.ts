@@ -10,9 +10,8 @@
  * capacity the plan claims) and no plan holding back more than 25 % of what the replay holds.
  */
 import { InfeasibleError } from '../lib/errors';
-import { builtInGenerativeProfiles, meetsTargets, perOutputTokenMs, planGenerativeReport, simulateGenerativeReplica } from '../lib/generative';
+import { builtInGenerativeProfiles, findGenerativeProfile, meetsTargets, planTiming, perOutputTokenMs, planGenerativeReport, simulateGenerativeReplica } from '../lib/generative';
 import type { GenerativePlan, GenerativeProfile, GenerativeTargets } from '../lib/generative';
-import { planEngineTiming } from './plan-timing';
 
 const THROUGHPUTS = [0.5, 5, 50];
 const TTFT_TARGETS_MS = [1000, 5000];
@@ -51,7 +50,8 @@ function lengthGrid(profile: GenerativeProfile): Pick<GenerativeTargets, 'inputT
 }
 
 function replay(plan: GenerativePlan, rate: number, requests: number, seed: number) {
-  const timing = planEngineTiming(plan);
+  // Measured rows, or the performance model's timing for an ESTIMATE plan: the replay runs what the plan priced.
+  const timing = planTiming(findGenerativeProfile(plan.profileId) as GenerativeProfile, plan);
   return simulateGenerativeReplica({ timing, targets: plan.targets, requestsPerSecond: rate, requests, maxModelLength: plan.generative.maxModelLength, seed });
 }
 
@@ -70,7 +70,7 @@ const capacities = new Map<string, number>();
 function simulatedCapacity(plan: GenerativePlan, requests: number): number {
   const g = plan.generative;
   const t = plan.targets;
-  const key = JSON.stringify([g.measurement, g.maxConcurrentSequences, g.maxModelLength, t.inputTokens, t.outputTokens, t.ttftP99Ms, t.tpotP99Ms, t.e2eP99Ms, requests]);
+  const key = JSON.stringify([g.measurement, g.estimate, g.engine, plan.instance.family, g.maxConcurrentSequences, g.maxModelLength, t.inputTokens, t.outputTokens, t.ttftP99Ms, t.tpotP99Ms, t.e2eP99Ms, requests]);
   const known = capacities.get(key);
   if (known !== undefined) {
     return known;

@@ -35,8 +35,7 @@ import { mergeTokenRuns } from '../lib/bench/token-merge';
 import type { TokenMeasurement } from '../lib/bench/token-proof';
 import { findGenerativeProfile, planGenerative, type GenerativePlan, type GenerativePlanOptions, type GenerativeTargets } from '../lib/generative';
 import { spawnStandin } from './vllm-standin/spawn';
-import { planEngineTiming } from './plan-timing';
-import { standinTimingOf } from './vllm-standin/timing';
+import { standinTimingOfPlan } from './vllm-standin/timing';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 /**
@@ -116,7 +115,7 @@ async function runCase(c: Case): Promise<number> {
   const plan: GenerativePlan = planGenerative(profile, c.targets, c.options);
   const g = plan.generative;
   const K = c.timeScale;
-  const timing = standinTimingOf(planEngineTiming(plan), 1 / K);
+  const timing = standinTimingOfPlan(plan, 1 / K);
   const replicas = plan.instanceCount * g.replicasPerInstance;
   const targetRatePerReplica = c.targets.requestsPerSecond / replicas;
   console.log(`\n== ${c.label}`);

@@ -27,6 +27,8 @@ export interface GenerativePlanFlags {
   /** `--no-fp8` sets it false. */
   readonly fp8?: boolean;
   readonly prefixHitRate?: number;
+  /** `--no-estimates` sets it false. */
+  readonly estimates?: boolean;
   readonly ttftP99?: number;
   readonly tpotP99?: number;
   readonly e2eP99?: number;
@@ -110,6 +112,7 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
       headroom: flags.headroom,
       instanceTypes: flags.instanceTypes,
       pricing: flags.pricing,
+      ...(flags.estimates === false ? { estimates: false } : {}),
       levers: {
         ...(flags.speculativeDecoding === false ? { speculativeDecoding: false } : {}),
         ...(flags.fp8 === false ? { fp8: false } : {}),

@@ -69,6 +69,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .option('--output-tokens <n>', 'generative models: mean generated tokens per request (required)', value('--output-tokens', positiveInteger))
     .option('--output-tokens-p99 <n>', 'generative models: 99th percentile generated tokens (default: 2.85 x the mean, the spread of a public chat trace)', value('--output-tokens-p99', positiveInteger))
     .option('--fixed-lengths', 'generative models: every request at the mean lengths, instead of the default spread (a benchmark\'s shape, not traffic\'s)')
+    .option('--no-estimates', 'generative models: plan from measured rows only, without the performance model\'s estimates')
     .option('--no-speculative-decoding', 'generative models: leave speculative decoding out of the candidates')
     .option('--accepted-tokens <n>', 'generative models: tokens kept per speculative step (default: the model family\'s published figure)', value('--accepted-tokens', positiveNumber))
     .option('--no-fp8', 'generative models: leave FP8 weights and KV cache out of the candidates')

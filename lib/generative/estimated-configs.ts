@@ -12,6 +12,9 @@ import { chipOf } from '../planner/planner';
 import { replicaCapacityRps } from './continuous-batching';
 import { BUCKET_MEMORY_GIB_PER_RANK, chooseBuckets, estimatedTiming } from './estimate';
 import type { Buckets, EstimatedTiming } from './estimate';
+import { engineTiming } from './engine-timing';
+import type { EngineTiming } from './engine-timing';
+import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './levers';
 import type { GenerativeLeverOptions, LeverSet } from './levers';
@@ -209,4 +212,25 @@ export function evaluateEstimates(
     outcome.plans.push(plan);
   }
   return CHIP_FIGURES[chipOf(instance.family)] !== undefined && profile.model.architecture === 'decoder-only';
+}
+
+/**
+ * The engine timing a plan was sized with: its measured rows' (`engineTiming`), or, for an ESTIMATE plan, the
+ * performance model's for its chip, degree, sequences, buckets and levers. The replay (`bench:plans`) runs it.
+ */
+export function planTiming(profile: GenerativeProfile, plan: GenerativePlan): EngineTiming {
+  const g = plan.generative;
+  if (!g.estimate) {
+    return engineTiming(g.measurement, g.maxConcurrentSequences);
+  }
+  const chip = CHIP_FIGURES[chipOf(plan.instance.family)];
+  const levers = g.engine.levers ?? {};
+  const lengths = g.lengths ?? workloadLengths(plan.targets);
+  return estimatedTiming({
+    profile, chip, tensorParallelDegree: g.tensorParallelDegree, maxSequences: g.maxConcurrentSequences, lengths,
+    buckets: { contextEncoding: g.engine.contextEncodingBuckets ?? [g.maxModelLength], tokenGeneration: g.engine.tokenGenerationBuckets ?? [g.maxModelLength] },
+    ...(levers.fp8Weights ? { weightDtype: 'fp8' as const, kvDtype: 'fp8' as const } : {}),
+    ...(levers.speculation ? { decodeScale: speculativeDecodeScale(levers, profile.model) } : {}),
+    ...(levers.prefixHitRate !== undefined ? { prefixHitRate: levers.prefixHitRate } : {}),
+  });
 }

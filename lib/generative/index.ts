@@ -19,6 +19,7 @@ export { CHIP_FIGURES } from './perf-model';
 export type { ChipFigures } from './perf-model';
 export { builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, performanceModel } from './estimate';
 export type { Buckets, EstimatedTiming, PerformanceModel } from './estimate';
+export { planTiming } from './estimated-configs';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';

@@ -156,6 +156,11 @@ export interface GenerativePlanOptions {
   readonly pricing?: PricingKind;
   /** Which engine levers (speculative decoding, FP8, prefix caching) are candidates. @default - all but prefix caching */
   readonly levers?: GenerativeLeverOptions;
+  /**
+   * Consider configurations no published row measured, timed by the performance model and flagged ESTIMATE. False
+   * plans from measured rows only. @default true
+   */
+  readonly estimates?: boolean;
 }
 
 /** Device memory one replica needs, per term, in GiB over all the cores it spans. */
@@ -309,7 +314,7 @@ export interface GenerativePlanReport {
     readonly profileId: string;
     readonly targets: GenerativeTargets;
     readonly options: Required<Pick<GenerativePlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
-      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes' | 'levers'>;
+      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes' | 'levers' | 'estimates'>;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];

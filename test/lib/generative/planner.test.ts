@@ -27,8 +27,9 @@ function withTrn2Price(): Catalog {
   return Catalog.builtIn().withPriceFile({ instances: [], prices: [price] });
 }
 
+/** Fixed lengths and measured rows only: these tests check planning from the published rows (estimates are tested in estimate.test.ts). */
 const TARGETS: GenerativeTargets = {
-  requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
+  requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60, fixedLengths: true,
 };
 
 describe('Generative memory', () => {
@@ -63,7 +64,7 @@ describe('Generative memory', () => {
 
 describe('Generative planner', () => {
   test('GIVEN the issue example WHEN planned THEN the plan states degree, replicas, concurrency, memory, TTFT/TPOT, tokens/s and cost per 1M output tokens', () => {
-    const report = planGenerativeReport(LLAMA_8B, TARGETS, { region: 'us-east-1', hosting: 'sagemaker' });
+    const report = planGenerativeReport(LLAMA_8B, TARGETS, { region: 'us-east-1', hosting: 'sagemaker', estimates: false });
     const { chosen } = report;
     const g = chosen.generative;
     expect(chosen.kind).toBe('generative');
@@ -89,7 +90,7 @@ describe('Generative planner', () => {
   test('GIVEN Llama 3.3 70B WHEN inf2.xlarge is the only choice THEN it is refused for device memory, naming the weights', () => {
     expect.assertions(3);
     try {
-      planGenerativeReport(LLAMA_70B, TARGETS, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.xlarge'] });
+      planGenerativeReport(LLAMA_70B, TARGETS, { region: 'us-east-1', hosting: 'ec2', estimates: false, instanceTypes: ['inf2.xlarge'] });
     } catch (e) {
       expect(e).toBeInstanceOf(InfeasibleError);
       const rejection = ((e as InfeasibleError).details as { rejected: GenerativeRejection[] }).rejected.find((r) => r.instanceType === 'inf2.xlarge');
@@ -99,7 +100,7 @@ describe('Generative planner', () => {
   });
 
   test('GIVEN Llama 3.3 70B WHEN planned on inf2.24xlarge THEN it does not fit at the largest degree the instance offers (8)', () => {
-    const report = planGenerativeReport(LLAMA_70B, { ...TARGETS, tpotP99Ms: 200, ttftP99Ms: 20000, requestsPerSecond: 0.2 }, { region: 'us-east-1', hosting: 'ec2' });
+    const report = planGenerativeReport(LLAMA_70B, { ...TARGETS, tpotP99Ms: 200, ttftP99Ms: 20000, requestsPerSecond: 0.2 }, { region: 'us-east-1', hosting: 'ec2', estimates: false });
     const rejection = report.rejected.find((r) => r.instanceType === 'inf2.24xlarge');
     expect(rejection).toMatchObject({ code: 'device-memory', configuration: 'tp=8 (the most inf2.24xlarge offers)' });
     expect(rejection?.memoryGiB?.available).toBe(128);
@@ -113,7 +114,7 @@ describe('Generative planner', () => {
     };
     expect.assertions(2);
     try {
-      planGenerativeReport(custom, TARGETS, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'] });
+      planGenerativeReport(custom, TARGETS, { region: 'us-east-1', hosting: 'ec2', estimates: false, instanceTypes: ['inf2.24xlarge'] });
     } catch (e) {
       const rejection = ((e as InfeasibleError).details as { rejected: GenerativeRejection[] }).rejected.find((r) => r.instanceType === 'inf2.24xlarge');
       expect(rejection?.code).toBe('tensor-parallel');
@@ -124,8 +125,8 @@ describe('Generative planner', () => {
   test('GIVEN a trn2.48xlarge price WHEN Llama 3.3 70B is planned THEN the replica spans 64 logical cores at LNC=2 over all 16 devices', () => {
     const report = planGenerativeReport(
       LLAMA_70B,
-      { requestsPerSecond: 0.05, inputTokens: { mean: 8000 }, outputTokens: { mean: 1000 }, ttftP99Ms: 10000, tpotP99Ms: 30 },
-      { region: 'us-east-1', hosting: 'ec2' },
+      { requestsPerSecond: 0.05, inputTokens: { mean: 8000 }, outputTokens: { mean: 1000 }, ttftP99Ms: 10000, tpotP99Ms: 30, fixedLengths: true },
+      { region: 'us-east-1', hosting: 'ec2', estimates: false },
       withTrn2Price(),
     );
     const g = report.chosen.generative;
@@ -141,7 +142,7 @@ describe('Generative planner', () => {
     const report = planGenerativeReport(
       LLAMA_8B,
       { requestsPerSecond: 10, inputTokens: { mean: 1000, p99: 1500 }, outputTokens: { mean: 200, p99: 250 }, ttftP99Ms: 3000, tpotP99Ms: 60 },
-      { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['trn2.48xlarge'] },
+      { region: 'us-east-1', hosting: 'ec2', estimates: false, instanceTypes: ['trn2.48xlarge'] },
       withTrn2Price(),
     );
     const tp4 = [report.chosen, ...report.alternatives].find((p) => p.generative.tensorParallelDegree === 4);
@@ -153,8 +154,8 @@ describe('Generative planner', () => {
     const flan = profile('google/flan-t5-xl');
     const report = planGenerativeReport(
       flan,
-      { requestsPerSecond: 1, inputTokens: { mean: 128 }, outputTokens: { mean: 84 }, ttftP99Ms: 5000, tpotP99Ms: 40 },
-      { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'] },
+      { requestsPerSecond: 1, inputTokens: { mean: 128 }, outputTokens: { mean: 84 }, ttftP99Ms: 5000, tpotP99Ms: 40, fixedLengths: true },
+      { region: 'us-east-1', hosting: 'ec2', estimates: false, instanceTypes: ['inf2.24xlarge'] },
     );
     const timing = engineTiming(report.chosen.generative.measurement, 1);
     // 8.5 ms per token over 128 + 84 tokens = 1.80 s per request, spread over its 84 output tokens: 21.45 ms.
@@ -167,10 +168,10 @@ describe('Generative planner', () => {
     expect(() => planGenerativeReport(
       LLAMA_8B,
       { requestsPerSecond: -1, inputTokens: { mean: 0 }, outputTokens: { mean: 256, p99: 100 }, ttftP99Ms: 0, tpotP99Ms: 60 },
-      { region: 'mars-1', hosting: 'ec2' },
+      { region: 'mars-1', hosting: 'ec2', estimates: false },
     )).toThrow(InputError);
     try {
-      planGenerativeReport(LLAMA_8B, { ...TARGETS, inputTokens: { mean: 200000 } }, { region: 'us-east-1', hosting: 'ec2' });
+      planGenerativeReport(LLAMA_8B, { ...TARGETS, inputTokens: { mean: 200000 } }, { region: 'us-east-1', hosting: 'ec2', estimates: false });
     } catch (e) {
       expect(String(e)).toMatch(/exceed llama-3.1-8b-instruct's context of 131072 tokens/);
     }

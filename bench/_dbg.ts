@@ -1,0 +1,15 @@
+import { generativeCalibrationRecord, generativePlanBasis } from '../lib/bench/token-calibration';
+import { calibrateGenerativeProfile } from '../lib/calibration/generative';
+import { findGenerativeProfile, planGenerativeReport } from '../lib/generative';
+const TARGETS = { requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60 };
+const OPTIONS = { region: 'us-east-1', hosting: 'ec2' as const, instanceTypes: ['inf2.48xlarge'], levers: { speculativeDecoding: false, fp8: false } };
+const p = (a: number, b: number) => ({ p50: a, p90: a, p99: b, max: b });
+const profile = findGenerativeProfile('llama-3.1-8b-instruct')!;
+const r1 = planGenerativeReport(profile, TARGETS, OPTIONS); const first = r1.chosen;
+console.log('first', first.instanceType, first.generative.tensorParallelDegree, first.generative.maxConcurrentSequences, first.generative.maxModelLength, JSON.stringify(first.generative.measurement).slice(0, 600));
+const rec = generativeCalibrationRecord(generativePlanBasis(first), { requests: 600, errors: 0, offeredRps: 2, achievedRps: 2, ttftMs: p(900, 1900), tpotMs: p(70, 80), e2eMs: p(19000, 22000) }, 'x', true);
+const cal = calibrateGenerativeProfile(rec, profile, { source: 'r' });
+console.log('row', JSON.stringify(cal.row));
+const r2 = planGenerativeReport(cal.profile, TARGETS, OPTIONS); const next = r2.chosen;
+console.log('next', next.instanceType, next.generative.tensorParallelDegree, next.generative.maxConcurrentSequences, next.generative.predictedTpotP99Ms, JSON.stringify(next.generative.measurement).slice(0, 600));
+console.log(JSON.stringify(next.generative.estimate), JSON.stringify(next.warnings).slice(0, 800), next.generative.maxModelLength);

@@ -1,0 +1,135 @@
+import { Catalog } from '../../../lib/catalog/catalog';
+import type { Price } from '../../../lib/catalog/types';
+import { findGenerativeProfile, planGenerativeReport, vllmReplicaConfigs } from '../../../lib/generative';
+import type { GenerativeProfile, GenerativeTargets } from '../../../lib/generative';
+import { bucketFor, builtInPerformanceModel, chooseBuckets, estimatedTiming } from '../../../lib/generative/estimate';
+import { workloadLengths } from '../../../lib/generative/lengths';
+import { acceptedTokensFrom, draftFor, leverSets, SPECULATIVE_TOKENS, speculativeDecodeScale } from '../../../lib/generative/levers';
+import { fitRelative, leaveOneOut, fitPoints } from '../../../lib/generative/perf-fit';
+import { CHIP_FIGURES, decodeFeatures, decodeStepSeconds, prefillSeconds } from '../../../lib/generative/perf-model';
+import type { Features } from '../../../lib/generative/perf-model';
+
+const LLAMA_8B = findGenerativeProfile('llama-3.1-8b-instruct') as GenerativeProfile;
+const LLAMA_70B = findGenerativeProfile('llama-3.3-70b-instruct') as GenerativeProfile;
+const QWEN_32B = findGenerativeProfile('qwen3-32b') as GenerativeProfile;
+
+function withTrn2Price(): Catalog {
+  const price: Price = {
+    instanceType: 'trn2.48xlarge', region: 'us-east-1', hosting: 'ec2', usdPerHour: 40, kind: 'on-demand', source: 'test price file', asOf: '2026-11-25', unverified: true,
+  };
+  return Catalog.builtIn().withPriceFile({ instances: [], prices: [price] });
+}
+
+describe('performance model', () => {
+  test('GIVEN points made from known coefficients WHEN fitted THEN the coefficients come back', () => {
+    const truth: Features = [1.2, 3, 9, 2];
+    const points = Array.from({ length: 12 }, (_, i) => {
+      const features: Features = [0.001 * (i + 1), 0.0005 * ((i * 7) % 5 + 1), 0.0002 * ((i * 3) % 4), 0.001];
+      return { features, seconds: truth.reduce((s, c, k) => s + c * features[k], 0) };
+    });
+    const fitted = fitRelative(points);
+    fitted.forEach((c, k) => expect(c).toBeCloseTo(truth[k], 6));
+  });
+
+  test('GIVEN the chip figures WHEN a decode step is computed THEN more bytes (batch, context) and more ranks move it the physical way', () => {
+    const { coefficients } = builtInPerformanceModel();
+    const cfg = { model: LLAMA_8B.model, chip: CHIP_FIGURES.inf2, coresPerChip: 2, tensorParallelDegree: 8, batch: 8 };
+    expect(decodeStepSeconds(coefficients, { ...cfg, batch: 32 }, 2000)).toBeGreaterThan(decodeStepSeconds(coefficients, cfg, 2000));
+    expect(decodeStepSeconds(coefficients, cfg, 16000)).toBeGreaterThan(decodeStepSeconds(coefficients, cfg, 2000));
+    // FP8 weights halve the weight bytes read.
+    expect(decodeFeatures({ ...cfg, weightDtype: 'fp8' }, 0)[0]).toBeLessThan(decodeFeatures(cfg, 0)[0]);
+    // Prefill grows faster than linearly: the attention term.
+    const p = (l: number) => prefillSeconds(coefficients, { ...cfg, batch: 1 }, l);
+    expect(p(32000) - p(16000)).toBeGreaterThan(p(16000) - p(8000));
+  });
+
+  test('GIVEN the published rows WHEN each is predicted from the others THEN the error is finite and the summary is the one plans print', () => {
+    const model = builtInPerformanceModel();
+    const loo = leaveOneOut(fitPoints([LLAMA_8B, LLAMA_70B, QWEN_32B]));
+    expect(loo.length).toBe(model.error.tpot.count + model.error.ttft.count);
+    expect(loo.every((r) => Number.isFinite(r.error))).toBe(true);
+    expect(model.error.tpot.median).toBeLessThan(0.25);
+    expect(model.error.ttft.median).toBeLessThan(0.5);
+    expect(model.error.tpot.worst).toBeGreaterThanOrEqual(model.error.tpot.median);
+  });
+
+  test('GIVEN a model with rows on a chip WHEN estimated there THEN its anchor reproduces its rows within the fit', () => {
+    const lengths = workloadLengths({ inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, fixedLengths: true });
+    const buckets = { contextEncoding: [1024, 4096], tokenGeneration: [1280, 4096] };
+    const t = estimatedTiming({ profile: LLAMA_8B, chip: CHIP_FIGURES.inf2, tensorParallelDegree: 8, maxSequences: 8, lengths, buckets });
+    // Measured: 16 ms at batch 8 (static batching, inf2.48xlarge TP 8, input 1024).
+    expect(t.rawStepMs).toBeGreaterThan(16 * 0.7);
+    expect(t.rawStepMs).toBeLessThan(16 * 1.3);
+    expect(t.stepSeconds * 1000).toBeCloseTo(t.rawStepMs * t.headroom.tpot, 6);
+  });
+});
+
+describe('buckets', () => {
+  test('GIVEN a spread of prompts WHEN buckets are chosen THEN they sit at its quantiles, rounded to 128, and end at the model length', () => {
+    const lengths = workloadLengths({ inputTokens: { mean: 8000 }, outputTokens: { mean: 200 } });
+    const b = chooseBuckets(lengths, 29290);
+    expect(b.contextEncoding[b.contextEncoding.length - 1]).toBe(29290);
+    expect(b.contextEncoding.slice(0, -1).every((x) => x % 128 === 0)).toBe(true);
+    expect(b.contextEncoding).toEqual([...b.contextEncoding].sort((x, y) => x - y));
+    expect(bucketFor(b.contextEncoding, 1)).toBe(b.contextEncoding[0]);
+    expect(bucketFor(b.contextEncoding, 1e9)).toBe(29290);
+  });
+});
+
+describe('levers', () => {
+  test('GIVEN the published 70B speed-up WHEN the accepted tokens are back-solved THEN the model reproduces TPOT 5.6 ms from 19.8 ms at batch 1', () => {
+    const draft = draftFor(LLAMA_70B)!;
+    expect(draft.acceptedTokens).toBeCloseTo(acceptedTokensFrom(19.8, 5.6, 1.24 / 70.6), 2);
+    const { coefficients } = builtInPerformanceModel();
+    const cfg = { model: LLAMA_70B.model, chip: CHIP_FIGURES.trn2, coresPerChip: 4, tensorParallelDegree: 64, batch: 1 };
+    const scale = speculativeDecodeScale({ speculation: { draft, speculativeTokens: SPECULATIVE_TOKENS, acceptedTokens: draft.acceptedTokens } }, LLAMA_70B.model)!;
+    const ratio = scale(cfg, 11000, coefficients) / decodeStepSeconds(coefficients, cfg, 11000);
+    expect(ratio).toBeGreaterThan((5.6 / 19.8) * 0.9);
+    expect(ratio).toBeLessThan((5.6 / 19.8) * 1.2);
+  });
+
+  test('GIVEN levers turned off WHEN the sets are listed THEN only the plain set remains; a hit rate adds prefix caching', () => {
+    expect(leverSets(LLAMA_70B, { speculativeDecoding: false, fp8: false })).toEqual([{}]);
+    expect(leverSets(LLAMA_70B)).toHaveLength(4);
+    expect(leverSets(LLAMA_70B, { prefixHitRate: 0.5, speculativeDecoding: false, fp8: false })).toEqual([{ prefixHitRate: 0.5 }]);
+    expect(draftFor({ id: 'google/flan-t5-xl', model: LLAMA_8B.model })).toBeUndefined();
+  });
+});
+
+describe('estimated plans', () => {
+  const longPrompts: GenerativeTargets = { requestsPerSecond: 2, inputTokens: { mean: 8000 }, outputTokens: { mean: 200 }, ttftP99Ms: 4000, tpotP99Ms: 60 };
+
+  test('GIVEN 8,000-token prompts WHEN planned on inf2.48xlarge THEN an ESTIMATE plan renders its buckets, counts them in memory and meets the targets', () => {
+    const report = planGenerativeReport(LLAMA_8B, longPrompts, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], levers: { speculativeDecoding: false, fp8: false } });
+    const { chosen } = report;
+    const g = chosen.generative;
+    expect(g.estimate).toBeDefined();
+    expect(chosen.warnings.some((w) => w.startsWith('ESTIMATE'))).toBe(true);
+    expect(g.lengths?.input.spread).toBe('default');
+    expect(g.maxModelLength).toBe(g.lengths!.input.p99 + g.lengths!.output.p99);
+    expect(g.engine.contextEncodingBuckets?.[g.engine.contextEncodingBuckets.length - 1]).toBe(g.maxModelLength);
+    expect(g.predictedTtftP99Ms).toBeLessThanOrEqual(4000);
+    expect(g.predictedTpotP99Ms).toBeLessThanOrEqual(60);
+    expect(g.memoryGiB.weights + g.memoryGiB.kvCache + g.memoryGiB.reserve).toBeLessThanOrEqual(g.memoryGiB.available);
+    expect(g.goodputRps).toBeCloseTo(chosen.capacityRps * 0.98, 3);
+    const args = vllmReplicaConfigs(chosen, { model: '/opt/ml/model', servedModelName: 'm' })[0].args;
+    const additional = args.find((a) => a.startsWith('--additional-config='))!;
+    expect(JSON.parse(additional.slice('--additional-config='.length)).override_neuron_config.context_encoding_buckets).toEqual(g.engine.contextEncodingBuckets);
+  }, 300_000);
+
+  test('GIVEN Qwen3-32B, whose only rows are on Trn2 WHEN planned on Inf2 and on a priced Trn2 THEN both plan at batch sizes nobody published', () => {
+    const targets: GenerativeTargets = { requestsPerSecond: 1, inputTokens: { mean: 1000 }, outputTokens: { mean: 250 }, ttftP99Ms: 3000, tpotP99Ms: 80 };
+    const onInf2 = planGenerativeReport(QWEN_32B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], levers: { speculativeDecoding: false } }).chosen;
+    expect(onInf2.generative.estimate).toBeDefined();
+    const onTrn2 = planGenerativeReport(QWEN_32B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['trn2.48xlarge'], levers: { speculativeDecoding: false } }, withTrn2Price()).chosen;
+    for (const plan of [onInf2, onTrn2]) {
+      expect(QWEN_32B.measurements.some((r) => r.batchSize === plan.generative.maxConcurrentSequences && r.tensorParallelDegree === plan.generative.tensorParallelDegree)).toBe(false);
+      expect(plan.generative.predictedTpotP99Ms).toBeLessThanOrEqual(80);
+    }
+  }, 600_000);
+
+  test('GIVEN no estimates WHEN 8,000-token prompts are planned THEN the measured rows alone cannot, as before', () => {
+    expect(() => planGenerativeReport(LLAMA_8B, longPrompts, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], estimates: false }))
+      .toThrow(/measured for sequences of at most 4096 tokens/);
+  });
+});
