@@ -5,6 +5,7 @@
 import type { GoldenPrompt, TokenApi, TokenProofConfig } from '../../lib/bench/token-proof';
 import type { TokenRunResult } from '../../lib/bench/token-merge';
 import { TokenLoadRecorder, type GoodputLimits } from '../../lib/bench/token-load';
+import type { WorkloadLengths } from '../../lib/generative/lengths';
 import { syntheticPrompt } from '../../lib/bench/token-stream';
 import { runTokenLoad, streamCompletion, type TokenTarget } from './token-stream';
 
@@ -46,6 +47,10 @@ export interface StreamedRunOptions {
   readonly signal?: AbortSignal;
   /** Limits a request meets to count toward goodput. @default - goodput not counted */
   readonly goodput?: GoodputLimits;
+  /** Lengths drawn per request (see `runTokenLoad`). @default - every request at `inputTokens` and `outputTokens` */
+  readonly lengths?: WorkloadLengths;
+  readonly lengthSeed?: number;
+  readonly maxModelLength?: number;
 }
 
 /** A closed-loop streamed run: exactly `requests`, `concurrency` at a time. */
@@ -106,6 +111,7 @@ export const tokenProofClient: TokenProofClient = {
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.goodput !== undefined ? { goodput: options.goodput } : {}),
+      ...(options.lengths !== undefined ? { lengths: options.lengths, lengthSeed: options.lengthSeed, maxModelLength: options.maxModelLength } : {}),
     });
     return {
       requests: report.requests,

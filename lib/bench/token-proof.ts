@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
+import type { WorkloadLengths } from '../generative/lengths';
 import { WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
 /** How a request is sent to vLLM's OpenAI-compatible server: `/v1/completions` or `/v1/chat/completions`. */
@@ -87,6 +88,13 @@ export interface TokenCapacityConfig {
   readonly timeoutMs: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /**
+   * The plan's length distributions: each request's prompt and output drawn from them (seeded by `lengthSeed` plus
+   * the worker's index), `inputTokens` and `outputTokens` then their means. @default - every request at the means
+   */
+  readonly lengths?: WorkloadLengths;
+  /** Seed of the first worker's drawn lengths. @default 1 */
+  readonly lengthSeed?: number;
   readonly predicted: TokenFigures & { readonly rateRps: number };
   readonly thresholds: TokenThresholds & { readonly rateShare: number };
 }
@@ -128,6 +136,18 @@ export interface TokenProofConfig {
 export const STREAMS_PER_WORKER = 64;
 
 const positive = z.number().positive();
+const lengthDistribution = z
+  .object({
+    spread: z.enum(['stated', 'default', 'fixed']),
+    mean: positive,
+    p99: positive,
+    mu: z.number(),
+    sigma: z.number().min(0),
+    scv: z.number().min(0),
+    max: positive.optional(),
+    source: z.string(),
+  })
+  .strict();
 const figures = z.object({ ttftP99Ms: positive, tpotP99Ms: positive, e2eP99Ms: positive, outputTokensPerSecond: positive }).strict();
 const thresholds = z
   .object({
@@ -187,6 +207,8 @@ export const tokenProofConfigSchema = z
         timeoutMs: positive,
         inputTokens: z.number().int().positive(),
         outputTokens: z.number().int().positive(),
+        lengths: z.object({ input: lengthDistribution, output: lengthDistribution }).strict().optional(),
+        lengthSeed: z.number().int().min(0).optional(),
         predicted: figures.extend({ rateRps: positive }).strict(),
         thresholds: thresholds.extend({ rateShare: z.number().positive().max(1) }).strict(),
       })
