@@ -5,7 +5,7 @@
  */
 import { builtInGenerativeProfiles } from '../lib/generative';
 import { ESTIMATE_ERROR_QUANTILE, estimateHeadroom, performanceModel } from '../lib/generative/estimate';
-import { errorSummary, fitCoefficients, fitPoints, leaveOneOut } from '../lib/generative/perf-fit';
+import { errorSummary, fitCoefficients, fitPoints, leaveOneOut } from '../lib/generative/perf-model';
 
 function main(): void {
   const profiles = builtInGenerativeProfiles();

@@ -9,7 +9,8 @@
  *    suite ran with, and no registry metadata needed.
  * 4. It synthesizes test/consumer/app.ts with ts-node under the tsconfig `cdk init` wrote for ts-node apps
  *    (CommonJS, no skipLibCheck, so every shipped declaration is type-checked), with our policy checks applied, and
- *    test/consumer/app.js with plain Node, without them; and type-checks app.ts under today's `cdk init` tsconfig
+ *    the same app as plain JavaScript (app.js, made from app.ts here) with plain Node, without them; and
+ *    type-checks app.ts under today's `cdk init` tsconfig
  *    (NodeNext, which resolves through `exports`).
  * 5. The assemblies hold the consumer's stack as written, the smoke benchmark Lambda deploys the handler bundle from
  *    the package (the app has no esbuild), and the policy checks ran and found nothing.
@@ -22,6 +23,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as ts from 'typescript';
 
 const ROOT = path.join(__dirname, '..');
 const FIXTURE = path.join(ROOT, 'test', 'consumer');
@@ -227,13 +229,34 @@ function createApp(dir: string, tarball: string): void {
   const manifest = { name: 'search-app', version: '0.1.0', private: true, dependencies, devDependencies };
 
   fs.copyFileSync(tarball, path.join(dir, path.basename(tarball)));
-  for (const file of ['app.ts', 'app.js', 'tsconfig.json', 'tsconfig.nodenext.json', 'cdk.json']) {
+  for (const file of ['app.ts', 'tsconfig.json', 'tsconfig.nodenext.json', 'cdk.json']) {
     fs.copyFileSync(path.join(FIXTURE, file), path.join(dir, file));
   }
+  fs.writeFileSync(path.join(dir, 'app.js'), plainJavaScriptApp(fs.readFileSync(path.join(FIXTURE, 'app.ts'), 'utf8')));
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const lock = consumerLock(manifest, path.join(dir, path.basename(tarball)), ourManifest,
     { ...pinned(CONSUMER_DEPENDENCIES), ...devDependencies });
   fs.writeFileSync(path.join(dir, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+/** The lines of app.ts that apply the policy checks or answer them; app.js goes without. */
+const POLICY_LINES = [/^ *Validations\.of\(.*\);\n/m, /^\/\/ cdk-nag .*\n/m, /^applyPolicyChecks\(app\);\n/m];
+
+/**
+ * app.ts as the plain JavaScript a user without TypeScript would write: the same stack, without the policy checks,
+ * so the synth proves the package needs neither. TypeScript only strips the types (unused imports go with them);
+ * the result runs with plain Node.
+ */
+function plainJavaScriptApp(appTs: string): string {
+  const withoutChecks = POLICY_LINES.reduce((text, line) => {
+    check(line.test(text), `test/consumer/app.ts has no line matching ${line}; update POLICY_LINES in ${path.basename(__filename)}`);
+    return text.replace(line, '');
+  }, appTs);
+  const js = ts.transpileModule(withoutChecks, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  check(!/applyPolicyChecks|Validations/.test(js), 'app.js made from app.ts still applies or answers the policy checks');
+  return js;
 }
 
 interface Template {

@@ -5,11 +5,11 @@
 import Table from 'cli-table3';
 import type { Catalog } from '../../lib/catalog/catalog';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
-import { InfeasibleError, InputError } from '../../lib/errors';
-import { planGenerativeReport } from '../../lib/generative';
-import { describeLevers } from '../../lib/generative';
+import { InputError } from '../../lib/errors';
+import { describeLevers, planGenerativeReport } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
+import { formatPlanOutput, printPlan, round, usd } from './plan-output';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -102,41 +102,28 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
 /** Plans a generative profile and prints the report (or JSON). */
 export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo): void {
   const targets = generativeTargets(profile, flags);
-  let report: GenerativePlanReport;
-  try {
-    report = planGenerativeReport(profile, targets, {
-      region: flags.region,
-      hosting: flags.hosting,
-      minInstances: flags.minInstances,
-      maxInstances: flags.maxInstances,
-      headroom: flags.headroom,
-      instanceTypes: flags.instanceTypes,
-      pricing: flags.pricing,
-      ...(flags.estimates === false ? { estimates: false } : {}),
-      levers: {
-        ...(flags.speculativeDecoding === false ? { speculativeDecoding: false } : {}),
-        ...(flags.fp8 === false ? { fp8: false } : {}),
-        ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
-        ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
-      },
-    }, catalog);
-  } catch (e) {
-    if (flags.json && e instanceof InfeasibleError) {
-      io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons }, null, 2) + '\n');
-    }
-    throw e;
-  }
-  if (flags.json) {
-    io.stdout(JSON.stringify(report, null, 2) + '\n');
-    return;
-  }
-  io.stdout(formatGenerativeReport(report, flags.alternatives ?? 5));
-  for (const note of report.chosen.warnings) {
-    io.stderr(`warning: ${note}\n`);
-  }
+  printPlan(io, () => planGenerativeReport(profile, targets, {
+    region: flags.region,
+    hosting: flags.hosting,
+    minInstances: flags.minInstances,
+    maxInstances: flags.maxInstances,
+    headroom: flags.headroom,
+    instanceTypes: flags.instanceTypes,
+    pricing: flags.pricing,
+    ...(flags.estimates === false ? { estimates: false } : {}),
+    levers: {
+      ...(flags.speculativeDecoding === false ? { speculativeDecoding: false } : {}),
+      ...(flags.fp8 === false ? { fp8: false } : {}),
+      ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
+      ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
+    },
+  }, catalog), {
+    json: flags.json,
+    format: (report) => formatGenerativeReport(report, flags.alternatives ?? 5),
+    warnings: (report) => report.chosen.warnings,
+  });
 }
 
-const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 const length = (l: { mean: number; p99?: number }) => `${l.mean}${l.p99 !== undefined ? ` (p99 ${l.p99})` : ''}`;
 
 /** The chosen plan with its memory breakdown and layout, the alternatives and the rejections. */
@@ -144,71 +131,56 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
   const p = report.chosen;
   const g = p.generative;
   const t = p.targets;
-  const out: string[] = [];
-  out.push(
-    `Plan for ${p.profileId}: ${t.requestsPerSecond} requests/s of ${length(t.inputTokens)} input and ${length(t.outputTokens)} output tokens, ` +
-      `TTFT p99 <= ${t.ttftP99Ms} ms, TPOT p99 <= ${t.tpotP99Ms} ms${t.e2eP99Ms ? `, end-to-end p99 <= ${t.e2eP99Ms} ms` : ''}; ` +
-      `${p.hosting} in ${p.region}, headroom ${Math.round(p.headroom * 100)} %, ${report.request.options.pricing} prices\n`,
-  );
   const m = g.memoryGiB;
-  const summary = new Table({ style: { head: [], border: [] }, wordWrap: true, colWidths: [26, 100] });
-  summary.push(
-    { 'instance type': `${p.instanceType} (${p.instance.chips * p.instance.coresPerChip} NeuronCores${p.instance.logicalNeuronCoreConfig ? `, logical at LNC=${p.instance.logicalNeuronCoreConfig}` : ''})` },
-    { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
-    { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
-    { lengths: g.lengths ? describeLengths(g.lengths) : `as the targets state them` },
-    {
-      engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` +
-        (g.engine.contextEncodingBuckets ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
-    },
-    { levers: g.engine.levers ? describeLevers(g.engine.levers) : 'none' },
-    {
-      'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
-        `(KV heads ${m.kvSharding === 'shard' ? 'sharded' : m.kvSharding === 'replicate' ? 'replicated to the degree' : 'converted to multi-head'}, ${m.kvHeadsPerRank} per rank; up to ${m.maxConcurrencyThatFits} sequences of ${g.maxModelLength} tokens fit)`,
-    },
-    { latency: `predicted at the target rate: TTFT p99 ${g.predictedTtftP99Ms} ms, TPOT p99 ${g.predictedTpotP99Ms} ms, end-to-end p99 ${g.predictedE2eP99Ms} ms (queueing included)` },
-    {
-      capacity: `${round(p.capacityRps, 2)} requests/s within the targets (${round(g.capacityPerReplicaRps, 3)} per replica, ${g.capacityOutputTokensPerSecondPerReplica} output tokens/s); ` +
-        `${g.outputTokensPerSecond} output tokens/s at the target, ${g.meanRunningSequences} sequences decoding per replica on average`,
-    },
-    { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(g.costPer1MOutputTokensUsd, 2)} per 1M output tokens at the target rate` },
-    ...(g.goodputRps !== undefined
-      ? [{ goodput: `${g.goodputRps} requests/s meeting TTFT, TPOT${t.e2eP99Ms ? ' and end-to-end' : ''} together at capacity; ${usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0, 2)} per 1M output tokens at it` }]
-      : []),
-    { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
-    { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
-  );
-  out.push(summary.toString() + '\n');
-  const layout = new Table({ head: ['replica', 'NEURON_RT_VISIBLE_CORES', 'devices'], style: { head: [], border: [] } });
-  for (const r of g.replicas) {
-    layout.push([r.index, r.visibleCores, r.devices.join(' ')]);
-  }
-  out.push(`Layout on every instance:\n${layout.toString()}\n`);
-  if (report.alternatives.length > 0) {
-    const shown = report.alternatives.slice(0, alternatives);
-    const table = new Table({
+  const output = formatPlanOutput({
+    heading: `Plan for ${p.profileId}: ${t.requestsPerSecond} requests/s of ${length(t.inputTokens)} input and ${length(t.outputTokens)} output tokens, ` +
+      `TTFT p99 <= ${t.ttftP99Ms} ms, TPOT p99 <= ${t.tpotP99Ms} ms${t.e2eP99Ms ? `, end-to-end p99 <= ${t.e2eP99Ms} ms` : ''}; ` +
+      `${p.hosting} in ${p.region}, headroom ${Math.round(p.headroom * 100)} %, ${report.request.options.pricing} prices`,
+    summary: [
+      { 'instance type': `${p.instanceType} (${p.instance.chips * p.instance.coresPerChip} NeuronCores${p.instance.logicalNeuronCoreConfig ? `, logical at LNC=${p.instance.logicalNeuronCoreConfig}` : ''})` },
+      { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
+      { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
+      { lengths: g.lengths ? describeLengths(g.lengths) : 'as the targets state them' },
+      {
+        engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` +
+          (g.engine.contextEncodingBuckets ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
+      },
+      { levers: g.engine.levers ? describeLevers(g.engine.levers) : 'none' },
+      {
+        'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
+          `(KV heads ${m.kvSharding === 'shard' ? 'sharded' : m.kvSharding === 'replicate' ? 'replicated to the degree' : 'converted to multi-head'}, ${m.kvHeadsPerRank} per rank; up to ${m.maxConcurrencyThatFits} sequences of ${g.maxModelLength} tokens fit)`,
+      },
+      { latency: `predicted at the target rate: TTFT p99 ${g.predictedTtftP99Ms} ms, TPOT p99 ${g.predictedTpotP99Ms} ms, end-to-end p99 ${g.predictedE2eP99Ms} ms (queueing included)` },
+      {
+        capacity: `${round(p.capacityRps, 2)} requests/s within the targets (${round(g.capacityPerReplicaRps, 3)} per replica, ${g.capacityOutputTokensPerSecondPerReplica} output tokens/s); ` +
+          `${g.outputTokensPerSecond} output tokens/s at the target, ${g.meanRunningSequences} sequences decoding per replica on average`,
+      },
+      { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(g.costPer1MOutputTokensUsd, 2)} per 1M output tokens at the target rate` },
+      ...(g.goodputRps !== undefined
+        ? [{ goodput: `${g.goodputRps} requests/s meeting TTFT, TPOT${t.e2eP99Ms ? ' and end-to-end' : ''} together at capacity; ${usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0, 2)} per 1M output tokens at it` }]
+        : []),
+      { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+      { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
+    ],
+    layout: { unit: 'replica', rows: g.replicas },
+    alternatives: {
       head: ['instance type', 'count', 'replicas x TP', 'seqs', 'SDK', 'levers', 'TTFT p99', 'TPOT p99', '$/hour', '$/1M out tokens'],
-      style: { head: [], border: [] },
-    });
-    for (const a of shown) {
-      table.push([
+      rows: report.alternatives.slice(0, alternatives).map((a) => [
         a.instanceType + (a.price.unverified ? ' *' : ''), a.instanceCount, `${a.generative.replicasPerInstance} x ${a.generative.tensorParallelDegree}`,
         a.generative.maxConcurrentSequences, a.generative.measurement[0]?.neuronSdkVersion ?? 'ESTIMATE', shortLevers(a), a.generative.predictedTtftP99Ms,
         a.generative.predictedTpotP99Ms, usd(a.hourlyCostUsd), usd(a.generative.costPer1MOutputTokensUsd),
-      ]);
-    }
-    out.push(`Alternatives (${shown.length} of ${report.alternatives.length}, * = UNVERIFIED price):\n${table.toString()}\n`);
-  }
-  out.push(...leverTable(report));
-  if (report.rejected.length > 0) {
-    const table = new Table({ head: ['instance type', 'why it lost'], style: { head: [], border: [] }, wordWrap: true, colWidths: [20, 100] });
-    for (const [instanceType, reasons] of groupRejections(report.rejected)) {
-      table.push([instanceType, reasons.join('\n')]);
-    }
-    out.push(`Rejected:\n${table.toString()}\n`);
-  }
-  return out.join('\n');
+      ]),
+      total: report.alternatives.length,
+    },
+    rejected: {
+      instanceTypeWidth: 20,
+      lines: report.rejected.map((r: GenerativeRejection) => ({ instanceType: r.instanceType, qualifier: r.configuration, reason: r.reason })),
+    },
+  });
+  const levers = leverTable(report);
+  return output.includes('Rejected:\n') ? output.replace('Rejected:\n', `${levers}Rejected:\n`) : output + levers;
 }
+
 
 /** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...` */
 function describeLengths(lengths: NonNullable<GenerativePlan['generative']['lengths']>): string {
@@ -228,7 +200,7 @@ function shortLevers(plan: GenerativePlan): string {
 }
 
 /** The cheapest plan of every lever combination, side by side: what each lever is worth. */
-function leverTable(report: GenerativePlanReport): string[] {
+function leverTable(report: GenerativePlanReport): string {
   const best = new Map<string, GenerativePlan>();
   for (const plan of [report.chosen, ...report.alternatives]) {
     const key = shortLevers(plan);
@@ -237,7 +209,7 @@ function leverTable(report: GenerativePlanReport): string[] {
     }
   }
   if (best.size < 2) {
-    return [];
+    return '';
   }
   const table = new Table({
     head: ['levers', 'cheapest configuration', 'TPOT p99', 'TTFT p99', 'goodput req/s', '$/hour', '$/1M out tokens at goodput'],
@@ -250,25 +222,7 @@ function leverTable(report: GenerativePlanReport): string[] {
       g.predictedTpotP99Ms, g.predictedTtftP99Ms, g.goodputRps ?? '', usd(a.hourlyCostUsd), usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0),
     ]);
   }
-  return [`Levers (the cheapest plan of each combination; spec = speculative decoding, fp8 = FP8 weights and KV cache):\n${table.toString()}\n`];
-}
-
-function groupRejections(rejected: readonly GenerativeRejection[]): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const r of rejected) {
-    const line = r.configuration ? `${r.configuration}: ${r.reason}` : r.reason;
-    const lines = groups.get(r.instanceType) ?? [];
-    if (!lines.includes(line)) {
-      lines.push(line);
-    }
-    groups.set(r.instanceType, lines);
-  }
-  return groups;
-}
-
-function round(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
+  return `Levers (the cheapest plan of each combination; spec = speculative decoding, fp8 = FP8 weights and KV cache):\n${table.toString()}\n\n`;
 }
 
 export type { GenerativePlan };

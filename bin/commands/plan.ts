@@ -2,12 +2,10 @@
  * `cdk-inferentia plan`: the cheapest Neuron deployment for a model and its targets, with the alternatives and
  * the reasons every other option lost.
  */
-import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
-import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { describeCalibration } from '../../lib/calibration/describe';
-import { InfeasibleError, InputError } from '../../lib/errors';
+import { InputError } from '../../lib/errors';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
 import type { Plan, PlanReport, Rejection, ServingMode } from '../../lib/planner';
@@ -15,37 +13,16 @@ import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { runGenerativePlan, GENERATIVE_ONLY } from './plan-generative';
+import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
+import { formatPlanOutput, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
-interface PlanFlags {
+/** The flags of both workloads; the generative ones are read by `plan-generative.ts`. */
+interface PlanFlags extends GenerativePlanFlags {
   readonly model?: string;
   readonly profile?: string;
-  readonly throughput?: number;
-  readonly throughputPerMinute?: number;
-  readonly p99?: number;
-  readonly inputTokens?: number;
-  readonly inputTokensP99?: number;
-  readonly outputTokens?: number;
-  readonly outputTokensP99?: number;
-  readonly ttftP99?: number;
-  readonly tpotP99?: number;
-  readonly e2eP99?: number;
-  readonly peak?: number;
-  readonly inputsPerRequest?: number;
-  readonly hostMsPerRequest?: number;
   readonly serving?: ServingMode | 'any';
-  readonly region: string;
-  readonly hosting: Hosting;
-  readonly minInstances?: number;
-  readonly maxInstances?: number;
-  readonly headroom?: number;
-  readonly processes?: number;
-  readonly instanceTypes?: string[];
-  readonly pricing?: PricingKind;
   readonly prices?: string;
-  readonly alternatives?: number;
-  readonly json?: boolean;
 }
 
 const SERVING_CHOICES = [...SERVING_MODES, 'any'] as const;
@@ -129,56 +106,40 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       const profileWarnings = warnings.map((w) => w.message);
       // A calibrated profile says so in every output: which report and when the plan's numbers were measured.
       const calibration = profile.calibration !== undefined ? { calibration: profile.calibration } : {};
-      let report: PlanReport;
-      try {
-        report = planReport(
-          profile,
-          {
-            throughputRps: flags.throughput as number,
-            p99Ms: flags.p99 as number,
-            ...(flags.peak !== undefined ? { peakThroughputRps: flags.peak } : {}),
-            ...(flags.inputsPerRequest !== undefined ? { inputsPerRequest: flags.inputsPerRequest } : {}),
-          },
-          {
-            region: flags.region,
-            hosting: flags.hosting,
-            minInstances: flags.minInstances,
-            maxInstances: flags.maxInstances,
-            headroom: flags.headroom,
-            processesPerInstance: flags.processes,
-            instanceTypes: flags.instanceTypes,
-            pricing: flags.pricing,
-            serving: flags.serving,
-          },
-          catalog,
-        );
-      } catch (e) {
-        if (flags.json && e instanceof InfeasibleError) {
-          // Scripts read stdout: no plan is still a JSON document, with the reasons; the exit code stays 1.
-          io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, hostWork, profileWarnings, ...calibration }, null, 2) + '\n');
-        }
-        throw e;
-      }
-      if (flags.json) {
-        io.stdout(JSON.stringify({ ...report, hostWork, profileWarnings, ...calibration }, null, 2) + '\n');
-        return;
-      }
-      const calibratedFrom = describeCalibration(profile);
-      io.stdout((calibratedFrom !== undefined ? `${calibratedFrom}\n` : '') + formatPlanReport(report, flags.alternatives ?? 5, hostWork.source));
-      const uncalibrated = uncalibratedChoice(profile, report.chosen);
-      if (uncalibrated !== undefined) {
-        io.stderr(`warning: ${uncalibrated}\n`);
-      }
-      // The chosen plan's warnings already name its own measurement's problems; add the profile's others once.
-      const chosenRow = report.chosen.measurement;
-      const others = warnings.filter((w) => profile.measurements[w.measurementIndex] !== chosenRow).map((w) => `${profile.id}: ${w.message}`);
-      for (const note of [...report.chosen.warnings, ...others]) {
-        io.stderr(`warning: ${note}\n`);
-      }
+      const targets = {
+        throughputRps: flags.throughput as number,
+        p99Ms: flags.p99 as number,
+        ...(flags.peak !== undefined ? { peakThroughputRps: flags.peak } : {}),
+        ...(flags.inputsPerRequest !== undefined ? { inputsPerRequest: flags.inputsPerRequest } : {}),
+      };
+      printPlan(io, () => planReport(profile, targets, {
+        region: flags.region,
+        hosting: flags.hosting,
+        minInstances: flags.minInstances,
+        maxInstances: flags.maxInstances,
+        headroom: flags.headroom,
+        processesPerInstance: flags.processes,
+        instanceTypes: flags.instanceTypes,
+        pricing: flags.pricing,
+        serving: flags.serving,
+      }, catalog), {
+        json: flags.json,
+        extra: { hostWork, profileWarnings, ...calibration },
+        format: (report) => {
+          const calibratedFrom = describeCalibration(profile);
+          return (calibratedFrom !== undefined ? `${calibratedFrom}\n` : '') + formatPlanReport(report, flags.alternatives ?? 5, hostWork.source);
+        },
+        warnings: (report) => {
+          const uncalibrated = uncalibratedChoice(profile, report.chosen);
+          // The chosen plan's warnings already name its own measurement's problems; add the profile's others once.
+          const chosenRow = report.chosen.measurement;
+          const others = warnings.filter((w) => profile.measurements[w.measurementIndex] !== chosenRow).map((w) => `${profile.id}: ${w.message}`);
+          return [...(uncalibrated !== undefined ? [uncalibrated] : []), ...report.chosen.warnings, ...others];
+        },
+      });
     });
 }
 
-const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 const percent = (n: number) => `${Math.round(n * 100)} %`;
 
 /**
@@ -214,92 +175,57 @@ export function withHostWork(profile: ModelProfile, hostMsPerRequest: number | u
  */
 export function formatPlanReport(report: PlanReport, alternatives: number, hostWorkSource?: string): string {
   const { chosen: p, request } = report;
-  const out: string[] = [];
   const inputs = p.inputsPerRequest === 1 ? '' : ` of ${p.inputsPerRequest} inputs`;
-  out.push(
-    `Plan for ${p.profileId}: ${p.targets.throughputRps} requests/s${inputs} at p99 <= ${p.targets.p99Ms} ms, ` +
-      `${p.hosting} in ${p.region}, headroom ${percent(p.headroom)}, ${request.options.pricing} prices\n`,
-  );
-
-  const summary = new Table({ style: { head: [], border: [] }, wordWrap: true, colWidths: [26, 100] });
-  summary.push(
-    { 'instance type': `${p.instanceType} (${p.instance.coreVersion === 'v1' ? 'NeuronCore-v1' : 'NeuronCore-v2'}, ${p.instance.chips * p.instance.coresPerChip} cores)` },
-    { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
-    { 'processes / instance': `${p.processesPerInstance} x ${p.coresPerProcess} NeuronCore${p.coresPerProcess > 1 ? 's' : ''}, model compiled for batch ${p.batchSize}` },
-    { serving: servingSummary(p) },
-    { 'idle NeuronCores': `${p.idleCoresPerInstance} per instance` },
-    {
-      latency: `predicted p99 ${round2(p.predictedP99Ms)} ms at the target rate (queueing included); one device call: p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms`,
-    },
-    ...(hostWorkSource !== undefined
-      ? [{ 'host work': `${p.hostCpuMsPerRequest} ms of one vCPU per request, in the model process (${hostWorkSource}); change it with --host-ms-per-request` }]
-      : []),
-    {
-      capacity: `${round1(p.capacityRps)} requests/s within p99 ${p.targets.p99Ms} ms (${round1(p.capacityPerInstanceRps)} per instance` +
-        `${p.measurement.capacityFactor !== undefined ? `, x ${p.measurement.capacityFactor} as calibrated` : ''}); ` +
-        `model processes ${percent(p.utilization)} busy at the target`,
-    },
-    { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MRequestsUsd, 3)} per 1M requests` },
-    ...(p.instance.family === 'inf1' ? [{ 'Inf1 support': INF1_END_OF_SUPPORT }] : []),
-    { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
-    {
-      'one process per instance': `${p.naive.instanceCount} instances, ${usd(p.naive.hourlyCostUsd)}/h: packing NeuronCores saves ${Math.round(p.naive.savingsPercent)} %`,
-    },
-    { measurement: p.measurement.source },
-  );
-  out.push(summary.toString() + '\n');
-
-  const layout = new Table({ head: ['process', 'NEURON_RT_VISIBLE_CORES', 'devices'], style: { head: [], border: [] } });
-  for (const proc of p.processes) {
-    layout.push([proc.index, proc.visibleCores, proc.devices.join(' ')]);
-  }
-  out.push(`Layout on every instance:\n${layout.toString()}\n`);
-
-  if (report.alternatives.length > 0) {
-    const shown = report.alternatives.slice(0, alternatives);
-    const table = new Table({
+  return formatPlanOutput({
+    heading: `Plan for ${p.profileId}: ${p.targets.throughputRps} requests/s${inputs} at p99 <= ${p.targets.p99Ms} ms, ` +
+      `${p.hosting} in ${p.region}, headroom ${percent(p.headroom)}, ${request.options.pricing} prices`,
+    summary: [
+      { 'instance type': `${p.instanceType} (${p.instance.coreVersion === 'v1' ? 'NeuronCore-v1' : 'NeuronCore-v2'}, ${p.instance.chips * p.instance.coresPerChip} cores)` },
+      { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
+      { 'processes / instance': `${p.processesPerInstance} x ${p.coresPerProcess} NeuronCore${p.coresPerProcess > 1 ? 's' : ''}, model compiled for batch ${p.batchSize}` },
+      { serving: servingSummary(p) },
+      { 'idle NeuronCores': `${p.idleCoresPerInstance} per instance` },
+      {
+        latency: `predicted p99 ${round(p.predictedP99Ms, 2)} ms at the target rate (queueing included); one device call: p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms`,
+      },
+      ...(hostWorkSource !== undefined
+        ? [{ 'host work': `${p.hostCpuMsPerRequest} ms of one vCPU per request, in the model process (${hostWorkSource}); change it with --host-ms-per-request` }]
+        : []),
+      {
+        capacity: `${round(p.capacityRps, 1)} requests/s within p99 ${p.targets.p99Ms} ms (${round(p.capacityPerInstanceRps, 1)} per instance` +
+          `${p.measurement.capacityFactor !== undefined ? `, x ${p.measurement.capacityFactor} as calibrated` : ''}); ` +
+          `model processes ${percent(p.utilization)} busy at the target`,
+      },
+      { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MRequestsUsd, 3)} per 1M requests` },
+      ...(p.instance.family === 'inf1' ? [{ 'Inf1 support': INF1_END_OF_SUPPORT }] : []),
+      { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+      {
+        'one process per instance': `${p.naive.instanceCount} instances, ${usd(p.naive.hourlyCostUsd)}/h: packing NeuronCores saves ${Math.round(p.naive.savingsPercent)} %`,
+      },
+      { measurement: p.measurement.source },
+    ],
+    layout: { unit: 'process', rows: p.processes },
+    alternatives: {
       head: ['instance type', 'count', 'processes x cores', 'serving', 'batch', 'delay ms', 'requests/s per instance', 'p99 ms', '$/hour', '$/1M requests'],
-      style: { head: [], border: [] },
-    });
-    for (const a of shown) {
-      table.push([
+      rows: report.alternatives.slice(0, alternatives).map((a) => [
         a.instanceType + (a.price.unverified ? ' *' : ''),
         a.instanceCount,
         `${a.processesPerInstance} x ${a.coresPerProcess}`,
         a.serving,
         a.batchSize,
         a.batching ? a.batching.maxDelayMs : '-',
-        round1(a.capacityPerInstanceRps),
-        round2(a.predictedP99Ms),
+        round(a.capacityPerInstanceRps, 1),
+        round(a.predictedP99Ms, 2),
         usd(a.hourlyCostUsd),
         usd(a.costPer1MRequestsUsd, 3),
-      ]);
-    }
-    out.push(`Alternatives (${shown.length} of ${report.alternatives.length}, * = UNVERIFIED price):\n${table.toString()}\n`);
-  }
-
-  if (report.rejected.length > 0) {
-    const table = new Table({ head: ['instance type', 'why it lost'], style: { head: [], border: [] }, wordWrap: true, colWidths: [18, 100] });
-    for (const [instanceType, reasons] of groupRejections(report.rejected)) {
-      table.push([instanceType, reasons.join('\n')]);
-    }
-    out.push(`Rejected:\n${table.toString()}\n`);
-  }
-  return out.join('\n');
-}
-
-/** One entry per instance type, each reason once, prefixed with its measurement when it has one. */
-function groupRejections(rejected: readonly Rejection[]): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const r of rejected) {
-    const line = r.measurement ? `${r.measurement}: ${r.reason}` : r.reason;
-    const lines = groups.get(r.instanceType) ?? [];
-    if (!lines.includes(line)) {
-      lines.push(line);
-    }
-    groups.set(r.instanceType, lines);
-  }
-  return groups;
+      ]),
+      total: report.alternatives.length,
+    },
+    rejected: {
+      instanceTypeWidth: 18,
+      lines: report.rejected.map((r: Rejection) => ({ instanceType: r.instanceType, qualifier: r.measurement, reason: r.reason })),
+    },
+  });
 }
 
 /** `stock: one padded batch-8 call per request` or `batching: up to 8 inputs a call, waiting at most 1.2 ms`. */
@@ -307,12 +233,4 @@ function servingSummary(p: Plan): string {
   return p.batching
     ? `batching: up to ${p.batching.maxBatchSize} inputs a device call, a batch waits at most ${p.batching.maxDelayMs} ms to fill`
     : `stock: one device call per request${p.batchSize > 1 ? `, padded to batch ${p.batchSize}` : ''}`;
-}
-
-function round1(n: number): number {
-  return Math.round(n * 10) / 10;
-}
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
 }

@@ -5,7 +5,6 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { compiledArtifactProblems, type CompiledArtifactFacts, type PlanForArtifact } from '../../lib/compile/check';
 import { artifactPrefixOf, compileHash, sha256Hex } from '../../lib/compile/hash';
@@ -15,7 +14,7 @@ import { InputError } from '../../lib/errors';
 import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
-import { acknowledgeCompileFindings, acknowledgeProviderFindings, grantCompileLaunch, neoProblems } from './private/compile-backend';
+import { acknowledgeCompileFindings, compileJobResource, grantCompileLaunch, neoProblems } from './private/compile-backend';
 import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */
@@ -288,23 +287,10 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
       acknowledgeCompileFindings(role, handlers, this.artifactPrefix);
     }
 
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
-      queryInterval: Duration.seconds(30),
-      totalTimeout: Duration.minutes(Math.min(60, Math.ceil(timeout.toMinutes({ integral: false })) + 10)),
+    this.resource = compileJobResource(this, onEvent, isComplete, timeout, {
+      spec, hash, region, bucket: this.bucket.bucketName, prefix,
+      timeoutSeconds: Math.round(timeout.toSeconds()), backend: backend.kind, ...config,
     });
-    this.resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::NeuronCompileJob',
-      properties: {
-        Config: Stack.of(this).toJsonString({
-          spec, hash, region, bucket: this.bucket.bucketName, prefix,
-          timeoutSeconds: Math.round(timeout.toSeconds()), backend: backend.kind, ...config,
-        }),
-      },
-    });
-    acknowledgeProviderFindings(provider);
     if (backend.kind === 'neo') {
       Annotations.of(this).addWarningV2('cdk-inferentia:compile-neo-tarball',
         'SageMaker Neo writes a compressed model.tar.gz and runs no accuracy check or measurement: the hostings mount '

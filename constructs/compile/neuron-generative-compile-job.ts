@@ -6,7 +6,6 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
@@ -33,7 +32,7 @@ import type { ModelImage } from '../image/model-image';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
 import { markOwned } from '../private/ownership';
-import { acknowledgeCompileFindings, acknowledgeProviderFindings, grantCompileLaunch } from './private/compile-backend';
+import { acknowledgeCompileFindings, compileJobResource, grantCompileLaunch } from './private/compile-backend';
 
 /** Options of {@link GenerativeWeights.fromS3Prefix}. */
 export interface GenerativeWeightsS3Options {
@@ -371,42 +370,29 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     acknowledgeCompileFindings(role, [onEvent, isComplete], this.artifactPrefix);
 
     const weightsGiB = props.weightsSize ? props.weightsSize.toMebibytes() / 1024 : 40;
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
-      queryInterval: Duration.seconds(30),
-      totalTimeout: Duration.minutes(Math.min(60, Math.ceil(timeout.toMinutes({ integral: false })) + 10)),
-    });
-    this.resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::NeuronCompileJob',
-      properties: {
-        Config: stack.toJsonString({
-          kind: 'generative',
-          spec: { ...spec, weights: identity.deploy },
-          hash: this.hash,
-          region: stack.region,
-          bucket: this.bucket.bucketName,
-          prefix,
-          timeoutSeconds: Math.round(timeout.toSeconds()),
-          image: image.imageUri,
-          ...(props.weights.tokenSecret ? { tokenSecretArn: props.weights.tokenSecret.secretArn } : {}),
-          instance: {
-            instanceTypes,
-            subnetIds: subnets.subnetIds,
-            securityGroupIds: [securityGroup.securityGroupId],
-            instanceProfileArn: profile.instanceProfileArn,
-            amiParameter: GENERATIVE_HOST_AMI_PARAMETER,
-            scriptS3Uri: asset.s3ObjectUrl,
-            scriptSha256: sha256Hex(program.content),
-            // The image (~20 GiB unpacked), the weights, a staged copy for Hub weights, the artifacts.
-            extraVolumeGiB: Math.ceil(60 + 3 * weightsGiB),
-            jobTag,
-          },
-        }),
+    this.resource = compileJobResource(this, onEvent, isComplete, timeout, {
+      kind: 'generative',
+      spec: { ...spec, weights: identity.deploy },
+      hash: this.hash,
+      region: stack.region,
+      bucket: this.bucket.bucketName,
+      prefix,
+      timeoutSeconds: Math.round(timeout.toSeconds()),
+      image: image.imageUri,
+      ...(props.weights.tokenSecret ? { tokenSecretArn: props.weights.tokenSecret.secretArn } : {}),
+      instance: {
+        instanceTypes,
+        subnetIds: subnets.subnetIds,
+        securityGroupIds: [securityGroup.securityGroupId],
+        instanceProfileArn: profile.instanceProfileArn,
+        amiParameter: GENERATIVE_HOST_AMI_PARAMETER,
+        scriptS3Uri: asset.s3ObjectUrl,
+        scriptSha256: sha256Hex(program.content),
+        // The image (~20 GiB unpacked), the weights, a staged copy for Hub weights, the artifacts.
+        extraVolumeGiB: Math.ceil(60 + 3 * weightsGiB),
+        jobTag,
       },
     });
-    acknowledgeProviderFindings(provider);
   }
 
   /** `s3://bucket/<prefix><hash>/compiled/`. */

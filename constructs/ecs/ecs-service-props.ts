@@ -42,28 +42,17 @@ export interface EcsAutoScalingOptions {
   readonly scaleOutCooldown?: Duration;
 }
 
-/** Props of {@link NeuronEcsService}. */
-export interface NeuronEcsServiceProps {
-  /**
-   * The plan to deploy, made with `hosting: 'ec2'` (`cdk-inferentia plan --hosting ec2`): instance type, instances
-   * at the target and at the peak, NeuronCore groups per worker, batching. `stock` and `batching` plans both run: the
-   * model server batches only when the plan says so.
-   */
-  readonly plan: Plan;
-
-  /**
-   * The model server image (`serving/`) with the compiled model and its handler in `/opt/ml/model`, pinned by digest.
-   *
-   * The model is baked into the image: the digest then names code and weights together, every instance starts
-   * without an S3 download, and promotion copies one artifact.
-   */
-  readonly image: ModelImage;
-
+/**
+ * The network, load balancer and logs of a model hosted on EC2 through Amazon ECS: shared by
+ * {@link NeuronEcsServiceProps} (the model server) and {@link NeuronGenerativeEcsServiceProps} (vLLM), and by the
+ * props of any later engine's service.
+ */
+export interface EcsHostingOptions {
   /**
    * The VPC to run in. Its private subnets need routes or VPC endpoints to ECS, ECR, S3 and CloudWatch Logs.
    *
    * @default - a new VPC: isolated subnets in two Availability Zones and VPC endpoints for every service the
-   * instances and the smoke benchmark call; no NAT gateway, no internet route
+   * instances and the deploy's proof call; no NAT gateway, no internet route
    */
   readonly vpc?: ec2.IVpc;
 
@@ -97,8 +86,8 @@ export interface NeuronEcsServiceProps {
   readonly certificate?: acm.ICertificate;
 
   /**
-   * The host name clients use, covered by `certificate` and pointing at the load balancer: the URL the smoke
-   * benchmark calls, which verifies TLS.
+   * The host name clients use, covered by `certificate` and pointing at the load balancer: the URL the deploy's
+   * proof calls, which verifies TLS.
    *
    * @default - the load balancer's DNS name (required with `certificate` and `smokeBenchmark`)
    */
@@ -112,18 +101,39 @@ export interface NeuronEcsServiceProps {
   readonly listenerPort?: number;
 
   /**
-   * Port the model server listens on in the container (passed as `SAGEMAKER_BIND_TO_PORT` when not 8080).
-   *
-   * @default 8080
-   */
-  readonly containerPort?: number;
-
-  /**
    * Where the load balancer's access logs go (SSE-S3 encrypted, as ELB log delivery requires).
    *
    * @default - a bucket this construct defines, retained on delete, logs kept a year
    */
   readonly accessLogBucket?: s3.IBucket;
+
+  /** Retention of the container logs (which carry the server's metrics). @default logs.RetentionDays.THREE_MONTHS */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/** Props of {@link NeuronEcsService}. */
+export interface NeuronEcsServiceProps extends EcsHostingOptions {
+  /**
+   * The plan to deploy, made with `hosting: 'ec2'` (`cdk-inferentia plan --hosting ec2`): instance type, instances
+   * at the target and at the peak, NeuronCore groups per worker, batching. `stock` and `batching` plans both run: the
+   * model server batches only when the plan says so.
+   */
+  readonly plan: Plan;
+
+  /**
+   * The model server image (`serving/`) with the compiled model and its handler in `/opt/ml/model`, pinned by digest.
+   *
+   * The model is baked into the image: the digest then names code and weights together, every instance starts
+   * without an S3 download, and promotion copies one artifact.
+   */
+  readonly image: ModelImage;
+
+  /**
+   * Port the model server listens on in the container (passed as `SAGEMAKER_BIND_TO_PORT` when not 8080).
+   *
+   * @default 8080
+   */
+  readonly containerPort?: number;
 
   /**
    * Root volume of each instance (encrypted gp3), for the image (with its model) and the image of the next deploy.
@@ -158,9 +168,6 @@ export interface NeuronEcsServiceProps {
 
   /** Extra container environment, merged over the plan-derived variables. @default - none */
   readonly environment?: Record<string, string>;
-
-  /** Retention of the container logs (which carry the server's metrics). @default logs.RetentionDays.THREE_MONTHS */
-  readonly logRetention?: logs.RetentionDays;
 
   /**
    * Prove every deployment against the load balancer: a Lambda in the VPC runs the golden request after the

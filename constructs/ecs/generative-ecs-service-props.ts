@@ -1,14 +1,11 @@
 /** What a {@link NeuronGenerativeEcsService} takes. */
 import { Duration, Size } from 'aws-cdk-lib';
-import * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { GenerativePlan } from '../../lib/generative';
 import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 import type { ModelImage } from '../image/model-image';
-import type { EcsAutoScalingOptions } from './ecs-service-props';
+import type { EcsAutoScalingOptions, EcsHostingOptions } from './ecs-service-props';
 import type { SmokeBenchmarkOptions, TokenProofOptions } from '../proof/smoke-benchmark-props';
 
 /** Where a generative model's weights and compiled artifacts are in S3; every task downloads them when it starts. */
@@ -32,7 +29,7 @@ export interface GenerativeModelLocation {
 }
 
 /** Props of {@link NeuronGenerativeEcsService}. */
-export interface NeuronGenerativeEcsServiceProps {
+export interface NeuronGenerativeEcsServiceProps extends EcsHostingOptions {
   /**
    * The generative plan to deploy, made with `hosting: 'ec2'`: instance type, instances at the target and at the
    * peak, and the replicas of each instance with their NeuronCores and `/dev/neuronN` devices.
@@ -77,36 +74,8 @@ export interface NeuronGenerativeEcsServiceProps {
    */
   readonly downloadImage?: ecs.ContainerImage;
 
-  /**
-   * The VPC to run in. Its private subnets need routes or VPC endpoints to ECS, ECR, S3 and CloudWatch Logs.
-   *
-   * @default - a new VPC: isolated subnets in two Availability Zones and VPC endpoints for what the instances call
-   */
-  readonly vpc?: ec2.IVpc;
-
-  /** Subnets of the instances, the tasks and an internal load balancer. @default - the VPC's private subnets */
-  readonly vpcSubnets?: ec2.SubnetSelection;
-
-  /** Availability Zones of the new VPC; each must offer the plan's instance type. @default - the region's first two */
-  readonly availabilityZones?: string[];
-
-  /** Put the load balancer on the internet (public subnets). Requires `certificate`. @default false */
-  readonly internetFacing?: boolean;
-
-  /** Certificate of an HTTPS listener; HTTP on port 80 then redirects to it. @default - plain HTTP, internal only */
-  readonly certificate?: acm.ICertificate;
-
-  /** The host name clients use, covered by `certificate`. @default - the load balancer's DNS name */
-  readonly domainName?: string;
-
-  /** Listener port. @default 443 with `certificate`, else 80 */
-  readonly listenerPort?: number;
-
   /** Port vLLM listens on in each task. @default 8080 */
   readonly containerPort?: number;
-
-  /** Where the load balancer's access logs go. @default - a bucket this construct defines, retained on delete */
-  readonly accessLogBucket?: s3.IBucket;
 
   /**
    * Root volume of each instance (encrypted gp3): the image, and each task's copy of the weights and artifacts.
@@ -151,9 +120,6 @@ export interface NeuronGenerativeEcsServiceProps {
 
   /** Extra engine environment, merged over the rendered one. @default - none */
   readonly environment?: Record<string, string>;
-
-  /** Retention of the container logs. @default logs.RetentionDays.THREE_MONTHS */
-  readonly logRetention?: logs.RetentionDays;
 
   /**
    * Add a CloudWatch dashboard: the load balancer's requests, healthy tasks, engine 5XX and requests per task against

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Lazy, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -10,15 +10,15 @@ import { Construct } from 'constructs';
 import type { Plan } from '../../lib/planner';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
-import { SmokeBenchmark } from '../proof/smoke-benchmark';
-import { SmokeTarget } from '../proof/smoke-target';
+import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_NEURON_MONITOR_NAMESPACE, MODEL_SERVER_PORT, NeuronEcsServiceProps } from './ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
-import { modelLoadBalancer } from './private/ecs-load-balancer';
-import { rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
-import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
+import { modelLoadBalancer, serviceEntrance, serviceProof } from './private/ecs-load-balancer';
+import { rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
+import { serviceNetwork } from './private/ecs-network';
 import { resolveService } from './private/ecs-validation';
 import { markOwned } from '../private/ownership';
+import { RollbackAlarms } from '../private/rollback-alarms';
 
 /**
  * A model on Inferentia2 or Trainium EC2 instances, run by Amazon ECS as the plan sized it.
@@ -84,10 +84,10 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
    * Alarms that roll a deployment back: model server 5XX above 1 % of requests, and p99 target response time above
    * the plan's p99 target x 1.5, each in 2 of 3 minutes.
    */
-  get rollbackAlarms(): cloudwatch.AlarmBase[] {
-    return [...this.alarms];
+  get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
+    return this.alarms.list;
   }
-  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  private readonly alarms = new RollbackAlarms();
   /** Task count scaling, when enabled. */
   readonly scalableTaskCount?: ecs.ScalableTaskCount;
   /** The smoke benchmark, when `smokeBenchmark` is set. */
@@ -109,17 +109,9 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
     const type = layout.instanceType;
 
     // Network.
-    const ownVpc = props.vpc === undefined;
-    this.vpc = props.vpc ?? privateServiceVpc(this, 'Vpc', {
-      availabilityZones: props.availabilityZones,
-      publicSubnets: props.internetFacing ?? false,
-      cloudFormationEndpoint: props.smokeBenchmark !== undefined,
-      lambdaEndpoint: props.smokeBenchmark?.capacityProof !== undefined,
-      flowLogRetention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
-    });
-    const privateSubnets = props.vpcSubnets
-      ?? (ownVpc ? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } : { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
-    const lbSubnets = props.internetFacing ? { subnetType: ec2.SubnetType.PUBLIC } : privateSubnets;
+    const network = serviceNetwork(this, props);
+    this.vpc = network.vpc;
+    const privateSubnets = network.privateSubnets;
 
     // Cluster and capacity.
     this.cluster = new ecs.Cluster(this, 'Cluster', {
@@ -220,12 +212,16 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
     this.service.node.addDependency(this.cluster);
 
     // Load balancer.
-    const lb = modelLoadBalancer(this, {
+    const lbOptions = {
       vpc: this.vpc,
-      vpcSubnets: lbSubnets,
       internetFacing: props.internetFacing ?? false,
       certificate: props.certificate,
+      domainName: props.domainName,
       listenerPort: ports.listener,
+    };
+    const lb = modelLoadBalancer(this, {
+      ...lbOptions,
+      vpcSubnets: network.loadBalancerSubnets,
       containerPort: ports.container,
       // Longer than a request's deadline, so a task leaving the target group finishes what it is serving, and no
       // longer: every rolling deploy waits this long per batch of replaced tasks.
@@ -235,28 +231,9 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
     this.loadBalancer = lb.loadBalancer;
     this.listener = lb.listener;
     this.targetGroup = lb.targetGroup;
-    this.service.attachToApplicationTargetGroup(this.targetGroup);
-    this.connections = new ec2.Connections({
-      securityGroups: this.loadBalancer.connections.securityGroups,
-      defaultPort: ec2.Port.tcp(ports.listener),
-    });
-    if (!props.internetFacing) {
-      // An internal load balancer serves the VPC; callers elsewhere are admitted through `connections`.
-      this.connections.allowDefaultPortFrom(ec2.Peer.ipv4(this.vpc.vpcCidrBlock), 'Clients in the VPC');
-      if (Token.isUnresolved(this.vpc.vpcCidrBlock)) {
-        Validations.of(this.loadBalancer.connections.securityGroups[0]).acknowledge(VPC_CIDR_INGRESS);
-      }
-    }
-    this.alarms.push(...serviceRollbackAlarms(this, this.plan));
-    // During a deployment's bake time ECS watches these too and rolls back when one fires, on top of the circuit
-    // breaker, which only sees tasks failing to start or to pass /ping. Lazy: addRollbackAlarm may add more.
-    this.service.enableDeploymentAlarms(Lazy.list({ produce: () => this.alarms.map((a) => a.alarmName) }), {
-      behavior: ecs.AlarmBehavior.ROLLBACK_ON_ALARM,
-    });
-    const scheme = props.certificate ? 'https' : 'http';
-    const host = props.domainName ?? this.loadBalancer.loadBalancerDnsName;
-    const defaultPort = props.certificate ? 443 : 80;
-    this.url = `${scheme}://${host}${ports.listener === defaultPort ? '' : `:${ports.listener}`}`;
+    ({ connections: this.connections, url: this.url } = serviceEntrance(lb, [this.service], lbOptions));
+    this.alarms.add(...serviceRollbackAlarms(this, this.plan));
+    rollBackOnAlarms([this.service], this.alarms);
 
     // Scaling.
     if (scaling) {
@@ -295,26 +272,13 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
     }
 
     if (props.smokeBenchmark) {
-      const smokeSecurityGroup = new ec2.SecurityGroup(this, 'SmokeSecurityGroup', {
-        vpc: this.vpc,
-        description: `Smoke benchmark of ${this.node.path}: calls the load balancer, S3 and CloudFormation`,
-        allowAllOutbound: true,
-      });
-      this.connections.allowDefaultPortFrom(smokeSecurityGroup, 'The smoke benchmark');
-      const dependsOn: Construct[] = [this.service, this.listener];
-      if (this.scalableTaskCount) {
-        dependsOn.push(this.scalableTaskCount);
-      }
-      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
-        ...props.smokeBenchmark,
-        plan: this.plan,
-        target: SmokeTarget.url(`${this.url}/invocations`, {
-          vpc: this.vpc,
-          vpcSubnets: privateSubnets,
-          securityGroups: [smokeSecurityGroup],
-          fingerprint: this.deploymentFingerprint,
-          dependsOn,
-        }),
+      this.smokeBenchmark = serviceProof(this, { ...props.smokeBenchmark, plan: this.plan }, {
+        what: 'Smoke benchmark',
+        network,
+        connections: this.connections,
+        url: `${this.url}/invocations`,
+        fingerprint: this.deploymentFingerprint,
+        dependsOn: [this.service, this.listener, ...(this.scalableTaskCount ? [this.scalableTaskCount] : [])],
       });
     }
   }
@@ -358,7 +322,7 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
    * @param alarm an alarm on any metric, e.g. your own latency or business metric
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.push(alarm);
+    this.alarms.add(alarm);
   }
 
   private acknowledgeFindings(): void {

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Lazy, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -8,21 +8,20 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { markOwned } from '../private/ownership';
+import { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import { DeployRefusal } from '../proof/deploy-refusal';
-import { SmokeBenchmark } from '../proof/smoke-benchmark';
-import { SmokeTarget } from '../proof/smoke-target';
-import { ERROR_RATE_ALARM_PERCENT } from '../sagemaker/endpoint-props';
+import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
-import { modelLoadBalancer } from './private/ecs-load-balancer';
-import { engineLatencyAlarms, generativeServiceDashboard } from './private/generative-ecs-monitoring';
-import { privateServiceVpc, VPC_CIDR_INGRESS } from './private/ecs-network';
+import { modelLoadBalancer, serviceEntrance, serviceProof } from './private/ecs-load-balancer';
+import { engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, rollBackOnAlarms } from './private/ecs-monitoring';
+import { serviceNetwork } from './private/ecs-network';
 import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
 import { resolveGenerativeService } from './private/generative-ecs-validation';
 
@@ -49,7 +48,7 @@ import { resolveGenerativeService } from './private/generative-ecs-validation';
  *
  * @example
  * new NeuronGenerativeEcsService(this, 'Llama', {
- *   plan: planGenerative(requireGenerativeProfile('llama-3.1-8b-instruct'), targets, { region, hosting: 'ec2' }),
+ *   plan: planGenerative(findGenerativeProfile('llama-3.1-8b-instruct')!, targets, { region, hosting: 'ec2' }),
  *   image: ModelImage.fromRepository(repository, 'sha256:...'),
  *   model: { bucket, weightsPrefix: 'models/llama-3.1-8b-instruct', compiledArtifactsPrefix: 'compiled/abc123' },
  *   servedModelName: 'llama-3.1-8b-instruct',
@@ -111,10 +110,10 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
    * Alarms that roll a deployment back: 5XX answers of the engines above 1 % of requests, and the engine's TTFT and
    * TPOT p99 above the plan's targets x 1.5, each in 2 of 3 minutes.
    */
-  get rollbackAlarms(): cloudwatch.AlarmBase[] {
-    return [...this.alarms];
+  get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
+    return this.alarms.list;
   }
-  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  private readonly alarms = new RollbackAlarms();
 
   constructor(scope: Construct, id: string, props: NeuronGenerativeEcsServiceProps) {
     super(scope, id);
@@ -132,17 +131,9 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     this.healthCheckGracePeriod = Duration.seconds(graceSeconds);
 
     // Network.
-    const ownVpc = props.vpc === undefined;
-    this.vpc = props.vpc ?? privateServiceVpc(this, 'Vpc', {
-      availabilityZones: props.availabilityZones,
-      publicSubnets: props.internetFacing ?? false,
-      cloudFormationEndpoint: props.smokeBenchmark !== undefined,
-      lambdaEndpoint: props.smokeBenchmark?.capacityProof !== undefined,
-      flowLogRetention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
-    });
-    const privateSubnets = props.vpcSubnets
-      ?? (ownVpc ? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } : { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
-    const lbSubnets = props.internetFacing ? { subnetType: ec2.SubnetType.PUBLIC } : privateSubnets;
+    const network = serviceNetwork(this, props);
+    this.vpc = network.vpc;
+    const privateSubnets = network.privateSubnets;
 
     // Cluster and capacity.
     this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
@@ -212,12 +203,16 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     this.taskDefinitions = replicas.map((r) => r.taskDefinition);
 
     // Load balancer.
-    const lb = modelLoadBalancer(this, {
+    const lbOptions = {
       vpc: this.vpc,
-      vpcSubnets: lbSubnets,
       internetFacing: props.internetFacing ?? false,
       certificate: props.certificate,
+      domainName: props.domainName,
       listenerPort: ports.listener,
+    };
+    const lb = modelLoadBalancer(this, {
+      ...lbOptions,
+      vpcSubnets: network.loadBalancerSubnets,
       containerPort: ports.container,
       deregistrationDelay: this.requestTimeout,
       idleTimeout: this.requestTimeout,
@@ -228,32 +223,12 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     this.loadBalancer = lb.loadBalancer;
     this.listener = lb.listener;
     this.targetGroup = lb.targetGroup;
-    for (const service of this.services) {
-      service.attachToApplicationTargetGroup(this.targetGroup);
-    }
-    this.connections = new ec2.Connections({
-      securityGroups: this.loadBalancer.connections.securityGroups,
-      defaultPort: ec2.Port.tcp(ports.listener),
-    });
-    if (!props.internetFacing) {
-      this.connections.allowDefaultPortFrom(ec2.Peer.ipv4(this.vpc.vpcCidrBlock), 'Clients in the VPC');
-      if (Token.isUnresolved(this.vpc.vpcCidrBlock)) {
-        Validations.of(this.loadBalancer.connections.securityGroups[0]).acknowledge(VPC_CIDR_INGRESS);
-      }
-    }
-    const scheme = props.certificate ? 'https' : 'http';
-    const host = props.domainName ?? this.loadBalancer.loadBalancerDnsName;
-    const defaultPort = props.certificate ? 443 : 80;
-    this.url = `${scheme}://${host}${ports.listener === defaultPort ? '' : `:${ports.listener}`}`;
+    ({ connections: this.connections, url: this.url } = serviceEntrance(lb, this.services, lbOptions));
 
-    this.alarms.push(this.errorRateAlarm());
+    this.alarms.add(errorRateAlarm(this, 'engine'));
     this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.metricsNamespace, service: this.metricsService, plan: this.plan });
-    this.alarms.push(...engineLatencyAlarms(this, this.engineMetrics, this.plan));
-    for (const service of this.services) {
-      service.enableDeploymentAlarms(Lazy.list({ produce: () => this.alarms.map((a) => a.alarmName) }), {
-        behavior: ecs.AlarmBehavior.ROLLBACK_ON_ALARM,
-      });
-    }
+    this.alarms.add(...engineLatencyAlarms(this, this.engineMetrics, this.plan));
+    rollBackOnAlarms(this.services, this.alarms);
 
     // Scaling: every slot tracks the same per-target metric of the shared target group, so the slots grow together.
     this.scalableTaskCounts = scaling === undefined ? [] : this.services.map((service) => {
@@ -278,24 +253,18 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
     }));
 
     if (props.smokeBenchmark) {
-      const smokeSecurityGroup = new ec2.SecurityGroup(this, 'SmokeSecurityGroup', {
-        vpc: this.vpc,
-        description: `Proof in tokens of ${this.node.path}: calls the load balancer, S3 and CloudFormation`,
-        allowAllOutbound: true,
-      });
-      this.connections.allowDefaultPortFrom(smokeSecurityGroup, 'The proof in tokens');
-      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
+      this.smokeBenchmark = serviceProof(this, {
         ...props.smokeBenchmark,
         plan: this.plan,
         tokens: { ...props.smokeBenchmark.tokens, servedModelName: props.servedModelName },
+      }, {
+        what: 'Proof in tokens',
+        network,
+        connections: this.connections,
         // The engine's base URL: the token client adds /v1/chat/completions (or /v1/completions) itself.
-        target: SmokeTarget.url(this.url, {
-          vpc: this.vpc,
-          vpcSubnets: privateSubnets,
-          securityGroups: [smokeSecurityGroup],
-          fingerprint: this.deploymentFingerprint,
-          dependsOn: [...this.services, this.listener, ...this.scalableTaskCounts],
-        }),
+        url: this.url,
+        fingerprint: this.deploymentFingerprint,
+        dependsOn: [...this.services, this.listener, ...this.scalableTaskCounts],
       });
     }
 
@@ -339,29 +308,7 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
    * @param alarm an alarm on any metric
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.push(alarm);
-  }
-
-  private errorRateAlarm(): cloudwatch.Alarm {
-    const minute = Duration.minutes(1);
-    return new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
-      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.node.path} answered with 5XX `
-        + 'by the engines in 2 of 3 minutes; rolls an ECS deployment back.',
-      metric: new cloudwatch.MathExpression({
-        expression: '100 * FILL(errors, 0) / requests',
-        usingMetrics: {
-          errors: this.metricTarget5xxErrors({ period: minute }),
-          requests: this.metricRequestCount({ period: minute }),
-        },
-        label: 'engine 5XX rate (%)',
-        period: minute,
-      }),
-      threshold: ERROR_RATE_ALARM_PERCENT,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    this.alarms.add(alarm);
   }
 
   /** Read-only access to the weights and artifacts prefixes, nothing else of the bucket. */

@@ -9,11 +9,11 @@ import {
   ENGINE_GAUGES,
   ENGINE_METRICS_DIMENSION,
   ENGINE_PERCENTILES,
-} from '../../lib/generative/engine-metrics';
-import type { EngineMetricName } from '../../lib/generative/engine-metrics';
+} from '../../lib/generative/engine-image';
+import type { EngineMetricName } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { ModelServerMetrics } from './model-server-metrics';
-import { cloudWatchUnit } from './private/cloudwatch-unit';
+import { MetricSource } from './private/metric-source';
 
 /** Where the engine's metrics are, and the plan they are judged against. */
 export interface GenerativeEngineMetricsProps {
@@ -56,8 +56,6 @@ export interface EngineLatencyAlarmOptions {
   readonly onAlarm: string;
 }
 
-const DEFAULT_PERIOD = Duration.minutes(1);
-
 /**
  * The vLLM engine's CloudWatch metrics (`serving/vllm/engine_metrics.py`, contract in lib/generative/engine-metrics.ts)
  * beside the plan's predictions, for dashboards and alarms on SageMaker and ECS alike.
@@ -78,16 +76,11 @@ export class GenerativeEngineMetrics {
   readonly plan?: GenerativePlan;
   private readonly neuron: ModelServerMetrics;
 
+  private readonly source: MetricSource;
+
   constructor(props: GenerativeEngineMetricsProps) {
     const namespace = props.namespace ?? DEFAULT_ENGINE_METRICS_NAMESPACE;
-    const problems: string[] = [];
-    if (!Token.isUnresolved(namespace) && (namespace.trim() === '' || namespace.length > 255)) {
-      problems.push(`namespace=${JSON.stringify(namespace)} must be 1 to 255 characters (a CloudWatch namespace)`);
-    }
-    if (!Token.isUnresolved(props.service) && (props.service.trim() === '' || props.service.length > 1024)) {
-      problems.push(`service=${JSON.stringify(props.service)} must be 1 to 1024 characters (a CloudWatch dimension value)`);
-    }
-    InputError.throwIfAny(problems.map((problem) => `GenerativeEngineMetrics: ${problem}`));
+    this.source = new MetricSource('GenerativeEngineMetrics', namespace, props.service);
     this.namespace = namespace;
     this.service = props.service;
     this.plan = props.plan;
@@ -146,14 +139,9 @@ export class GenerativeEngineMetrics {
 
   /** Output tokens per second over every replica: the period's generated tokens over its seconds. */
   outputTokensPerSecond(options: GenerativeEngineReplicaMetricOptions = {}): cloudwatch.MathExpression {
-    const { label, color, period, replica } = options;
-    return new cloudwatch.MathExpression({
-      expression: 'generated / PERIOD(generated)',
-      usingMetrics: { generated: this.counter('generationTokens', { period, replica }) },
-      label: label ?? 'Output tokens/s',
-      color,
-      period: period ?? DEFAULT_PERIOD,
-    });
+    const { period, replica } = options;
+    return this.source.expression('generated / PERIOD(generated)',
+      { generated: this.counter('generationTokens', { period, replica }) }, 'Output tokens/s', options);
   }
 
   /** NeuronCore utilization, percent, from neuron-monitor (see {@link ModelServerMetrics.neuronCoreUtilization}). */
@@ -246,19 +234,8 @@ export class GenerativeEngineMetrics {
     if (replica !== undefined && !Token.isUnresolved(replica) && replica.trim() === '') {
       throw new InputError('GenerativeEngineMetrics: replica must not be empty; pass the replica index ("0") or omit it');
     }
-    const dimensionsMap: Record<string, string> = { [ENGINE_METRICS_DIMENSION.service]: this.service };
-    if (replica !== undefined) {
-      dimensionsMap[ENGINE_METRICS_DIMENSION.replica] = replica;
-    }
-    return new cloudwatch.Metric({
-      namespace: this.namespace,
-      metricName: metric.name,
-      dimensionsMap,
-      statistic,
-      unit: cloudWatchUnit(metric.unit),
-      period: DEFAULT_PERIOD,
-      ...metricOptions,
-    });
+    return this.source.metric(metric, statistic, metricOptions,
+      replica === undefined ? undefined : { dimension: ENGINE_METRICS_DIMENSION.replica, value: replica });
   }
 }
 

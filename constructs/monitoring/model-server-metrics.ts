@@ -1,4 +1,3 @@
-import { Duration, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import {
   MODEL_SERVER_DIMENSION,
@@ -8,8 +7,7 @@ import {
   MODEL_SERVER_WORKER_SAMPLES,
   ModelServerMetricName,
 } from '../../lib/serving/metrics';
-import { InputError } from '../../lib/errors';
-import { cloudWatchUnit } from './private/cloudwatch-unit';
+import { MetricSource } from './private/metric-source';
 
 /** Where the model server's metrics are: the namespace and `Service` dimension its environment was given. */
 export interface ModelServerMetricsProps {
@@ -48,9 +46,6 @@ export interface ModelServerCoreMetricOptions extends cloudwatch.MetricOptions {
   readonly core?: number;
 }
 
-/** The period of every metric unless the caller sets one: the server writes a line every 10 s by default. */
-const DEFAULT_PERIOD = Duration.minutes(1);
-
 /**
  * The model server's CloudWatch metrics (`serving/metrics.py`), for dashboards and alarms on any hosting.
  *
@@ -76,19 +71,14 @@ export class ModelServerMetrics {
   /** Workers per instance, when known. */
   readonly workers?: number;
 
+  private readonly source: MetricSource;
+
   constructor(props: ModelServerMetricsProps) {
     const problems: string[] = [];
-    // Names may be tokens (a generated endpoint name): CloudWatch checks those at deploy time.
-    if (!Token.isUnresolved(props.namespace) && (props.namespace.trim() === '' || props.namespace.length > 255)) {
-      problems.push(`namespace=${JSON.stringify(props.namespace)} must be 1 to 255 characters (a CloudWatch namespace)`);
-    }
-    if (!Token.isUnresolved(props.service) && (props.service.trim() === '' || props.service.length > 1024)) {
-      problems.push(`service=${JSON.stringify(props.service)} must be 1 to 1024 characters (a CloudWatch dimension value)`);
-    }
     if (props.workers !== undefined && !(Number.isInteger(props.workers) && props.workers >= 1)) {
       problems.push(`workers=${props.workers} must be a whole number of worker processes, at least 1`);
     }
-    InputError.throwIfAny(problems.map((problem) => `ModelServerMetrics: ${problem}`));
+    this.source = new MetricSource('ModelServerMetrics', props.namespace, props.service, problems);
     this.namespace = props.namespace;
     this.service = props.service;
     this.workers = props.workers;
@@ -158,15 +148,8 @@ export class ModelServerMetrics {
    */
   neuronCoreUtilization(options: ModelServerCoreMetricOptions = {}): cloudwatch.Metric {
     const { core, ...metricOptions } = options;
-    if (core !== undefined && !(Number.isInteger(core) && core >= 0)) {
-      throw new InputError(`ModelServerMetrics: core=${core} must be a NeuronCore index, 0 or more`);
-    }
-    const dimensionsMap: Record<string, string> = { [MODEL_SERVER_DIMENSION.service]: this.service };
-    if (core !== undefined) {
-      dimensionsMap[MODEL_SERVER_DIMENSION.neuronCore] = `${core}`;
-    }
-    return this.metric(MODEL_SERVER_NEURON_MONITOR_METRICS.neuronCoreUtilization, cloudwatch.Stats.AVERAGE,
-      dimensionsMap, metricOptions);
+    return this.source.metric(MODEL_SERVER_NEURON_MONITOR_METRICS.neuronCoreUtilization, cloudwatch.Stats.AVERAGE,
+      metricOptions, this.source.numbered('core', 'NeuronCore index', MODEL_SERVER_DIMENSION.neuronCore, core));
   }
 
   /**
@@ -175,19 +158,13 @@ export class ModelServerMetrics {
    * @param options `worker` and `period` apply to both counters; `label` and `color` to the expression.
    */
   meanBatchSize(options: ModelServerWorkerMetricOptions = {}): cloudwatch.MathExpression {
-    const { label, color, period, worker } = options;
+    const { period, worker } = options;
     // Ids are unique per worker: one graph may hold the whole server's and each worker's expression.
     const suffix = worker === undefined ? '' : `W${worker}`;
-    return new cloudwatch.MathExpression({
-      expression: `inputs${suffix} / batches${suffix}`,
-      usingMetrics: {
-        [`inputs${suffix}`]: this.inputs({ period, worker }),
-        [`batches${suffix}`]: this.batches({ period, worker }),
-      },
-      label: label ?? (worker === undefined ? 'Mean batch size' : `Mean batch size, worker ${worker}`),
-      color,
-      period: period ?? DEFAULT_PERIOD,
-    });
+    return this.source.expression(`inputs${suffix} / batches${suffix}`, {
+      [`inputs${suffix}`]: this.inputs({ period, worker }),
+      [`batches${suffix}`]: this.batches({ period, worker }),
+    }, worker === undefined ? 'Mean batch size' : `Mean batch size, worker ${worker}`, options);
   }
 
   /**
@@ -246,34 +223,11 @@ export class ModelServerMetrics {
     options: ModelServerWorkerMetricOptions = {},
   ): cloudwatch.Metric {
     const { worker, ...metricOptions } = options;
-    if (worker !== undefined && !(Number.isInteger(worker) && worker >= 0)) {
-      throw new InputError(`ModelServerMetrics: worker=${worker} must be a worker index, 0 or more`);
-    }
-    const dimensionsMap: Record<string, string> = { [MODEL_SERVER_DIMENSION.service]: this.service };
-    if (worker !== undefined) {
-      dimensionsMap[MODEL_SERVER_DIMENSION.worker] = `${worker}`;
-    }
-    return this.metric(metric, statistic, dimensionsMap, metricOptions);
+    return this.source.metric(metric, statistic, metricOptions,
+      this.source.numbered('worker', 'worker index', MODEL_SERVER_DIMENSION.worker, worker));
   }
 
-  private serviceMetric(metric: ModelServerMetricName, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return this.metric(metric, cloudwatch.Stats.SUM, { [MODEL_SERVER_DIMENSION.service]: this.service }, options);
-  }
-
-  private metric(
-    metric: ModelServerMetricName,
-    statistic: string,
-    dimensionsMap: Record<string, string>,
-    options: cloudwatch.MetricOptions,
-  ): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: this.namespace,
-      metricName: metric.name,
-      dimensionsMap,
-      statistic,
-      unit: cloudWatchUnit(metric.unit),
-      period: DEFAULT_PERIOD,
-      ...options,
-    });
+  private serviceMetric(metric: ModelServerMetricName, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.source.metric(metric, cloudwatch.Stats.SUM, options);
   }
 }

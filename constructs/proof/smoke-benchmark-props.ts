@@ -264,3 +264,10 @@ export interface SmokeBenchmarkProps extends SmokeBenchmarkOptions {
    */
   readonly plan?: Plan | GenerativePlan;
 }
+
+/**
+ * The proof of a generative hosting, in tokens: every option but the single-call request and expectation, and the
+ * served model name, which the hosting knows.
+ */
+export type GenerativeSmokeBenchmarkOptions = Omit<SmokeBenchmarkOptions, 'request' | 'expect' | 'tokens'>
+& { readonly tokens?: Omit<TokenProofOptions, 'servedModelName'> };

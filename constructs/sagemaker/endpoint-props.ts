@@ -85,8 +85,36 @@ export interface EndpointAutoScalingOptions {
   readonly scaleOutCooldown?: Duration;
 }
 
+/**
+ * Where a SageMaker endpoint's model containers run: shared by {@link NeuronSageMakerEndpointProps} and
+ * {@link NeuronGenerativeEndpointProps}, with the same meaning and defaults.
+ */
+export interface EndpointNetworkOptions {
+  /**
+   * VPC to run the model containers in. Its subnets need routes or VPC endpoints to S3, ECR (api and dkr) and
+   * CloudWatch Logs.
+   *
+   * @default - SageMaker's managed network
+   */
+  readonly vpc?: ec2.IVpc;
+
+  /**
+   * Subnets of `vpc` to place the containers in.
+   *
+   * @default - the VPC's private subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Security groups of the containers in `vpc`.
+   *
+   * @default - one security group this construct defines, with no ingress
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+}
+
 /** Props of {@link NeuronSageMakerEndpoint}. */
-export interface NeuronSageMakerEndpointProps {
+export interface NeuronSageMakerEndpointProps extends EndpointNetworkOptions {
   /**
    * The sizing plan to deploy (`plan(...)` from `lib/planner`, hosting `sagemaker`): instance type and count,
    * processes and cores per process, latency target and capacity.
@@ -206,28 +234,6 @@ export interface NeuronSageMakerEndpointProps {
    * @default - enabled with its defaults when a plan with a peak target is deployed; disabled otherwise
    */
   readonly autoScaling?: EndpointAutoScalingOptions;
-
-  /**
-   * VPC to run the model containers in. Its subnets need routes or VPC endpoints to S3, ECR (api and dkr) and
-   * CloudWatch Logs.
-   *
-   * @default - SageMaker's managed network
-   */
-  readonly vpc?: ec2.IVpc;
-
-  /**
-   * Subnets of `vpc` to place the containers in.
-   *
-   * @default - the VPC's private subnets
-   */
-  readonly vpcSubnets?: ec2.SubnetSelection;
-
-  /**
-   * Security groups of the containers in `vpc`.
-   *
-   * @default - one security group this construct defines, with no ingress
-   */
-  readonly securityGroups?: ec2.ISecurityGroup[];
 
   /**
    * Cut the container off from the network: no S3, no package index, no model hub at runtime. The model must come

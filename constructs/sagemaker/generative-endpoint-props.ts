@@ -9,6 +9,8 @@ import type { GenerativePlan } from '../../lib/generative/types';
 import type { ModelImage } from '../image/model-image';
 import type { ModelData } from '../model/model-data';
 import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
+import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import type { EndpointNetworkOptions } from './endpoint-props';
 
 /** Scale to zero copies (and zero instances) when idle, and back on the first request. */
 export interface GenerativeScaleToZeroOptions {
@@ -45,7 +47,7 @@ export interface GenerativeDeploymentOptions {
 }
 
 /** Props of {@link NeuronGenerativeEndpoint}. */
-export interface NeuronGenerativeEndpointProps {
+export interface NeuronGenerativeEndpointProps extends EndpointNetworkOptions {
   /** The generative plan to deploy (`planGenerative`, hosting `sagemaker`). */
   readonly plan: GenerativePlan;
 
@@ -147,4 +149,16 @@ export interface NeuronGenerativeEndpointProps {
    * @default logs.RetentionDays.THREE_MONTHS
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Prove every deployment of this endpoint in tokens: right after CloudFormation deploys it, a Lambda sends the
+   * golden prompt and a short streamed run to the inference component, judges them against the plan's TTFT and TPOT
+   * targets (and optionally runs the capacity proof at the plan's rate), and fails the deployment (so CloudFormation
+   * rolls back) when one is missed. It runs again whenever the endpoint's fingerprint changes. `tokens.servedModelName`
+   * is this endpoint's.
+   *
+   * @default - no proof
+   * @see SmokeBenchmark
+   */
+  readonly smokeBenchmark?: GenerativeSmokeBenchmarkOptions;
 }

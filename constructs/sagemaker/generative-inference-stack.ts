@@ -7,10 +7,10 @@ import { compileGenerativeInStack, deployTimeZones } from '../compile/private/ge
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
-import type { TokenProofOptions, SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
-import { SmokeTarget } from '../proof/smoke-target';
+import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import type { GenerativeScaleToZeroOptions } from './generative-endpoint-props';
 import { NeuronGenerativeEndpoint } from './neuron-generative-endpoint';
+import { inferenceComponentProof } from './private/endpoint-monitoring';
 
 /** Props of {@link GenerativeInferenceStack}. */
 export interface GenerativeInferenceStackProps extends StackProps {
@@ -44,7 +44,7 @@ export interface GenerativeInferenceStackProps extends StackProps {
    *
    * @default - the default golden prompt and a short streamed run judged against the plan's targets
    */
-  readonly smokeBenchmark?: Omit<SmokeBenchmarkOptions, 'request' | 'expect'> & { readonly tokens?: Omit<TokenProofOptions, 'servedModelName'> };
+  readonly smokeBenchmark?: GenerativeSmokeBenchmarkOptions;
 }
 
 /**
@@ -71,13 +71,8 @@ export class GenerativeInferenceStack extends Stack {
       servedModelName,
       scaleToZero: props.scaleToZero,
     });
-    const { tokens, ...options } = props.smokeBenchmark ?? {};
-    this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark', {
-      ...options,
-      plan: props.plan,
-      target: SmokeTarget.sageMakerEndpoint(this.endpoint, { inferenceComponentName: this.endpoint.inferenceComponentName }),
-      tokens: { ...tokens, servedModelName },
-    });
+    this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark',
+      inferenceComponentProof(this.endpoint, props.plan, servedModelName, props.smokeBenchmark ?? {}));
 
     new CfnOutput(this, 'EndpointName', { description: 'SageMaker endpoint to invoke (with InferenceComponentName)', value: this.endpoint.endpointName });
     new CfnOutput(this, 'InferenceComponentName', { description: 'Inference component serving the model', value: this.endpoint.inferenceComponentName });

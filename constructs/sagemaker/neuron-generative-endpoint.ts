@@ -2,6 +2,7 @@ import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib'
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as CloudWatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -11,7 +12,7 @@ import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-metrics';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';
@@ -19,11 +20,16 @@ import { ModelData } from '../model/model-data';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
 import { markOwned } from '../private/ownership';
+import type { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { DeployRefusal } from '../proof/deploy-refusal';
-import { DEFAULT_VARIANT_NAME, ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from './endpoint-props';
+import { SmokeBenchmark } from '../proof/smoke-benchmark';
+import { DEFAULT_VARIANT_NAME, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
+import {
+  endpointNetwork, errorRateAlarm, inferenceComponentProof, networkProblems, rollbackAlarmsReadBy,
+} from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
@@ -87,16 +93,23 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
   /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions. */
   readonly engineMetrics: GenerativeEngineMetrics;
+  /**
+   * The containers' security groups when `vpc` is set (none otherwise): admit what the engine must reach, e.g. a
+   * database, with `connections.allowTo(...)`.
+   */
+  readonly connections: ec2.Connections;
+  /** The proof in tokens that gates each deployment, when `smokeBenchmark` is set. */
+  readonly smokeBenchmark?: SmokeBenchmark;
   /** The endpoint's dashboard: the component's SageMaker metrics, then the engine's; unless `dashboard` is false. */
   readonly dashboard?: cloudwatch.Dashboard;
   /**
    * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
    * above the plan's targets x 1.5, each in 2 of 3 minutes.
    */
-  get rollbackAlarms(): cloudwatch.AlarmBase[] {
-    return [...this.alarms];
+  get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
+    return this.alarms.list;
   }
-  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  private readonly alarms: RollbackAlarms;
 
   constructor(scope: Construct, id: string, props: NeuronGenerativeEndpointProps) {
     super(scope, id);
@@ -115,6 +128,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     if (job !== undefined && (props.weightsPath !== undefined || props.compiledArtifactsPath !== undefined)) {
       problems.push('weightsPath and compiledArtifactsPath come from compiledArtifacts (its model/ and compiled/ directories); leave them unset');
     }
+    problems.push(...networkProblems(props));
     InputError.throwIfAny(problems);
     const plan = props.plan;
     if (job !== undefined) {
@@ -153,6 +167,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     // Role and grants.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    this.alarms = rollbackAlarmsReadBy(this.role);
     const image = props.image.bind(this, this.role, type);
     if (image.vllm === undefined) {
       throw new InputError(`${this.node.path}: image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)`);
@@ -185,6 +200,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       group.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
     }
 
+    // Network: SageMaker's managed network unless a VPC is given, as on the single-call endpoint.
+    const { vpcConfig, connections } = endpointNetwork(this, this.role, props);
+    this.connections = connections;
+
     // Model: the image, the weights and the engine's settings; the component runs it.
     // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
     this.environment = {
@@ -199,6 +218,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         modelDataSource: { s3DataSource: { s3Uri: weights.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
         environment: this.environment,
       },
+      vpcConfig,
     });
     this.cfnModel.node.addDependency(this.role);
     if (weights.dependable) this.cfnModel.node.addDependency(weights.dependable as IDependable);
@@ -231,28 +251,14 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.cfnEndpoint.node.addDependency(endpointLogs);
     this.endpointArn = this.cfnEndpoint.ref;
 
-    // The 5XX alarm on the component's own metrics rolls an update back.
-    this.alarms.push(new cloudwatch.Alarm(this, 'Errors5xxAlarm', {
-      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${this.inferenceComponentName} answered with 5XX `
-        + 'in 2 of 3 minutes; rolls an update of the inference component back.',
-      metric: new cloudwatch.MathExpression({
-        expression: '100 * FILL(errors, 0) / invocations',
-        usingMetrics: {
-          errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
-          invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
-        },
-        label: '5XX error rate (%)',
-        period: Duration.minutes(1),
-      }),
-      threshold: ERROR_RATE_ALARM_PERCENT,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    }));
+    // The 5XX alarm on the component's own metrics, and the engine's latency, roll an update back.
     this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan });
-    this.alarms.push(...this.engineAlarms(plan));
-    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: this.alarms.map((a) => a.alarmArn) });
+    this.alarms.add(errorRateAlarm(this, {
+      subject: this.inferenceComponentName,
+      errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
+      invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
+      onAlarm: 'rolls an update of the inference component back',
+    }), ...this.engineAlarms(plan));
 
     this.cfnInferenceComponent = new sagemaker.CfnInferenceComponent(component, 'Resource', {
       inferenceComponentName: this.inferenceComponentName,
@@ -273,7 +279,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       runtimeConfig: { copyCount: sizing.initialCopies },
       deploymentConfig: {
         rollingUpdatePolicy: deployment,
-        autoRollbackConfiguration: { alarms: this.alarms.map((a) => ({ alarmName: a.alarmName })) },
+        // Lazy: an alarm added with addRollbackAlarm after construction joins the set.
+        autoRollbackConfiguration: { alarms: this.alarms.render((alarms) => alarms.map((a) => ({ alarmName: a.alarmName }))) },
       },
     });
     this.cfnInferenceComponent.node.addDependency(this.logGroup, this.role);
@@ -324,7 +331,14 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       productionVariant,
       sizing,
       role: stack.resolve(this.role.roleArn),
+      vpcConfig: stack.resolve(vpcConfig),
     }));
+
+    // Last: the proof reads the name and fingerprint set above, and runs after everything in this construct.
+    if (props.smokeBenchmark) {
+      this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark',
+        inferenceComponentProof(this, plan, props.servedModelName, props.smokeBenchmark));
+    }
   }
 
   /** Any `AWS/SageMaker` metric of the inference component (dimension `InferenceComponentName`), per minute. */
@@ -362,11 +376,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
   /**
    * Adds an alarm of yours to the set that rolls an update of the inference component back, e.g. the engine's
-   * TTFT or TPOT p99.
+   * TTFT or TPOT p99; the execution role may read it (`cloudwatch:DescribeAlarms` on its ARN). Works at any time
+   * before synth: the component's rollback configuration is rendered then.
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.push(alarm);
-    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['cloudwatch:DescribeAlarms'], resourceArns: [alarm.alarmArn] });
+    this.alarms.add(alarm);
   }
 
   /** The component's invocations, errors, latency and copies, then the engine's widgets. */

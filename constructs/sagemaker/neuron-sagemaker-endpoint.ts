@@ -1,5 +1,5 @@
 import {
-  Annotations, Arn, ArnFormat, IResolvable, Lazy, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
+  Annotations, Arn, ArnFormat, IResolvable, RemovalPolicy, SizeRoundingBehavior, Stack, Token,
 } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -35,12 +35,15 @@ import {
 } from './endpoint-props';
 import { EndpointBase } from './private/endpoint-base';
 import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
-import { endpointDashboard, endpointRollbackAlarms, grantVpcAccess } from './private/endpoint-monitoring';
+import {
+  endpointDashboard, endpointNetwork, endpointRollbackAlarms, networkProblems, rollbackAlarmsReadBy,
+} from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import { chooseHostImage } from './private/neuron-host';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 import { markOwned } from '../private/ownership';
+import type { RollbackAlarms } from '../private/rollback-alarms';
 
 /**
  * A SageMaker real-time endpoint on Inferentia or Trainium, sized by a plan, secure and guarded by default.
@@ -118,10 +121,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
    * Alarms that roll a deployment back: a 5XX rate above 1 % of requests, and p99 model latency above the plan's
    * target x 1.5 (or `latencyAlarmThreshold`), each in 2 of 3 minutes.
    */
-  get rollbackAlarms(): cloudwatch.AlarmBase[] {
-    return [...this.alarms];
+  get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
+    return this.alarms.list;
   }
-  private readonly alarms: cloudwatch.AlarmBase[] = [];
+  private readonly alarms: RollbackAlarms;
   /** The auto scaling target, when auto scaling is enabled. */
   readonly scalableTarget?: appscaling.ScalableTarget;
   /** Security groups of the containers; empty outside a VPC. */
@@ -163,10 +166,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         + 'model from S3 or a model hub at runtime; pass modelData (ModelData.fromAsset(dir) or '
         + 'ModelData.fromBucket(bucket, prefix)) holding the compiled model, or set networkIsolation=false');
     }
-    if (props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)) {
-      problems.push('vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, '
-        + 'or remove them');
-    }
+    problems.push(...networkProblems(props));
     const layout = resolveLayout(this, props, problems);
     if (layout === undefined) {
       // Without an instance type nothing else can be checked.
@@ -245,6 +245,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
     // Role and the grants the model needs.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    this.alarms = rollbackAlarmsReadBy(this.role);
     const image = props.image.bind(this, this.role, type);
     const modelData = props.modelData?.bind(this, this.role);
 
@@ -268,22 +269,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     logGroup.grant(this.role, 'logs:CreateLogGroup', 'logs:DescribeLogStreams');
 
     // Network.
-    let vpcConfig: sagemaker.CfnModel.VpcConfigProperty | undefined;
-    let securityGroups: ec2.ISecurityGroup[] = [];
-    if (props.vpc) {
-      securityGroups = props.securityGroups ?? [new ec2.SecurityGroup(this, 'SecurityGroup', {
-        vpc: props.vpc,
-        description: `SageMaker endpoint ${this.node.path} model containers`,
-        allowAllOutbound: true,
-      })];
-      const subnets = props.vpc.selectSubnets(props.vpcSubnets).subnetIds;
-      vpcConfig = {
-        subnets,
-        securityGroupIds: securityGroups.map((sg) => sg.securityGroupId),
-      };
-      grantVpcAccess(this, this.role, props.vpc, subnets, securityGroups);
-    }
-    this.connections = new ec2.Connections({ securityGroups });
+    const { vpcConfig, connections } = endpointNetwork(this, this.role, props);
+    this.connections = connections;
 
     // Model.
     this.environment = {
@@ -338,13 +325,12 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.endpointConfigName = this.cfnEndpointConfig.attrEndpointConfigName;
 
     // Rollback alarms, on the endpoint's own metrics.
-    this.alarms.push(...endpointRollbackAlarms(this, layout, props.latencyAlarmThreshold));
-    this.grantDescribeAlarms(this.alarms);
+    this.alarms.add(...endpointRollbackAlarms(this, layout, props.latencyAlarmThreshold));
 
     let deploymentConfig: sagemaker.CfnEndpoint.DeploymentConfigProperty | IResolvable | undefined;
     if (guardrails) {
       // Lazy: an alarm added with addRollbackAlarm after construction joins the set.
-      deploymentConfig = Lazy.any({ produce: () => renderDeployment(this.alarms.map((a) => a.alarmName)).config });
+      deploymentConfig = this.alarms.render((alarms) => renderDeployment(alarms.map((a) => a.alarmName)).config);
     } else {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:inf1NoGuardrails',
         `${type.sageMakerName}: SageMaker does not apply deployment guardrails to Inf1 endpoints; every update shifts `
@@ -453,16 +439,6 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
    * @param alarm an alarm on any metric, e.g. your own latency or business metric
    */
   addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.push(alarm);
-    this.grantDescribeAlarms([alarm]);
-  }
-
-  /** SageMaker reads the rollback alarms as the execution role during a deployment. */
-  private grantDescribeAlarms(alarms: readonly cloudwatch.IAlarm[]): void {
-    iam.Grant.addToPrincipal({
-      grantee: this.role,
-      actions: ['cloudwatch:DescribeAlarms'],
-      resourceArns: alarms.map((a) => a.alarmArn),
-    });
+    this.alarms.add(alarm);
   }
 }

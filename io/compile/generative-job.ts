@@ -9,7 +9,6 @@
  * stop: terminates what runs for the hash; the artifacts stay.
  */
 import { randomBytes } from 'node:crypto';
-import { DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { artifactPrefixOf } from '../../lib/compile/hash';
 import { MANIFEST_FILE } from '../../lib/compile/manifest';
@@ -25,12 +24,11 @@ import type { GenerativeCompileSpec } from '../../lib/compile/generative-spec';
 import {
   ATTEMPT_TAG,
   CompileJobFailedError,
-  failureReason,
   launchCompileHost,
-  readFailure,
+  pollCompileHost,
   readJson,
   runningInstances,
-  terminate,
+  stopCompileHosts,
   type CompileInstanceSettings,
   type CompileJobClients,
 } from './job';
@@ -184,7 +182,6 @@ export async function startGenerativeCompileJob(config: GenerativeCompileJobConf
  */
 export async function checkGenerativeCompileJob(config: GenerativeCompileJobConfig, state: GenerativeCompileJobState,
   clients: CompileJobClients, now = Date.now()): Promise<GenerativeManifest | undefined> {
-  const prefix = artifactPrefixOf(config.prefix, config.hash);
   const accept = (manifest: GenerativeManifest): GenerativeManifest => {
     const disagreements = manifestDisagreements(config.spec, manifest, state.weightsDigest);
     if (disagreements.length > 0) {
@@ -196,42 +193,15 @@ export async function checkGenerativeCompileJob(config: GenerativeCompileJobConf
   if (manifest !== undefined) {
     return accept(manifest);
   }
-  const logUri = `s3://${config.bucket}/${prefix}attempts/${state.attemptId}/compile.log`;
-  if (state.attemptId !== undefined) {
-    const failure = await readFailure(config, clients, state.attemptId);
-    if (failure !== undefined) {
-      await terminate(clients, state.instanceId);
-      throw new CompileJobFailedError(failureReason(failure, logUri), failure);
-    }
-  }
-  if (state.instanceId !== undefined) {
-    const out = await clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: [state.instanceId] }));
-    const instance = out.Reservations?.[0]?.Instances?.[0];
-    const stateName = instance?.State?.Name ?? 'terminated';
-    if (stateName !== 'pending' && stateName !== 'running') {
-      const late = await readGenerativeManifest(config, clients);
-      if (late !== undefined) {
-        return accept(late);
-      }
-      throw new CompileJobFailedError(`compile instance ${state.instanceId} (${state.instanceType}) is ${stateName} without a `
-        + `manifest or a failure record (${instance?.StateReason?.Message ?? 'no state reason'}); see its console output and ${logUri}`);
-    }
-  }
-  if (now - state.startedAt > config.timeoutSeconds * 1000) {
-    await terminate(clients, state.instanceId);
-    throw new CompileJobFailedError(`compile timed out after ${config.timeoutSeconds} s on ${state.instanceType}; raise the timeout `
-      + '(at most 50 minutes in a stack) or compile outside CloudFormation and deploy the artifact by hash');
-  }
-  return undefined;
+  return pollCompileHost(config, state, clients, async () => {
+    const late = await readGenerativeManifest(config, clients);
+    return late === undefined ? undefined : accept(late);
+  }, 'raise the timeout (at most 50 minutes in a stack) or compile outside CloudFormation and deploy the artifact by hash', now);
 }
 
 /** Stops what still runs for the config's hash; the artifacts stay. Returns the instances stopped. */
 export async function stopGenerativeCompileJob(config: GenerativeCompileJobConfig, clients: CompileJobClients): Promise<string[]> {
-  const ids = (await runningInstances(config, clients)).map((i) => i.InstanceId).filter((id): id is string => id !== undefined);
-  if (ids.length > 0) {
-    await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
-  }
-  return ids;
+  return stopCompileHosts(config, clients);
 }
 
 /** The custom resource's attributes from a generative manifest. */

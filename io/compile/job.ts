@@ -386,7 +386,6 @@ export async function checkCompileJob(config: CompileJobConfig, state: CompileJo
   if (manifest !== undefined) {
     return manifest;
   }
-  const logUri = `s3://${config.bucket}/${artifactPrefix(config)}attempts/${state.attemptId}/compile.log`;
   if (state.neoJobName !== undefined) {
     const job = await clients.sagemaker.send(new DescribeCompilationJobCommand({ CompilationJobName: state.neoJobName }));
     if (job.CompilationJobStatus === 'COMPLETED') {
@@ -398,6 +397,22 @@ export async function checkCompileJob(config: CompileJobConfig, state: CompileJo
     }
     return undefined;
   }
+  return pollCompileHost(config, state, clients, () => readManifest(config, clients),
+    'raise the timeout, or run long compiles with `cdk-inferentia compile --spec FILE --wait` and deploy the artifact by hash', now);
+}
+
+/**
+ * One poll of a compile host, for every engine: its failure record, the host gone without a result (the manifest
+ * may have landed between the first read and the host powering off: `readResult` is asked again), or the timeout.
+ *
+ * @param readResult reads and accepts the engine's manifest
+ * @param timeoutFix what the timeout message tells the user to do
+ * @throws CompileJobFailedError with the reason (the host is terminated on a failure record or the timeout)
+ */
+export async function pollCompileHost<M>(config: Pick<CompileJobConfig, 'bucket' | 'prefix' | 'hash' | 'timeoutSeconds'>,
+  state: Pick<CompileJobState, 'attemptId' | 'instanceId' | 'instanceType' | 'startedAt'>, clients: CompileJobClients,
+  readResult: () => Promise<M | undefined>, timeoutFix: string, now: number): Promise<M | undefined> {
+  const logUri = `s3://${config.bucket}/${artifactPrefix(config)}attempts/${state.attemptId}/compile.log`;
   if (state.attemptId !== undefined) {
     const failure = await readFailure(config, clients, state.attemptId);
     if (failure !== undefined) {
@@ -410,8 +425,7 @@ export async function checkCompileJob(config: CompileJobConfig, state: CompileJo
     const instance = out.Reservations?.[0]?.Instances?.[0];
     const stateName = instance?.State?.Name ?? 'terminated';
     if (stateName !== 'pending' && stateName !== 'running') {
-      // The manifest may have landed between the first read and the instance powering off.
-      const late = await readManifest(config, clients);
+      const late = await readResult();
       if (late !== undefined) {
         return late;
       }
@@ -422,10 +436,18 @@ export async function checkCompileJob(config: CompileJobConfig, state: CompileJo
   }
   if (now - state.startedAt > config.timeoutSeconds * 1000) {
     await terminate(clients, state.instanceId);
-    throw new CompileJobFailedError(`compile timed out after ${config.timeoutSeconds} s on ${state.instanceType}; raise the `
-      + 'timeout, or run long compiles with `cdk-inferentia compile --spec FILE --wait` and deploy the artifact by hash');
+    throw new CompileJobFailedError(`compile timed out after ${config.timeoutSeconds} s on ${state.instanceType}; ${timeoutFix}`);
   }
   return undefined;
+}
+
+/** Terminates the compile hosts still running for the config's hash. Returns their ids. */
+export async function stopCompileHosts(config: Pick<CompileJobConfig, 'hash'>, clients: CompileJobClients): Promise<string[]> {
+  const ids = (await runningInstances(config, clients)).map((i) => i.InstanceId).filter((id): id is string => id !== undefined);
+  if (ids.length > 0) {
+    await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+  }
+  return ids;
 }
 
 /** Stops what still runs for the config's hash; the artifacts stay, they are the cache. Returns what was stopped. */
@@ -441,9 +463,5 @@ export async function stopCompileJob(config: CompileJobConfig, clients: CompileJ
       throw e;
     }
   }
-  const ids = (await runningInstances(config, clients)).map((i) => i.InstanceId).filter((id): id is string => id !== undefined);
-  if (ids.length > 0) {
-    await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
-  }
-  return ids;
+  return stopCompileHosts(config, clients);
 }

@@ -19,6 +19,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import type { GenerativeManifest } from '../../lib/compile/generative-manifest';
 import { MANIFEST_FILE, type CompileManifest } from '../../lib/compile/manifest';
 import {
   artifactPrefix,
@@ -93,31 +94,71 @@ export function attributesOf(config: CompileJobConfig, manifest: CompileManifest
   };
 }
 
+/** What every engine's job state carries for the steps and the log. */
+interface JobState<M> {
+  readonly status: string;
+  readonly instanceId?: string;
+  readonly skipped: readonly string[];
+  readonly manifest?: M;
+}
+
+/** One engine's compile job: what the three Provider steps call. A new engine adds one of these. */
+interface CompileJobFlow<C, S extends JobState<M>, M> {
+  start(config: C, clients: CompileJobClients): Promise<S>;
+  check(config: C, state: S, clients: CompileJobClients): Promise<M | undefined>;
+  stop(config: C, clients: CompileJobClients): Promise<string[]>;
+  attributes(config: C, manifest: M, cached: boolean): Record<string, string>;
+}
+
+const SINGLE_CALL: CompileJobFlow<CompileJobConfig, CompileJobState, CompileManifest> = {
+  start: startCompileJob, check: checkCompileJob, stop: stopCompileJob, attributes: attributesOf,
+};
+const GENERATIVE: CompileJobFlow<GenerativeCompileJobConfig, GenerativeCompileJobState, GenerativeManifest> = {
+  start: startGenerativeCompileJob, check: checkGenerativeCompileJob, stop: stopGenerativeCompileJob, attributes: generativeAttributesOf,
+};
+
+/** The three steps of the config's engine, bound to its config; the state travels as JSON between them. */
+interface CompileJobSteps {
+  start(): Promise<OnEventResult>;
+  check(stateJson: string): Promise<IsCompleteResult>;
+  stop(): Promise<string[]>;
+}
+
+function bind<C extends { readonly hash: string }, S extends JobState<M>, M>(flow: CompileJobFlow<C, S, M>, config: C): CompileJobSteps {
+  return {
+    async start() {
+      const state = await flow.start(config, clients);
+      console.log(JSON.stringify({ hash: config.hash, status: state.status, instanceId: state.instanceId, skipped: state.skipped }));
+      const { manifest, ...rest } = state;
+      return {
+        PhysicalResourceId: `compile-${config.hash}`,
+        Data: { State: JSON.stringify(rest), ...(manifest ? flow.attributes(config, manifest, true) : {}) },
+      };
+    },
+    async check(stateJson) {
+      const state = JSON.parse(stateJson) as S;
+      const manifest = await flow.check(config, state, clients);
+      return manifest === undefined
+        ? { IsComplete: false }
+        : { IsComplete: true, Data: flow.attributes(config, manifest, state.status === 'cached') };
+    },
+    stop: () => flow.stop(config, clients),
+  };
+}
+
+function stepsOf(config: CompileJobConfig | GenerativeCompileJobConfig): CompileJobSteps {
+  return isGenerativeConfig(config) ? bind(GENERATIVE, config) : bind(SINGLE_CALL, config);
+}
+
 /** The Provider's onEvent step. */
 export async function onEvent(event: Event): Promise<OnEventResult> {
   const config = configOf(event);
-  const physicalId = `compile-${config.hash}`;
   if (event.RequestType === 'Delete') {
-    const stopped = isGenerativeConfig(config) ? await stopGenerativeCompileJob(config, clients) : await stopCompileJob(config, clients);
-    console.log(JSON.stringify({ deleted: physicalId, stopped, artifactsKept: `s3://${config.bucket}/${artifactPrefix(config)}` }));
+    const stopped = await stepsOf(config).stop();
+    console.log(JSON.stringify({ deleted: `compile-${config.hash}`, stopped, artifactsKept: `s3://${config.bucket}/${artifactPrefix(config)}` }));
     return { PhysicalResourceId: event.PhysicalResourceId };
   }
-  if (isGenerativeConfig(config)) {
-    const state = await startGenerativeCompileJob(config, clients);
-    console.log(JSON.stringify({ hash: config.hash, status: state.status, instanceId: state.instanceId, skipped: state.skipped }));
-    const { manifest, ...rest } = state;
-    return {
-      PhysicalResourceId: physicalId,
-      Data: { State: JSON.stringify(rest), ...(manifest ? generativeAttributesOf(config, manifest, true) : {}) },
-    };
-  }
-  const state = await startCompileJob(config, clients);
-  console.log(JSON.stringify({ hash: config.hash, status: state.status, instanceId: state.instanceId, skipped: state.skipped }));
-  const { manifest, ...rest } = state;
-  return {
-    PhysicalResourceId: physicalId,
-    Data: { State: JSON.stringify(rest), ...(manifest ? attributesOf(config, manifest, true) : {}) },
-  };
+  return stepsOf(config).start();
 }
 
 /** The Provider's isComplete step. */
@@ -133,19 +174,7 @@ export async function isComplete(event: Event): Promise<IsCompleteResult> {
   if (JSON.parse(stateJson).status === 'cached' && event.Data?.Hash !== undefined) {
     return { IsComplete: true };
   }
-  if (isGenerativeConfig(config)) {
-    const state = JSON.parse(stateJson) as GenerativeCompileJobState;
-    const manifest = await checkGenerativeCompileJob(config, state, clients);
-    return manifest === undefined
-      ? { IsComplete: false }
-      : { IsComplete: true, Data: generativeAttributesOf(config, manifest, state.status === 'cached') };
-  }
-  const state = JSON.parse(stateJson) as CompileJobState;
-  const manifest = await checkCompileJob(config, state, clients);
-  if (manifest === undefined) {
-    return { IsComplete: false };
-  }
-  return { IsComplete: true, Data: attributesOf(config, manifest, state.status === 'cached') };
+  return stepsOf(config).check(stateJson);
 }
 
 /** Entry point: the step named by `COMPILE_JOB_STEP`. */

@@ -23,7 +23,7 @@ import { runTokenGate } from './tokens';
 import { runCapacityProof, type CapacityReport } from './capacity';
 import { cloudFormationClient, s3Client } from './clients';
 import { failureMessage, publishMetrics, reportDocument, reportKeys, writeReport, type SmokeReportDocument } from './report';
-import { readStackState } from './stack-status';
+import { standAsideForRollback } from './stack-status';
 
 // Retries would hide throttling and model errors and stretch the measured latency, so the benchmark's client
 // makes one attempt per request. Region, credentials and endpoint come from the SDK's standard chain
@@ -101,16 +101,9 @@ export async function handler(_event: unknown, context: SmokeContext): Promise<S
   const invokedAt = new Date();
   const settings = readSettings(process.env);
 
-  const stack = await readStackState(cloudFormation, settings.stackId);
-  if (stack.known && stack.rollingBack) {
-    const reason =
-      `stack is ${stack.status}: CloudFormation is restoring the previous deployment, which already passed; ` +
-      'not measuring so the rollback cannot fail (aws-cdk#17040)';
-    log('skipped', { name: settings.name, reason });
-    return { outcome: 'skipped', name: settings.name, reason };
-  }
-  if (!stack.known) {
-    log('stack status unknown, measuring anyway', { name: settings.name, reason: stack.reason });
+  const skipped = await standAsideForRollback(cloudFormation, settings, log);
+  if (skipped !== undefined) {
+    return skipped;
   }
 
   const capacityConfig = settings.config.capacity;

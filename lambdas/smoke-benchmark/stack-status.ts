@@ -49,3 +49,33 @@ export async function readStackState(
     return { known: false, reason: `DescribeStacks on ${stackId} failed: ${(err as Error).name}: ${(err as Error).message}` };
   }
 }
+
+/** A gate that stood aside for a rollback. */
+export interface SkippedRun {
+  readonly outcome: 'skipped';
+  readonly name: string;
+  readonly reason: string;
+}
+
+/**
+ * Every gate's first step, whatever it measures: while its stack rolls back, stand aside (logged, and the skipped
+ * outcome returned); otherwise `undefined`, and a status that could not be read is logged and the gate measures.
+ */
+export async function standAsideForRollback(
+  client: CloudFormationClient,
+  settings: { readonly name: string; readonly stackId: string },
+  log: (message: string, fields: Record<string, unknown>) => void,
+): Promise<SkippedRun | undefined> {
+  const stack = await readStackState(client, settings.stackId);
+  if (stack.known && stack.rollingBack) {
+    const reason =
+      `stack is ${stack.status}: CloudFormation is restoring the previous deployment, which already passed; ` +
+      'not measuring so the rollback cannot fail (aws-cdk#17040)';
+    log('skipped', { name: settings.name, reason });
+    return { outcome: 'skipped', name: settings.name, reason };
+  }
+  if (!stack.known) {
+    log('stack status unknown, measuring anyway', { name: settings.name, reason: stack.reason });
+  }
+  return undefined;
+}

@@ -14,7 +14,7 @@ import { REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { readTokenSettings, type TokenSettings } from '../../lib/smoke/token-settings';
 import { invokeWorkers } from './capacity';
 import { reportKeys, writeReport } from './report';
-import { readStackState } from './stack-status';
+import { standAsideForRollback } from './stack-status';
 import {
   predictedBesideMeasured,
   publishTokenMetrics,
@@ -63,13 +63,9 @@ export async function runTokenGate(
   const invokedAt = new Date();
   const settings = readTokenSettings(env);
   const { config } = settings;
-  const stack = await readStackState(deps.cloudFormation, settings.stackId);
-  if (stack.known && stack.rollingBack) {
-    const reason =
-      `stack is ${stack.status}: CloudFormation is restoring the previous deployment, which already passed; ` +
-      'not measuring so the rollback cannot fail (aws-cdk#17040)';
-    log('skipped', { name: settings.name, reason });
-    return { outcome: 'skipped', name: settings.name, reason };
+  const skipped = await standAsideForRollback(deps.cloudFormation, settings, log);
+  if (skipped !== undefined) {
+    return skipped;
   }
   const capacityMs = config.capacity !== undefined ? tokenCapacityStageMs(config.capacity) : 0;
   const needsMs = tokenSmokeStageMs(config.smoke) + capacityMs + STOP_GRACE_MS + REPORT_RESERVE_MS;

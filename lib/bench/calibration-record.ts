@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { planBasisSchema, type PlanBasis } from '../smoke/capacity';
-import type { BenchReport, ServerTimingReport } from './types';
+import type { BenchReport, RequestCounts, ServerTimingReport } from './types';
 
 // The plan basis travels in the proof's settings (SMOKE_CONFIG), so it is part of that contract; re-exported here
 // for the writers and readers of the record.
@@ -18,7 +18,7 @@ export { planBasis, type PlanBasis } from '../smoke/capacity';
 export const CALIBRATION_RECORD_VERSION = 1;
 
 /** What calibration needs of one measured run. */
-export interface CalibrationRecord {
+export interface CalibrationRecord extends RequestCounts {
   readonly schemaVersion: typeof CALIBRATION_RECORD_VERSION;
   /** Which writer measured it. */
   readonly writer: 'capacity-proof' | 'bench';
@@ -38,9 +38,6 @@ export interface CalibrationRecord {
   readonly loadApplied: boolean;
   /** Why the load was not applied. @default - it was */
   readonly loadProblem?: string;
-  readonly requests: number;
-  readonly errors: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
   /** Client-side latency of the successful requests at the offered rate. */
   readonly latencyMs: BenchReport['latencyMs'];
   /** The server's timing header, when it sent one. @default - none */
@@ -53,13 +50,10 @@ export interface CalibrationRecord {
 }
 
 /** What a run measured, in the form both writers have it. */
-export interface MeasuredRun {
+export interface MeasuredRun extends RequestCounts {
   readonly startedAt: string;
   readonly offeredRps: number;
   readonly achievedRps: number;
-  readonly requests: number;
-  readonly errors: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
   readonly latencyMs: BenchReport['latencyMs'];
   readonly server?: ServerTimingReport;
   /** @default - the load was applied */

@@ -4,6 +4,7 @@
  * proof encodes latency, so load workers' histograms merge exactly) and a report.
  */
 import type { ErrorKind } from './error-kind';
+import type { RequestTally } from './types';
 import { LatencyRecorder } from './latency';
 import { random } from '../planner/simulate';
 import type { TokenStreamResult } from './token-stream';
@@ -53,15 +54,11 @@ export function meetsGoodput(result: Pick<TokenStreamResult, 'ok' | 'ttftMs' | '
 }
 
 /** What an open-loop token run measured. */
-export interface TokenLoadReport {
+export interface TokenLoadReport extends RequestTally {
   /** Requests due in the sending window (sent, or refused for backpressure). */
   readonly requests: number;
   /** Requests that streamed to the end. */
   readonly completed: number;
-  readonly errors: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  /** The first failure of each kind, as text. */
-  readonly errorSamples: Readonly<Record<string, string>>;
   /** The rate asked for, requests per second. */
   readonly offeredRps: number;
   /** Completed requests per second of the sending window (a request sent in the window counts when it completes). */

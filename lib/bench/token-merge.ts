@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LatencyRecorder } from './latency';
+import type { RequestTally } from './types';
 import type { TokenCapacityConfig, TokenMeasurement } from './token-proof';
 
 /** What the gate sends one load worker (the Invoke payload of a proof in tokens). */
@@ -37,11 +38,7 @@ export const tokenWorkerRequestSchema = z
   .strict();
 
 /** A streamed run's counts and its distributions as HdrHistogram compressed base64 (microseconds). */
-export interface TokenRunResult {
-  readonly requests: number;
-  readonly errors: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  readonly errorSamples: Readonly<Record<string, string>>;
+export interface TokenRunResult extends RequestTally {
   /** The sending window: achieved requests/s count over it. */
   readonly durationMs: number;
   /**

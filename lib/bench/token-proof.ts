@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
+import type { RequestTally } from './types';
 import type { WorkloadLengths } from '../generative/lengths';
 import { WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
@@ -258,13 +259,8 @@ export function checkGoldenAnswer(expect: GoldenAnswer, text: string): GoldenVer
 }
 
 /** What a streamed run measured, merged over its workers. */
-export interface TokenMeasurement {
-  readonly requests: number;
-  readonly errors: number;
+export interface TokenMeasurement extends RequestTally {
   readonly errorRate: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  /** The first error of each kind, in words. */
-  readonly errorSamples: Readonly<Record<string, string>>;
   /** Successful requests per second of the sending window. */
   readonly achievedRps: number;
   /** Requests the run offered (its arrivals) per second of the sending window. */

@@ -140,18 +140,29 @@ export interface ThresholdResult {
   readonly passed: boolean;
 }
 
-/** What a run measured. */
-export interface BenchReport {
+/**
+ * How many requests a run sent and how many failed, by kind: every run counts its requests so, single-call or in
+ * tokens, one worker or merged.
+ */
+export interface RequestCounts {
   readonly requests: number;
   readonly errors: number;
-  readonly errorRate: number;
   /** e.g. `{ 'http-503': 3, timeout: 1, connection: 2, 'model-error': 1, throttled: 4, 'wrong-answer': 1 }` */
   readonly errorsByKind: Readonly<Record<string, number>>;
+}
+
+/** {@link RequestCounts} with the first error of each kind in words. */
+export interface RequestTally extends RequestCounts {
   /**
    * The first error of each kind, in words, e.g. `{ connection: 'connect ECONNREFUSED 127.0.0.1:9',
    * 'wrong-answer': 'got {"label":"dog"}' }`, so a failed run says what went wrong and not only how often.
    */
   readonly errorSamples: Readonly<Record<string, string>>;
+}
+
+/** What a run measured. */
+export interface BenchReport extends RequestTally {
+  readonly errorRate: number;
   readonly throughputRps: number;
   /** Successful requests only. */
   readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };

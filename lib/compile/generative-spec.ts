@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { InputError } from '../errors';
 import type { GenerativePlan } from '../generative/types';
 import { canonicalJson, HASH_LENGTH } from './hash';
+import { specProblems } from './spec';
 
 /** Chips NxD Inference through vLLM compiles for (the vLLM user guide's "Supported AWS instances": Inf2, Trn1/Trn1n, Trn2). */
 export type GenerativeChip = 'inf2' | 'trn1' | 'trn2';
@@ -141,25 +142,6 @@ export const generativeCompileSpecSchema = z.strictObject({
   neuronSdkVersion: z.string({ error: SDK }).regex(/^\d+\.\d+(\.\d+)?$/, { error: SDK }),
 });
 
-function shown(value: unknown): string {
-  if (value === undefined) {
-    return 'nothing (the field is missing)';
-  }
-  const json = JSON.stringify(value) ?? String(value);
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
-function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
-  let current = json;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') {
-      return undefined;
-    }
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
-
 /**
  * Validates a generative compile spec and fills in its defaults.
  *
@@ -169,16 +151,8 @@ function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
 export function parseGenerativeCompileSpec(json: unknown, origin: string): GenerativeCompileSpec {
   const result = generativeCompileSpecSchema.safeParse(json);
   if (!result.success) {
-    throw new InputError(result.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-        return `${origin}: ${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename`;
-      }
-      if (issue.path.length === 0) {
-        return `${origin}: expected an object with model, weights, tensorParallelSize, maxNumSeqs, maxModelLen, chip and neuronSdkVersion, got ${shown(json)}`;
-      }
-      return `${origin}: ${issue.path.join('.')}: ${issue.message}, got ${shown(valueAt(json, issue.path))}`;
-    }));
+    throw new InputError(specProblems(result.error.issues, json, origin,
+      'an object with model, weights, tensorParallelSize, maxNumSeqs, maxModelLen, chip and neuronSdkVersion'));
   }
   const spec = result.data;
   const lnc = spec.logicalNeuronCoreConfig ?? DEFAULT_LNC[spec.chip];

@@ -187,6 +187,25 @@ function shown(value: unknown): string {
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 
+/**
+ * A spec's schema problems, one line each naming the field, the value and the fix: every compile spec (single-call,
+ * generative, a new engine's) reports them so.
+ *
+ * @param expected what the whole document should be, for a value that is no object: `a JSON object with model, ...`
+ */
+export function specProblems(issues: z.ZodError['issues'], json: unknown, origin: string, expected: string): string[] {
+  return issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
+      return `${origin}: ${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename`;
+    }
+    if (issue.path.length === 0) {
+      return `${origin}: expected ${expected}, got ${shown(json)}`;
+    }
+    return `${origin}: ${formatPath(issue.path)}: ${issue.message}, got ${shown(valueAt(json, issue.path))}`;
+  });
+}
+
 /** Rules zod cannot state field by field: shapes per task, batch order, Inf1 limits. */
 function crossFieldProblems(spec: z.output<typeof compileSpecSchema>): string[] {
   const problems: string[] = [];
@@ -234,18 +253,8 @@ function crossFieldProblems(spec: z.output<typeof compileSpecSchema>): string[] 
 export function parseCompileSpec(json: unknown, origin: string): CompileSpec {
   const result = compileSpecSchema.safeParse(json);
   if (!result.success) {
-    throw new InputError(
-      result.error.issues.map((issue) => {
-        if (issue.code === 'unrecognized_keys') {
-          const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
-          return `${origin}: ${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename`;
-        }
-        if (issue.path.length === 0) {
-          return `${origin}: expected a JSON object with model, source, task, batchSizes, chip, coresPerProcess and neuronSdkVersion, got ${shown(json)}`;
-        }
-        return `${origin}: ${formatPath(issue.path)}: ${issue.message}, got ${shown(valueAt(json, issue.path))}`;
-      }),
-    );
+    throw new InputError(specProblems(result.error.issues, json, origin,
+      'a JSON object with model, source, task, batchSizes, chip, coresPerProcess and neuronSdkVersion'));
   }
   InputError.throwIfAny(crossFieldProblems(result.data).map((p) => `${origin}: ${p}`));
   const spec = result.data;

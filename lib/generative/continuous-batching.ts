@@ -1,7 +1,7 @@
 /**
  * The planner's model of one continuous-batching replica (vLLM on Neuron) under Poisson arrivals, and its capacity.
  *
- * Semantics (the same the replay in `simulate.ts` executes exactly):
+ * Semantics (the same the replay in `queueing.ts` (`simulateGenerativeReplica`) executes exactly):
  * 1. A replica runs at most N sequences (`max_num_seqs`). A request waits, first come first served, for a free slot.
  * 2. Admitted, it waits for earlier prefills, then its own prefill runs (TTFT ends with the first token). Unless the
  *    rows ran chunked prefill, a prefill stops decoding for everyone while it runs.

@@ -3,43 +3,13 @@
  *
  * A length is lognormal with the stated mean and p99. Without a p99 it takes the default spread measured on a public
  * trace of chat traffic (`DEFAULT_LENGTH_SPREAD`); `fixed` asks for every request at the mean (a benchmark's shape,
- * not traffic's). The planner, the replay (`simulate.ts`), the token proof and the bench draw from the same
+ * not traffic's). The planner, the replay (`simulateGenerativeReplica`), the token proof and the bench draw from the same
  * distribution, carried in the plan's JSON (`GenerativePlanDetails.lengths`).
  */
 import { normal, random } from '../planner/simulate';
-import type { TokenLength } from './types';
+import type { LengthDistribution, LengthSpread, TokenLength, WorkloadLengths } from './types';
 
-/** How a length distribution was chosen. */
-export type LengthSpread =
-  /** The user gave the p99. */
-  | 'stated'
-  /** No p99 given: the default spread of `DEFAULT_LENGTH_SPREAD` (the trace's p99 / mean). */
-  | 'default'
-  /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
-  | 'fixed';
-
-/** A lognormal length distribution, in tokens. Plain data: it travels in the plan's JSON. */
-export interface LengthDistribution {
-  readonly spread: LengthSpread;
-  readonly mean: number;
-  /** 99th percentile, tokens (the mean when fixed). */
-  readonly p99: number;
-  /** Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. */
-  readonly mu: number;
-  readonly sigma: number;
-  /** Squared coefficient of variation, exp(sigma^2) - 1. */
-  readonly scv: number;
-  /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
-  readonly max?: number;
-  /** Where the spread comes from, in words. */
-  readonly source: string;
-}
-
-/** The input and output length distributions of a workload. */
-export interface WorkloadLengths {
-  readonly input: LengthDistribution;
-  readonly output: LengthDistribution;
-}
+export type { LengthDistribution, LengthSpread, WorkloadLengths } from './types';
 
 const TRACE =
   'Azure LLM inference trace 2023, conversation service (Azure/AzurePublicDataset data/AzureLLMInferenceTrace_conv.csv ' +

@@ -1,7 +1,7 @@
 /**
  * A performance model of LLM serving on Neuron: decode step and prefill times of any (chip, tensor-parallel degree,
  * sequences decoding, context held, prompt length, weight and KV dtypes), from the chip's published figures with
- * coefficients fitted to the published rows (`perf-fit.ts`).
+ * coefficients fitted to the published rows (`perf-model.ts`).
  *
  * - A decode step reads every weight of its rank once and the KV cache of every sequence of the compiled batch (the
  *   graph runs padded to it), computes 2 x parameters FLOPs per token, and all-reduces twice per layer over the
@@ -18,7 +18,12 @@
  * 4.9 TB/s. The collective term is a count of latency-bound all-reduce steps (decode messages are a few KiB, so link
  * bandwidth does not bound them); its cost per step is fitted.
  */
-import type { GenerativeArchitectureFacts, GenerativeDtype } from './types';
+import type { DraftModel, GenerativeArchitectureFacts, GenerativeDtype, GenerativeLeverOptions, GenerativeMeasurement, GenerativeProfile, LeverSet } from './types';
+
+export type { DraftModel, GenerativeLeverOptions, LeverSet } from './types';
+import { chipOf } from '../planner/planner';
+import { ec2Name } from '../catalog/catalog';
+import { perOutputTokenMs } from './engine-timing';
 
 /** One chip's published figures. */
 export interface ChipFigures {
@@ -128,4 +133,259 @@ export function decodeStepSeconds(c: PerformanceCoefficients, cfg: ModelConfigur
 /** Prefill time of one prompt, seconds. */
 export function prefillSeconds(c: PerformanceCoefficients, cfg: ModelConfiguration, tokens: number): number {
   return dot(c.prefill, prefillFeatures(cfg, tokens));
+}
+
+/*
+
+ * The performance model's coefficients, fitted to the published rows, and its measured error.
+ *
+ * Every decoder row of the built-in profiles with a TPOT is a decode point (its compiled batch, the context held at
+ * mid-answer: input + output / 2); every row with a TTFT measured one prompt at a time (batch 1, or a vLLM engine
+ * serving one request) is a prefill point. Encoder-decoder rows (T5, beam search, per-token latency over input and
+ * output) and chunked-prefill TTFTs are left out: they time something else. The coefficients minimise the squared
+ * relative error under non-negativity (every subset of the four terms solved by least squares, the best feasible
+ * kept). A prediction for a model is then scaled by its anchor: the geometric mean of measured / predicted over the
+ * model's own rows on the same chip, so the model's kernels and serving stack there carry over. Anchoring on other
+ * chips' rows was tried and measured worse (TTFT leave-one-out worst 172 % against 62 %): stacks differ by chip.
+ *
+ * `leaveOneOut` predicts each row from a fit and anchors without it: the model's measured error (`bench:llm-model`).
+ */
+
+/** One published row as the fit sees it. */
+export interface FitPoint {
+  readonly profileId: string;
+  readonly chip: string;
+  readonly kind: 'tpot' | 'ttft';
+  readonly features: Features;
+  /** Measured seconds. */
+  readonly seconds: number;
+  readonly row: GenerativeMeasurement;
+}
+
+/** The configuration a row was measured in. */
+export function rowConfiguration(profile: GenerativeProfile, row: GenerativeMeasurement): ModelConfiguration | undefined {
+  const chip = CHIP_FIGURES[chipOf(ec2Name(row.instanceType).split('.')[0])];
+  if (!chip) {
+    return undefined;
+  }
+  return { model: profile.model, chip, coresPerChip: chip.coresPerChip, tensorParallelDegree: row.tensorParallelDegree, batch: row.batchSize };
+}
+
+/** The decode and prefill points of a profile's rows. */
+export function fitPoints(profiles: readonly GenerativeProfile[]): FitPoint[] {
+  const points: FitPoint[] = [];
+  for (const profile of profiles.filter((p) => p.model.architecture === 'decoder-only')) {
+    for (const row of profile.measurements) {
+      const cfg = rowConfiguration(profile, row);
+      if (!cfg) {
+        continue;
+      }
+      const base = { profileId: profile.id, chip: cfg.chip.chip, row };
+      points.push({ ...base, kind: 'tpot', features: decodeFeatures(cfg, row.inputTokens + row.outputTokens / 2), seconds: perOutputTokenMs(row) / 1000 });
+      if (row.ttftP50Ms !== undefined && row.chunkedPrefill !== true) {
+        points.push({ ...base, kind: 'ttft', features: prefillFeatures({ ...cfg, batch: 1 }, row.inputTokens), seconds: row.ttftP50Ms / 1000 });
+      }
+    }
+  }
+  return points;
+}
+
+/** Non-negative least squares of relative error over 4 terms: every subset solved, the best feasible kept. */
+export function fitRelative(points: readonly { features: Features; seconds: number }[]): Features {
+  let best: { c: number[]; sse: number } = { c: [0, 0, 0, 0], sse: Infinity };
+  for (let mask = 1; mask < 16; mask++) {
+    const terms = [0, 1, 2, 3].filter((i) => mask & (1 << i));
+    const rows = points.map((p) => terms.map((i) => p.features[i] / p.seconds));
+    const c = leastSquares(rows, points.map(() => 1));
+    if (!c || c.some((v) => !(v >= 0))) {
+      continue;
+    }
+    const full = [0, 0, 0, 0];
+    terms.forEach((t, k) => (full[t] = c[k]));
+    const sse = points.reduce((s, p) => s + (dot(full as unknown as Features, p.features) / p.seconds - 1) ** 2, 0);
+    if (sse < best.sse - 1e-12) {
+      best = { c: full, sse };
+    }
+  }
+  return best.c as unknown as Features;
+}
+
+/** Least squares of A x = b by the normal equations; undefined when singular. */
+function leastSquares(a: number[][], b: number[]): number[] | undefined {
+  const n = a[0]?.length ?? 0;
+  if (n === 0 || a.length < n) {
+    return undefined;
+  }
+  const m = Array.from({ length: n }, (_, i) => [
+    ...Array.from({ length: n }, (__, j) => a.reduce((s, r) => s + r[i] * r[j], 0)),
+    a.reduce((s, r, k) => s + r[i] * b[k], 0),
+  ]);
+  for (let col = 0; col < n; col++) {
+    const pivot = m.slice(col).reduce((bi, r, k) => (Math.abs(r[col]) > Math.abs(m[bi][col]) ? col + k : bi), col);
+    if (Math.abs(m[pivot][col]) < 1e-300) {
+      return undefined;
+    }
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r !== col) {
+        const f = m[r][col] / m[col][col];
+        for (let k = col; k <= n; k++) {
+          m[r][k] -= f * m[col][k];
+        }
+      }
+    }
+  }
+  return m.map((r, i) => r[n] / r[i]);
+}
+
+/** Both fits over the points. */
+export function fitCoefficients(points: readonly FitPoint[]): PerformanceCoefficients {
+  return {
+    decode: fitRelative(points.filter((p) => p.kind === 'tpot')),
+    prefill: fitRelative(points.filter((p) => p.kind === 'ttft')),
+  };
+}
+
+/** A model's anchor for a kind of time on a chip: the geometric mean of measured / predicted over its points there, else 1. */
+export function anchor(points: readonly FitPoint[], c: PerformanceCoefficients, profileId: string, chip: string, kind: FitPoint['kind']): number {
+  const use = points.filter((p) => p.profileId === profileId && p.kind === kind && p.chip === chip);
+  if (use.length === 0) {
+    return 1;
+  }
+  const coeff = kind === 'tpot' ? c.decode : c.prefill;
+  return Math.exp(use.reduce((s, p) => s + Math.log(p.seconds / dot(coeff, p.features)), 0) / use.length);
+}
+
+/** One row predicted from the others. */
+export interface LeaveOneOutResult {
+  readonly point: FitPoint;
+  readonly predictedSeconds: number;
+  /** |predicted / measured - 1|. */
+  readonly error: number;
+}
+
+/** Each point predicted by the fit and anchors of all the others. */
+export function leaveOneOut(points: readonly FitPoint[]): LeaveOneOutResult[] {
+  return points.map((point, i) => {
+    const others = points.filter((_, k) => k !== i);
+    const c = fitCoefficients(others);
+    const coeff = point.kind === 'tpot' ? c.decode : c.prefill;
+    const predicted = dot(coeff, point.features) * anchor(others, c, point.profileId, point.chip, point.kind);
+    return { point, predictedSeconds: predicted, error: Math.abs(predicted / point.seconds - 1) };
+  });
+}
+
+/** Median, 75th and 90th percentiles and worst of the errors. */
+export function errorSummary(errors: readonly number[]): { readonly median: number; readonly p75: number; readonly p90: number; readonly worst: number; readonly count: number } {
+  const sorted = [...errors].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+  return { median: at(0.5), p75: at(0.75), p90: at(0.9), worst: sorted[sorted.length - 1] ?? 0, count: sorted.length };
+}
+
+/*
+
+ * The engine's levers as planning candidates: speculative decoding, FP8 weights and KV cache, prefix caching. Each
+ * has its cited effect, its memory, the settings it renders into the engine, and an off switch
+ * (`GenerativeLeverOptions`).
+ *
+ * - **Speculative decoding** (NxD Inference fused speculation; EAGLE with an EAGLE draft): a draft model proposes
+ *   `k` tokens, the target verifies `k + 1` positions per sequence in one step, and on average `a` tokens are kept per
+ *   step. A step costs the target's verify step (its compute term grows with `k + 1`, so the gain shrinks as batches
+ *   grow compute-bound) plus `k` draft steps, each costing the draft's share of the weights read
+ *   (`draft parameters / target parameters` of a target step). `a` is an input (`acceptedTokens`), defaulting to
+ *   the value that reproduces the published speed-up of the model's family under this cost: Llama 3.3 70B with a
+ *   Llama 3.2 1B draft on trn2.48xlarge, TPOT 19.8 -> 5.6 ms (aws-neuron/aws-neuron-sdk
+ *   libraries/nxd-inference/tutorials/llama70b_perf_comparison.csv @ 06f33784); Qwen3-32B with a Qwen3-0.6B draft,
+ *   TPOT 10.76 -> 9.91 ms (libraries/nxd-inference/tutorials/sd-inference-tutorial.rst @ db1586c3, p99 end-to-end
+ *   6.04 -> 5.64 s over 558 / 565 tokens). Draft weights are added to the replica's memory.
+ * - **FP8 weights** halve the bytes every decode step reads and the weights' memory; Trn2/Trn3 run FP8 matmuls at
+ *   twice BF16's rate (trainium2.rst), Inf2/Trn1 at the same rate (cFP8, inferentia2.rst). Rendered as NxD
+ *   Inference's `quantized`, `quantization_dtype: f8e4m3`, `quantization_type: per_channel_symmetric`.
+ *   Accuracy: the vLLM Neuron Llama recipe serves FP8 weights at equal accuracy (vllm-project/vllm-neuron
+ *   docs/model-recipes/llama-3.md); a plan using it says so, and `fp8: false` turns it off.
+ * - **FP8 KV cache** halves the cache's memory and the KV bytes a step reads (`kv_cache_quant` in NxD Inference,
+ *   `--kv-cache-dtype fp8` in the vLLM Neuron plugin).
+ * - **Prefix caching** (`--enable-prefix-caching`, block KV layout): prompt tokens found in the cache are read, not
+ *   computed, so the prefill's compute term scales by `1 - hit rate`; offered only when the user states a hit rate
+ *   (`prefixHitRate`). Published: Llama 3.3 70B TTFT 342.8 -> 107.8 ms at > 90 % hits, 89.7 -> 91.8 ms at none
+ *   (llama70b_apc_perf_comparison.csv @ 86051b85).
+ */
+
+/** Tokens the draft proposes per step (`num_speculative_tokens`), as the Neuron speculative decoding tutorial sets. */
+export const SPECULATIVE_TOKENS = 7;
+
+/**
+ * `a` such that `tpotBase x (1 + k x ratio) / a = tpotSpec`: the accepted tokens per step that reproduce a published
+ * speed-up under this cost model (verify step equal to the plain step at batch 1).
+ */
+export function acceptedTokensFrom(tpotBaseMs: number, tpotSpecMs: number, draftToTargetRatio: number): number {
+  return (tpotBaseMs * (1 + SPECULATIVE_TOKENS * draftToTargetRatio)) / tpotSpecMs;
+}
+
+const LLAMA_DRAFT_SOURCE = 'meta-llama/Llama-3.2-1B-Instruct (1.24B parameters, model card); accepted tokens back-solved from ' +
+  'Llama 3.3 70B on trn2.48xlarge, TPOT 19.8 -> 5.6 ms with fused speculation (aws-neuron/aws-neuron-sdk ' +
+  'libraries/nxd-inference/tutorials/llama70b_perf_comparison.csv @ 06f33784)';
+const QWEN_DRAFT_SOURCE = 'Qwen/Qwen3-0.6B (0.6B parameters, model card); accepted tokens back-solved from Qwen3-32B on trn2.48xlarge, ' +
+  'TPOT 10.76 -> 9.91 ms with fused speculation, 7 speculative tokens (aws-neuron/aws-neuron-sdk ' +
+  'libraries/nxd-inference/tutorials/sd-inference-tutorial.rst @ db1586c3)';
+
+/** The draft a model family speculates with, or undefined when none is cited. */
+export function draftFor(profile: Pick<GenerativeProfile, 'id' | 'model'>): DraftModel | undefined {
+  const id = profile.id.toLowerCase();
+  if (id.startsWith('llama-3')) {
+    return { id: 'llama-3.2-1b-instruct', huggingFaceId: 'meta-llama/Llama-3.2-1B-Instruct', parametersBillions: 1.24, acceptedTokens: round(acceptedTokensFrom(19.8, 5.6, 1.24 / 70.6)), source: LLAMA_DRAFT_SOURCE };
+  }
+  if (id.startsWith('qwen3')) {
+    return { id: 'qwen3-0.6b', huggingFaceId: 'Qwen/Qwen3-0.6B', parametersBillions: 0.6, acceptedTokens: round(acceptedTokensFrom(10.76, 9.91, 0.6 / 32.8)), source: QWEN_DRAFT_SOURCE };
+  }
+  return undefined;
+}
+
+/** The lever sets to plan: every combination of the levers on and available (none of them first). */
+export function leverSets(profile: Pick<GenerativeProfile, 'id' | 'model'>, options: GenerativeLeverOptions = {}): LeverSet[] {
+  const draft = options.speculativeDecoding === false ? undefined : draftFor(profile);
+  const spec = draft ? [undefined, { draft, speculativeTokens: SPECULATIVE_TOKENS, acceptedTokens: options.acceptedTokens ?? draft.acceptedTokens }] : [undefined];
+  const fp8 = options.fp8 === false || profile.model.dtype === 'fp8' || profile.model.dtype === 'int8' ? [false] : [false, true];
+  const prefix = options.prefixHitRate !== undefined && options.prefixHitRate > 0 ? options.prefixHitRate : undefined;
+  const sets: LeverSet[] = [];
+  for (const s of spec) {
+    for (const f of fp8) {
+      sets.push({ ...(s ? { speculation: s } : {}), ...(f ? { fp8Weights: true, fp8KvCache: true } : {}), ...(prefix !== undefined ? { prefixHitRate: prefix } : {}) });
+    }
+  }
+  return sets;
+}
+
+/** `speculation+fp8` style name; `none` without levers. */
+export function describeLevers(levers: LeverSet): string {
+  const names = [
+    ...(levers.speculation ? [`speculation (${levers.speculation.draft.id} draft, ${levers.speculation.speculativeTokens} tokens, ${levers.speculation.acceptedTokens} kept per step)`] : []),
+    ...(levers.fp8Weights ? ['FP8 weights'] : []),
+    ...(levers.fp8KvCache ? ['FP8 KV cache'] : []),
+    ...(levers.prefixHitRate !== undefined ? [`prefix caching (${Math.round(levers.prefixHitRate * 100)} % hits)`] : []),
+  ];
+  return names.length === 0 ? 'none' : names.join(', ');
+}
+
+/** Decode time per emitted token with speculation: (verify step + k draft steps) / accepted tokens. */
+export function speculativeDecodeScale(levers: LeverSet, model: GenerativeArchitectureFacts) {
+  const spec = levers.speculation;
+  if (!spec) {
+    return undefined;
+  }
+  const ratio = spec.draft.parametersBillions / model.parametersBillions;
+  return (cfg: ModelConfiguration, context: number, c: PerformanceCoefficients): number => {
+    const verify = decodeStepSeconds(c, cfg, context, spec.speculativeTokens + 1);
+    const plain = decodeStepSeconds(c, cfg, context);
+    return (verify + spec.speculativeTokens * ratio * plain) / spec.acceptedTokens;
+  };
+}
+
+/** Weights the draft adds to a replica, GiB (BF16). */
+export function draftWeightsGiB(levers: LeverSet): number {
+  return levers.speculation ? (levers.speculation.draft.parametersBillions * 1e9 * 2) / 1024 ** 3 : 0;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
 }

@@ -11,23 +11,19 @@
  * lower predicted TTFT, then fewer instances, then the name.
  */
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
-import { isAwsRegion } from '../catalog/regions';
-import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, Price } from '../catalog/types';
-import { InfeasibleError, InputError } from '../errors';
+import { InputError } from '../errors';
 import { HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, supportedGroupSizes } from '../planner/layout';
-import { chipOf, DEFAULT_HEADROOM } from '../planner/planner';
+import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './engine-timing';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
-import { evaluateEstimates, pruningBounds } from './estimated-configs';
-import type { EstimatedConfiguration } from './estimated-configs';
-import { estimateDetails, estimateWarning, goodputOf, leverWorth } from './plan-report';
-import { describeLevers } from './levers';
-import { explain, latencyRejection, memoryReason } from './rejections';
+import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import type { EstimatedConfiguration } from './estimate';
+import { describeLevers } from './perf-model';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
@@ -87,17 +83,15 @@ export function planGenerativeReport(
     feasible.push(...outcome.plans);
     rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
   }
-  if (feasible.length === 0) {
+  const ranked = rankPlans(request, feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
-    throw new InfeasibleError(
-      `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
+    return {
+      headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
         `${t.outputTokens.mean} output tokens at TTFT p99 ${t.ttftP99Ms} ms and TPOT p99 ${t.tpotP99Ms} ms in ${o.region}:`,
-      explain(rejected),
-      { request, rejected },
-    );
-  }
-  const sorted = [...feasible].sort(compareGenerativePlans);
-  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected, leverWorth: leverWorth(sorted) };
+      reasons: explain(rejected),
+    };
+  });
+  return { ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) };
 }
 
 /*
@@ -162,30 +156,6 @@ export function resolveGenerativeRequest(
     );
   }
 
-  const { region, hosting } = options;
-  if (!isAwsRegion(region)) {
-    problems.push(`region='${region}' is not an AWS region code; use one such as us-east-1 or eu-west-1`);
-  }
-  if (!HOSTINGS.includes(hosting)) {
-    problems.push(`hosting='${hosting}' is not supported; use one of: ${HOSTINGS.join(', ')}`);
-  }
-  const pricing = options.pricing ?? 'on-demand';
-  if (!PRICING_KINDS.includes(pricing)) {
-    problems.push(`pricing='${pricing}' is not supported; use one of: ${PRICING_KINDS.join(', ')}`);
-  }
-  const minInstances = options.minInstances ?? 1;
-  for (const [name, value] of [['minInstances', minInstances], ['maxInstances', options.maxInstances]] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
-      problems.push(`${name}=${value} must be a whole number, at least 1`);
-    }
-  }
-  if (options.maxInstances !== undefined && options.maxInstances < minInstances) {
-    problems.push(`maxInstances=${options.maxInstances} is below minInstances=${minInstances}; raise it or lower minInstances`);
-  }
-  const headroom = options.headroom ?? DEFAULT_HEADROOM;
-  if (!(Number.isFinite(headroom) && headroom >= 0 && headroom <= 1)) {
-    problems.push(`headroom=${headroom} must be a fraction from 0 to 1 (0.2 keeps 20 % spare capacity)`);
-  }
   const levers = options.levers ?? {};
   if (levers.acceptedTokens !== undefined && !(Number.isFinite(levers.acceptedTokens) && levers.acceptedTokens >= 1)) {
     problems.push(`acceptedTokens=${levers.acceptedTokens} must be at least 1 (tokens kept per speculative step, the bonus token included); leave it out for the published figure`);
@@ -193,21 +163,7 @@ export function resolveGenerativeRequest(
   if (levers.prefixHitRate !== undefined && !(Number.isFinite(levers.prefixHitRate) && levers.prefixHitRate >= 0 && levers.prefixHitRate < 1)) {
     problems.push(`prefixHitRate=${levers.prefixHitRate} must be a fraction from 0 to below 1 (0.5: half the prompt tokens are in the prefix cache)`);
   }
-  if (options.instanceTypes !== undefined && options.instanceTypes.length === 0) {
-    problems.push('instanceTypes is empty; name at least one instance type, or leave it out to consider every one');
-  }
-  for (const name of options.instanceTypes ?? []) {
-    if (!catalog.instance(name)) {
-      problems.push(`instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')}`);
-    }
-  }
-  if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
-    problems.push(
-      `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ` +
-        `${catalog.regionsWithPrices(hosting, pricing).join(', ') || 'none'}); pass a catalog with prices for it ` +
-        `(CLI: cdk-inferentia catalog refresh --regions ${region} --out prices.json, then --prices prices.json)`,
-    );
-  }
+  const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
   return {
     profileId: profile.id,
@@ -215,13 +171,7 @@ export function resolveGenerativeRequest(
     lengths: lengths as WorkloadLengths,
     maxModelLength,
     options: {
-      region,
-      hosting,
-      minInstances,
-      headroom,
-      pricing,
-      ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
-      ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
+      ...deployment,
       ...(options.levers !== undefined ? { levers: options.levers } : {}),
       ...(options.estimates === false ? { estimates: false } : {}),
     },
@@ -478,4 +428,41 @@ function sizePlan(
     },
     warnings,
   };
+}
+
+/*
+ * Why generative candidates lost, in words: the memory term that did not fit, the target a trickle already misses,
+ * and one line per rejection for the error message.
+ */
+
+/** Which memory term did not fit and what would. */
+function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp: number, length: number): string {
+  const terms = `weights ${memory.weights} + KV cache ${memory.kvCache} + reserve ${memory.reserve} GiB > ${memory.available} GiB of ${tp} cores`;
+  if (memory.weights + memory.reserve >= memory.available) {
+    return `${terms}: the weights alone do not fit ${tp} cores; use a higher tensor-parallel degree (more cores) or a smaller dtype`;
+  }
+  return `${terms} at ${seqs} sequences of ${length} tokens: at most ${memory.maxConcurrencyThatFits} sequences fit; ` +
+    'use fewer sequences, a shorter context, more cores or a smaller dtype' +
+    (memory.kvSharding === 'replicate' ? ` (KV heads are replicated ${memory.kvHeadsPerRank}x per rank at this degree)` : '');
+}
+
+/** Which target a trickle of requests already misses. */
+function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
+  const idle = predictReplica(timing, targets, 1e-6);
+  if (idle.tpotP99Ms > targets.tpotP99Ms) {
+    return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
+  }
+  if (idle.ttftP99Ms > targets.ttftP99Ms) {
+    return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
+  }
+  return { configuration, code: 'e2e', reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the target is ${targets.e2eP99Ms} ms` };
+}
+
+/** One line per rejection reason kind, the most telling first. */
+function explain(rejected: readonly GenerativeRejection[]): string[] {
+  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
+  return [...rejected]
+    .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
+    .filter((r) => r.code !== 'excluded')
+    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`);
 }

@@ -6,9 +6,7 @@
  * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
  * targets and plans are in those units.
  */
-import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
-import type { WorkloadLengths } from './lengths';
-import type { GenerativeLeverOptions, LeverSet } from './levers';
+import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -140,20 +138,8 @@ export interface GenerativeTargets {
   readonly fixedLengths?: boolean;
 }
 
-/** Where and how to host a generative model. */
-export interface GenerativePlanOptions {
-  readonly region: string;
-  readonly hosting: Hosting;
-  /** @default 1 */
-  readonly minInstances?: number;
-  /** @default - no limit */
-  readonly maxInstances?: number;
-  /** Spare capacity above the target, as a fraction. @default 0.2 */
-  readonly headroom?: number;
-  /** Consider only these instance types (EC2 names). @default - every catalog instance */
-  readonly instanceTypes?: readonly string[];
-  /** @default 'on-demand' */
-  readonly pricing?: PricingKind;
+/** Where and how to host a generative model: what every workload gives ({@link DeploymentOptions}), and its levers. */
+export interface GenerativePlanOptions extends DeploymentOptions {
   /** Which engine levers (speculative decoding, FP8, prefix caching) are candidates. @default - all but prefix caching */
   readonly levers?: GenerativeLeverOptions;
   /**
@@ -181,14 +167,8 @@ export interface GenerativeMemory {
   readonly maxConcurrencyThatFits: number;
 }
 
-/** One model replica on an instance: its cores, devices and engine settings. */
-export interface ReplicaLayout {
-  readonly index: number;
-  readonly cores: readonly number[];
-  /** `NEURON_RT_VISIBLE_CORES` for the replica. */
-  readonly visibleCores: string;
-  readonly devices: readonly string[];
-}
+/** One model replica on an instance: its cores and devices. */
+export type ReplicaLayout = CoreGroupLayout;
 
 /** The engine settings the plan implies (vLLM on Neuron names in the comments; the serving issue renders them). */
 export interface EngineSettings {
@@ -264,25 +244,10 @@ export interface GenerativePlanDetails {
 }
 
 /** A sized, priced generative deployment. */
-export interface GenerativePlan {
+export interface GenerativePlan extends DeploymentPlan {
   readonly kind: 'generative';
-  readonly profileId: string;
-  readonly region: string;
-  readonly hosting: Hosting;
   readonly targets: GenerativeTargets;
-  readonly headroom: number;
-  readonly instanceType: string;
-  readonly instance: InstanceSpec;
-  readonly instanceCount: number;
-  readonly maxInstanceCount: number;
-  /** Requests per second one instance holds within the targets. */
-  readonly capacityPerInstanceRps: number;
-  readonly capacityRps: number;
-  readonly price: Price;
-  readonly hourlyCostUsd: number;
-  readonly monthlyCostUsd: number;
   readonly generative: GenerativePlanDetails;
-  readonly warnings: readonly string[];
 }
 
 /** Why a generative candidate lost. */
@@ -313,8 +278,7 @@ export interface GenerativePlanReport {
   readonly request: {
     readonly profileId: string;
     readonly targets: GenerativeTargets;
-    readonly options: Required<Pick<GenerativePlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
-      Pick<GenerativePlanOptions, 'maxInstances' | 'instanceTypes' | 'levers' | 'estimates'>;
+    readonly options: ResolvedDeploymentOptions & Pick<GenerativePlanOptions, 'levers' | 'estimates'>;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];
@@ -328,4 +292,66 @@ export interface GenerativeLeverWorth {
   readonly lever: 'speculative-decoding' | 'fp8' | 'prefix-caching';
   /** The cheapest plan that does not use the lever (undefined when none is feasible). */
   readonly without?: GenerativePlan;
+}
+
+/** How a length distribution was chosen. */
+export type LengthSpread =
+  /** The user gave the p99. */
+  | 'stated'
+  /** No p99 given: the default spread of `DEFAULT_LENGTH_SPREAD` (the trace's p99 / mean). */
+  | 'default'
+  /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
+  | 'fixed';
+
+/** A lognormal length distribution, in tokens. Plain data: it travels in the plan's JSON. */
+export interface LengthDistribution {
+  readonly spread: LengthSpread;
+  readonly mean: number;
+  /** 99th percentile, tokens (the mean when fixed). */
+  readonly p99: number;
+  /** Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. */
+  readonly mu: number;
+  readonly sigma: number;
+  /** Squared coefficient of variation, exp(sigma^2) - 1. */
+  readonly scv: number;
+  /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
+  readonly max?: number;
+  /** Where the spread comes from, in words. */
+  readonly source: string;
+}
+
+/** The input and output length distributions of a workload. */
+export interface WorkloadLengths {
+  readonly input: LengthDistribution;
+  readonly output: LengthDistribution;
+}
+
+/** Which levers the planner may use. Every lever is a candidate unless turned off. */
+export interface GenerativeLeverOptions {
+  /** Consider speculative decoding (a draft model) where the model has a cited draft. @default true */
+  readonly speculativeDecoding?: boolean;
+  /** Tokens kept per verification step with speculation. @default - the model family's published figure */
+  readonly acceptedTokens?: number;
+  /** Consider FP8 weights and an FP8 KV cache. @default true */
+  readonly fp8?: boolean;
+  /** Share of prompt tokens a prefix cache serves, 0 to 1. @default 0 - prefix caching is not a candidate */
+  readonly prefixHitRate?: number;
+}
+
+/** A draft model for speculation. */
+export interface DraftModel {
+  readonly id: string;
+  readonly huggingFaceId: string;
+  readonly parametersBillions: number;
+  /** Tokens kept per verification step by default, and where it comes from. */
+  readonly acceptedTokens: number;
+  readonly source: string;
+}
+
+/** One combination of levers a candidate runs with. */
+export interface LeverSet {
+  readonly speculation?: { readonly draft: DraftModel; readonly speculativeTokens: number; readonly acceptedTokens: number };
+  readonly fp8Weights?: boolean;
+  readonly fp8KvCache?: boolean;
+  readonly prefixHitRate?: number;
 }

@@ -18,7 +18,7 @@ import type { Measurement, ModelProfile } from '../profiles/types';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
 import { SERVING_MODES } from './serving';
-import type { Plan, PlanOptions, PlanReport, PlanTargets, Rejection } from './types';
+import type { DeploymentOptions, Plan, PlanOptions, PlanReport, PlanTargets, Rejection, ResolvedDeploymentOptions } from './types';
 
 /** Spare capacity above the target when the caller gives none. */
 export const DEFAULT_HEADROOM = 0.2;
@@ -59,18 +59,15 @@ export function planReport(
     rejected.push(...outcome.rejections);
   }
 
-  if (feasible.length === 0) {
+  return rankPlans(request, feasible, rejected, comparePlans, () => {
     const inputs = request.targets.inputsPerRequest;
-    throw new InfeasibleError(
-      `No ${request.options.hosting} deployment of ${profile.id} meets ${request.targets.throughputRps} requests/s` +
+    return {
+      headline: `No ${request.options.hosting} deployment of ${profile.id} meets ${request.targets.throughputRps} requests/s` +
         `${inputs > 1 ? ` of ${inputs} inputs` : ''} at p99 ${request.targets.p99Ms} ms in ${request.options.region} ` +
         `(${request.options.serving === 'any' ? 'stock or batching' : request.options.serving} serving):`,
-      explainInfeasible(profile, request, instances, rejected, catalog),
-      { request, rejected },
-    );
-  }
-  const sorted = [...feasible].sort(comparePlans);
-  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
+      reasons: explainInfeasible(profile, request, instances, rejected, catalog),
+    };
+  });
 }
 
 /** No device helps when the host work of one request alone takes the whole p99 target: one reason, and the fix. */
@@ -140,77 +137,28 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     );
   }
 
-  const { region, hosting } = options;
-  if (!isAwsRegion(region)) {
-    problems.push(`region='${region}' is not an AWS region code; use one such as us-east-1 or eu-west-1`);
-  }
-  if (!HOSTINGS.includes(hosting)) {
-    problems.push(`hosting='${hosting}' is not supported; use one of: ${HOSTINGS.join(', ')}`);
-  }
-  const pricing: PricingKind = options.pricing ?? 'on-demand';
-  if (!PRICING_KINDS.includes(pricing)) {
-    problems.push(`pricing='${pricing}' is not supported; use one of: ${PRICING_KINDS.join(', ')}`);
-  }
   const serving = options.serving ?? 'stock';
   if (!SERVING_CHOICES.includes(serving)) {
     problems.push(`serving='${serving}' is not supported; use one of: ${SERVING_CHOICES.join(', ')}`);
   }
-  const minInstances = options.minInstances ?? 1;
-  wholeAtLeastOne('minInstances', minInstances);
-  wholeAtLeastOne('maxInstances', options.maxInstances);
-  if (options.maxInstances !== undefined && Number.isInteger(options.maxInstances) && options.maxInstances < minInstances) {
-    problems.push(`maxInstances=${options.maxInstances} is below minInstances=${minInstances}; raise it or lower minInstances`);
-  }
-  const headroom = options.headroom ?? DEFAULT_HEADROOM;
-  if (!(Number.isFinite(headroom) && headroom >= 0 && headroom <= 1)) {
-    problems.push(
-      `headroom=${headroom} must be a fraction from 0 to 1 (0.2 keeps 20 % spare capacity)` +
-        (headroom > 1 && headroom <= 100 ? `; for ${headroom} % give ${headroom / 100}` : ''),
-    );
-  }
   wholeAtLeastOne('processesPerInstance', options.processesPerInstance);
-  if (options.instanceTypes !== undefined && options.instanceTypes.length === 0) {
-    problems.push('instanceTypes is empty; name at least one instance type, or leave it out to consider every one');
-  }
-  for (const name of options.instanceTypes ?? []) {
-    if (!catalog.instance(name)) {
-      problems.push(
-        `instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')} ` +
-          '(add others with a price file)',
-      );
-    }
-  }
-  if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
-    const known = catalog.regionsWithPrices(hosting, pricing);
-    problems.push(
-      `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ${known.join(', ') || 'none'}); ` +
-        (hosting === 'sagemaker' && catalog.regionsWithPrices('ec2', pricing).includes(region)
-          ? `it has EC2 prices there, but no readable source lists SageMaker hosting prices outside us-east-1, so none ` +
-            'is built in (and whether SageMaker hosts Neuron instances there is not known offline); '
-          : '') +
-        (pricing === 'on-demand'
-          ? `write a price file with 'cdk-inferentia catalog refresh --regions ${region} --out prices.json', then plan with it: ` +
-            `the catalog argument Catalog.builtIn().withPriceFile(parsePriceFile(json, 'prices.json')), or --prices prices.json on the CLI` +
-            (hosting === 'sagemaker' ? ', or plan for EC2 (--hosting ec2, hosting: \'ec2\')' : '')
-          : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) and plan ` +
-            `with it (the catalog argument Catalog.builtIn().withPriceFile(...), or --prices on the CLI), or with pricing 'on-demand'`),
-    );
-  }
+  const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
 
   return {
     profileId: profile.id,
     targets: { ...targets, inputsPerRequest: targets.inputsPerRequest ?? 1 },
+    // Key order as `--json` has always printed it.
     options: {
-      region,
-      hosting,
-      minInstances,
-      headroom,
-      pricing,
+      region: deployment.region,
+      hosting: deployment.hosting,
+      minInstances: deployment.minInstances,
+      headroom: deployment.headroom,
+      pricing: deployment.pricing,
       serving,
-      ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
+      ...(deployment.maxInstances !== undefined ? { maxInstances: deployment.maxInstances } : {}),
       ...(options.processesPerInstance !== undefined ? { processesPerInstance: options.processesPerInstance } : {}),
-      ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
+      ...(deployment.instanceTypes !== undefined ? { instanceTypes: deployment.instanceTypes } : {}),
     },
   };
 }
@@ -397,4 +345,105 @@ function familyReason(
     case 'excluded':
       return 'excluded by the request';
   }
+}
+
+/*
+ * What every planner shares, whatever the workload (the generative planner uses these too): the deployment options
+ * checked against the catalog, and the last step that ranks feasible plans or explains why none fits.
+ */
+
+/**
+ * Checks the deployment options against the catalog, adding every problem to `problems` (each naming the field, the
+ * value and the fix), and returns them with their defaults. The region's prices are checked last, and only when
+ * `problems` is still empty: a missing price is worth saying only about an otherwise valid request.
+ */
+export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Catalog, problems: string[]): ResolvedDeploymentOptions {
+  const wholeAtLeastOne = (name: string, value: number | undefined) => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+      problems.push(`${name}=${value} must be a whole number, at least 1`);
+    }
+  };
+  const { region, hosting } = options;
+  if (!isAwsRegion(region)) {
+    problems.push(`region='${region}' is not an AWS region code; use one such as us-east-1 or eu-west-1`);
+  }
+  if (!HOSTINGS.includes(hosting)) {
+    problems.push(`hosting='${hosting}' is not supported; use one of: ${HOSTINGS.join(', ')}`);
+  }
+  const pricing: PricingKind = options.pricing ?? 'on-demand';
+  if (!PRICING_KINDS.includes(pricing)) {
+    problems.push(`pricing='${pricing}' is not supported; use one of: ${PRICING_KINDS.join(', ')}`);
+  }
+  const minInstances = options.minInstances ?? 1;
+  wholeAtLeastOne('minInstances', minInstances);
+  wholeAtLeastOne('maxInstances', options.maxInstances);
+  if (options.maxInstances !== undefined && Number.isInteger(options.maxInstances) && options.maxInstances < minInstances) {
+    problems.push(`maxInstances=${options.maxInstances} is below minInstances=${minInstances}; raise it or lower minInstances`);
+  }
+  const headroom = options.headroom ?? DEFAULT_HEADROOM;
+  if (!(Number.isFinite(headroom) && headroom >= 0 && headroom <= 1)) {
+    problems.push(
+      `headroom=${headroom} must be a fraction from 0 to 1 (0.2 keeps 20 % spare capacity)` +
+        (headroom > 1 && headroom <= 100 ? `; for ${headroom} % give ${headroom / 100}` : ''),
+    );
+  }
+  if (options.instanceTypes !== undefined && options.instanceTypes.length === 0) {
+    problems.push('instanceTypes is empty; name at least one instance type, or leave it out to consider every one');
+  }
+  for (const name of options.instanceTypes ?? []) {
+    if (!catalog.instance(name)) {
+      problems.push(
+        `instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')} ` +
+          '(add others with a price file)',
+      );
+    }
+  }
+  if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
+    problems.push(noPricesProblem(region, hosting, pricing, catalog));
+  }
+  return {
+    region,
+    hosting,
+    minInstances,
+    headroom,
+    pricing,
+    ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
+    ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
+  };
+}
+
+function noPricesProblem(region: string, hosting: Hosting, pricing: PricingKind, catalog: Catalog): string {
+  const known = catalog.regionsWithPrices(hosting, pricing);
+  return (
+    `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ${known.join(', ') || 'none'}); ` +
+    (hosting === 'sagemaker' && catalog.regionsWithPrices('ec2', pricing).includes(region)
+      ? `it has EC2 prices there, but no readable source lists SageMaker hosting prices outside us-east-1, so none ` +
+        'is built in (and whether SageMaker hosts Neuron instances there is not known offline); '
+      : '') +
+    (pricing === 'on-demand'
+      ? `write a price file with 'cdk-inferentia catalog refresh --regions ${region} --out prices.json', then plan with it: ` +
+        `the catalog argument Catalog.builtIn().withPriceFile(parsePriceFile(json, 'prices.json')), or --prices prices.json on the CLI` +
+        (hosting === 'sagemaker' ? ', or plan for EC2 (--hosting ec2, hosting: \'ec2\')' : '')
+      : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) and plan ` +
+        `with it (the catalog argument Catalog.builtIn().withPriceFile(...), or --prices on the CLI), or with pricing 'on-demand'`)
+  );
+}
+
+/**
+ * Every planner's last step: the cheapest feasible plan and the others best first, or, with none, an InfeasibleError
+ * with the headline and the reasons (and the request and rejections as its details).
+ */
+export function rankPlans<Q, P, R>(
+  request: Q,
+  feasible: readonly P[],
+  rejected: readonly R[],
+  compare: (a: P, b: P) => number,
+  infeasible: () => { readonly headline: string; readonly reasons: string[] },
+): { readonly request: Q; readonly chosen: P; readonly alternatives: readonly P[]; readonly rejected: readonly R[] } {
+  if (feasible.length === 0) {
+    const { headline, reasons } = infeasible();
+    throw new InfeasibleError(headline, reasons, { request, rejected });
+  }
+  const sorted = [...feasible].sort(compare);
+  return { request, chosen: sorted[0], alternatives: sorted.slice(1), rejected };
 }

@@ -30,8 +30,8 @@ export interface PlanTargets {
   readonly peakThroughputRps?: number;
 }
 
-/** Where and how to host, and the limits the choice must respect. */
-export interface PlanOptions {
+/** Where and how to host, and the limits the choice must respect: the same for every workload. */
+export interface DeploymentOptions {
   /** AWS region the prices are for, e.g. `us-east-1`. */
   readonly region: string;
   /** EC2 instances or a SageMaker endpoint. */
@@ -42,16 +42,24 @@ export interface PlanOptions {
   readonly maxInstances?: number;
   /** Spare capacity above the target, as a fraction (0.2 = 20 %). @default 0.2 */
   readonly headroom?: number;
+  /** Consider only these instance types (EC2 names). @default - every catalog instance */
+  readonly instanceTypes?: readonly string[];
+  /** Which price to optimise. @default 'on-demand' */
+  readonly pricing?: PricingKind;
+}
+
+/** {@link DeploymentOptions} with the defaults applied and instance types as EC2 names. */
+export type ResolvedDeploymentOptions = Required<Pick<DeploymentOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
+  Pick<DeploymentOptions, 'maxInstances' | 'instanceTypes'>;
+
+/** Where and how to host a single-call model, and the limits the choice must respect. */
+export interface PlanOptions extends DeploymentOptions {
   /**
    * Pin the model processes per instance (Cortex `processes_per_replica`); they must fit the instance's NeuronCores.
    *
    * @default - as many processes as the cores, host memory and vCPUs allow
    */
   readonly processesPerInstance?: number;
-  /** Consider only these instance types (EC2 names). @default - every catalog instance */
-  readonly instanceTypes?: readonly string[];
-  /** Which price to optimise. @default 'on-demand' */
-  readonly pricing?: PricingKind;
   /**
    * Serving modes to consider: `stock` (one device call per request: the SageMaker PyTorch toolkit, any server of
    * your own), `batching` (a server that combines requests into device batches: the cdk-inferentia model server in
@@ -78,17 +86,23 @@ export interface BatchingSettings {
   readonly maxDelayMs: number;
 }
 
-/** One model process on an instance and the NeuronCores and devices it owns. */
-export interface ProcessLayout {
-  /** 0-based process index on the instance. */
+/**
+ * One group of NeuronCores on an instance and the devices it owns: a model process of a single-call plan, a replica
+ * of a generative one.
+ */
+export interface CoreGroupLayout {
+  /** 0-based index on the instance. */
   readonly index: number;
-  /** Core indexes the process owns. */
+  /** Core indexes the group owns. */
   readonly cores: readonly number[];
-  /** Value of `NEURON_RT_VISIBLE_CORES` for the process: `"0"`, `"2-3"`. */
+  /** Value of `NEURON_RT_VISIBLE_CORES` for the group: `"0"`, `"2-3"`. */
   readonly visibleCores: string;
-  /** Device files the process needs (`/dev/neuron0`); every chip its cores touch. */
+  /** Device files the group needs (`/dev/neuron0`); every chip its cores touch. */
   readonly devices: readonly string[];
 }
+
+/** One model process on an instance and the NeuronCores and devices it owns. */
+export type ProcessLayout = CoreGroupLayout;
 
 /** Cost and size of the same load with one model process per instance: what packing NeuronCores saves. */
 export interface NaiveComparison {
@@ -99,13 +113,12 @@ export interface NaiveComparison {
   readonly savingsPercent: number;
 }
 
-/** A sized, priced deployment of one model on one instance type. */
-export interface Plan {
+/** What every plan says of its deployment, whatever the workload: where, on what, how many, at what price. */
+export interface DeploymentPlan {
   /** Profile the plan was made for. */
   readonly profileId: string;
   readonly region: string;
   readonly hosting: Hosting;
-  readonly targets: PlanTargets;
   readonly headroom: number;
   /** Instance type as the hosting names it: `ml.inf2.xlarge` for SageMaker, `inf2.xlarge` for EC2. */
   readonly instanceType: string;
@@ -115,6 +128,24 @@ export interface Plan {
   readonly instanceCount: number;
   /** Instances autoscaling may reach for the peak target. */
   readonly maxInstanceCount: number;
+  /**
+   * Requests per second one instance holds within the targets: queueing included, headroom not (headroom is in the
+   * instance count).
+   */
+  readonly capacityPerInstanceRps: number;
+  /** Requests per second all planned instances hold: `instanceCount x capacityPerInstanceRps`. */
+  readonly capacityRps: number;
+  readonly price: Price;
+  readonly hourlyCostUsd: number;
+  /** Hourly cost x 730 hours. */
+  readonly monthlyCostUsd: number;
+  /** Things a reviewer should know (UNVERIFIED price, idle cores, Inf1 end of support, suspicious measurement). */
+  readonly warnings: readonly string[];
+}
+
+/** A sized, priced deployment of one model on one instance type. */
+export interface Plan extends DeploymentPlan {
+  readonly targets: PlanTargets;
   readonly processesPerInstance: number;
   readonly coresPerProcess: number;
   /** NeuronCores per instance no process uses. */
@@ -135,21 +166,10 @@ export interface Plan {
   readonly p99Ms: number;
   /** Predicted p99 of a request at the target rate: batching wait + queueing wait + the call + host work. */
   readonly predictedP99Ms: number;
-  /**
-   * Requests per second one instance holds with its predicted p99 within the target: queueing included, headroom
-   * not (headroom is in the instance count).
-   */
-  readonly capacityPerInstanceRps: number;
-  /** Requests per second all planned instances hold: `instanceCount x capacityPerInstanceRps`. */
-  readonly capacityRps: number;
   /** Fraction of the model processes' time busy at the target rate (0..1). */
   readonly utilization: number;
   /** Host CPU milliseconds one request costs in its model process (the profile's, or the planner default). */
   readonly hostCpuMsPerRequest: number;
-  readonly price: Price;
-  readonly hourlyCostUsd: number;
-  /** Hourly cost x 730 hours. */
-  readonly monthlyCostUsd: number;
   /** `hourly / (target requests/s x 3600) x 1e6`. */
   readonly costPer1MRequestsUsd: number;
   /** Cost per million inputs: `costPer1MRequestsUsd / inputsPerRequest`, comparable with the Neuron tables. */
@@ -161,8 +181,6 @@ export interface Plan {
   readonly deviceMemoryGiB: number;
   readonly hostMemoryGiB: number;
   readonly vcpuPerProcess: number;
-  /** Things a reviewer should know (UNVERIFIED price, idle cores, Inf1 end of support, suspicious measurement). */
-  readonly warnings: readonly string[];
 }
 
 /** Why a candidate (an instance type, possibly with one measurement) lost. */

@@ -4,17 +4,13 @@
  * construct does not load the wording of a breached threshold (`lib/bench/errors`) nor what it imports.
  */
 import { describeThreshold } from '../bench/errors';
-import type { BenchReport, ServerTimingReport, ThresholdResult } from '../bench/types';
+import type { BenchReport, RequestTally, ServerTimingReport, ThresholdResult } from '../bench/types';
 import type { CapacityConfig } from './capacity';
 
 /** The workers' results merged into one run. */
-export interface CapacityMeasurement {
+export interface CapacityMeasurement extends RequestTally {
   readonly workersAnswered: number;
-  readonly requests: number;
-  readonly errors: number;
   readonly errorRate: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  readonly errorSamples: Readonly<Record<string, string>>;
   /** Successful requests per second over all workers: the capacity actually held. */
   readonly achievedRps: number;
   readonly latencyMs: BenchReport['latencyMs'];

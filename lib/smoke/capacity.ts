@@ -8,7 +8,7 @@
  * `./capacity-merge` and how the merged run is judged `./capacity-verdict`, both the hook's alone.
  */
 import { z } from 'zod';
-import type { BenchReport } from '../bench/types';
+import type { BenchReport, RequestTally } from '../bench/types';
 import type { Plan } from '../planner/types';
 
 /**
@@ -220,12 +220,8 @@ export const loadWorkerRequestSchema = z
   .strict();
 
 /** What one load worker returns. */
-export interface LoadWorkerResult {
+export interface LoadWorkerResult extends RequestTally {
   readonly worker: number;
-  readonly requests: number;
-  readonly errors: number;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  readonly errorSamples: Readonly<Record<string, string>>;
   /** Length of its measured phase. */
   readonly durationMs: number;
   /** Its latency (and server timing) histograms, HdrHistogram compressed base64. */

@@ -78,10 +78,13 @@ export interface SmokeConfig {
   readonly capacity?: CapacityConfig;
 }
 
-/** Everything one run needs, parsed from the environment. */
-export interface SmokeSettings {
-  readonly config: SmokeConfig;
-  /** Endpoint name or URL. */
+/**
+ * Everything one hook run needs, parsed from the environment: the workload's literal settings (`C`) and the values
+ * every workload shares. A workload adds only its config schema ({@link readHookSettings}).
+ */
+export interface HookSettings<C> {
+  readonly config: C;
+  /** Endpoint name, URL, or the engine's base URL. */
   readonly target: string;
   readonly name: string;
   readonly environment: string;
@@ -90,6 +93,9 @@ export interface SmokeSettings {
   /** The load-worker function, when the config has a capacity proof. */
   readonly workerFunction?: string;
 }
+
+/** Everything one single-call run needs, parsed from the environment. */
+export type SmokeSettings = HookSettings<SmokeConfig>;
 
 const positive = z.number().positive();
 const positiveInt = z.number().int().positive();
@@ -148,46 +154,71 @@ export const smokeConfigSchema = z
 const required = (name: string) =>
   z.string({ error: `${name} is not set` }).min(1, `${name} is empty`);
 
-const settingsSchema = z.object({
-  [SMOKE_ENV.config]: required(SMOKE_ENV.config)
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `${SMOKE_ENV.config} is not JSON: ${(err as Error).message}` });
-        return z.NEVER;
-      }
-    })
-    .pipe(smokeConfigSchema),
-  [SMOKE_ENV.target]: required(SMOKE_ENV.target),
-  [SMOKE_ENV.name]: required(SMOKE_ENV.name),
-  [SMOKE_ENV.environment]: required(SMOKE_ENV.environment),
-  [SMOKE_ENV.reportBucket]: required(SMOKE_ENV.reportBucket),
-  [SMOKE_ENV.stackId]: required(SMOKE_ENV.stackId),
-  [SMOKE_ENV.workerFunction]: z.string().min(1).optional(),
-}).refine((values) => values[SMOKE_ENV.config].capacity === undefined || values[SMOKE_ENV.workerFunction] !== undefined, {
-  path: [SMOKE_ENV.workerFunction],
-  message: `${SMOKE_ENV.workerFunction} is not set but ${SMOKE_ENV.config} has a capacity proof`,
-});
+/** The environment schema around one workload's config schema: every hook reads the same variables. */
+function settingsSchema<C extends { readonly capacity?: unknown }>(configSchema: z.ZodType<C>) {
+  return z.object({
+    [SMOKE_ENV.config]: required(SMOKE_ENV.config)
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: `${SMOKE_ENV.config} is not JSON: ${(err as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .pipe(configSchema),
+    [SMOKE_ENV.target]: required(SMOKE_ENV.target),
+    [SMOKE_ENV.name]: required(SMOKE_ENV.name),
+    [SMOKE_ENV.environment]: required(SMOKE_ENV.environment),
+    [SMOKE_ENV.reportBucket]: required(SMOKE_ENV.reportBucket),
+    [SMOKE_ENV.stackId]: required(SMOKE_ENV.stackId),
+    [SMOKE_ENV.workerFunction]: z.string().min(1).optional(),
+  }).refine((values) => (values[SMOKE_ENV.config] as C).capacity === undefined || values[SMOKE_ENV.workerFunction] !== undefined, {
+    path: [SMOKE_ENV.workerFunction],
+    message: `${SMOKE_ENV.workerFunction} is not set but ${SMOKE_ENV.config} has a capacity proof`,
+  });
+}
+
+/** How {@link readHookSettings} reads: as the hook or as a load worker, and the workload's name in errors. */
+export interface HookSettingsReader {
+  /** A load worker has only `SMOKE_CONFIG` and `SMOKE_TARGET`. @default false */
+  readonly worker?: boolean;
+  /** Said after "settings" in the error, e.g. ` of the proof in tokens`. @default - nothing */
+  readonly of?: string;
+}
 
 /**
- * Reads the settings from the function's environment.
+ * Reads a hook's settings from the function's environment with the workload's config schema.
  *
  * @throws Error listing every missing or malformed value: the function was deployed with settings this handler
  *   does not understand, which only a construct/handler mismatch produces.
  */
-export function readSettings(env: Readonly<Record<string, string | undefined>>): SmokeSettings {
-  const result = settingsSchema.safeParse(env);
+export function readHookSettings<C extends { readonly capacity?: unknown }>(
+  env: Readonly<Record<string, string | undefined>>,
+  configSchema: z.ZodType<C>,
+  reader: HookSettingsReader = {},
+): HookSettings<C> {
+  const filled = reader.worker
+    ? {
+        [SMOKE_ENV.name]: 'worker',
+        [SMOKE_ENV.environment]: 'worker',
+        [SMOKE_ENV.reportBucket]: 'worker',
+        [SMOKE_ENV.stackId]: 'worker',
+        [SMOKE_ENV.workerFunction]: 'worker',
+        ...env,
+      }
+    : env;
+  const result = settingsSchema(configSchema).safeParse(filled);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
     throw new Error(
-      `smoke benchmark settings are invalid (redeploy the SmokeBenchmark construct that owns this function):\n` +
-        problems.map((p) => `- ${p}`).join('\n'),
+      `${reader.worker ? 'load worker' : 'smoke benchmark'} settings${reader.of ?? ''} are invalid (redeploy the ` +
+        `SmokeBenchmark construct that owns this function):\n${problems.map((p) => `- ${p}`).join('\n')}`,
     );
   }
   const values = result.data;
   return {
-    config: values[SMOKE_ENV.config] as SmokeConfig,
+    config: values[SMOKE_ENV.config] as C,
     target: values[SMOKE_ENV.target],
     name: values[SMOKE_ENV.name],
     environment: values[SMOKE_ENV.environment],
@@ -197,22 +228,17 @@ export function readSettings(env: Readonly<Record<string, string | undefined>>):
   };
 }
 
+/**
+ * Reads the single-call settings from the function's environment.
+ *
+ * @throws Error listing every missing or malformed value (only a construct/handler mismatch produces one)
+ */
+export function readSettings(env: Readonly<Record<string, string | undefined>>): SmokeSettings {
+  return readHookSettings(env, smokeConfigSchema as z.ZodType<SmokeConfig>);
+}
+
 /** What a load worker reads from its environment: the target and the literal settings, as the hook has them. */
 export function readWorkerSettings(env: Readonly<Record<string, string | undefined>>): Pick<SmokeSettings, 'config' | 'target'> {
-  const result = settingsSchema.safeParse({
-    [SMOKE_ENV.name]: 'worker',
-    [SMOKE_ENV.environment]: 'worker',
-    [SMOKE_ENV.reportBucket]: 'worker',
-    [SMOKE_ENV.stackId]: 'worker',
-    [SMOKE_ENV.workerFunction]: 'worker',
-    ...env,
-  });
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
-    throw new Error(
-      `load worker settings are invalid (redeploy the SmokeBenchmark construct that owns this function):\n` +
-        problems.map((p) => `- ${p}`).join('\n'),
-    );
-  }
-  return { config: result.data[SMOKE_ENV.config] as SmokeConfig, target: result.data[SMOKE_ENV.target] };
+  const { config, target } = readHookSettings(env, smokeConfigSchema as z.ZodType<SmokeConfig>, { worker: true });
+  return { config, target };
 }

@@ -9,7 +9,9 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "serving", "compile", "compile.py")
-FRAMEWORKS = os.path.join(ROOT, "serving", "tests", "compile_frameworks")
+FRAMEWORKS = os.pathsep.join(
+    os.path.join(ROOT, "serving", "tests", d) for d in ("compile_frameworks", "stand_in_common")
+)
 
 SPEC = {
     "model": "bert-base-uncased",
@@ -91,38 +93,33 @@ class CompileSucceeds(unittest.TestCase):
 
 
 class CompileFails(unittest.TestCase):
+    def failure(self, spec=SPEC, exit_code=2, **env):
+        """Runs compile.py, which must exit with exit_code, write its failure record and no manifest; returns the record."""
+        code, out, _ = run_compile(spec, **env)
+        self.assertEqual(code, exit_code)
+        self.assertFalse(os.path.exists(os.path.join(out, "manifest.json")))
+        return read(out, "failure.json")
+
     def test_compiler_killed_for_memory_exits_137_with_an_out_of_memory_record(self):
-        code, out, _ = run_compile(SPEC, FAKE_NEURON_FAIL="oom")
-        self.assertEqual(code, 137)
-        record = read(out, "failure.json")
+        record = self.failure(exit_code=137, FAKE_NEURON_FAIL="oom")
         self.assertEqual(record["kind"], "out-of-memory")
         self.assertIn("needs more RAM", record["reason"])
-        self.assertFalse(os.path.exists(os.path.join(out, "manifest.json")))
 
     def test_unsupported_operators_are_listed(self):
-        code, out, _ = run_compile(SPEC, FAKE_NEURON_FAIL="unsupported")
-        self.assertEqual(code, 3)
-        record = read(out, "failure.json")
+        record = self.failure(exit_code=3, FAKE_NEURON_FAIL="unsupported")
         self.assertEqual(record["operators"], ["aten::fft_rfft", "aten::stft"])
         self.assertIn("aten::fft_rfft, aten::stft", record["reason"])
 
     def test_output_beyond_the_tolerance_fails_the_accuracy_check(self):
-        code, out, _ = run_compile(SPEC, FAKE_NEURON_OFFSET="0.5")
-        self.assertEqual(code, 4)
-        record = read(out, "failure.json")
+        record = self.failure(exit_code=4, FAKE_NEURON_OFFSET="0.5")
         self.assertEqual(record["kind"], "accuracy")
         self.assertIn("0.5", record["reason"])
 
     def test_two_cores_per_process_on_inf2_are_refused_before_tracing(self):
-        code, out, _ = run_compile({**SPEC, "coresPerProcess": 2})
-        self.assertEqual(code, 2)
-        self.assertIn("compiles for one NeuronCore", read(out, "failure.json")["reason"])
+        self.assertIn("compiles for one NeuronCore", self.failure({**SPEC, "coresPerProcess": 2})["reason"])
 
     def test_a_missing_neuron_package_says_which(self):
-        code, out, _ = run_compile({**SPEC, "chip": "inf1"})
-        self.assertEqual(code, 2)
-        self.assertIn("torch_neuron is not importable", read(out, "failure.json")["reason"])
-
+        self.assertIn("torch_neuron is not importable", self.failure({**SPEC, "chip": "inf1"})["reason"])
 
 if __name__ == "__main__":
     unittest.main()

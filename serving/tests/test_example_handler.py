@@ -7,7 +7,9 @@ import shutil
 from .support import REPO, ServerTestCase
 
 EXAMPLE_CODE = os.path.join(REPO, "examples", "bert-base-uncased", "model", "code")
-FRAMEWORKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frameworks")
+FRAMEWORKS = os.pathsep.join(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), d) for d in ("frameworks", "stand_in_common")
+)
 
 
 class ExampleHandler(ServerTestCase):

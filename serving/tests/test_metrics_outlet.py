@@ -75,39 +75,47 @@ class BrokenPipe(ServerTestCase):
         await server.wait_for(self.session, lambda _, __: "writing works again" in server.stderr(), "the recovery message")
 
 
-def _drain_until(fd, stop):
-    """Reads fd until stop is set, then closes it; returns the whole lines read."""
-    os.set_blocking(fd, False)
-    chunks = []
-    while not stop.is_set():
+class _LineReader:
+    """Reads a file descriptor without blocking, keeping the whole lines read so far."""
+
+    def __init__(self, fd):
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self.chunks = []
+
+    def read(self):
+        """Reads what is there; returns False when nothing was."""
         try:
-            chunk = os.read(fd, 1 << 16)
+            chunk = os.read(self.fd, 1 << 16)
         except BlockingIOError:
             chunk = None
         if chunk:
-            chunks.append(chunk)
-        else:
+            self.chunks.append(chunk)
+        return bool(chunk)
+
+    def lines(self):
+        text = b"".join(self.chunks).decode("utf-8", "replace")
+        return text[: text.rfind("\n") + 1]
+
+
+def _drain_until(fd, stop):
+    """Reads fd until stop is set, then closes it; returns the whole lines read."""
+    reader = _LineReader(fd)
+    while not stop.is_set():
+        if not reader.read():
             time.sleep(0.005)
     os.close(fd)
-    text = b"".join(chunks).decode("utf-8", "replace")
-    return text[: text.rfind("\n") + 1]
+    return reader.lines()
 
 
 def _read_until(fd, done, timeout_s):
     """Reads fd (blocking or not) until done(text so far, whole lines only) or the timeout; returns the text."""
-    os.set_blocking(fd, False)
-    chunks = []
+    reader = _LineReader(fd)
     limit = time.monotonic() + timeout_s
     while time.monotonic() < limit:
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            chunk = None
-        if chunk:
-            chunks.append(chunk)
-            text = b"".join(chunks).decode("utf-8", "replace")
-            if done(text[: text.rfind("\n") + 1]):
-                return text[: text.rfind("\n") + 1]
+        if reader.read():
+            if done(reader.lines()):
+                return reader.lines()
         else:
             time.sleep(0.01)
-    raise AssertionError(f"timed out; read {sum(len(c) for c in chunks)} bytes")
+    raise AssertionError(f"timed out; read {sum(len(c) for c in reader.chunks)} bytes")

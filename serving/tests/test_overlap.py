@@ -8,16 +8,28 @@ import tempfile
 from .support import ServerTestCase
 
 
+async def _server_logging_decodes(case, **env):
+    """One worker of batches of 4, a 40 ms device call and an input_fn of 10 ms per request that logs when it ran;
+    returns the server and a function reading that log."""
+    tmp = tempfile.TemporaryDirectory(prefix="model-server-overlap-")
+    case.addCleanup(tmp.cleanup)
+    decode_log = os.path.join(tmp.name, "decodes.jsonl")
+    server = await case.server(
+        MODEL_SERVER_MAX_BATCH_SIZE=4, MODEL_BATCH_SIZE=4, MODEL_SERVER_MAX_DELAY_MS=100, TEST_DEVICE_MS=40,
+        TEST_DECODE_MS=10, TEST_DECODE_LOG=decode_log, **env,
+    )
+
+    def decodes():
+        with open(decode_log) as log:
+            return [json.loads(line) for line in log if line.strip()]
+
+    return server, decodes
+
+
 class HostWorkOverlapsTheDeviceCall(ServerTestCase):
     async def test_input_fn_of_the_next_batch_runs_during_the_call_and_every_answer_is_its_own(self):
         # GIVEN one worker, batches of 4, an input_fn of 10 ms per request and a device call of 40 ms
-        tmp = tempfile.TemporaryDirectory(prefix="model-server-overlap-")
-        self.addCleanup(tmp.cleanup)
-        decode_log = os.path.join(tmp.name, "decodes.jsonl")
-        server = await self.server(
-            MODEL_SERVER_MAX_BATCH_SIZE=4, MODEL_BATCH_SIZE=4, MODEL_SERVER_MAX_DELAY_MS=100, TEST_DEVICE_MS=40,
-            TEST_DECODE_MS=10, TEST_DECODE_LOG=decode_log,
-        )
+        server, decodes = await _server_logging_decodes(self)
         # WHEN 16 single-input requests arrive at once, one of them an input input_fn rejects
         inputs = [[i] for i in range(16)]
         inputs[9] = ["not a number"]
@@ -32,10 +44,8 @@ class HostWorkOverlapsTheDeviceCall(ServerTestCase):
         self.assertEqual(sorted(x for c in calls for x in c["inputs"]), [float(i) for i in range(16) if i != 9])
         self.assertTrue(all(c["size"] <= 4 for c in calls), calls)
         # AND some input_fn ran wholly inside a device call: the worker decoded the next batch meanwhile
-        with open(decode_log) as log:
-            decodes = [json.loads(line) for line in log if line.strip()]
-        inside = [d for d in decodes for c in calls if c["start"] <= d["start"] and d["end"] <= c["end"]]
-        self.assertGreater(len(inside), 0, (decodes, calls))
+        inside = [d for d in decodes() for c in calls if c["start"] <= d["start"] and d["end"] <= c["end"]]
+        self.assertGreater(len(inside), 0, (decodes(), calls))
 
     async def test_a_request_that_arrives_during_a_call_is_batched_at_most_the_delay_after_it_arrived(self):
         # GIVEN one worker, batches of 8, a delay of 20 ms and a device call of 200 ms
@@ -52,19 +62,11 @@ class HostWorkOverlapsTheDeviceCall(ServerTestCase):
 class WithoutOverlap(ServerTestCase):
     async def test_with_overlap_off_no_input_fn_runs_during_a_call_and_answers_are_the_same(self):
         # GIVEN MODEL_SERVER_OVERLAP=0 (a stock plan), the same handler and burst as above
-        tmp = tempfile.TemporaryDirectory(prefix="model-server-overlap-")
-        self.addCleanup(tmp.cleanup)
-        decode_log = os.path.join(tmp.name, "decodes.jsonl")
-        server = await self.server(
-            MODEL_SERVER_MAX_BATCH_SIZE=4, MODEL_BATCH_SIZE=4, MODEL_SERVER_MAX_DELAY_MS=100, TEST_DEVICE_MS=40,
-            TEST_DECODE_MS=10, TEST_DECODE_LOG=decode_log, MODEL_SERVER_OVERLAP=0,
-        )
+        server, decodes = await _server_logging_decodes(self, MODEL_SERVER_OVERLAP=0)
         replies = await asyncio.gather(*(server.invoke(self.session, [i]) for i in range(12)))
         # THEN every answer is its own
         self.assertEqual([(s, b["outputs"]) for s, b, _ in replies], [(200, [2.0 * i]) for i in range(12)])
         # AND no input_fn overlapped any device call
         calls = server.calls()
-        with open(decode_log) as log:
-            decodes = [json.loads(line) for line in log if line.strip()]
-        overlapping = [d for d in decodes for c in calls if d["start"] < c["end"] and c["start"] < d["end"]]
+        overlapping = [d for d in decodes() for c in calls if d["start"] < c["end"] and c["start"] < d["end"]]
         self.assertEqual(overlapping, [], calls)

@@ -53,8 +53,6 @@ describeWithTool('moto_server', 'preflight against AWS APIs served by moto_serve
   let planFile: string;
   let digest: string;
   const saved = { ...process.env };
-  const client = <T>(C: new (config: object) => T): T => new C({ region: REGION, endpoint: moto.url, forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
   const quotas = mockClient(ServiceQuotasClient);
 
   beforeAll(async () => {
@@ -63,17 +61,17 @@ describeWithTool('moto_server', 'preflight against AWS APIs served by moto_serve
     quotas.on(ListServiceQuotasCommand, { ServiceCode: 'sagemaker' })
       .resolves({ Quotas: [{ QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-5A2C4A5B', Value: 4 }] });
 
-    const ecr = client(ECRClient);
+    const ecr = moto.client(ECRClient);
     await ecr.send(new CreateRepositoryCommand({ repositoryName: REPOSITORY }));
     const pushed = await ecr.send(new PutImageCommand({ repositoryName: REPOSITORY, imageManifest: MANIFEST, imageTag: 'v1' }));
     digest = pushed.image!.imageId!.imageDigest!;
 
-    const s3 = client(S3Client);
+    const s3 = moto.client(S3Client);
     await s3.send(new CreateBucketCommand({ Bucket: 'models' }));
     await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'bert/model.pt', Body: 'compiled model' }));
     await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'bert.tar.gz', Body: 'model archive' }));
 
-    const sageMaker = client(SageMakerClient);
+    const sageMaker = moto.client(SageMakerClient);
     await sageMaker.send(new CreateModelCommand({ ModelName: 'bert', ExecutionRoleArn: `arn:aws:iam::${ACCOUNT}:role/sagemaker`,
       PrimaryContainer: { Image: `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/${REPOSITORY}@${digest}` } }));
     // moto 5 validates ProductionVariants against an instance type list without inf2; the taken endpoint's type

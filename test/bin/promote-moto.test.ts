@@ -34,15 +34,13 @@ describeWithTool('moto_server', 'promote against AWS APIs served by moto_server'
   let moto: MotoServer;
   let dir: string;
   const saved = { ...process.env };
-  const client = <T>(C: new (config: object) => T): T => new C({ region: REGION, endpoint: moto.url, forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
   const digest = DIGEST;
   const ecr = mockClient(ECRClient);
 
   beforeAll(async () => {
     moto = await startMotoServer(motoServer);
     Object.assign(process.env, moto.env, { AWS_REGION: REGION });
-    const s3 = client(S3Client);
+    const s3 = moto.client(S3Client);
     ecr.on(BatchGetImageCommand).resolves({ images: [{ imageId: { imageDigest: DIGEST }, imageManifest: MANIFEST,
       imageManifestMediaType: 'application/vnd.docker.distribution.manifest.v2+json' }] });
     ecr.on(BatchCheckLayerAvailabilityCommand).callsFake((input: { layerDigests: string[] }) => ({
@@ -57,7 +55,7 @@ describeWithTool('moto_server', 'promote against AWS APIs served by moto_server'
       schemaVersion: 1, name: 'dev-endpoint', environment: 'dev', fingerprint: 'fp-1', invokedAt: new Date(Date.now() - 3_600_000).toISOString(),
       complete: true, passed: true, failures: [], report: { requests: 500, errorRate: 0, throughputRps: 50, latencyMs: { p50: 4, p90: 5, p99: 7, max: 9 } },
     }) }));
-    await client(SSMClient).send(new PutParameterCommand({ Name: '/cdk-inferentia/bert/dev/deployment', Type: 'String', Value: JSON.stringify({
+    await moto.client(SSMClient).send(new PutParameterCommand({ Name: '/cdk-inferentia/bert/dev/deployment', Type: 'String', Value: JSON.stringify({
       schemaVersion: 1, application: 'bert', environment: 'dev', account: ACCOUNT, region: REGION, repositoryName: 'bert/dev',
       imageDigest: digest, fingerprint: 'fp-1', hosting: 'sagemaker', target: 'dev-endpoint',
       report: { bucket: 'reports-dev', key: 'smoke-benchmarks/dev-endpoint/latest.json' },
@@ -99,9 +97,9 @@ describeWithTool('moto_server', 'promote against AWS APIs served by moto_server'
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ dryRun: true, artifact: { objects: 2 } });
-    const listed = await client(S3Client).send(new ListObjectsV2Command({ Bucket: 'artifacts-staging' }));
+    const listed = await moto.client(S3Client).send(new ListObjectsV2Command({ Bucket: 'artifacts-staging' }));
     expect(listed.KeyCount ?? 0).toBe(0);
-    await expect(client(SSMClient).send(new GetParameterCommand({ Name: '/cdk-inferentia/bert/staging/release' })))
+    await expect(moto.client(SSMClient).send(new GetParameterCommand({ Name: '/cdk-inferentia/bert/staging/release' })))
       .rejects.toMatchObject({ name: 'ParameterNotFound' });
   });
 
@@ -110,15 +108,15 @@ describeWithTool('moto_server', 'promote against AWS APIs served by moto_server'
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(ecr).toHaveReceivedCommandWith(PutImageCommand, { repositoryName: 'bert/staging', imageManifest: MANIFEST });
-    const copied = await client(S3Client).send(new GetObjectCommand({ Bucket: 'artifacts-staging', Key: 'compiled/bert/model.pt' }));
+    const copied = await moto.client(S3Client).send(new GetObjectCommand({ Bucket: 'artifacts-staging', Key: 'compiled/bert/model.pt' }));
     expect(await copied.Body!.transformToString()).toBe('model bytes');
-    const record = await client(SSMClient).send(new GetParameterCommand({ Name: '/cdk-inferentia/bert/staging/release' }));
+    const record = await moto.client(SSMClient).send(new GetParameterCommand({ Name: '/cdk-inferentia/bert/staging/release' }));
     expect(JSON.parse(record.Parameter!.Value!)).toMatchObject({ promotedFrom: 'dev', image: { digest } });
 
     const second = await promote('--to', 'staging', '--json');
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ record: { value: { image: { digest } } } });
-    const objects = await client(S3Client).send(new ListObjectsV2Command({ Bucket: 'artifacts-staging' }));
+    const objects = await moto.client(S3Client).send(new ListObjectsV2Command({ Bucket: 'artifacts-staging' }));
     expect(objects.KeyCount).toBe(2);
   });
 });

@@ -130,3 +130,19 @@ export async function startHttpServer(
       }),
   };
 }
+
+/**
+ * A `serve(behaviour)` for a test file whose servers close after each test. Call it at the file's top level: it
+ * registers the `afterEach` that closes them.
+ */
+export function serversClosedAfterEach(): (behaviour: ServerBehaviour) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (behaviour) => {
+    const server = await startHttpServer(behaviour);
+    servers.push(server);
+    return server;
+  };
+}

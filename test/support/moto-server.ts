@@ -10,6 +10,8 @@ export interface MotoServer {
   readonly url: string;
   /** AWS_ENDPOINT_URL and fake keys: every SDK client of the process talks to moto. */
   readonly env: Readonly<Record<string, string>>;
+  /** An AWS SDK v3 client of class `C` (us-east-1) talking to this server, for a test to seed or read state with. */
+  client<T>(C: new (config: object) => T): T;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,8 @@ export async function startMotoServer(command: string): Promise<MotoServer> {
       AWS_ENDPOINT_URL: url, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_SESSION_TOKEN: 'testing',
       AWS_EC2_METADATA_DISABLED: 'true',
     },
+    client: (C) => new C({ region: 'us-east-1', endpoint: url, forcePathStyle: true,
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } }),
     // Resolves at once for a server already gone: waiting for an 'exit' that has passed would hang the suite.
     stop: () => new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) {

@@ -1,4 +1,4 @@
-import { ArnFormat, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CustomResource, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as cr from 'aws-cdk-lib/custom-resources';
@@ -112,8 +112,30 @@ securityGroup: ec2.SecurityGroup, amiParameter: string, jobTag: string, hash: st
   }
 }
 
+/**
+ * The compile job's custom resource, whatever it compiles: a Provider that starts the job (`onEvent`) and polls it
+ * every 30 s (`isComplete`) for the job's timeout plus 10 minutes, at most the hour the framework allows, and the
+ * `Custom::NeuronCompileJob` resource carrying the job's config as JSON.
+ */
+export function compileJobResource(scope: Construct, onEvent: NeuronFunction, isComplete: NeuronFunction,
+  timeout: Duration, config: Record<string, unknown>): CustomResource {
+  const provider = new cr.Provider(scope, 'Provider', {
+    onEventHandler: onEvent,
+    isCompleteHandler: isComplete,
+    queryInterval: Duration.seconds(30),
+    totalTimeout: Duration.minutes(Math.min(60, Math.ceil(timeout.toMinutes({ integral: false })) + 10)),
+  });
+  const resource = new CustomResource(scope, 'Resource', {
+    serviceToken: provider.serviceToken,
+    resourceType: 'Custom::NeuronCompileJob',
+    properties: { Config: Stack.of(scope).toJsonString(config) },
+  });
+  acknowledgeProviderFindings(provider);
+  return resource;
+}
+
 /** Acknowledges the findings of the aws-cdk-lib Provider framework's own functions, roles and state machine. */
-export function acknowledgeProviderFindings(provider: cr.Provider): void {
+function acknowledgeProviderFindings(provider: cr.Provider): void {
   const reason = 'aws-cdk-lib custom_resources.Provider framework (not ours): its generated functions, roles and Step '
     + 'Functions waiter are fixed by aws-cdk-lib; they invoke only this job\'s two handlers.';
   acknowledgeWildcards(provider, reason);

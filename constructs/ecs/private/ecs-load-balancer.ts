@@ -1,10 +1,16 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { logAccessTo } from '../../private/access-logs';
+import { SmokeBenchmark } from '../../proof/smoke-benchmark';
+import type { SmokeBenchmarkProps } from '../../proof/smoke-benchmark-props';
+import { SmokeTarget } from '../../proof/smoke-target';
+import { VPC_CIDR_INGRESS } from './ecs-network';
+import type { ServiceNetwork } from './ecs-network';
 
 /** Inputs of {@link modelLoadBalancer}. */
 export interface ModelLoadBalancerOptions {
@@ -12,6 +18,8 @@ export interface ModelLoadBalancerOptions {
   readonly vpcSubnets: ec2.SubnetSelection;
   readonly internetFacing: boolean;
   readonly certificate?: acm.ICertificate;
+  /** The host name clients use; undefined takes the load balancer's DNS name. */
+  readonly domainName?: string;
   readonly listenerPort: number;
   readonly containerPort: number;
   /** How long a deregistering task keeps serving its in-flight requests. */
@@ -32,6 +40,41 @@ export interface ModelLoadBalancer {
   readonly listener: elbv2.ApplicationListener;
   readonly targetGroup: elbv2.ApplicationTargetGroup;
   readonly accessLogBucket: s3.IBucket;
+}
+
+/** What clients reach: the load balancer's security group on the listener port, and the URL. */
+export interface ServiceEntrance {
+  readonly connections: ec2.Connections;
+  /** `http(s)://host[:port]`, the port only when it is not the scheme's. */
+  readonly url: string;
+}
+
+/**
+ * Registers the services' tasks with the target group and opens the door clients use: the listener port from the VPC
+ * on an internal load balancer (others are admitted through `connections`), nothing on an internet-facing one.
+ */
+export function serviceEntrance(
+  lb: ModelLoadBalancer,
+  services: readonly ecs.BaseService[],
+  options: Pick<ModelLoadBalancerOptions, 'vpc' | 'internetFacing' | 'certificate' | 'domainName' | 'listenerPort'>,
+): ServiceEntrance {
+  for (const service of services) {
+    service.attachToApplicationTargetGroup(lb.targetGroup);
+  }
+  const connections = new ec2.Connections({
+    securityGroups: lb.loadBalancer.connections.securityGroups,
+    defaultPort: ec2.Port.tcp(options.listenerPort),
+  });
+  if (!options.internetFacing) {
+    connections.allowDefaultPortFrom(ec2.Peer.ipv4(options.vpc.vpcCidrBlock), 'Clients in the VPC');
+    if (Token.isUnresolved(options.vpc.vpcCidrBlock)) {
+      Validations.of(lb.loadBalancer.connections.securityGroups[0]).acknowledge(VPC_CIDR_INGRESS);
+    }
+  }
+  const scheme = options.certificate ? 'https' : 'http';
+  const host = options.domainName ?? lb.loadBalancer.loadBalancerDnsName;
+  const defaultPort = options.certificate ? 443 : 80;
+  return { connections, url: `${scheme}://${host}${options.listenerPort === defaultPort ? '' : `:${options.listenerPort}`}` };
 }
 
 /**
@@ -124,4 +167,45 @@ function accessLogsBucket(scope: Construct): s3.Bucket {
   const serverLogs = new s3.Bucket(scope, 'AccessLogsServerLogs', common);
   logAccessTo(bucket, serverLogs, 'access-logs/', 'AccessLogsServerLogs');
   return bucket;
+}
+
+/** What {@link serviceProof} needs of the service besides the proof's own props. */
+export interface ServiceProofOptions {
+  /** What the proof is called in descriptions, e.g. `Smoke benchmark`, `Proof in tokens`. */
+  readonly what: string;
+  readonly network: ServiceNetwork;
+  /** The load balancer's door: the proof's security group is admitted through it. */
+  readonly connections: ec2.Connections;
+  /** The URL the proof calls: the model server's `/invocations`, or the engine's base URL. */
+  readonly url: string;
+  readonly fingerprint: string;
+  /** What must be in place before the proof runs: the services, the listener, the scaling. */
+  readonly dependsOn: readonly IConstruct[];
+}
+
+/**
+ * The deploy's proof of an ECS hosting, whatever it serves, through the load balancer's door: a Lambda in the service's private subnets, in its own
+ * security group admitted to the load balancer, calling it after the services are stable.
+ */
+export function serviceProof(
+  scope: Construct,
+  props: Omit<SmokeBenchmarkProps, 'target'>,
+  options: ServiceProofOptions,
+): SmokeBenchmark {
+  const securityGroup = new ec2.SecurityGroup(scope, 'SmokeSecurityGroup', {
+    vpc: options.network.vpc,
+    description: `${options.what} of ${scope.node.path}: calls the load balancer, S3 and CloudFormation`,
+    allowAllOutbound: true,
+  });
+  options.connections.allowDefaultPortFrom(securityGroup, `The ${options.what.charAt(0).toLowerCase()}${options.what.slice(1)}`);
+  return new SmokeBenchmark(scope, 'SmokeBenchmark', {
+    ...props,
+    target: SmokeTarget.url(options.url, {
+      vpc: options.network.vpc,
+      vpcSubnets: options.network.privateSubnets,
+      securityGroups: [securityGroup],
+      fingerprint: options.fingerprint,
+      dependsOn: [...options.dependsOn],
+    }),
+  });
 }

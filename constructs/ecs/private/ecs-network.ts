@@ -2,6 +2,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { EcsHostingOptions } from '../ecs-service-props';
 
 /** Options of {@link privateServiceVpc}. */
 export interface PrivateVpcOptions {
@@ -95,4 +96,34 @@ export function privateServiceVpc(scope: Construct, id: string, options: Private
     Validations.of(endpoint).acknowledge(VPC_CIDR_INGRESS);
   }
   return vpc;
+}
+
+/** Where a service's parts run: its VPC (given, or a {@link privateServiceVpc}), and the subnets of its tasks and load balancer. */
+export interface ServiceNetwork {
+  readonly vpc: ec2.IVpc;
+  /** Instances, tasks, an internal load balancer and the proof's Lambda. */
+  readonly privateSubnets: ec2.SubnetSelection;
+  readonly loadBalancerSubnets: ec2.SubnetSelection;
+}
+
+/**
+ * The network of an ECS hosting: the given VPC's private subnets with egress, or a new VPC's isolated ones with the
+ * endpoints the deploy's proof needs (CloudFormation for the proof, Lambda for the capacity proof's load workers).
+ */
+export function serviceNetwork(
+  scope: Construct,
+  props: EcsHostingOptions & { readonly smokeBenchmark?: { readonly capacityProof?: unknown } },
+): ServiceNetwork {
+  const ownVpc = props.vpc === undefined;
+  const vpc = props.vpc ?? privateServiceVpc(scope, 'Vpc', {
+    availabilityZones: props.availabilityZones,
+    publicSubnets: props.internetFacing ?? false,
+    cloudFormationEndpoint: props.smokeBenchmark !== undefined,
+    lambdaEndpoint: props.smokeBenchmark?.capacityProof !== undefined,
+    flowLogRetention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
+  });
+  const privateSubnets = props.vpcSubnets
+    ?? (ownVpc ? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } : { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+  const loadBalancerSubnets = props.internetFacing ? { subnetType: ec2.SubnetType.PUBLIC } : privateSubnets;
+  return { vpc, privateSubnets, loadBalancerSubnets };
 }

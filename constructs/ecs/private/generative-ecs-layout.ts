@@ -1,7 +1,7 @@
 import { ec2Name } from '../../../lib/catalog/catalog';
 import { NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
-import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative';
+import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
 import { ECS_NEURON_AMI_FAMILIES, INF1_REFUSAL, MAX_RESERVATION_SHARE } from './ecs-layout';
 

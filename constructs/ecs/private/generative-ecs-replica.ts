@@ -4,7 +4,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { vllmServeCommand, VllmReplicaConfig } from '../../../lib/generative';
+import { vllmServeCommand, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import type { EngineMetricsTarget } from '../../../lib/generative/engine-image';
 import type { ModelImageConfig } from '../../image/model-image';
 import { DOWNLOAD_MEMORY_MIB, GenerativeEcsLayout } from './generative-ecs-layout';

@@ -6,7 +6,7 @@ import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
 import { InputError } from '../../../lib/errors';
-import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative';
+import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import type { NeuronGenerativeEcsServiceProps } from '../generative-ecs-service-props';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
 import {

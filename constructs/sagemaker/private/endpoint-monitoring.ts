@@ -6,41 +6,80 @@ import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct } from 'constructs';
+import type { GenerativePlan } from '../../../lib/generative/types';
+import type { SmokeBenchmarkProps, GenerativeSmokeBenchmarkOptions } from '../../proof/smoke-benchmark-props';
+import { SmokeTarget } from '../../proof/smoke-target';
 import type { ModelServerMetrics } from '../../monitoring/model-server-metrics';
 import { isOwned } from '../../private/ownership';
+import { RollbackAlarms } from '../../private/rollback-alarms';
 import { nagResource } from '../../private/data-nag';
 import type { EndpointLayout } from '../../private/endpoint-layout';
 import { ERROR_RATE_ALARM_PERCENT, INeuronSageMakerEndpoint, P99_ALARM_FACTOR } from '../endpoint-props';
+import type { EndpointNetworkOptions } from '../endpoint-props';
 
 /** An endpoint construct whose metrics the alarms and the dashboard read; they are created in its scope. */
 export type MonitoredEndpoint = Construct & INeuronSageMakerEndpoint;
 
+/** What the 5XX alarm of a SageMaker hosting reads, and what its description says. */
+export interface ErrorRateAlarmOptions {
+  /** The name the description gives, e.g. the endpoint's or the inference component's. */
+  readonly subject: string;
+  /** 5XX answers (sum); the alarm reads it per minute. */
+  readonly errors: cloudwatch.IMetric;
+  /** Invocations (sum); the alarm reads it per minute. */
+  readonly invocations: cloudwatch.IMetric;
+  /** What the alarm firing does, ending the description, e.g. `rolls a deployment back`. */
+  readonly onAlarm: string;
+}
+
+/**
+ * The 5XX alarm every SageMaker hosting rolls back on (id `Errors5xxAlarm`): 5XX above 1 % of the invocations in 2 of
+ * 3 minutes, on the endpoint variant's metrics or the inference component's.
+ */
+export function errorRateAlarm(scope: Construct, options: ErrorRateAlarmOptions): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, 'Errors5xxAlarm', {
+    alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${options.subject} answered `
+      + `with 5XX in 2 of 3 minutes; ${options.onAlarm}.`,
+    // A rate, not a count: one 5XX among thousands of requests a minute is noise, not a bad deployment. The
+    // 1 % matches the smoke benchmark's default error-rate threshold. No traffic leaves the rate missing.
+    metric: new cloudwatch.MathExpression({
+      expression: '100 * FILL(errors, 0) / invocations',
+      usingMetrics: { errors: options.errors, invocations: options.invocations },
+      label: '5XX error rate (%)',
+      period: Duration.minutes(1),
+    }),
+    threshold: ERROR_RATE_ALARM_PERCENT,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    // Two bad minutes out of three: a single bad minute (a worker restarting) does not undo a deployment, a
+    // sustained failure does within the canary's baking time.
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+    // No traffic is not an error: stay OK, so a quiet deployment is not rolled back.
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/** The rollback set of a SageMaker hosting: SageMaker reads each alarm in it as the execution role during a deployment. */
+export function rollbackAlarmsReadBy(role: iam.IRole): RollbackAlarms {
+  return new RollbackAlarms((added) => {
+    iam.Grant.addToPrincipal({
+      grantee: role,
+      actions: ['cloudwatch:DescribeAlarms'],
+      resourceArns: added.map((a) => a.alarmArn),
+    });
+  });
+}
+
 export function endpointRollbackAlarms(endpoint: MonitoredEndpoint, layout: EndpointLayout,
   latencyThreshold: Duration | undefined): cloudwatch.Alarm[] {
   const alarms: cloudwatch.Alarm[] = [
-    new cloudwatch.Alarm(endpoint, 'Errors5xxAlarm', {
-      alarmDescription: `More than ${ERROR_RATE_ALARM_PERCENT} % of the requests to ${endpoint.endpointName} answered `
-        + 'with 5XX in 2 of 3 minutes; rolls a deployment back.',
-      // A rate, not a count: one 5XX among thousands of requests a minute is noise, not a bad deployment. The
-      // 1 % matches the smoke benchmark's default error-rate threshold. No traffic leaves the rate missing.
-      metric: new cloudwatch.MathExpression({
-        expression: '100 * FILL(errors, 0) / invocations',
-        usingMetrics: {
-          errors: endpoint.metric5xxErrors({ period: Duration.minutes(1) }),
-          invocations: endpoint.metricInvocations({ period: Duration.minutes(1) }),
-        },
-        label: '5XX error rate (%)',
-        period: Duration.minutes(1),
-      }),
-      threshold: ERROR_RATE_ALARM_PERCENT,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      // Two bad minutes out of three: a single bad minute (a worker restarting) does not undo a deployment, a
-      // sustained failure does within the canary's baking time.
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      // No traffic is not an error: stay OK, so a quiet deployment is not rolled back.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    errorRateAlarm(endpoint, {
+      subject: endpoint.endpointName,
+      errors: endpoint.metric5xxErrors({ period: Duration.minutes(1) }),
+      invocations: endpoint.metricInvocations({ period: Duration.minutes(1) }),
+      onAlarm: 'rolls a deployment back',
     }),
   ];
   if (layout.p99TargetMs !== undefined || latencyThreshold !== undefined) {
@@ -166,4 +205,54 @@ export function grantVpcAccess(scope: Construct, role: iam.IRole, vpc: ec2.IVpc,
         + 'network interfaces.',
     });
   }
+}
+
+/** Problems of the network props, to report with the endpoint's others before any resource exists. */
+export function networkProblems(props: EndpointNetworkOptions): string[] {
+  return props.vpc === undefined && (props.vpcSubnets !== undefined || props.securityGroups !== undefined)
+    ? ['vpcSubnets or securityGroups is set without vpc; pass the vpc the containers run in, or remove them']
+    : [];
+}
+
+/**
+ * The model's VPC config and the containers' connections: in `vpc`, with the given security groups or one of this
+ * endpoint's (no ingress), and the role granted what SageMaker needs to attach them ({@link grantVpcAccess}); without
+ * `vpc`, SageMaker's managed network and no security group.
+ */
+export function endpointNetwork(scope: Construct, role: iam.IRole, props: EndpointNetworkOptions):
+{ readonly vpcConfig?: sagemaker.CfnModel.VpcConfigProperty; readonly connections: ec2.Connections } {
+  if (!props.vpc) {
+    return { connections: new ec2.Connections({ securityGroups: [] }) };
+  }
+  const securityGroups = props.securityGroups ?? [new ec2.SecurityGroup(scope, 'SecurityGroup', {
+    vpc: props.vpc,
+    description: `SageMaker endpoint ${scope.node.path} model containers`,
+    allowAllOutbound: true,
+  })];
+  const subnets = props.vpc.selectSubnets(props.vpcSubnets).subnetIds;
+  grantVpcAccess(scope, role, props.vpc, subnets, securityGroups);
+  return {
+    vpcConfig: { subnets, securityGroupIds: securityGroups.map((sg) => sg.securityGroupId) },
+    connections: new ec2.Connections({ securityGroups }),
+  };
+}
+
+/**
+ * The proof in tokens of a generative model behind an inference component: the golden prompt and a streamed run,
+ * judged against the plan, through the SageMaker runtime with the component named. The endpoint's `smokeBenchmark`
+ * and `GenerativeInferenceStack` both build it here.
+ */
+export function inferenceComponentProof(
+  endpoint: INeuronSageMakerEndpoint & { readonly inferenceComponentName: string; readonly deploymentFingerprint: string },
+  plan: GenerativePlan,
+  servedModelName: string,
+  options: GenerativeSmokeBenchmarkOptions,
+): SmokeBenchmarkProps {
+  const { tokens, ...rest } = options;
+  return {
+    ...rest,
+    plan,
+    target: SmokeTarget.sageMakerEndpoint(endpoint, { inferenceComponentName: endpoint.inferenceComponentName }),
+    tokens: { ...tokens, servedModelName },
+  };
 }

@@ -36,59 +36,74 @@ function t5Row(model: string, instanceType: string, mode: string, sdk: string, t
   };
 }
 
+/** The Encoder-Decoder tables' runs, in the order `t5Profile` takes their rows. */
+const T5_RUNS = [
+  ['inf2.24xlarge', 'Batch', '2.17.0'],
+  ['inf2.24xlarge', 'Real Time', '2.18.0'],
+  ['trn1.32xlarge', 'Batch', '2.17.0'],
+  ['trn1.32xlarge', 'Real Time', '2.18.0'],
+] as const;
+
+/** One T5-family model of the Encoder-Decoder tables: what its config.json says. */
+interface T5Config {
+  readonly id: string;
+  readonly huggingFaceId: string;
+  readonly description: string;
+  readonly headDim: number;
+  readonly source: string;
+}
+
+/** One row's measured cells, as the table prints them: tokens/s, latency per token p50 and p99 (ms). */
+type T5Cells = readonly [tokensPerSecond: number, p50Ms: number, p99Ms: number];
+
+/**
+ * A T5-family profile: both tabled models share T5's 24-layer, 32-head fp32 geometry and 32128-token vocabulary, and
+ * differ in head size. `rows` holds the cells of each of `T5_RUNS`, in that order.
+ */
+function t5Profile(config: T5Config, rows: readonly [T5Cells, T5Cells, T5Cells, T5Cells]): GenerativeProfile {
+  return {
+    kind: 'generative',
+    id: config.id,
+    huggingFaceId: config.huggingFaceId,
+    description: config.description,
+    model: {
+      architecture: 'encoder-decoder',
+      parametersBillions: 2.85,
+      dtype: 'fp32',
+      layers: 24,
+      attentionHeads: 32,
+      kvHeads: 32,
+      headDim: config.headDim,
+      vocabulary: 32128,
+      maxContextTokens: 512,
+      source: config.source,
+    },
+    measurements: rows.map(([tps, p50, p99], i) => {
+      const [instanceType, mode, sdk] = T5_RUNS[i];
+      return t5Row(config.id, instanceType, mode, sdk, tps, p50, p99);
+    }),
+  };
+}
+
 /** google/flan-t5-xl: https://huggingface.co/google/flan-t5-xl/blob/main/config.json */
-const FLAN_T5_XL: GenerativeProfile = {
-  kind: 'generative',
+const FLAN_T5_XL = t5Profile({
   id: 'google/flan-t5-xl',
   huggingFaceId: 'google/flan-t5-xl',
   description: 'FLAN-T5 XL encoder-decoder, 2.85B parameters',
-  model: {
-    architecture: 'encoder-decoder',
-    parametersBillions: 2.85,
-    dtype: 'fp32',
-    layers: 24,
-    attentionHeads: 32,
-    kvHeads: 32,
-    headDim: 64,
-    vocabulary: 32128,
-    maxContextTokens: 512,
-    source: 'https://huggingface.co/google/flan-t5-xl/blob/main/config.json (d_kv 64, num_heads 32, num_decoder_layers 24, vocab_size 32128); ' +
-      '2.85B parameters derived from that geometry (untied LM head, gated-GELU feed-forward of 5120); context 512 as T5 was trained (relative attention has no hard limit)',
-  },
-  measurements: [
-    t5Row('google/flan-t5-xl', 'inf2.24xlarge', 'Batch', '2.17.0', 117.61, 8.51, 8.53),
-    t5Row('google/flan-t5-xl', 'inf2.24xlarge', 'Real Time', '2.18.0', 117.6, 8.5, 8.53),
-    t5Row('google/flan-t5-xl', 'trn1.32xlarge', 'Batch', '2.17.0', 122.52, 8.16, 8.19),
-    t5Row('google/flan-t5-xl', 'trn1.32xlarge', 'Real Time', '2.18.0', 120.29, 8.31, 8.34),
-  ],
-};
+  headDim: 64,
+  source: 'https://huggingface.co/google/flan-t5-xl/blob/main/config.json (d_kv 64, num_heads 32, num_decoder_layers 24, vocab_size 32128); ' +
+    '2.85B parameters derived from that geometry (untied LM head, gated-GELU feed-forward of 5120); context 512 as T5 was trained (relative attention has no hard limit)',
+}, [[117.61, 8.51, 8.53], [117.6, 8.5, 8.53], [122.52, 8.16, 8.19], [120.29, 8.31, 8.34]]);
 
 /** t5-3b: https://huggingface.co/google-t5/t5-3b/blob/main/config.json */
-const T5_3B: GenerativeProfile = {
-  kind: 'generative',
+const T5_3B = t5Profile({
   id: 't5-3b',
   huggingFaceId: 'google-t5/t5-3b',
   description: 'T5 3B encoder-decoder',
-  model: {
-    architecture: 'encoder-decoder',
-    parametersBillions: 2.85,
-    dtype: 'fp32',
-    layers: 24,
-    attentionHeads: 32,
-    kvHeads: 32,
-    headDim: 128,
-    vocabulary: 32128,
-    maxContextTokens: 512,
-    source: 'https://huggingface.co/google-t5/t5-3b/blob/main/config.json (d_kv 128, num_heads 32, num_layers 24, vocab_size 32128, n_positions 512); ' +
-      '2.85B parameters derived from that geometry (tied embeddings, ReLU feed-forward of 16384)',
-  },
-  measurements: [
-    t5Row('t5-3b', 'inf2.24xlarge', 'Batch', '2.17.0', 111.92, 8.97, 8.98),
-    t5Row('t5-3b', 'inf2.24xlarge', 'Real Time', '2.18.0', 108.18, 9.25, 9.26),
-    t5Row('t5-3b', 'trn1.32xlarge', 'Batch', '2.17.0', 116.29, 8.58, 8.66),
-    t5Row('t5-3b', 'trn1.32xlarge', 'Real Time', '2.18.0', 110.23, 9.07, 9.12),
-  ],
-};
+  headDim: 128,
+  source: 'https://huggingface.co/google-t5/t5-3b/blob/main/config.json (d_kv 128, num_heads 32, num_layers 24, vocab_size 32128, n_positions 512); ' +
+    '2.85B parameters derived from that geometry (tied embeddings, ReLU feed-forward of 16384)',
+}, [[111.92, 8.97, 8.98], [108.18, 9.25, 9.26], [116.29, 8.58, 8.66], [110.23, 9.07, 9.12]]);
 
 
 const NEURON_SDK_REPO = 'aws-neuron/aws-neuron-sdk';

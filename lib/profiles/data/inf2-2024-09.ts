@@ -20,7 +20,7 @@
  * The page repeats the vision, Stable Diffusion and Diffusion Transformer tables in a second tab; identical repeats
  * appear here once.
  */
-import { NEURON_DOCS_REPO, type TableSection, type TableSource } from './rows';
+import { NEURON_DOCS_REPO, row, section, type TableSection, type TableSource } from './rows';
 
 /** The September 2024 Inf2 page. */
 export const INF2_2024_09: TableSource = {
@@ -44,141 +44,99 @@ const PIPELINE_ON_TWO_CORES =
 const SIZE_IN_ID = 'the table lists this model at several image sizes; the size is part of the id';
 
 /** Encoder models, Batch tab. */
-const ENCODER_BATCH: TableSection = {
-  source: INF2_2024_09,
-  section: 'Encoder Models, Batch',
-  csv: `${CSV_DIR}/throughput_data_encoder.csv`,
-  precision: 'fp32-matmult-bf16',
-  rows: [
-    { model: 'albert-base-v2', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2999.88, p50Ms: 5.32, p99Ms: 5.49, neuronVersion: '2.20.0' },
-    { model: 'bert-base-cased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 2697.72, p50Ms: 2.95, p99Ms: 3.11, neuronVersion: '2.20.0' },
-    { model: 'bert-base-cased-finetuned-mrpc', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 2907.45, p50Ms: 11.03, p99Ms: 11.32, neuronVersion: '2.20.0' },
-    { model: 'bert-base-uncased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2756.19, p50Ms: 5.75, p99Ms: 6.35, neuronVersion: '2.20.0' },
-    { model: 'bert-large-cased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 906.91, p50Ms: 16.95, p99Ms: 18.93, neuronVersion: '2.20.0' },
-    { model: 'bert-large-uncased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 919.08, p50Ms: 8.73, p99Ms: 9.12, neuronVersion: '2.18.0' },
-    { model: 'camembert-base', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 2904.22, p50Ms: 10.98, p99Ms: 11.51, neuronVersion: '2.20.0' },
-    { model: 'distilbert-base-cased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 4756.25, p50Ms: 1.67, p99Ms: 1.81, neuronVersion: '2.20.0' },
-    { model: 'distilbert-base-cased-distilled-squad', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 4741.08, p50Ms: 1.68, p99Ms: 1.81, neuronVersion: '2.20.0' },
-    { model: 'distilbert-base-uncased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 5043.38, p50Ms: 6.3, p99Ms: 6.88, neuronVersion: '2.20.0' },
-    { model: 'google/electra-base-discriminator', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 2756.87, p50Ms: 11.54, p99Ms: 12.19, neuronVersion: '2.20.0' },
-    { model: 'roberta-base', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2743.63, p50Ms: 5.84, p99Ms: 5.95, neuronVersion: '2.20.0' },
-    { model: 'roberta-large', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 969.49, p50Ms: 8.23, p99Ms: 8.68, neuronVersion: '2.20.0' },
-    { model: 'xlm-roberta-base', instanceType: 'inf2.48xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 51.29, p50Ms: 628.73, p99Ms: 695.07, neuronVersion: '2.20.0' },
-  ],
-};
+const ENCODER_BATCH = section(INF2_2024_09, 'Encoder Models, Batch', `${CSV_DIR}/throughput_data_encoder.csv`, 'fp32-matmult-bf16', [
+  row('albert-base-v2', 'inf2.xlarge', 'batch', 8, 2999.88, 5.32, 5.49, '2.20.0'),
+  row('bert-base-cased', 'inf2.xlarge', 'batch', 4, 2697.72, 2.95, 3.11, '2.20.0'),
+  row('bert-base-cased-finetuned-mrpc', 'inf2.xlarge', 'batch', 16, 2907.45, 11.03, 11.32, '2.20.0'),
+  row('bert-base-uncased', 'inf2.xlarge', 'batch', 8, 2756.19, 5.75, 6.35, '2.20.0'),
+  row('bert-large-cased', 'inf2.xlarge', 'batch', 8, 906.91, 16.95, 18.93, '2.20.0'),
+  row('bert-large-uncased', 'inf2.xlarge', 'batch', 4, 919.08, 8.73, 9.12, '2.18.0'),
+  row('camembert-base', 'inf2.xlarge', 'batch', 16, 2904.22, 10.98, 11.51, '2.20.0'),
+  row('distilbert-base-cased', 'inf2.xlarge', 'batch', 4, 4756.25, 1.67, 1.81, '2.20.0'),
+  row('distilbert-base-cased-distilled-squad', 'inf2.xlarge', 'batch', 4, 4741.08, 1.68, 1.81, '2.20.0'),
+  row('distilbert-base-uncased', 'inf2.xlarge', 'batch', 16, 5043.38, 6.3, 6.88, '2.20.0'),
+  row('google/electra-base-discriminator', 'inf2.xlarge', 'batch', 16, 2756.87, 11.54, 12.19, '2.20.0'),
+  row('roberta-base', 'inf2.xlarge', 'batch', 8, 2743.63, 5.84, 5.95, '2.20.0'),
+  row('roberta-large', 'inf2.xlarge', 'batch', 4, 969.49, 8.23, 8.68, '2.20.0'),
+  row('xlm-roberta-base', 'inf2.48xlarge', 'batch', 16, 51.29, 628.73, 695.07, '2.20.0'),
+]);
 
 /** Encoder models, Real Time tab (batch 1). */
-const ENCODER_REAL_TIME: TableSection = {
-  source: INF2_2024_09,
-  section: 'Encoder Models, Real Time',
-  csv: `${CSV_DIR}/latency_data_encoder.csv`,
-  precision: 'fp32-matmult-bf16',
-  rows: [
-    { model: 'albert-base-v2', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2034.71, p50Ms: 0.98, p99Ms: 1.05, neuronVersion: '2.20.0' },
-    // bert-base-cased left out: see the file comment.
-    { model: 'bert-base-cased-finetuned-mrpc', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2117.52, p50Ms: 0.93, p99Ms: 1.0, neuronVersion: '2.20.0' },
-    { model: 'bert-base-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1974.52, p50Ms: 1.01, p99Ms: 1.09, neuronVersion: '2.20.0' },
-    { model: 'bert-large-cased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 718.66, p50Ms: 2.78, p99Ms: 2.86, neuronVersion: '2.20.0' },
-    { model: 'bert-large-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 728.39, p50Ms: 2.78, p99Ms: 2.86, neuronVersion: '2.20.0' },
-    { model: 'camembert-base', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1931.2, p50Ms: 1.03, p99Ms: 1.09, neuronVersion: '2.20.0' },
-    { model: 'distilbert-base-cased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 3255.95, p50Ms: 0.61, p99Ms: 0.67, neuronVersion: '2.20.0' },
-    { model: 'distilbert-base-cased-distilled-squad', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 3255.97, p50Ms: 0.61, p99Ms: 0.68, neuronVersion: '2.20.0' },
-    { model: 'distilbert-base-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 3248.31, p50Ms: 0.61, p99Ms: 0.68, neuronVersion: '2.20.0' },
-    { model: 'google/electra-base-discriminator', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2019.69, p50Ms: 0.98, p99Ms: 1.08, neuronVersion: '2.20.0' },
-    { model: 'roberta-base', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1926.26, p50Ms: 1.03, p99Ms: 1.1, neuronVersion: '2.20.0' },
-    { model: 'roberta-large', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 721.21, p50Ms: 2.76, p99Ms: 2.84, neuronVersion: '2.20.0' },
-    { model: 'xlm-roberta-base', instanceType: 'inf2.48xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 41.24, p50Ms: 48.27, p99Ms: 58.71, neuronVersion: '2.20.0' },
-  ],
-};
+const ENCODER_REAL_TIME = section(INF2_2024_09, 'Encoder Models, Real Time', `${CSV_DIR}/latency_data_encoder.csv`, 'fp32-matmult-bf16', [
+  row('albert-base-v2', 'inf2.xlarge', 'real-time', 1, 2034.71, 0.98, 1.05, '2.20.0'),
+  // bert-base-cased left out: see the file comment.
+  row('bert-base-cased-finetuned-mrpc', 'inf2.xlarge', 'real-time', 1, 2117.52, 0.93, 1.0, '2.20.0'),
+  row('bert-base-uncased', 'inf2.xlarge', 'real-time', 1, 1974.52, 1.01, 1.09, '2.20.0'),
+  row('bert-large-cased', 'inf2.xlarge', 'real-time', 1, 718.66, 2.78, 2.86, '2.20.0'),
+  row('bert-large-uncased', 'inf2.xlarge', 'real-time', 1, 728.39, 2.78, 2.86, '2.20.0'),
+  row('camembert-base', 'inf2.xlarge', 'real-time', 1, 1931.2, 1.03, 1.09, '2.20.0'),
+  row('distilbert-base-cased', 'inf2.xlarge', 'real-time', 1, 3255.95, 0.61, 0.67, '2.20.0'),
+  row('distilbert-base-cased-distilled-squad', 'inf2.xlarge', 'real-time', 1, 3255.97, 0.61, 0.68, '2.20.0'),
+  row('distilbert-base-uncased', 'inf2.xlarge', 'real-time', 1, 3248.31, 0.61, 0.68, '2.20.0'),
+  row('google/electra-base-discriminator', 'inf2.xlarge', 'real-time', 1, 2019.69, 0.98, 1.08, '2.20.0'),
+  row('roberta-base', 'inf2.xlarge', 'real-time', 1, 1926.26, 1.03, 1.1, '2.20.0'),
+  row('roberta-large', 'inf2.xlarge', 'real-time', 1, 721.21, 2.76, 2.84, '2.20.0'),
+  row('xlm-roberta-base', 'inf2.48xlarge', 'real-time', 1, 41.24, 48.27, 58.71, '2.20.0'),
+]);
 
 /**
  * Vision Transformers models, both tabs. The Perceiver rows (Real Time only, PyTorch 1.13.1) appear in both tabs
  * with the same values and are listed once. deepmind/multimodal-perceiver has no autocast (plain FP32).
  */
-const VISION_TRANSFORMERS: TableSection = {
-  source: INF2_2024_09,
-  section: 'Vision Transformers Models',
-  csv: `${CSV_DIR}/throughput_data_vision_transformers.csv and latency_data_vision_transformers.csv`,
-  precision: 'fp32-matmult-bf16',
-  rows: [
-    { model: 'deepmind/multimodal-perceiver', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.83, p50Ms: 1250.0, p99Ms: 1271.0, neuronVersion: '2.18.0', precision: 'fp32' },
-    { model: 'deepmind/vision-perceiver-conv', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 126.5, p50Ms: 14.14, p99Ms: 14.2, neuronVersion: '2.18.0' },
-    { model: 'deepmind/vision-perceiver-fourier', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 67.9, p50Ms: 29.5, p99Ms: 29.68, neuronVersion: '2.18.0' },
-    { model: 'deepmind/vision-perceiver-learned', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 99.6, p50Ms: 18.6, p99Ms: 18.7, neuronVersion: '2.18.0' },
-    { model: 'google/vit-base-patch16-224', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 2, instanceThroughputRps: 1773.97, p50Ms: 4.5, p99Ms: 4.69, neuronVersion: '2.18.0' },
-    { model: 'openai/clip-vit-base-patch32', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 64, instanceThroughputRps: 6099.53, p50Ms: 46.31, p99Ms: 66.27, neuronVersion: '2.18.0' },
-    { model: 'openai/clip-vit-large-patch14', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 304.07, p50Ms: 105.9, p99Ms: 110.58, neuronVersion: '2.18.0' },
-    { model: 'google/vit-base-patch16-224', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 728.93, p50Ms: 1.36, p99Ms: 1.4, neuronVersion: '2.18.0' },
-    { model: 'openai/clip-vit-base-patch32', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 158.38, p50Ms: 6.31, p99Ms: 6.34, neuronVersion: '2.18.0' },
-    { model: 'openai/clip-vit-large-patch14', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 73.23, p50Ms: 13.65, p99Ms: 13.71, neuronVersion: '2.18.0' },
-  ],
-};
+const VISION_TRANSFORMERS = section(INF2_2024_09, 'Vision Transformers Models', `${CSV_DIR}/throughput_data_vision_transformers.csv and latency_data_vision_transformers.csv`, 'fp32-matmult-bf16', [
+  row('deepmind/multimodal-perceiver', 'inf2.xlarge', 'real-time', 1, 0.83, 1250.0, 1271.0, '2.18.0', { precision: 'fp32' }),
+  row('deepmind/vision-perceiver-conv', 'inf2.xlarge', 'real-time', 1, 126.5, 14.14, 14.2, '2.18.0'),
+  row('deepmind/vision-perceiver-fourier', 'inf2.xlarge', 'real-time', 1, 67.9, 29.5, 29.68, '2.18.0'),
+  row('deepmind/vision-perceiver-learned', 'inf2.xlarge', 'real-time', 1, 99.6, 18.6, 18.7, '2.18.0'),
+  row('google/vit-base-patch16-224', 'inf2.xlarge', 'batch', 2, 1773.97, 4.5, 4.69, '2.18.0'),
+  row('openai/clip-vit-base-patch32', 'inf2.xlarge', 'batch', 64, 6099.53, 46.31, 66.27, '2.18.0'),
+  row('openai/clip-vit-large-patch14', 'inf2.xlarge', 'batch', 8, 304.07, 105.9, 110.58, '2.18.0'),
+  row('google/vit-base-patch16-224', 'inf2.xlarge', 'real-time', 1, 728.93, 1.36, 1.4, '2.18.0'),
+  row('openai/clip-vit-base-patch32', 'inf2.xlarge', 'real-time', 1, 158.38, 6.31, 6.34, '2.18.0'),
+  row('openai/clip-vit-large-patch14', 'inf2.xlarge', 'real-time', 1, 73.23, 13.65, 13.71, '2.18.0'),
+]);
 
 /** Convolutional Neural Networks (CNN) models, Batch tab (224x224). */
-const CNN_BATCH: TableSection = {
-  source: INF2_2024_09,
-  section: 'Convolutional Neural Networks (CNN) Models, Batch',
-  csv: `${CSV_DIR}/throughput_data_vision_cnn.csv`,
-  precision: 'fp32-matmult-bf16',
-  rows: [
-    { model: 'UNet', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 999.94, p50Ms: 15.99, p99Ms: 16.08, neuronVersion: '2.20.0' },
-    { model: 'resnet101', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 64, instanceThroughputRps: 3178.53, p50Ms: 80.43, p99Ms: 80.56, neuronVersion: '2.20.0' },
-    { model: 'resnet152', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 64, instanceThroughputRps: 2430.45, p50Ms: 105.24, p99Ms: 105.36, neuronVersion: '2.20.0' },
-    { model: 'resnet18', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 6944.75, p50Ms: 4.59, p99Ms: 4.66, neuronVersion: '2.20.0' },
-    { model: 'resnet34', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 5116.51, p50Ms: 6.24, p99Ms: 6.31, neuronVersion: '2.20.0' },
-    { model: 'resnet50', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 4420.47, p50Ms: 7.23, p99Ms: 7.31, neuronVersion: '2.20.0' },
-    { model: 'vgg11', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 64, instanceThroughputRps: 4687.13, p50Ms: 54.55, p99Ms: 54.65, neuronVersion: '2.20.0' },
-    { model: 'vgg16', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2095.37, p50Ms: 15.25, p99Ms: 15.32, neuronVersion: '2.20.0' },
-  ],
-};
+const CNN_BATCH = section(INF2_2024_09, 'Convolutional Neural Networks (CNN) Models, Batch', `${CSV_DIR}/throughput_data_vision_cnn.csv`, 'fp32-matmult-bf16', [
+  row('UNet', 'inf2.xlarge', 'batch', 4, 999.94, 15.99, 16.08, '2.20.0'),
+  row('resnet101', 'inf2.xlarge', 'batch', 64, 3178.53, 80.43, 80.56, '2.20.0'),
+  row('resnet152', 'inf2.xlarge', 'batch', 64, 2430.45, 105.24, 105.36, '2.20.0'),
+  row('resnet18', 'inf2.xlarge', 'batch', 8, 6944.75, 4.59, 4.66, '2.20.0'),
+  row('resnet34', 'inf2.xlarge', 'batch', 8, 5116.51, 6.24, 6.31, '2.20.0'),
+  row('resnet50', 'inf2.xlarge', 'batch', 8, 4420.47, 7.23, 7.31, '2.20.0'),
+  row('vgg11', 'inf2.xlarge', 'batch', 64, 4687.13, 54.55, 54.65, '2.20.0'),
+  row('vgg16', 'inf2.xlarge', 'batch', 8, 2095.37, 15.25, 15.32, '2.20.0'),
+]);
 
 /** Convolutional Neural Networks (CNN) models, Real Time tab (224x224, batch 1). */
-const CNN_REAL_TIME: TableSection = {
-  source: INF2_2024_09,
-  section: 'Convolutional Neural Networks (CNN) Models, Real Time',
-  csv: `${CSV_DIR}/latency_data_vision_cnn.csv`,
-  precision: 'fp32-matmult-bf16',
-  rows: [
-    { model: 'UNet', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 443.54, p50Ms: 2.26, p99Ms: 2.28, neuronVersion: '2.20.0' },
-    { model: 'resnet101', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 984.12, p50Ms: 1.01, p99Ms: 1.03, neuronVersion: '2.20.0' },
-    { model: 'resnet152', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 828.62, p50Ms: 1.2, p99Ms: 1.23, neuronVersion: '2.20.0' },
-    { model: 'resnet18', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1637.7, p50Ms: 0.6, p99Ms: 0.63, neuronVersion: '2.20.0' },
-    { model: 'resnet34', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1368.5, p50Ms: 0.73, p99Ms: 0.74, neuronVersion: '2.20.0' },
-    { model: 'resnet50', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1246.26, p50Ms: 0.79, p99Ms: 0.85, neuronVersion: '2.20.0' },
-    { model: 'vgg11', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 630.69, p50Ms: 1.61, p99Ms: 1.63, neuronVersion: '2.20.0' },
-    { model: 'vgg16', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 441.12, p50Ms: 2.26, p99Ms: 2.3, neuronVersion: '2.20.0' },
-  ],
-};
+const CNN_REAL_TIME = section(INF2_2024_09, 'Convolutional Neural Networks (CNN) Models, Real Time', `${CSV_DIR}/latency_data_vision_cnn.csv`, 'fp32-matmult-bf16', [
+  row('UNet', 'inf2.xlarge', 'real-time', 1, 443.54, 2.26, 2.28, '2.20.0'),
+  row('resnet101', 'inf2.xlarge', 'real-time', 1, 984.12, 1.01, 1.03, '2.20.0'),
+  row('resnet152', 'inf2.xlarge', 'real-time', 1, 828.62, 1.2, 1.23, '2.20.0'),
+  row('resnet18', 'inf2.xlarge', 'real-time', 1, 1637.7, 0.6, 0.63, '2.20.0'),
+  row('resnet34', 'inf2.xlarge', 'real-time', 1, 1368.5, 0.73, 0.74, '2.20.0'),
+  row('resnet50', 'inf2.xlarge', 'real-time', 1, 1246.26, 0.79, 0.85, '2.20.0'),
+  row('vgg11', 'inf2.xlarge', 'real-time', 1, 630.69, 1.61, 1.63, '2.20.0'),
+  row('vgg16', 'inf2.xlarge', 'real-time', 1, 441.12, 2.26, 2.3, '2.20.0'),
+]);
 
 /** Stable Diffusion models (Real Time, batch 1; both tabs identical). */
-const STABLE_DIFFUSION: TableSection = {
-  source: INF2_2024_09,
-  section: 'Stable Diffusion Models, Real Time',
-  csv: `${CSV_DIR}/latency_data_vision_sd.csv`,
-  precision: 'fp32-matmult-bf16',
-  rows: [
-    { model: 'Stable Diffusion 1.5', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.48, p50Ms: 2089.0, p99Ms: 2093.0, neuronVersion: '2.18.0', coresPerProcess: 2, note: `512x512; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'Stable Diffusion 2 Inpainting', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.16, p50Ms: 6045.0, p99Ms: 6063.4, neuronVersion: '2.18.0', coresPerProcess: 2, note: `936x624; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'Stable Diffusion 2.1 (512x512)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.6, p50Ms: 1655.0, p99Ms: 1663.0, neuronVersion: '2.18.0', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'Stable Diffusion 2.1 (768x768)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.18, p50Ms: 5504.0, p99Ms: 5519.0, neuronVersion: '2.18.0', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'Stable Diffusion XL Base', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.08, p50Ms: 12200.0, p99Ms: 12260.0, neuronVersion: '2.18.0', coresPerProcess: 2, note: `1024x1024; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'Stable Diffusion XL Base & Refiner', instanceType: 'inf2.8xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.09, p50Ms: 10741.0, p99Ms: 11006.0, neuronVersion: '2.18.0', coresPerProcess: 2, note: `1024x1024; ${PIPELINE_ON_TWO_CORES}` },
-  ],
-};
+const STABLE_DIFFUSION = section(INF2_2024_09, 'Stable Diffusion Models, Real Time', `${CSV_DIR}/latency_data_vision_sd.csv`, 'fp32-matmult-bf16', [
+  row('Stable Diffusion 1.5', 'inf2.xlarge', 'real-time', 1, 0.48, 2089.0, 2093.0, '2.18.0', { coresPerProcess: 2, note: `512x512; ${PIPELINE_ON_TWO_CORES}` }),
+  row('Stable Diffusion 2 Inpainting', 'inf2.xlarge', 'real-time', 1, 0.16, 6045.0, 6063.4, '2.18.0', { coresPerProcess: 2, note: `936x624; ${PIPELINE_ON_TWO_CORES}` }),
+  row('Stable Diffusion 2.1 (512x512)', 'inf2.xlarge', 'real-time', 1, 0.6, 1655.0, 1663.0, '2.18.0', { coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` }),
+  row('Stable Diffusion 2.1 (768x768)', 'inf2.xlarge', 'real-time', 1, 0.18, 5504.0, 5519.0, '2.18.0', { coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` }),
+  row('Stable Diffusion XL Base', 'inf2.xlarge', 'real-time', 1, 0.08, 12200.0, 12260.0, '2.18.0', { coresPerProcess: 2, note: `1024x1024; ${PIPELINE_ON_TWO_CORES}` }),
+  row('Stable Diffusion XL Base & Refiner', 'inf2.8xlarge', 'real-time', 1, 0.09, 10741.0, 11006.0, '2.18.0', { coresPerProcess: 2, note: `1024x1024; ${PIPELINE_ON_TWO_CORES}` }),
+]);
 
 /** Diffusion Transformer models (Real Time, batch 1; both tabs identical). The table writes the Neuron version as "2.2". */
-const DIFFUSION_TRANSFORMERS: TableSection = {
-  source: INF2_2024_09,
-  section: 'Diffusion Transformer Models, Real Time',
-  csv: `${CSV_DIR}/latency_data_vision_dit.csv`,
-  precision: 'half',
-  rows: [
-    { model: 'PixArt Alpha (256x256)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1.98, p50Ms: 502.59, p99Ms: 537.26, neuronVersion: '2.2', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'PixArt Alpha (512x512)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.56, p50Ms: 1769.76, p99Ms: 1775.7, neuronVersion: '2.2', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'PixArt Sigma (256x256)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1.86, p50Ms: 540.83, p99Ms: 548.41, neuronVersion: '2.2', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
-    { model: 'PixArt Sigma (512x512)', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.54, p50Ms: 1841.88, p99Ms: 1850.68, neuronVersion: '2.2', coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` },
-  ],
-};
+const DIFFUSION_TRANSFORMERS = section(INF2_2024_09, 'Diffusion Transformer Models, Real Time', `${CSV_DIR}/latency_data_vision_dit.csv`, 'half', [
+  row('PixArt Alpha (256x256)', 'inf2.xlarge', 'real-time', 1, 1.98, 502.59, 537.26, '2.2', { coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` }),
+  row('PixArt Alpha (512x512)', 'inf2.xlarge', 'real-time', 1, 0.56, 1769.76, 1775.7, '2.2', { coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` }),
+  row('PixArt Sigma (256x256)', 'inf2.xlarge', 'real-time', 1, 1.86, 540.83, 548.41, '2.2', { coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` }),
+  row('PixArt Sigma (512x512)', 'inf2.xlarge', 'real-time', 1, 0.54, 1841.88, 1850.68, '2.2', { coresPerProcess: 2, note: `${SIZE_IN_ID}; ${PIPELINE_ON_TWO_CORES}` }),
+]);
 
 /** Every encoder and vision section of the September 2024 Inf2 page. */
 export const INF2_2024_09_SECTIONS: readonly TableSection[] = [

@@ -17,7 +17,7 @@
  * Each row has the same model, batch size and mode as a September 2024 row (`inf2-2024-09.ts`) or is new;
  * `builtin.ts` keeps only the newer one.
  */
-import { NEURON_DOCS_REPO, type TableSection, type TableSource } from './rows';
+import { NEURON_DOCS_REPO, row, section, type TableSection, type TableSource } from './rows';
 
 /** The February 2026 Inf2 page. */
 export const INF2_2026_02: TableSource = {
@@ -38,90 +38,54 @@ const XLMR_COPIES = 'the columns state about 2 copies (throughput x p50 / batch 
 
 /** The encoder and vision rows of the February 2026 Inf2 page that this project could read. */
 export const INF2_2026_02_SECTIONS: readonly TableSection[] = [
-  {
-    source: INF2_2026_02,
-    section: 'Encoder Models, Throughput optimized',
-    csv: `${CSV_DIR}/throughput_data_encoder.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'albert-base-v2', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 3147.1, p50Ms: 5.07, p99Ms: 5.28, neuronVersion: '2.25.0' },
-      { model: 'bert-base-uncased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2674.19, p50Ms: 5.97, p99Ms: 6.17, neuronVersion: '2.27.0' },
-      { model: 'bert-large-uncased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 950.05, p50Ms: 8.41, p99Ms: 8.85, neuronVersion: '2.21.0' },
-      { model: 'distilbert-base-uncased', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 5307.88, p50Ms: 6.01, p99Ms: 6.23, neuronVersion: '2.27.0' },
-      { model: 'google/electra-base-discriminator', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 2889.75, p50Ms: 11.02, p99Ms: 11.98, neuronVersion: '2.25.0' },
-      { model: 'roberta-base', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 2920.38, p50Ms: 5.42, p99Ms: 5.83, neuronVersion: '2.25.0' },
-      { model: 'roberta-large', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 962.7, p50Ms: 8.31, p99Ms: 8.61, neuronVersion: '2.25.0' },
-      { model: 'xlm-roberta-base', instanceType: 'inf2.48xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 51.14, p50Ms: 625.66, p99Ms: 694.93, neuronVersion: '2.22.0', processes: 2, note: `AutoModelForMaskedLM; ${XLMR_COPIES}` },
-    ],
-  },
-  {
-    source: INF2_2026_02,
-    section: 'Encoder Models, Latency optimized',
-    csv: `${CSV_DIR}/latency_data_encoder.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'albert-base-v2', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2119.78, p50Ms: 0.94, p99Ms: 1.0, neuronVersion: '2.26.0' },
-      { model: 'bert-base-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1998.21, p50Ms: 1.0, p99Ms: 1.04, neuronVersion: '2.26.0' },
-      { model: 'bert-large-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 738.65, p50Ms: 2.69, p99Ms: 2.78, neuronVersion: '2.25.0' },
-      { model: 'distilbert-base-uncased', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 3401.97, p50Ms: 0.58, p99Ms: 0.68, neuronVersion: '2.26.0' },
-      { model: 'google/electra-base-discriminator', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2020.46, p50Ms: 1.0, p99Ms: 1.05, neuronVersion: '2.26.0' },
-      { model: 'roberta-base', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1989.26, p50Ms: 1.0, p99Ms: 1.09, neuronVersion: '2.26.0' },
-      { model: 'roberta-large', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 738.88, p50Ms: 2.69, p99Ms: 2.77, neuronVersion: '2.26.0' },
-      { model: 'xlm-roberta-base', instanceType: 'inf2.48xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 48.8, p50Ms: 40.67, p99Ms: 51.06, neuronVersion: '2.22.0', processes: 2, note: `AutoModelForMaskedLM; ${XLMR_COPIES}` },
-    ],
-  },
-  {
-    source: INF2_2026_02,
-    section: 'Vision Transformers Models, Throughput optimized',
-    csv: `${CSV_DIR}/throughput_data_vision_transformers.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      // The multimodal Perceiver is compiled without autocast ("Compilation Autocast Data Type: None").
-      { model: 'deepmind/multimodal-perceiver', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 0.85, p50Ms: 1170.05, p99Ms: 1232.06, neuronVersion: '2.21.0', precision: 'fp32', note: '16x224x224 video and audio; autocast None' },
-      { model: 'deepmind/vision-perceiver-conv', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 126.5, p50Ms: 14.14, p99Ms: 14.2, neuronVersion: '2.18.0' },
-      { model: 'deepmind/vision-perceiver-fourier', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 67.9, p50Ms: 29.5, p99Ms: 29.68, neuronVersion: '2.18.0' },
-      { model: 'deepmind/vision-perceiver-learned', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 99.6, p50Ms: 18.6, p99Ms: 18.7, neuronVersion: '2.18.0' },
-      { model: 'google/vit-base-patch16-224', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 2, instanceThroughputRps: 1955.41, p50Ms: 4.09, p99Ms: 4.13, neuronVersion: '2.21.0' },
-      // 6509.83/s x p50 135.81 ms / batch 64 = 13.8 batches in flight over the 2 copies, 6.9 each, where the other
-      // 2.21.0 rows show 2 per copy (and this model's 2024 row 2.2). The latency includes client-side queueing; the
-      // throughput agrees with the 2024 row (6099.53/s). checkProfile() flags the row as "too high"; it is kept
-      // because the throughput, which is what sizes a plan, is consistent, and its p50/p99 err on the slow side.
-      { model: 'openai/clip-vit-base-patch32', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 64, instanceThroughputRps: 6509.83, p50Ms: 135.81, p99Ms: 136.0, neuronVersion: '2.21.0', note: 'KNOWN WARNING: p50 includes queueing, 6.9 calls in flight per copy (throughput x p50 / batch); throughput consistent with the 2024 row' },
-      { model: 'openai/clip-vit-large-patch14', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 285.94, p50Ms: 113.12, p99Ms: 115.94, neuronVersion: '2.21.0' },
-    ],
-  },
-  {
-    source: INF2_2026_02,
-    section: 'Vision Transformers Models, Latency optimized',
-    csv: `${CSV_DIR}/latency_data_vision_transformers.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'google/vit-base-patch16-224', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 746.14, p50Ms: 1.32, p99Ms: 1.38, neuronVersion: '2.21.0' },
-    ],
-  },
-  {
-    source: INF2_2026_02,
-    section: 'Convolutional Neural Networks (CNN) Models, Throughput optimized',
-    csv: `${CSV_DIR}/throughput_data_vision_cnn.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'resnet50', instanceType: 'inf2.xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 4393.3, p50Ms: 7.28, p99Ms: 7.33, neuronVersion: '2.21.0' },
-    ],
-  },
-  {
-    source: INF2_2026_02,
-    section: 'Convolutional Neural Networks (CNN) Models, Latency optimized',
-    csv: `${CSV_DIR}/latency_data_vision_cnn.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'resnet18', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1669.8, p50Ms: 0.6, p99Ms: 0.61, neuronVersion: '2.21.0' },
-      { model: 'resnet34', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1394.21, p50Ms: 0.72, p99Ms: 0.73, neuronVersion: '2.21.0' },
-      { model: 'resnet50', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 1218.88, p50Ms: 0.83, p99Ms: 0.85, neuronVersion: '2.21.0' },
-      { model: 'resnet101', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 994.69, p50Ms: 1.01, p99Ms: 1.02, neuronVersion: '2.21.0' },
-      { model: 'resnet152', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 837.78, p50Ms: 1.19, p99Ms: 1.22, neuronVersion: '2.21.0' },
-      { model: 'UNet', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 447.09, p50Ms: 2.23, p99Ms: 2.25, neuronVersion: '2.21.0' },
-      { model: 'vgg11', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 629.19, p50Ms: 1.59, p99Ms: 1.61, neuronVersion: '2.21.0' },
-      { model: 'vgg16', instanceType: 'inf2.xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 508.67, p50Ms: 1.96, p99Ms: 2.0, neuronVersion: '2.21.0' },
-    ],
-  },
+  section(INF2_2026_02, 'Encoder Models, Throughput optimized', `${CSV_DIR}/throughput_data_encoder.csv`, 'fp32-matmult-bf16', [
+    row('albert-base-v2', 'inf2.xlarge', 'batch', 8, 3147.1, 5.07, 5.28, '2.25.0'),
+    row('bert-base-uncased', 'inf2.xlarge', 'batch', 8, 2674.19, 5.97, 6.17, '2.27.0'),
+    row('bert-large-uncased', 'inf2.xlarge', 'batch', 4, 950.05, 8.41, 8.85, '2.21.0'),
+    row('distilbert-base-uncased', 'inf2.xlarge', 'batch', 16, 5307.88, 6.01, 6.23, '2.27.0'),
+    row('google/electra-base-discriminator', 'inf2.xlarge', 'batch', 16, 2889.75, 11.02, 11.98, '2.25.0'),
+    row('roberta-base', 'inf2.xlarge', 'batch', 8, 2920.38, 5.42, 5.83, '2.25.0'),
+    row('roberta-large', 'inf2.xlarge', 'batch', 4, 962.7, 8.31, 8.61, '2.25.0'),
+    row('xlm-roberta-base', 'inf2.48xlarge', 'batch', 16, 51.14, 625.66, 694.93, '2.22.0', { processes: 2, note: `AutoModelForMaskedLM; ${XLMR_COPIES}` }),
+  ]),
+  section(INF2_2026_02, 'Encoder Models, Latency optimized', `${CSV_DIR}/latency_data_encoder.csv`, 'fp32-matmult-bf16', [
+    row('albert-base-v2', 'inf2.xlarge', 'real-time', 1, 2119.78, 0.94, 1.0, '2.26.0'),
+    row('bert-base-uncased', 'inf2.xlarge', 'real-time', 1, 1998.21, 1.0, 1.04, '2.26.0'),
+    row('bert-large-uncased', 'inf2.xlarge', 'real-time', 1, 738.65, 2.69, 2.78, '2.25.0'),
+    row('distilbert-base-uncased', 'inf2.xlarge', 'real-time', 1, 3401.97, 0.58, 0.68, '2.26.0'),
+    row('google/electra-base-discriminator', 'inf2.xlarge', 'real-time', 1, 2020.46, 1.0, 1.05, '2.26.0'),
+    row('roberta-base', 'inf2.xlarge', 'real-time', 1, 1989.26, 1.0, 1.09, '2.26.0'),
+    row('roberta-large', 'inf2.xlarge', 'real-time', 1, 738.88, 2.69, 2.77, '2.26.0'),
+    row('xlm-roberta-base', 'inf2.48xlarge', 'real-time', 1, 48.8, 40.67, 51.06, '2.22.0', { processes: 2, note: `AutoModelForMaskedLM; ${XLMR_COPIES}` }),
+  ]),
+  section(INF2_2026_02, 'Vision Transformers Models, Throughput optimized', `${CSV_DIR}/throughput_data_vision_transformers.csv`, 'fp32-matmult-bf16', [
+    // The multimodal Perceiver is compiled without autocast ("Compilation Autocast Data Type: None").
+    row('deepmind/multimodal-perceiver', 'inf2.xlarge', 'real-time', 1, 0.85, 1170.05, 1232.06, '2.21.0', { precision: 'fp32', note: '16x224x224 video and audio; autocast None' }),
+    row('deepmind/vision-perceiver-conv', 'inf2.xlarge', 'real-time', 1, 126.5, 14.14, 14.2, '2.18.0'),
+    row('deepmind/vision-perceiver-fourier', 'inf2.xlarge', 'real-time', 1, 67.9, 29.5, 29.68, '2.18.0'),
+    row('deepmind/vision-perceiver-learned', 'inf2.xlarge', 'real-time', 1, 99.6, 18.6, 18.7, '2.18.0'),
+    row('google/vit-base-patch16-224', 'inf2.xlarge', 'batch', 2, 1955.41, 4.09, 4.13, '2.21.0'),
+    // 6509.83/s x p50 135.81 ms / batch 64 = 13.8 batches in flight over the 2 copies, 6.9 each, where the other
+    // 2.21.0 rows show 2 per copy (and this model's 2024 row 2.2). The latency includes client-side queueing; the
+    // throughput agrees with the 2024 row (6099.53/s). checkProfile() flags the row as "too high"; it is kept
+    // because the throughput, which is what sizes a plan, is consistent, and its p50/p99 err on the slow side.
+    row('openai/clip-vit-base-patch32', 'inf2.xlarge', 'batch', 64, 6509.83, 135.81, 136.0, '2.21.0', { note: 'KNOWN WARNING: p50 includes queueing, 6.9 calls in flight per copy (throughput x p50 / batch); throughput consistent with the 2024 row' }),
+    row('openai/clip-vit-large-patch14', 'inf2.xlarge', 'batch', 8, 285.94, 113.12, 115.94, '2.21.0'),
+  ]),
+  section(INF2_2026_02, 'Vision Transformers Models, Latency optimized', `${CSV_DIR}/latency_data_vision_transformers.csv`, 'fp32-matmult-bf16', [
+    row('google/vit-base-patch16-224', 'inf2.xlarge', 'real-time', 1, 746.14, 1.32, 1.38, '2.21.0'),
+  ]),
+  section(INF2_2026_02, 'Convolutional Neural Networks (CNN) Models, Throughput optimized', `${CSV_DIR}/throughput_data_vision_cnn.csv`, 'fp32-matmult-bf16', [
+    row('resnet50', 'inf2.xlarge', 'batch', 8, 4393.3, 7.28, 7.33, '2.21.0'),
+  ]),
+  section(INF2_2026_02, 'Convolutional Neural Networks (CNN) Models, Latency optimized', `${CSV_DIR}/latency_data_vision_cnn.csv`, 'fp32-matmult-bf16', [
+    row('resnet18', 'inf2.xlarge', 'real-time', 1, 1669.8, 0.6, 0.61, '2.21.0'),
+    row('resnet34', 'inf2.xlarge', 'real-time', 1, 1394.21, 0.72, 0.73, '2.21.0'),
+    row('resnet50', 'inf2.xlarge', 'real-time', 1, 1218.88, 0.83, 0.85, '2.21.0'),
+    row('resnet101', 'inf2.xlarge', 'real-time', 1, 994.69, 1.01, 1.02, '2.21.0'),
+    row('resnet152', 'inf2.xlarge', 'real-time', 1, 837.78, 1.19, 1.22, '2.21.0'),
+    row('UNet', 'inf2.xlarge', 'real-time', 1, 447.09, 2.23, 2.25, '2.21.0'),
+    row('vgg11', 'inf2.xlarge', 'real-time', 1, 629.19, 1.59, 1.61, '2.21.0'),
+    row('vgg16', 'inf2.xlarge', 'real-time', 1, 508.67, 1.96, 2.0, '2.21.0'),
+  ]),
 ];

@@ -81,3 +81,34 @@ export interface TableSection {
 
 /** The repository the Neuron documentation, and its performance CSVs, are published from. */
 export const NEURON_DOCS_REPO = 'aws-neuron/aws-neuron-sdk';
+
+/** What a row states beyond the columns every table has. */
+export type RowExtras = Pick<TableRow, 'coresPerProcess' | 'processes' | 'workersPerProcess' | 'precision' | 'note'>;
+
+/**
+ * One table row, its columns in the order the Neuron tables print them, then what the row states beyond them.
+ */
+export function row(
+  model: string,
+  instanceType: string,
+  mode: MeasurementMode,
+  batchSize: number,
+  instanceThroughputRps: number,
+  p50Ms: number,
+  p99Ms: number,
+  neuronVersion: string,
+  extras: RowExtras = {},
+): TableRow {
+  return { model, instanceType, mode, batchSize, instanceThroughputRps, p50Ms, p99Ms, neuronVersion, ...extras };
+}
+
+/** One section of a page: where its rows come from, their default precision, and the rows. */
+export function section(
+  source: TableSource,
+  title: string,
+  csv: string,
+  precision: TablePrecision,
+  rows: readonly TableRow[],
+): TableSection {
+  return { source, section: title, csv, precision, rows };
+}

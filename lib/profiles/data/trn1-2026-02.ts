@@ -8,7 +8,7 @@
  * 128; the Neuron version is the row's "Neuron Version" column (2.26.0 to 2.28.0). Throughputs are for the whole
  * instance, as the CSVs write them, rounded to 2 decimals as the page shows them.
  */
-import { NEURON_DOCS_REPO, type TableSection, type TableSource } from './rows';
+import { NEURON_DOCS_REPO, row, section, type TableSection, type TableSource } from './rows';
 
 /** The February 2026 Trn1 inference page. */
 export const TRN1_2026_02: TableSource = {
@@ -24,36 +24,24 @@ const XLMR_COPIES = 'AutoModelForMaskedLM; the columns state about 2 copies (thr
 
 /** The encoder rows of the Trn1 inference page. */
 export const TRN1_2026_02_SECTIONS: readonly TableSection[] = [
-  {
-    source: TRN1_2026_02,
-    section: 'Encoder Models, Throughput optimized',
-    csv: `${CSV_DIR}/throughput_data_encoder.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'albert-base-v2', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 3442.53, p50Ms: 9.29, p99Ms: 9.35, neuronVersion: '2.27.0' },
-      { model: 'bert-base-uncased', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 3421.57, p50Ms: 9.34, p99Ms: 9.42, neuronVersion: '2.27.0' },
-      { model: 'bert-large-uncased', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 4, instanceThroughputRps: 1104.44, p50Ms: 7.24, p99Ms: 7.3, neuronVersion: '2.27.0' },
-      { model: 'distilbert-base-uncased', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 6369.44, p50Ms: 5.01, p99Ms: 5.09, neuronVersion: '2.28.0' },
-      { model: 'google/electra-base-discriminator', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 3425.56, p50Ms: 9.33, p99Ms: 9.46, neuronVersion: '2.28.0' },
-      { model: 'roberta-base', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 16, instanceThroughputRps: 3378.11, p50Ms: 9.46, p99Ms: 9.53, neuronVersion: '2.28.0' },
-      { model: 'roberta-large', instanceType: 'trn1.2xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 1123.9, p50Ms: 14.23, p99Ms: 14.3, neuronVersion: '2.27.0' },
-      { model: 'xlm-roberta-base', instanceType: 'trn1.32xlarge', mode: 'batch', batchSize: 8, instanceThroughputRps: 46.69, p50Ms: 342.51, p99Ms: 350.86, neuronVersion: '2.27.0', processes: 2, note: XLMR_COPIES },
-    ],
-  },
-  {
-    source: TRN1_2026_02,
-    section: 'Encoder Models, Latency optimized',
-    csv: `${CSV_DIR}/latency_data_encoder.csv`,
-    precision: 'fp32-matmult-bf16',
-    rows: [
-      { model: 'albert-base-v2', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2321.98, p50Ms: 0.86, p99Ms: 0.91, neuronVersion: '2.27.0' },
-      { model: 'bert-base-uncased', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2085.45, p50Ms: 0.94, p99Ms: 1.03, neuronVersion: '2.26.0' },
-      { model: 'bert-large-uncased', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 747.48, p50Ms: 2.67, p99Ms: 2.73, neuronVersion: '2.27.0' },
-      { model: 'distilbert-base-uncased', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 3672.38, p50Ms: 0.54, p99Ms: 0.59, neuronVersion: '2.27.0' },
-      { model: 'google/electra-base-discriminator', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2127.07, p50Ms: 0.93, p99Ms: 1.0, neuronVersion: '2.27.0' },
-      { model: 'roberta-base', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 2094.37, p50Ms: 0.96, p99Ms: 1.01, neuronVersion: '2.27.0' },
-      { model: 'roberta-large', instanceType: 'trn1.2xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 747.58, p50Ms: 2.67, p99Ms: 2.73, neuronVersion: '2.27.0' },
-      { model: 'xlm-roberta-base', instanceType: 'trn1.32xlarge', mode: 'real-time', batchSize: 1, instanceThroughputRps: 46.9, p50Ms: 42.62, p99Ms: 44.12, neuronVersion: '2.27.0', processes: 2, note: XLMR_COPIES },
-    ],
-  },
+  section(TRN1_2026_02, 'Encoder Models, Throughput optimized', `${CSV_DIR}/throughput_data_encoder.csv`, 'fp32-matmult-bf16', [
+    row('albert-base-v2', 'trn1.2xlarge', 'batch', 16, 3442.53, 9.29, 9.35, '2.27.0'),
+    row('bert-base-uncased', 'trn1.2xlarge', 'batch', 16, 3421.57, 9.34, 9.42, '2.27.0'),
+    row('bert-large-uncased', 'trn1.2xlarge', 'batch', 4, 1104.44, 7.24, 7.3, '2.27.0'),
+    row('distilbert-base-uncased', 'trn1.2xlarge', 'batch', 16, 6369.44, 5.01, 5.09, '2.28.0'),
+    row('google/electra-base-discriminator', 'trn1.2xlarge', 'batch', 16, 3425.56, 9.33, 9.46, '2.28.0'),
+    row('roberta-base', 'trn1.2xlarge', 'batch', 16, 3378.11, 9.46, 9.53, '2.28.0'),
+    row('roberta-large', 'trn1.2xlarge', 'batch', 8, 1123.9, 14.23, 14.3, '2.27.0'),
+    row('xlm-roberta-base', 'trn1.32xlarge', 'batch', 8, 46.69, 342.51, 350.86, '2.27.0', { processes: 2, note: XLMR_COPIES }),
+  ]),
+  section(TRN1_2026_02, 'Encoder Models, Latency optimized', `${CSV_DIR}/latency_data_encoder.csv`, 'fp32-matmult-bf16', [
+    row('albert-base-v2', 'trn1.2xlarge', 'real-time', 1, 2321.98, 0.86, 0.91, '2.27.0'),
+    row('bert-base-uncased', 'trn1.2xlarge', 'real-time', 1, 2085.45, 0.94, 1.03, '2.26.0'),
+    row('bert-large-uncased', 'trn1.2xlarge', 'real-time', 1, 747.48, 2.67, 2.73, '2.27.0'),
+    row('distilbert-base-uncased', 'trn1.2xlarge', 'real-time', 1, 3672.38, 0.54, 0.59, '2.27.0'),
+    row('google/electra-base-discriminator', 'trn1.2xlarge', 'real-time', 1, 2127.07, 0.93, 1.0, '2.27.0'),
+    row('roberta-base', 'trn1.2xlarge', 'real-time', 1, 2094.37, 0.96, 1.01, '2.27.0'),
+    row('roberta-large', 'trn1.2xlarge', 'real-time', 1, 747.58, 2.67, 2.73, '2.27.0'),
+    row('xlm-roberta-base', 'trn1.32xlarge', 'real-time', 1, 46.9, 42.62, 44.12, '2.27.0', { processes: 2, note: XLMR_COPIES }),
+  ]),
 ];

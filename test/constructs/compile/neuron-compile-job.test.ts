@@ -10,17 +10,9 @@ import { BUILT_IN_INSTANCES } from '../../../lib/catalog';
 import type { CompileSpecInput } from '../../../lib/compile';
 import { nagFindings } from '../../support/nag';
 import { problemsOf } from '../../support/input-error';
+import { bertCompileSpec } from '../../support/compile-spec';
 
-const SPEC: CompileSpecInput = {
-  model: 'bert-base-uncased',
-  source: { hubModelId: 'bert-base-uncased' },
-  task: 'feature-extraction',
-  sequenceLength: 128,
-  batchSizes: [1],
-  chip: 'inf2',
-  coresPerProcess: 1,
-  neuronSdkVersion: '2.26.1',
-};
+const SPEC: CompileSpecInput = bertCompileSpec();
 
 const planOn = (name: string, coresPerProcess = 1, batchSize = 1) => ({
   instanceType: `ml.${name}`, coresPerProcess, batchSize, instance: BUILT_IN_INSTANCES.find((i) => i.name === name)!,

@@ -8,7 +8,7 @@ import { findGenerativeProfile, planGenerativeReport } from '../../../lib/genera
 import type { GenerativePlan } from '../../../lib/generative';
 import {
   ENGINE_COUNTERS, ENGINE_EXPORTER_COUNTERS, ENGINE_GAUGES, ENGINE_PERCENTILES,
-} from '../../../lib/generative/engine-metrics';
+} from '../../../lib/generative/engine-image';
 
 const EXPORTER = readFileSync(path.join(__dirname, '..', '..', '..', 'serving', 'vllm', 'engine_metrics.py'), 'utf8');
 

@@ -2,6 +2,8 @@
  * Small L1 fixtures for the Neuron rule tests: a fresh app per resource, nothing from our own constructs.
  */
 import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import type { CfnEndpointConfig } from 'aws-cdk-lib/aws-sagemaker';
+import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronChecks } from '../../../constructs/nag';
 import { nagFindings } from '../../support/nag';
 
@@ -54,4 +56,38 @@ export function neuronFindingPaths(stack: Stack, ruleId: string): string[] {
   return nagFindings(stack, { plugins: ['Neuron'] })
     .filter((finding) => finding.ruleId === ruleId)
     .map((finding) => finding.resourcePath);
+}
+
+/** A production variant for `CfnEndpointConfig`, one instance of `instanceType`. */
+export function cfnVariant(instanceType: string): CfnEndpointConfig.ProductionVariantProperty {
+  return { variantName: 'AllTraffic', modelName: 'model', initialInstanceCount: 1, instanceType };
+}
+
+/** The THEN of a rule's synth test: synth fails naming `ruleId`, and the Neuron pack reported it on `paths` only. */
+export function expectSynthFailsOn(stack: Stack, ruleId: string, paths: string[]): void {
+  expect(() => (stack.node.root as App).synth()).toThrow(new RegExp(ruleId));
+  expect(neuronFindingPaths(stack, ruleId)).toEqual(paths);
+}
+
+/** One verdict case: what it is, the resource's properties, the verdict. */
+export type VerdictCase = readonly [name: string, properties: Record<string, unknown>, expected: NagRuleCompliance];
+
+/**
+ * The rule's verdict on a `type` resource with each case's properties (tests titled by `title`, with `%s` for the
+ * case and the verdict), and NOT_APPLICABLE on a resource of another type.
+ */
+export function testVerdicts(
+  rule: (node: CfnResource) => NagRuleCompliance,
+  type: string,
+  title: string,
+  cases: readonly VerdictCase[],
+  other: { readonly type: string; readonly noun: string },
+): void {
+  test.each(cases)(title, (_name, properties, expected) => {
+    expect(rule(cfnResource(type, properties))).toBe(expected);
+  });
+
+  test(`GIVEN a resource that is not ${other.noun} WHEN checked THEN the rule does not apply`, () => {
+    expect(rule(cfnResource(other.type, {}))).toBe(NagRuleCompliance.NOT_APPLICABLE);
+  });
 }

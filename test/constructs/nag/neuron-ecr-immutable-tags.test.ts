@@ -1,13 +1,12 @@
-import { App } from 'aws-cdk-lib';
 import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEcrImmutableTags } from '../../../constructs/nag';
-import { cfnResource, neuronCheckedStack, neuronFindingPaths } from './fixtures';
+import { expectSynthFailsOn, neuronCheckedStack, testVerdicts } from './fixtures';
 
 const EXCLUSION = { ImageTagMutabilityExclusionFilterType: 'WILDCARD', ImageTagMutabilityExclusionFilterValue: 'dev-*' };
 
 describe('NeuronEcrImmutableTags: an ECR repository never moves a tag to another image', () => {
-  test.each([
+  testVerdicts(NeuronEcrImmutableTags, 'AWS::ECR::Repository', 'GIVEN a repository with %s WHEN checked THEN it is %s', [
     ['IMMUTABLE', { ImageTagMutability: 'IMMUTABLE' }, NagRuleCompliance.COMPLIANT],
     ['IMMUTABLE_WITH_EXCLUSION and no exclusions', { ImageTagMutability: 'IMMUTABLE_WITH_EXCLUSION' }, NagRuleCompliance.COMPLIANT],
     [
@@ -28,20 +27,13 @@ describe('NeuronEcrImmutableTags: an ECR repository never moves a tag to another
       { ImageTagMutability: 'IMMUTABLE_WITH_EXCLUSION', ImageTagMutabilityExclusionFilters: { Ref: 'Filters' } },
       NagRuleCompliance.NOT_APPLICABLE,
     ],
-  ])('GIVEN a repository with %s WHEN checked THEN it is %s', (_name, properties, expected) => {
-    expect(NeuronEcrImmutableTags(cfnResource('AWS::ECR::Repository', properties))).toBe(expected);
-  });
-
-  test('GIVEN a resource that is not a repository WHEN checked THEN the rule does not apply', () => {
-    expect(NeuronEcrImmutableTags(cfnResource('AWS::SQS::Queue', {}))).toBe(NagRuleCompliance.NOT_APPLICABLE);
-  });
+  ], { type: 'AWS::SQS::Queue', noun: 'a repository' });
 
   test('GIVEN an immutable and a mutable repository WHEN the app synthesizes THEN synth fails on the second only', () => {
     const stack = neuronCheckedStack();
     new CfnRepository(stack, 'Immutable', { imageTagMutability: 'IMMUTABLE' });
     new CfnRepository(stack, 'Mutable', { imageTagMutability: 'MUTABLE' });
 
-    expect(() => (stack.node.root as App).synth()).toThrow(/Neuron-EcrImmutableTags/);
-    expect(neuronFindingPaths(stack, 'Neuron-EcrImmutableTags')).toEqual(['Fixture/Mutable']);
+    expectSynthFailsOn(stack, 'Neuron-EcrImmutableTags', ['Fixture/Mutable']);
   });
 });

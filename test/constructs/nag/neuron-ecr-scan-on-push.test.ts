@@ -1,11 +1,10 @@
-import { App } from 'aws-cdk-lib';
 import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEcrScanOnPush } from '../../../constructs/nag';
-import { cfnResource, neuronCheckedStack, neuronFindingPaths } from './fixtures';
+import { expectSynthFailsOn, neuronCheckedStack, testVerdicts } from './fixtures';
 
 describe('NeuronEcrScanOnPush: an ECR repository scans every image on push', () => {
-  test.each([
+  testVerdicts(NeuronEcrScanOnPush, 'AWS::ECR::Repository', 'GIVEN a repository with %s WHEN checked THEN it is %s', [
     ['ScanOnPush true', { ImageScanningConfiguration: { ScanOnPush: true } }, NagRuleCompliance.COMPLIANT],
     ['ScanOnPush "true" as a string', { ImageScanningConfiguration: { ScanOnPush: 'true' } }, NagRuleCompliance.COMPLIANT],
     ['ScanOnPush false', { ImageScanningConfiguration: { ScanOnPush: false } }, NagRuleCompliance.NON_COMPLIANT],
@@ -13,21 +12,14 @@ describe('NeuronEcrScanOnPush: an ECR repository scans every image on push', () 
     ['no scanning configuration', {}, NagRuleCompliance.NON_COMPLIANT],
     ['ScanOnPush from a parameter', { ImageScanningConfiguration: { ScanOnPush: { Ref: 'Scan' } } }, NagRuleCompliance.NOT_APPLICABLE],
     ['the whole configuration from Fn::If', { ImageScanningConfiguration: { 'Fn::If': ['C', {}, {}] } }, NagRuleCompliance.NOT_APPLICABLE],
-  ])('GIVEN a repository with %s WHEN checked THEN it is %s', (_name, properties, expected) => {
-    expect(NeuronEcrScanOnPush(cfnResource('AWS::ECR::Repository', properties))).toBe(expected);
-  });
-
-  test('GIVEN a resource that is not a repository WHEN checked THEN the rule does not apply', () => {
-    expect(NeuronEcrScanOnPush(cfnResource('AWS::S3::Bucket', {}))).toBe(NagRuleCompliance.NOT_APPLICABLE);
-  });
+  ], { type: 'AWS::S3::Bucket', noun: 'a repository' });
 
   test('GIVEN a scanning and a non-scanning repository WHEN the app synthesizes THEN synth fails on the second only', () => {
     const stack = neuronCheckedStack();
     new CfnRepository(stack, 'Scanned', { imageScanningConfiguration: { scanOnPush: true } });
     new CfnRepository(stack, 'Unscanned', { imageScanningConfiguration: { scanOnPush: false } });
 
-    expect(() => (stack.node.root as App).synth()).toThrow(/Neuron-EcrScanOnPush/);
-    expect(neuronFindingPaths(stack, 'Neuron-EcrScanOnPush')).toEqual(['Fixture/Unscanned']);
+    expectSynthFailsOn(stack, 'Neuron-EcrScanOnPush', ['Fixture/Unscanned']);
   });
 
   test('GIVEN scanning turned off through a property override WHEN checked THEN the override is what counts', () => {

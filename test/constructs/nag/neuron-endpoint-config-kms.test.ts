@@ -1,13 +1,12 @@
-import { App } from 'aws-cdk-lib';
 import { CfnEndpointConfig } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEndpointConfigKms } from '../../../constructs/nag';
-import { KEY_ARN, cfnResource, endpointConfigProperties, neuronCheckedStack, neuronFindingPaths } from './fixtures';
+import { cfnResource, cfnVariant, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack, testVerdicts } from './fixtures';
 
 const TYPE = 'AWS::SageMaker::EndpointConfig';
 
 describe('NeuronEndpointConfigKms: an endpoint configuration on EBS-backed instances sets a KMS key', () => {
-  test.each([
+  testVerdicts(NeuronEndpointConfigKms, TYPE, 'GIVEN %s WHEN checked THEN it is %s', [
     ['ml.inf2 with a key', endpointConfigProperties(['ml.inf2.xlarge'], { KmsKeyId: KEY_ARN }), NagRuleCompliance.COMPLIANT],
     ['ml.inf1 with a key from a Ref', endpointConfigProperties(['ml.inf1.xlarge'], { KmsKeyId: { Ref: 'Key' } }), NagRuleCompliance.COMPLIANT],
     ['ml.inf2 without a key', endpointConfigProperties(['ml.inf2.xlarge']), NagRuleCompliance.NON_COMPLIANT],
@@ -21,9 +20,7 @@ describe('NeuronEndpointConfigKms: an endpoint configuration on EBS-backed insta
       NagRuleCompliance.NON_COMPLIANT,
     ],
     ['variants from a parameter and no key', { ProductionVariants: { Ref: 'Variants' } }, NagRuleCompliance.NON_COMPLIANT],
-  ])('GIVEN %s WHEN checked THEN it is %s', (_name, properties, expected) => {
-    expect(NeuronEndpointConfigKms(cfnResource(TYPE, properties))).toBe(expected);
-  });
+  ], { type: 'AWS::SageMaker::Endpoint', noun: 'an endpoint configuration' });
 
   test('GIVEN an ml.trn1 production variant and an ml.inf2 shadow variant without a key WHEN checked THEN it is non-compliant', () => {
     const properties = {
@@ -33,17 +30,12 @@ describe('NeuronEndpointConfigKms: an endpoint configuration on EBS-backed insta
     expect(NeuronEndpointConfigKms(cfnResource(TYPE, properties))).toBe(NagRuleCompliance.NON_COMPLIANT);
   });
 
-  test('GIVEN a resource that is not an endpoint configuration WHEN checked THEN the rule does not apply', () => {
-    expect(NeuronEndpointConfigKms(cfnResource('AWS::SageMaker::Endpoint', {}))).toBe(NagRuleCompliance.NOT_APPLICABLE);
-  });
-
   test('GIVEN an ml.inf2 configuration with and one without a key WHEN the app synthesizes THEN synth fails on the second only', () => {
     const stack = neuronCheckedStack();
-    const variant = { variantName: 'AllTraffic', modelName: 'model', initialInstanceCount: 1, instanceType: 'ml.inf2.xlarge' };
+    const variant = cfnVariant('ml.inf2.xlarge');
     new CfnEndpointConfig(stack, 'Encrypted', { kmsKeyId: KEY_ARN, productionVariants: [variant] });
     new CfnEndpointConfig(stack, 'Unencrypted', { productionVariants: [variant] });
 
-    expect(() => (stack.node.root as App).synth()).toThrow(/Neuron-EndpointConfigKms/);
-    expect(neuronFindingPaths(stack, 'Neuron-EndpointConfigKms')).toEqual(['Fixture/Unencrypted']);
+    expectSynthFailsOn(stack, 'Neuron-EndpointConfigKms', ['Fixture/Unencrypted']);
   });
 });

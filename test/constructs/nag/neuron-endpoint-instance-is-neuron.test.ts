@@ -1,8 +1,7 @@
-import { App } from 'aws-cdk-lib';
 import { CfnEndpointConfig } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEndpointInstanceIsNeuron } from '../../../constructs/nag';
-import { KEY_ARN, cfnResource, endpointConfigProperties, neuronCheckedStack, neuronFindingPaths } from './fixtures';
+import { cfnResource, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack } from './fixtures';
 
 const TYPE = 'AWS::SageMaker::EndpointConfig';
 
@@ -69,7 +68,6 @@ describe('NeuronEndpointInstanceIsNeuron: every variant of an endpoint configura
     new CfnEndpointConfig(stack, 'Inferentia', { kmsKeyId: KEY_ARN, productionVariants: [variant('ml.inf2.xlarge')] });
     new CfnEndpointConfig(stack, 'Gpu', { kmsKeyId: KEY_ARN, productionVariants: [variant('ml.g5.xlarge')] });
 
-    expect(() => (stack.node.root as App).synth()).toThrow(/Neuron-EndpointInstanceIsNeuron/);
-    expect(neuronFindingPaths(stack, 'Neuron-EndpointInstanceIsNeuron')).toEqual(['Fixture/Gpu']);
+    expectSynthFailsOn(stack, 'Neuron-EndpointInstanceIsNeuron', ['Fixture/Gpu']);
   });
 });

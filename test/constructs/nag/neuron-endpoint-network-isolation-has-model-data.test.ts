@@ -1,8 +1,7 @@
-import { App } from 'aws-cdk-lib';
 import { CfnModel } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEndpointNetworkIsolationHasModelData } from '../../../constructs/nag';
-import { DIGEST, ROLE_ARN, cfnResource, neuronCheckedStack, neuronFindingPaths } from './fixtures';
+import { cfnResource, DIGEST, expectSynthFailsOn, neuronCheckedStack, ROLE_ARN } from './fixtures';
 
 const TYPE = 'AWS::SageMaker::Model';
 const IMAGE = `123456789012.dkr.ecr.us-east-1.amazonaws.com/model@${DIGEST}`;
@@ -43,7 +42,6 @@ describe('NeuronEndpointNetworkIsolationHasModelData: a network-isolated model g
     });
     new CfnModel(stack, 'WithoutData', { executionRoleArn: ROLE_ARN, enableNetworkIsolation: true, primaryContainer: { image: IMAGE } });
 
-    expect(() => (stack.node.root as App).synth()).toThrow(/Neuron-EndpointNetworkIsolationHasModelData/);
-    expect(neuronFindingPaths(stack, 'Neuron-EndpointNetworkIsolationHasModelData')).toEqual(['Fixture/WithoutData']);
+    expectSynthFailsOn(stack, 'Neuron-EndpointNetworkIsolationHasModelData', ['Fixture/WithoutData']);
   });
 });

@@ -1,9 +1,9 @@
-import { App, CfnParameter, Stack } from 'aws-cdk-lib';
+import { CfnParameter, Stack } from 'aws-cdk-lib';
 import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
 import { CfnModel } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronModelImageByDigest } from '../../../constructs/nag';
-import { DIGEST, ROLE_ARN, cfnResource, neuronCheckedStack, neuronFindingPaths } from './fixtures';
+import { cfnResource, DIGEST, expectSynthFailsOn, neuronCheckedStack, ROLE_ARN } from './fixtures';
 
 const TYPE = 'AWS::SageMaker::Model';
 const IMAGE = '123456789012.dkr.ecr.us-east-1.amazonaws.com/model';
@@ -85,7 +85,6 @@ describe('NeuronModelImageByDigest: a SageMaker model names every container imag
     new CfnModel(stack, 'Pinned', { executionRoleArn: ROLE_ARN, primaryContainer: { image: `${IMAGE}@${DIGEST}` } });
     new CfnModel(stack, 'Latest', { executionRoleArn: ROLE_ARN, primaryContainer: { image: `${IMAGE}:latest` } });
 
-    expect(() => (stack.node.root as App).synth()).toThrow(/Neuron-ModelImageByDigest/);
-    expect(neuronFindingPaths(stack, 'Neuron-ModelImageByDigest')).toEqual(['Fixture/Latest']);
+    expectSynthFailsOn(stack, 'Neuron-ModelImageByDigest', ['Fixture/Latest']);
   });
 });

@@ -1,5 +1,7 @@
 import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ModelImage } from '../../../constructs/image/model-image';
@@ -313,5 +315,69 @@ describe('Refusals before anything is created', () => {
     const rules = Template.fromStack(stack).toJSON().Rules as Record<string, { Assertions: Array<{ AssertDescription: string }> }>;
     expect(Object.values(rules).flatMap((r) => r.Assertions.map((a) => a.AssertDescription)))
       .toEqual(expect.arrayContaining([expect.stringMatching(/placeholder digest/)]));
+  });
+});
+
+describe('A user\'s alarm added to a generative endpoint\'s rollback set', () => {
+  test('GIVEN an endpoint WHEN an alarm is added after construction THEN the inference component rolls back on it and '
+    + 'the role may read it', () => {
+    // GIVEN
+    const stack = newStack();
+    const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack));
+    const own = new cloudwatch.Alarm(stack, 'QueueDepth', {
+      metric: new cloudwatch.Metric({ namespace: 'App', metricName: 'QueueDepth' }), threshold: 100, evaluationPeriods: 1,
+    });
+    // WHEN
+    endpoint.addRollbackAlarm(own);
+    // THEN
+    const template = Template.fromStack(stack);
+    expect(endpoint.rollbackAlarms).toHaveLength(4);
+    template.hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+      DeploymentConfig: Match.objectLike({
+        AutoRollbackConfiguration: { Alarms: [Match.anyValue(), Match.anyValue(), Match.anyValue(), { AlarmName: { Ref: Match.stringLikeRegexp('^QueueDepth') } }] },
+      }),
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'cloudwatch:DescribeAlarms', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^QueueDepth'), 'Arn'] },
+      })]) },
+    });
+  });
+});
+
+describe('A generative endpoint in a VPC, proven in tokens, as the single-call endpoint can be', () => {
+  // GIVEN a VPC and the proof asked for
+  const stack = newStack();
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 });
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { vpc, smokeBenchmark: {} }));
+  const template = Template.fromStack(stack);
+
+  test('THEN the model runs in the VPC\'s private subnets, in a security group of its own without ingress', () => {
+    template.hasResourceProperties('AWS::SageMaker::Model', {
+      VpcConfig: { Subnets: Match.anyValue(), SecurityGroupIds: [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^LlamaSecurityGroup'), 'GroupId'] }] },
+    });
+    expect(endpoint.connections.securityGroups).toHaveLength(1);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'ec2:CreateNetworkInterface' })]) },
+    });
+  });
+
+  test('THEN a proof in tokens names the inference component and the served model', () => {
+    expect(endpoint.smokeBenchmark?.node.path).toBe('Stack/Llama/SmokeBenchmark');
+    const functions = template.findResources('AWS::Lambda::Function');
+    const proof = Object.entries(functions).filter(([id]) => id.startsWith('LlamaSmokeBenchmark'));
+    expect(proof).toHaveLength(1);
+    const text = JSON.stringify(proof[0][1]);
+    expect(text).toContain('llama-3.1-8b-instruct');
+    expect(text).toContain('inferenceComponentName');
+    expect(text).toMatch(/kind[\\"]+:[\\"]+tokens/);
+  });
+
+  test('THEN subnets or security groups without a VPC are refused, naming the fix', () => {
+    const other = newStack();
+    const sg = ec2.SecurityGroup.fromSecurityGroupId(other, 'Sg', 'sg-12345678');
+    expect(problemsOf(() => new NeuronGenerativeEndpoint(other, 'Llama', props(other, { securityGroups: [sg] }))))
+      .toContainEqual(expect.stringMatching(/vpcSubnets or securityGroups is set without vpc/));
   });
 });

@@ -1,21 +1,13 @@
 import { runBenchmark } from '../../../io/bench';
 import type { BenchOptions } from '../../../lib/bench';
 import { random } from '../../../lib/planner/simulate';
-import { startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
+import { serversClosedAfterEach, startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
 
 // Timers may fire up to about a millisecond early against performance.now() (libuv caches the loop time), so lower
 // bounds allow that much; upper bounds are loose because the machine is shared. These check correctness, not speed.
 const EARLY = 1.5;
 
-const servers: TestServer[] = [];
-async function serve(behaviour: ServerBehaviour): Promise<TestServer> {
-  const server = await startHttpServer(behaviour);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = serversClosedAfterEach();
 
 const ok = (body = '{"ok":true}', delayMs = 0) => ({ kind: 'respond', status: 200, body, delayMs }) as const;
 

@@ -66,15 +66,13 @@ describeWithTool('moto_server', 'the compile-job handler against EC2 and S3 serv
   let dlami: { id: string; rootGiB: number };
   let settings: NonNullable<CompileJobConfig['instance']>;
   const saved = { ...process.env };
-  const client = <T>(C: new (config: object) => T): T => new C({ region: REGION, endpoint: moto.url, forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
   const ssm = mockClient(SSMClient);
 
   beforeAll(async () => {
     moto = await startMotoServer(motoServer);
     Object.assign(process.env, moto.env, { AWS_REGION: REGION });
-    ec2 = client(EC2Client);
-    s3 = client(S3Client);
+    ec2 = moto.client(EC2Client);
+    s3 = moto.client(S3Client);
     // Imported once the environment points at moto: the handler's clients are created at module load.
     ({ onEvent, isComplete } = await import('../../../lambdas/compile-job/index') as unknown as { onEvent: Handler; isComplete: Handler });
 

@@ -18,22 +18,14 @@ import 'aws-sdk-client-mock-jest';
 import { isComplete, onEvent } from '../../../lambdas/compile-job/index';
 import { parseCompileSpec, sha256Hex } from '../../../lib/compile';
 import type { CompileJobConfig } from '../../../io/compile/job';
+import { bertCompileSpec } from '../../support/compile-spec';
 
 const ec2 = mockClient(EC2Client);
 const s3 = mockClient(S3Client);
 const ssm = mockClient(SSMClient);
 const sagemaker = mockClient(SageMakerClient);
 
-const SPEC = parseCompileSpec({
-  model: 'bert-base-uncased',
-  source: { hubModelId: 'bert-base-uncased' },
-  task: 'feature-extraction',
-  sequenceLength: 128,
-  batchSizes: [1],
-  chip: 'inf2',
-  coresPerProcess: 1,
-  neuronSdkVersion: '2.26.1',
-}, 'spec');
+const SPEC = parseCompileSpec(bertCompileSpec(), 'spec');
 
 const CONFIG: CompileJobConfig = {
   spec: SPEC,

@@ -3,10 +3,8 @@
  * Invoke is the only mocked call: it runs the worker in this process), the workers drive a real InvokeEndpoint
  * stand-in on 127.0.0.1 through the real SDK client with SigV4, and the hook merges their histograms.
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mockClient } from 'aws-sdk-client-mock';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import 'aws-sdk-client-mock-jest';
 import type { CapacityConfig, LoadWorkerResult } from '../../../lib/smoke/capacity';
 import type { SmokeConfig } from '../../../lib/smoke/config';
@@ -14,6 +12,7 @@ import type { CapacityReport } from '../../../lambdas/smoke-benchmark/capacity';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { SmokeReportDocument } from '../../../lambdas/smoke-benchmark/report';
 import { startHttpServer, type ServerAction, type TestServer } from '../../support';
+import { answerAsAnUpdate, hookEnvironment, lambdaContext, mockControlPlane, smokeConfig, WORKER_FUNCTION } from '../../support/smoke-gate';
 import { planBasis } from '../../../lib/smoke/capacity';
 import { calibrateProfile, readCalibrationRecord } from '../../../lib/calibration';
 import { plan } from '../../../lib/planner';
@@ -21,12 +20,9 @@ import { requireProfile } from '../../../lib/profiles';
 import type { TokenWorkerResult } from '../../../lib/bench/token-merge';
 
 const ENDPOINT = 'bert-staging';
-const WORKER = 'Serving-SmokeLoadWorker';
-const STACK_ID = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Serving/0a1b2c3d-0000-4000-8000-000000000000';
 
-const lambda = mockClient(LambdaClient);
-const s3 = mockClient(S3Client);
-const cloudFormation = mockClient(CloudFormationClient);
+const controlPlane = mockControlPlane();
+const { lambda, s3 } = controlPlane;
 
 /** How the stand-in endpoint serves: each answer after `delayMs`, with the model server's timing header. */
 let serve: (receivedAt: number) => ServerAction;
@@ -71,25 +67,16 @@ const CAPACITY: CapacityConfig = {
 };
 
 function config(capacity: CapacityConfig = CAPACITY): SmokeConfig {
-  return {
-    schemaVersion: 1,
-    target: { kind: 'sagemaker' },
-    request: { body: '{"inputs":"what a lovely day"}', contentType: 'application/json' },
-    expect: { kind: 'json-path', path: '$.label', value: 'POSITIVE' },
+  return smokeConfig({
     mode: { kind: 'closed', concurrency: 1 },
     stop: { requests: 5 },
-    warmupMs: 0,
-    timeoutMs: 2_000,
     thresholds: { maxErrorRate: 0.01 },
-    metricNamespace: 'CdkInferentia/SmokeBenchmark',
-    reportPrefix: 'smoke-benchmarks',
     capacity,
-  };
+  });
 }
 
 function context(ms = 120_000): SmokeContext {
-  const deadline = Date.now() + ms;
-  return { getRemainingTimeInMillis: () => deadline - Date.now() };
+  return lambdaContext(ms);
 }
 
 async function run(): Promise<{ outcome?: SmokeOutcome; error?: Error; capacity: CapacityReport }> {
@@ -111,18 +98,7 @@ beforeAll(async () => {
   server = await startHttpServer(({ path, receivedAt }) =>
     path === `/endpoints/${ENDPOINT}/invocations` ? serve(receivedAt) : { kind: 'respond', status: 404 },
   );
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME: server.url,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'AKIDLOCALTEST',
-    AWS_SECRET_ACCESS_KEY: 'local-test-secret',
-    SMOKE_TARGET: ENDPOINT,
-    SMOKE_NAME: ENDPOINT,
-    SMOKE_ENVIRONMENT: 'staging',
-    SMOKE_REPORT_BUCKET: 'reports',
-    SMOKE_STACK_ID: STACK_ID,
-    SMOKE_WORKER_FUNCTION: WORKER,
-  });
+  Object.assign(process.env, hookEnvironment(ENDPOINT, { AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME: server.url, SMOKE_TARGET: ENDPOINT }));
   ({ handler } = await import('../../../lambdas/smoke-benchmark/index'));
   ({ handler: worker } = await import('../../../lambdas/smoke-load-worker/index'));
   // One short run first, as a warm Lambda would have had: the SDK loads its credential and signing modules on the
@@ -138,18 +114,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  lambda.reset();
-  s3.reset();
-  cloudFormation.reset();
-  s3.on(PutObjectCommand).resolves({});
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [{ StackName: 'Serving', StackId: STACK_ID, StackStatus: 'UPDATE_IN_PROGRESS', CreationTime: new Date() }],
-  });
-  // The Invoke runs the real worker handler in this process, as Lambda would run it in its own.
-  lambda.on(InvokeCommand).callsFake(async (input: { Payload: string }) => {
-    const result = await worker(JSON.parse(input.Payload), context(60_000));
-    return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(result)) };
-  });
+  answerAsAnUpdate(controlPlane, worker);
   process.env.SMOKE_CONFIG = JSON.stringify(config());
 });
 
@@ -167,7 +132,7 @@ describe('a capacity proof against an endpoint that holds the planned rate', () 
     const payloads = lambda.commandCalls(InvokeCommand).map((c) => JSON.parse(String(c.args[0].input.Payload)) as { worker: number; rateRps: number });
     expect(payloads.map((p) => p.worker).sort()).toEqual([0, 1, 2, 3]);
     expect(payloads.every((p) => p.rateRps === 50)).toBe(true);
-    expect(lambda).toHaveReceivedCommandWith(InvokeCommand, { FunctionName: WORKER, InvocationType: 'RequestResponse' });
+    expect(lambda).toHaveReceivedCommandWith(InvokeCommand, { FunctionName: WORKER_FUNCTION, InvocationType: 'RequestResponse' });
     // AND the merged run applied the planned load: 200/s for 1.5 s
     expect(outcome).toMatchObject({ outcome: 'passed' });
     expect(capacity.passed).toBe(true);

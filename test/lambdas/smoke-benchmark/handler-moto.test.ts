@@ -12,11 +12,11 @@
  */
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import type { SmokeConfig } from '../../../lib/smoke/config';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { SmokeReportDocument } from '../../../lambdas/smoke-benchmark/report';
 import { startMotoServer, type MotoServer } from '../../support/moto-server';
 import { startSageMakerRuntimeServer, type InvocationAction, type SageMakerRuntimeTestServer } from '../../support/sagemaker-runtime-server';
+import { smokeConfig } from '../../support/smoke-gate';
 import { describeWithTool } from '../../support/stand-ins';
 
 const REGION = 'us-east-1';
@@ -24,20 +24,7 @@ const ENDPOINT = 'bert-base-prod';
 const BUCKET = 'smoke-reports';
 const GOLDEN = JSON.stringify({ label: 'POSITIVE', score: 0.98 });
 
-const CONFIG: SmokeConfig = {
-  schemaVersion: 1,
-  target: { kind: 'sagemaker' },
-  fingerprint: 'abc123',
-  request: { body: '{"inputs":"what a lovely day"}', contentType: 'application/json' },
-  expect: { kind: 'json-path', path: '$.label', value: 'POSITIVE' },
-  mode: { kind: 'closed', concurrency: 2 },
-  stop: { requests: 20 },
-  warmupMs: 0,
-  timeoutMs: 2_000,
-  thresholds: { p99MaxMs: 1_000, maxErrorRate: 0.01 },
-  metricNamespace: 'CdkInferentia/SmokeBenchmark',
-  reportPrefix: 'smoke-benchmarks',
-};
+const CONFIG = smokeConfig();
 
 type Handler = (event: unknown, context: SmokeContext) => Promise<SmokeOutcome>;
 
@@ -49,8 +36,6 @@ describeWithTool('moto_server', 'the smoke gate against CloudFormation and S3 se
   let stackId: string;
   let answer: InvocationAction;
   const saved = { ...process.env };
-  const client = <T>(C: new (config: object) => T): T => new C({ region: REGION, endpoint: moto.url, forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
 
   beforeAll(async () => {
     [moto, runtime] = await Promise.all([
@@ -68,9 +53,9 @@ describeWithTool('moto_server', 'the smoke gate against CloudFormation and S3 se
     });
     // Imported once the environment points at moto: the handler's clients are created at module load.
     ({ handler } = await import('../../../lambdas/smoke-benchmark/index') as unknown as { handler: Handler });
-    s3 = client(S3Client);
+    s3 = moto.client(S3Client);
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    const stack = await client(CloudFormationClient).send(new CreateStackCommand({ StackName: 'Serving', TemplateBody: JSON.stringify({
+    const stack = await moto.client(CloudFormationClient).send(new CreateStackCommand({ StackName: 'Serving', TemplateBody: JSON.stringify({
       Resources: { Marker: { Type: 'AWS::CloudFormation::WaitConditionHandle' } },
     }) }));
     stackId = stack.StackId!;

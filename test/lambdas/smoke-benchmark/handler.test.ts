@@ -3,9 +3,8 @@
  * client (pointed at it with AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME, as the SDK's standard configuration allows).
  * Only the control-plane calls (S3 PutObject, CloudFormation DescribeStacks) are mocked.
  */
-import { CloudFormationClient, DescribeStacksCommand, type StackStatus } from '@aws-sdk/client-cloudformation';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeStacksCommand, type StackStatus } from '@aws-sdk/client-cloudformation';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import 'aws-sdk-client-mock-jest';
 import type { SmokeConfig } from '../../../lib/smoke/config';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
@@ -15,36 +14,17 @@ import {
   type InvocationBehaviour,
   type SageMakerRuntimeTestServer,
 } from '../../support/sagemaker-runtime-server';
+import { lambdaContext, mockControlPlane, smokeConfig, STACK_ID, stackStatus } from '../../support/smoke-gate';
 
 const ENDPOINT = 'bert-base-prod';
 const BUCKET = 'smoke-reports-bucket';
-const STACK_ID = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Serving/0a1b2c3d-0000-4000-8000-000000000000';
 const GOLDEN = JSON.stringify({ label: 'POSITIVE', score: 0.98 });
 
-const s3 = mockClient(S3Client);
-const cloudFormation = mockClient(CloudFormationClient);
+const { s3, cloudFormation } = mockControlPlane();
 
 let server: SageMakerRuntimeTestServer;
 let behaviour: InvocationBehaviour;
 let handler: (event: unknown, context: SmokeContext) => Promise<SmokeOutcome>;
-
-function config(overrides: Partial<SmokeConfig> = {}): SmokeConfig {
-  return {
-    schemaVersion: 1,
-    target: { kind: 'sagemaker' },
-    fingerprint: 'abc123',
-    request: { body: '{"inputs":"what a lovely day"}', contentType: 'application/json' },
-    expect: { kind: 'json-path', path: '$.label', value: 'POSITIVE' },
-    mode: { kind: 'closed', concurrency: 2 },
-    stop: { requests: 20 },
-    warmupMs: 0,
-    timeoutMs: 2_000,
-    thresholds: { p99MaxMs: 1_000, maxErrorRate: 0.01 },
-    metricNamespace: 'CdkInferentia/SmokeBenchmark',
-    reportPrefix: 'smoke-benchmarks',
-    ...overrides,
-  };
-}
 
 function useConfig(value: SmokeConfig): void {
   process.env.SMOKE_CONFIG = JSON.stringify(value);
@@ -52,18 +32,7 @@ function useConfig(value: SmokeConfig): void {
 
 /** A context with a fixed deadline, as Lambda gives one. */
 function contextWithMs(ms: number): SmokeContext {
-  const deadline = Date.now() + ms;
-  return {
-    getRemainingTimeInMillis: () => deadline - Date.now(),
-    functionVersion: '7',
-    awsRequestId: 'req-1',
-  };
-}
-
-function stackStatus(status: StackStatus): void {
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [{ StackName: 'Serving', StackId: STACK_ID, StackStatus: status, CreationTime: new Date() }],
-  });
+  return lambdaContext(ms, { functionVersion: '7', awsRequestId: 'req-1' });
 }
 
 /** The report documents written to S3, by key. */
@@ -128,9 +97,9 @@ beforeEach(() => {
   s3.reset();
   cloudFormation.reset();
   s3.on(PutObjectCommand).resolves({});
-  stackStatus('UPDATE_IN_PROGRESS');
+  stackStatus(cloudFormation, 'UPDATE_IN_PROGRESS');
   behaviour = () => ({ kind: 'ok', body: GOLDEN });
-  useConfig(config());
+  useConfig(smokeConfig());
 });
 
 describe('a smoke run against an endpoint that meets its targets', () => {
@@ -223,7 +192,7 @@ describe('a smoke run that breaches a threshold', () => {
   test('fails naming the threshold, its limit and the measured value, and still writes the report', async () => {
     // GIVEN an endpoint that takes 40 ms per answer and a p99 limit of 10 ms
     behaviour = () => ({ kind: 'ok', body: GOLDEN, delayMs: 40 });
-    useConfig(config({ stop: { requests: 8 }, thresholds: { p99MaxMs: 10, maxErrorRate: 0.01 } }));
+    useConfig(smokeConfig({ stop: { requests: 8 }, thresholds: { p99MaxMs: 10, maxErrorRate: 0.01 } }));
 
     // WHEN the handler runs
     const { error, emf } = await invoke();
@@ -306,7 +275,7 @@ describe('a rollback', () => {
     'in %s succeeds without measuring',
     async (status) => {
       // GIVEN the stack is rolling back and the endpoint that just failed is still live
-      stackStatus(status);
+      stackStatus(cloudFormation, status);
       behaviour = () => ({ kind: 'model-error', originalStatusCode: 500, originalMessage: 'broken' });
       const before = server.invocations.length;
 
@@ -360,7 +329,7 @@ describe('a report that cannot be written', () => {
   test('fails a healthy endpoint when failOnReportError is set', async () => {
     // GIVEN S3 refuses the report and the user asked for a report or nothing
     s3.on(PutObjectCommand).rejects(denied);
-    useConfig(config({ failOnReportError: true }));
+    useConfig(smokeConfig({ failOnReportError: true }));
 
     // WHEN the handler runs
     const { error } = await invoke();
@@ -388,7 +357,7 @@ describe('the time budget', () => {
   test('a run against a stalling endpoint stops and answers before the invocation runs out of time', async () => {
     // GIVEN an endpoint that never answers, a run of a million requests and 9 s left in the invocation
     behaviour = () => ({ kind: 'stall' });
-    useConfig(config({ stop: { requests: 1_000_000 }, timeoutMs: 1_000 }));
+    useConfig(smokeConfig({ stop: { requests: 1_000_000 }, timeoutMs: 1_000 }));
     const remainingMs = 9_000;
     const started = Date.now();
 
@@ -408,7 +377,7 @@ describe('the time budget', () => {
 
   test('a run that cannot fit in the time left fails at once, before sending a request', async () => {
     // GIVEN a 30 s run and an invocation with 10 s left
-    useConfig(config({ stop: { durationMs: 30_000 }, warmupMs: 2_000 }));
+    useConfig(smokeConfig({ stop: { durationMs: 30_000 }, warmupMs: 2_000 }));
     const before = server.invocations.length;
 
     // WHEN the handler runs
@@ -425,7 +394,7 @@ describe('the time budget', () => {
 describe('invalid settings', () => {
   test('fail with every problem named', async () => {
     // GIVEN a function whose configuration is not what this handler understands
-    process.env.SMOKE_CONFIG = JSON.stringify({ ...config(), schemaVersion: 2, mode: { kind: 'closed', concurrency: 0 } });
+    process.env.SMOKE_CONFIG = JSON.stringify({ ...smokeConfig(), schemaVersion: 2, mode: { kind: 'closed', concurrency: 0 } });
 
     // WHEN the handler runs
     const { error } = await invoke();

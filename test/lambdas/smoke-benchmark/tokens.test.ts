@@ -11,25 +11,21 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mockClient } from 'aws-sdk-client-mock';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import 'aws-sdk-client-mock-jest';
 import { spawnStandin, type StandinProcess } from '../../../bench/vllm-standin/spawn';
 import type { TokenProofConfig } from '../../../lib/bench/token-proof';
 import { smokeReportSchema } from '../../../lib/release';
 import type { SmokeContext, SmokeOutcome } from '../../../lambdas/smoke-benchmark/index';
 import type { TokenReportDocument } from '../../../lambdas/smoke-benchmark/token-report';
+import { answerAsAnUpdate, hookEnvironment, lambdaContext, mockControlPlane } from '../../support/smoke-gate';
 
-const STACK_ID = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Serving/0a1b2c3d-0000-4000-8000-000000000000';
-const WORKER = 'Serving-SmokeLoadWorker';
 const GOLDEN_PROMPT = 'What is the capital of France? Answer with one word.';
 const PREDICTED = { ttftP99Ms: 125, tpotP99Ms: 26, e2eP99Ms: 620 };
 
-const s3 = mockClient(S3Client);
-const cloudFormation = mockClient(CloudFormationClient);
-const lambda = mockClient(LambdaClient);
+const controlPlane = mockControlPlane();
+const { s3, lambda } = controlPlane;
 
 let good: StandinProcess;
 let slow: StandinProcess;
@@ -82,8 +78,7 @@ function useTarget(standin: StandinProcess, value: TokenProofConfig = config()):
 }
 
 function context(ms = 120_000): SmokeContext {
-  const deadline = Date.now() + ms;
-  return { getRemainingTimeInMillis: () => deadline - Date.now(), functionVersion: '3', awsRequestId: 'req-1' };
+  return lambdaContext(ms, { functionVersion: '3', awsRequestId: 'req-1' });
 }
 
 function writtenReport(): TokenReportDocument {
@@ -114,16 +109,7 @@ beforeAll(async () => {
   writeFileSync(golden, JSON.stringify({ [GOLDEN_PROMPT]: 'Paris' }));
   const flags = ['--max-num-seqs', '8', '--step-ms', '25', '--prefill-ms-per-token', '0', '--prefill-floor-ms', '100', '--served-model-name', 'llama-3.1-8b-instruct', '--golden', golden];
   [good, slow] = await Promise.all([spawnStandin(flags), spawnStandin([...flags, '--slowdown', '4'])]);
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'AKIDLOCALTEST',
-    AWS_SECRET_ACCESS_KEY: 'local-test-secret',
-    SMOKE_NAME: 'llama-prod',
-    SMOKE_ENVIRONMENT: 'staging',
-    SMOKE_REPORT_BUCKET: 'reports',
-    SMOKE_STACK_ID: STACK_ID,
-    SMOKE_WORKER_FUNCTION: WORKER,
-  });
+  Object.assign(process.env, hookEnvironment('llama-prod'));
   ({ handler } = await import('../../../lambdas/smoke-benchmark/index'));
   ({ handler: worker } = await import('../../../lambdas/smoke-load-worker/index'));
 });
@@ -133,18 +119,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  s3.reset();
-  cloudFormation.reset();
-  lambda.reset();
-  s3.on(PutObjectCommand).resolves({});
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [{ StackName: 'Serving', StackId: STACK_ID, StackStatus: 'UPDATE_IN_PROGRESS', CreationTime: new Date() }],
-  });
-  // The Invoke runs the real worker handler in this process, as Lambda would run it in its own.
-  lambda.on(InvokeCommand).callsFake(async (input: { Payload: string }) => {
-    const result = await worker(JSON.parse(input.Payload), context(60_000));
-    return { StatusCode: 200, Payload: new TextEncoder().encode(JSON.stringify(result)) };
-  });
+  answerAsAnUpdate(controlPlane, worker);
 });
 
 describe('the proof in tokens against an engine that meets its plan', () => {

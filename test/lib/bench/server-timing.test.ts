@@ -1,17 +1,9 @@
 import { runBenchmark } from '../../../io/bench';
 import { LatencyRecorder, parseServerTiming, ServerTimingRecorder, type BenchOptions } from '../../../lib/bench';
-import { startHttpServer, type ServerBehaviour, type TestServer } from '../../support';
+import { serversClosedAfterEach, type ServerBehaviour, type TestServer } from '../../support';
 import { localSageMakerRuntimeClient } from '../../support/sagemaker-runtime-server';
 
-const servers: TestServer[] = [];
-async function serve(behaviour: ServerBehaviour): Promise<TestServer> {
-  const server = await startHttpServer(behaviour);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = serversClosedAfterEach();
 
 /** Answers like the model server: even requests rode alone in 4 ms, odd ones in a batch of 3 for 20 ms. */
 const modelServer: ServerBehaviour = ({ index }) => ({

@@ -3,18 +3,14 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs'
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { parseCompileSpec, renderBootScript, sha256Hex, type BootScriptConfig } from '../../../lib/compile';
+import { bertCompileSpec } from '../../support/compile-spec';
 
 const SCRIPT = '# the compile script as the job uploaded it';
-const SPEC = parseCompileSpec({
+const SPEC = parseCompileSpec(bertCompileSpec({
   model: "bert's base",
   source: { s3Uri: 's3://models-bucket/bert/', format: 'huggingface' },
-  task: 'feature-extraction',
-  sequenceLength: 128,
   batchSizes: [1, 8],
-  chip: 'inf2',
-  coresPerProcess: 1,
-  neuronSdkVersion: '2.26.1',
-}, 'spec.json');
+}), 'spec.json');
 
 const CONFIG: BootScriptConfig = {
   region: 'us-east-1',

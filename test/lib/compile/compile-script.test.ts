@@ -1,7 +1,7 @@
 import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join } from 'path';
+import { delimiter, join } from 'path';
 import { runCli } from '../../../bin/cli';
 import { parseCompileSpec, parseManifest } from '../../../lib/compile';
 import { parseProfile } from '../../../lib/profiles';
@@ -25,7 +25,7 @@ describe('what the compile script writes is what the TypeScript side reads', () 
     const out = join(dir, 'out');
     const run = spawnSync('/usr/bin/python3', [join(ROOT, 'serving/compile/compile.py'), '--spec', join(dir, 'spec.json'),
       '--hash', 'abc123', '--source', join(dir, 'source'), '--out', out, '--instance-type', 'inf2.xlarge', '--measure', 'yes'],
-    { env: { ...process.env, PYTHONPATH: join(ROOT, 'serving/tests/compile_frameworks') }, encoding: 'utf8' });
+    { env: { ...process.env, PYTHONPATH: ['compile_frameworks', 'stand_in_common'].map((d) => join(ROOT, 'serving/tests', d)).join(delimiter) }, encoding: 'utf8' });
     expect(run.status).toBe(0);
     // THEN the manifest passes the manifest schema with the spec's facts
     const manifest = parseManifest(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')), 'manifest.json');

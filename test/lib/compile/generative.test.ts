@@ -1,6 +1,5 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { InputError } from '../../../lib/errors';
 import {
   checkGenerativeArtifacts,
   checkGenerativeDtype,
@@ -15,6 +14,7 @@ import { parseGenerativeManifest, weightsDigest } from '../../../lib/compile/gen
 
 const GENERATIVE_COMPILE_PROGRAM = readFileSync(join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile_generative.py'), 'utf8');
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { problemsOf as problemsOfThrown } from '../../support/input-error';
 
 const COMMIT = '0e9e39f249a16976918f6564b8830bc894c89659';
 const INPUT = {
@@ -24,15 +24,7 @@ const INPUT = {
 };
 
 function problemsOf(json: unknown): readonly string[] {
-  try {
-    parseGenerativeCompileSpec(json, 'spec');
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e.problems;
-    }
-    throw e;
-  }
-  return [];
+  return problemsOfThrown(() => parseGenerativeCompileSpec(json, 'spec'));
 }
 
 const PLAN: GenerativePlanForArtifact = {

@@ -1,28 +1,15 @@
-import { InputError } from '../../../lib/errors';
 import { compileHash, compiledArtifactProblems, parseCompileSpec, type CompileSpecInput } from '../../../lib/compile';
 import { BUILT_IN_INSTANCES } from '../../../lib/catalog';
+import { bertCompileSpec } from '../../support/compile-spec';
+import { problemsOf as problemsOfThrown } from '../../support/input-error';
 
-const INPUT: CompileSpecInput = {
-  model: 'bert-base-uncased',
+const INPUT: CompileSpecInput = bertCompileSpec({
   source: { hubModelId: 'bert-base-uncased', revision: 'main' },
-  task: 'feature-extraction',
-  sequenceLength: 128,
   batchSizes: [1, 8],
-  chip: 'inf2',
-  coresPerProcess: 1,
-  neuronSdkVersion: '2.26.1',
-};
+});
 
 function problemsOf(json: unknown): readonly string[] {
-  try {
-    parseCompileSpec(json, 'spec.json');
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e.problems;
-    }
-    throw e;
-  }
-  return [];
+  return problemsOfThrown(() => parseCompileSpec(json, 'spec.json'));
 }
 
 const instance = (name: string) => BUILT_IN_INSTANCES.find((i) => i.name === name)!;

@@ -4,8 +4,8 @@ import { findGenerativeProfile, planGenerativeReport, vllmReplicaConfigs } from 
 import type { GenerativeProfile, GenerativeTargets } from '../../../lib/generative';
 import { bucketFor, builtInPerformanceModel, chooseBuckets, estimatedTiming } from '../../../lib/generative/estimate';
 import { workloadLengths } from '../../../lib/generative/lengths';
-import { acceptedTokensFrom, draftFor, leverSets, SPECULATIVE_TOKENS, speculativeDecodeScale } from '../../../lib/generative/levers';
-import { fitRelative, leaveOneOut, fitPoints } from '../../../lib/generative/perf-fit';
+import { acceptedTokensFrom, draftFor, leverSets, SPECULATIVE_TOKENS, speculativeDecodeScale } from '../../../lib/generative/perf-model';
+import { fitRelative, leaveOneOut, fitPoints } from '../../../lib/generative/perf-model';
 import { CHIP_FIGURES, decodeFeatures, decodeStepSeconds, prefillSeconds } from '../../../lib/generative/perf-model';
 import type { Features } from '../../../lib/generative/perf-model';
 

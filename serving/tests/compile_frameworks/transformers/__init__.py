@@ -3,6 +3,7 @@ import json
 import os
 
 import numpy
+from char_tokens import encode
 
 
 class _Encoder:
@@ -25,12 +26,7 @@ class AutoModel:
 
 class _Tokenizer:
     def __call__(self, texts, padding, truncation, max_length, return_tensors):
-        ids = numpy.zeros((len(texts), max_length), dtype=numpy.int64)
-        mask = numpy.zeros((len(texts), max_length), dtype=numpy.int64)
-        for row, text in enumerate(texts):
-            tokens = [101, *(ord(c) for c in text)][: max_length - 1] + [102]
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
+        ids, mask = encode(texts, max_length)
         return {"input_ids": ids, "attention_mask": mask}
 
     def save_pretrained(self, directory):

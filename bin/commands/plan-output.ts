@@ -1,0 +1,124 @@
+/**
+ * What `plan` prints, for every workload: the report's shape (heading, summary, layout, alternatives, rejections) and
+ * the JSON or table output with its warnings. A workload gives only its rows (`plan.ts` for single-call models,
+ * `plan-generative.ts` for generative ones).
+ */
+import Table from 'cli-table3';
+import { InfeasibleError } from '../../lib/errors';
+import type { CliIo } from './io';
+
+/** `$1,234.56`. */
+export const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+
+/** `n` rounded to `digits` decimals. */
+export function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+/** A rejected candidate: its instance type, what it was (a measurement or a configuration), and why it lost. */
+export interface RejectionLine {
+  readonly instanceType: string;
+  readonly qualifier?: string;
+  readonly reason: string;
+}
+
+/** The report of one workload, as rows; {@link formatPlanOutput} lays them out. */
+export interface PlanOutputShape {
+  /** The first line: the model, the targets, the hosting. */
+  readonly heading: string;
+  /** The chosen plan, one `{ label: text }` a row. */
+  readonly summary: ReadonlyArray<Record<string, string>>;
+  /** What one instance runs (`process` or `replica`) and on which NeuronCores. */
+  readonly layout: {
+    readonly unit: string;
+    readonly rows: ReadonlyArray<{ readonly index: number; readonly visibleCores: string; readonly devices: readonly string[] }>;
+  };
+  /** The alternatives shown (already cut to the number asked for) out of `total`. */
+  readonly alternatives: { readonly head: string[]; readonly rows: ReadonlyArray<ReadonlyArray<string | number>>; readonly total: number };
+  readonly rejected: { readonly instanceTypeWidth: number; readonly lines: readonly RejectionLine[] };
+}
+
+/** The chosen plan, its layout, the alternatives and the rejected candidates, as terminal tables. */
+export function formatPlanOutput(shape: PlanOutputShape): string {
+  const out: string[] = [`${shape.heading}\n`];
+  const summary = new Table({ style: { head: [], border: [] }, wordWrap: true, colWidths: [26, 100] });
+  summary.push(...shape.summary);
+  out.push(summary.toString() + '\n');
+
+  const layout = new Table({ head: [shape.layout.unit, 'NEURON_RT_VISIBLE_CORES', 'devices'], style: { head: [], border: [] } });
+  for (const row of shape.layout.rows) {
+    layout.push([row.index, row.visibleCores, row.devices.join(' ')]);
+  }
+  out.push(`Layout on every instance:\n${layout.toString()}\n`);
+
+  const { alternatives, rejected } = shape;
+  if (alternatives.total > 0) {
+    const table = new Table({ head: alternatives.head, style: { head: [], border: [] } });
+    table.push(...alternatives.rows.map((row) => [...row]));
+    out.push(`Alternatives (${alternatives.rows.length} of ${alternatives.total}, * = UNVERIFIED price):\n${table.toString()}\n`);
+  }
+
+  if (rejected.lines.length > 0) {
+    const table = new Table({
+      head: ['instance type', 'why it lost'], style: { head: [], border: [] }, wordWrap: true, colWidths: [rejected.instanceTypeWidth, 100],
+    });
+    for (const [instanceType, reasons] of groupRejections(rejected.lines)) {
+      table.push([instanceType, reasons.join('\n')]);
+    }
+    out.push(`Rejected:\n${table.toString()}\n`);
+  }
+  return out.join('\n');
+}
+
+/** One entry per instance type, each reason once, prefixed with its qualifier when it has one. */
+function groupRejections(rejected: readonly RejectionLine[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const r of rejected) {
+    const line = r.qualifier ? `${r.qualifier}: ${r.reason}` : r.reason;
+    const lines = groups.get(r.instanceType) ?? [];
+    if (!lines.includes(line)) {
+      lines.push(line);
+    }
+    groups.set(r.instanceType, lines);
+  }
+  return groups;
+}
+
+/** How one workload's plan is printed by {@link printPlan}. */
+export interface PlanPrinting<R> {
+  readonly json?: boolean;
+  /** Fields added to the JSON document, with a plan or without one. @default - none */
+  readonly extra?: Record<string, unknown>;
+  /** The report as terminal tables. */
+  readonly format: (report: R) => string;
+  /** Warnings printed on stderr after the tables. */
+  readonly warnings: (report: R) => readonly string[];
+}
+
+/**
+ * Plans and prints the report: as JSON (with no plan, still a JSON document with `chosen: null` and the reasons; the
+ * exit code stays 1), or as tables followed by the warnings on stderr.
+ *
+ * @throws whatever planning throws
+ */
+export function printPlan<R extends object>(io: CliIo, plan: () => R, printing: PlanPrinting<R>): void {
+  let report: R;
+  try {
+    report = plan();
+  } catch (e) {
+    if (printing.json && e instanceof InfeasibleError) {
+      // Scripts read stdout: no plan is still a JSON document, with the reasons.
+      io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, ...printing.extra }, null, 2) + '\n');
+    }
+    throw e;
+  }
+  if (printing.json) {
+    io.stdout(JSON.stringify({ ...report, ...printing.extra }, null, 2) + '\n');
+    return;
+  }
+  io.stdout(printing.format(report));
+  for (const note of printing.warnings(report)) {
+    io.stderr(`warning: ${note}\n`);
+  }
+}
