@@ -7,18 +7,23 @@
  * prefill per token and floor, `max_num_seqs`), and drives one replica open-loop with `runTokenLoad` (Poisson
  * arrivals, the plan's input and output lengths, streamed, TTFT at the first token and TPOT over the rest):
  * - at the rate the plan gives each replica at the target, to set measured TTFT and TPOT p99 beside the predicted;
- * - at multiples of the capacity the plan claims per replica, then by bisection, to find the highest rate whose
- *   measured p99 TTFT and TPOT stay within the targets with no errors (the measured capacity).
+ * - around the capacity the plan claims per replica, to find the highest rate whose measured p99 TTFT and TPOT stay
+ *   within the targets with no errors (the measured capacity).
  *
  * Time is scaled down by each case's K so the run takes minutes: every engine duration is divided by K (the
  * stand-in's `--slowdown 1/K`) and every rate multiplied by K, which keeps every ratio of the queueing (utilisation,
  * requests in flight, prefill share); measured latencies are multiplied back by K before they are compared with the
- * plan, and rates divided by K. Latency p99 comes from BENCH_REQUESTS (default 200) measured requests per point
- * after a warm-up of a fifth of that; the capacity search starts at the predicted capacity and steps by 10 % up while
- * the targets hold (or down until they do). The two rates around the boundary are then measured again over
- * BENCH_BOUNDARY_REQUESTS (default 1800, split over BENCH_REPLICAS = 3 stand-ins side by side), stepping on while the
- * longer run disagrees, and bisected once at that length: resolution about 5 %, the boundary's p99 resting on 18
- * requests rather than 2. The capacity is stated at the rate the Poisson draw offered in the measured window.
+ * plan, and rates divided by K. The target rate is measured over BENCH_REQUESTS (default 200) requests on one
+ * stand-in. The capacity search measures only points that decide it, each over BENCH_BOUNDARY_REQUESTS (default
+ * 1800, split over BENCH_REPLICAS = 4 stand-ins side by side, their histograms merged exactly, so a boundary p99
+ * rests on 18 requests): the predicted capacity and 10 % above it at once, then two at a time 10 % steps outward
+ * until one rate holds and one misses, then their middle over all 8 stand-ins: resolution 5 %. Each stand-in warms
+ * up on the longer of a tenth of its requests and three predicted end-to-end p99s before it is measured. The
+ * capacity is stated at the rate the Poisson draw offered in the measured window.
+ *
+ * What the run costs is wall time, not CPU (a stand-in and its client spend about 20 us per streamed token; a case
+ * is a few hundred thousand tokens): measuring the two bracketing points at once, and the target rate beside them,
+ * halves it, and the coarse search of short points that only pointed at the boundary is gone.
  *
  * Prints `token capacity ratio measured/predicted: X` for each case, and last for the case farthest from 1.
  * Goal: 0.95 to 1.15.
@@ -31,7 +36,7 @@ import type { TokenMeasurement } from '../lib/bench/token-proof';
 import { findGenerativeProfile, planGenerative, type GenerativePlan, type GenerativePlanOptions, type GenerativeTargets } from '../lib/generative';
 import { caseListEnv, positiveIntegerEnv, readBenchEnv } from './env';
 import { spawnStandin } from './vllm-standin/spawn';
-import { standinTimingOfRows } from './vllm-standin/timing';
+import { standinTimingOfPlan } from './vllm-standin/timing';
 
 const REQUESTS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REQUESTS', 200));
 /**
@@ -42,8 +47,13 @@ const REQUESTS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REQUE
  * histograms merged exactly.
  */
 const BOUNDARY_REQUESTS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_BOUNDARY_REQUESTS', 1800));
-/** Stand-ins the boundary points drive side by side. */
-const REPLICAS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REPLICAS', 3));
+/**
+ * Stand-ins one boundary point drives side by side. Two boundary points run at once (one below the boundary, one
+ * above), and the bisection's last point drives both sets: 2 x this many stand-ins, plus one for the target rate.
+ */
+const REPLICAS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REPLICAS', 4));
+/** Seed of the first stand-in's drawn lengths (the others: the next seeds). */
+const LENGTH_SEED = 101;
 /** Steps of the capacity search, as fractions of the predicted capacity, up or down from it. */
 const SEARCH_STEP = 0.1;
 const SEARCH_STEPS = 5;
@@ -51,8 +61,11 @@ const SEARCH_STEPS = 5;
 interface Case {
   readonly label: string;
   /**
-   * Time scale: engine durations divided by it, rates multiplied. Chosen so the scaled decode step stays at 4 ms or
-   * more, where a loaded host's timer lateness is small beside it.
+   * Time scale: engine durations divided by it, rates multiplied. The stand-in's engine runs on a virtual clock, so a
+   * late timer delays a token but not the engine; what a late token moves is the measurement: TTFT by the lateness
+   * times K (1 ms at K = 12 is 12 ms of a 2 s target, 0.6 %), TPOT by the lateness over the answer's tokens (TPOT
+   * counts from the first token to the last). K keeps the scaled decode step at 2 ms or more, where the timers'
+   * 1 ms granularity is half a step at worst and each token's write (about 10 us) a small share of it.
    */
   readonly timeScale: number;
   readonly profileId: string;
@@ -63,14 +76,14 @@ interface Case {
 const CASES: Case[] = [
   {
     label: 'llama-3.1-8b-instruct, 1024 in / 256 out, TTFT p99 2 s, TPOT p99 60 ms, SageMaker on inf2',
-    timeScale: 6,
+    timeScale: 12,
     profileId: 'llama-3.1-8b-instruct',
     targets: { requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60 },
     options: { region: 'us-east-1', hosting: 'sagemaker', instanceTypes: ['inf2.xlarge', 'inf2.8xlarge', 'inf2.24xlarge', 'inf2.48xlarge'] },
   },
   {
     label: 'llama-3.1-8b-instruct, 512 in / 128 out, TTFT p99 1 s, TPOT p99 35 ms, EC2',
-    timeScale: 4,
+    timeScale: 8,
     profileId: 'llama-3.1-8b-instruct',
     targets: { requestsPerSecond: 5, inputTokens: { mean: 512 }, outputTokens: { mean: 128 }, ttftP99Ms: 1000, tpotP99Ms: 35 },
     options: { region: 'us-east-1', hosting: 'ec2' },
@@ -103,7 +116,7 @@ async function runCase(c: Case): Promise<number> {
   const plan: GenerativePlan = planGenerative(profile, c.targets, c.options);
   const g = plan.generative;
   const K = c.timeScale;
-  const timing = standinTimingOfRows(g.measurement, g.maxConcurrentSequences, 1 / K);
+  const timing = standinTimingOfPlan(plan, 1 / K);
   const replicas = plan.instanceCount * g.replicasPerInstance;
   const targetRatePerReplica = c.targets.requestsPerSecond / replicas;
   console.log(`\n== ${c.label}`);
@@ -113,6 +126,13 @@ async function runCase(c: Case): Promise<number> {
       `${fmt(timing.prefillMsPerToken, 4)} ms/token) = ${fmt(Math.max(timing.prefillFloorMs, timing.prefillMsPerToken * c.targets.inputTokens.mean), 1)} ms; ` +
       `time scaled down ${K}x`,
   );
+  if (g.lengths !== undefined) {
+    const l = g.lengths;
+    console.log(
+      `lengths drawn per request (seeds ${LENGTH_SEED}..${LENGTH_SEED + 2 * REPLICAS}): input lognormal mean ${l.input.mean} p99 ${l.input.p99} (${l.input.spread}), ` +
+        `output mean ${l.output.mean} p99 ${l.output.p99} (${l.output.spread}); ${l.input.source}`,
+    );
+  }
   const args = [
     '--max-num-seqs', String(timing.maxNumSeqs),
     '--step-ms', String(timing.stepMs),
@@ -121,7 +141,11 @@ async function runCase(c: Case): Promise<number> {
     '--slowdown', String(1 / K),
     '--max-model-len', String(g.maxModelLength),
   ];
-  const standins = await Promise.all(Array.from({ length: REPLICAS }, () => spawnStandin(args)));
+  // One stand-in for the target rate, two sets for the two boundary points measured at once.
+  const standins = await Promise.all(Array.from({ length: 1 + 2 * REPLICAS }, () => spawnStandin(args)));
+  const alone = standins.slice(0, 1);
+  const below = standins.slice(1, 1 + REPLICAS);
+  const above = standins.slice(1 + REPLICAS);
   const points: Point[] = [];
   const lostSeconds = async (url: string): Promise<number> => {
     const text = await (await request(`${url}/metrics`)).body.text();
@@ -130,10 +154,11 @@ async function runCase(c: Case): Promise<number> {
   // A point where a stand-in lost more than this share of its time to host stalls measured the host, not the
   // plan: it is run again once, and flagged if it stalls again.
   const maxLostShare = 0.02;
-  const measure = async (ratePerReplica: number, requests = REQUESTS, retry = true): Promise<Point> => {
+  // The engine reaches its steady state within a few end-to-end latencies: the warm-up is the longer of a tenth of
+  // the point's requests and three predicted end-to-end p99s.
+  const warmupPlanSeconds = (3 * g.predictedE2eP99Ms) / 1000;
+  const measure = async (ratePerReplica: number, used: typeof standins, requests: number, retry = true): Promise<Point> => {
     const rate = ratePerReplica * K;
-    // Short points drive one stand-in; boundary points split their requests over every stand-in.
-    const used = requests > REQUESTS ? standins : standins.slice(0, 1);
     const perStandin = requests / used.length;
     const lostBefore = await Promise.all(used.map((st) => lostSeconds(st.url)));
     const started = performance.now();
@@ -142,9 +167,11 @@ async function runCase(c: Case): Promise<number> {
       {
         ratePerSecond: rate,
         durationSeconds: perStandin / rate,
-        warmupSeconds: perStandin / 5 / rate,
+        warmupSeconds: Math.max(perStandin / 10 / rate, warmupPlanSeconds / K),
         inputTokens: c.targets.inputTokens.mean,
         outputTokens: c.targets.outputTokens.mean,
+        // Each request's prompt and output drawn from the plan's distributions, as the planner's replay draws them.
+        ...(g.lengths !== undefined ? { lengths: g.lengths, lengthSeed: LENGTH_SEED + i, maxModelLength: g.maxModelLength } : {}),
         seed: 11 + i,
       },
     )));
@@ -159,7 +186,7 @@ async function runCase(c: Case): Promise<number> {
     const point = { ratePerReplica, offeredPerReplica, report, ttftP99Ms, tpotP99Ms, holds };
     if (lostShare > maxLostShare && retry) {
       console.log(`  ${fmt(ratePerReplica)} req/s/replica: a stand-in lost ${fmt(100 * lostShare, 1)} % of its time to host stalls; measuring again`);
-      return measure(ratePerReplica, requests, false);
+      return measure(ratePerReplica, used, requests, false);
     }
     points.push(point);
     console.log(
@@ -171,53 +198,44 @@ async function runCase(c: Case): Promise<number> {
     return point;
   };
   try {
-    const atTarget = await measure(targetRatePerReplica);
-    // From the predicted capacity, step up while the targets hold (or down until they do), then bisect once.
-    let pass = 0;
-    let fail = Infinity;
-    const first = await measure(g.capacityPerReplicaRps);
-    const direction = first.holds ? 1 : -1;
-    if (first.holds) {
-      pass = first.ratePerReplica;
-    } else {
-      fail = first.ratePerReplica;
+    // The decisive points only, each over BOUNDARY_REQUESTS: the predicted capacity and one step above it, measured at
+    // once (with the target rate beside them); then, two at a time, the next steps outward until one holds and one
+    // misses; then the middle of the last pass and the first miss, over both sets of stand-ins.
+    const step = g.capacityPerReplicaRps * SEARCH_STEP;
+    const [atTarget, first, second] = await Promise.all([
+      measure(targetRatePerReplica, alone, REQUESTS),
+      measure(g.capacityPerReplicaRps, below, BOUNDARY_REQUESTS),
+      measure(g.capacityPerReplicaRps + step, above, BOUNDARY_REQUESTS),
+    ]);
+    let pass = first.holds ? (second.holds ? second.ratePerReplica : first.ratePerReplica) : 0;
+    let fail = !first.holds ? first.ratePerReplica : !second.holds ? second.ratePerReplica : Infinity;
+    // Both held: step up from the higher; both missed (or the lower missed): step down from the lower.
+    for (let i = 0; i < SEARCH_STEPS && (pass === 0 || !Number.isFinite(fail)); i += 2) {
+      const up = pass > 0;
+      const from = up ? pass : fail;
+      const rates = [from + (up ? 1 : -1) * step, from + (up ? 2 : -2) * step].filter((r) => r > 0);
+      if (rates.length === 0) {
+        break;
+      }
+      const measured = await Promise.all(rates.map((r, j) => measure(r, j === 0 ? below : above, BOUNDARY_REQUESTS)));
+      for (const p of measured) {
+        if (p.holds) {
+          pass = Math.max(pass, p.ratePerReplica);
+        } else {
+          fail = Math.min(fail, p.ratePerReplica);
+        }
+      }
+      // A miss below a pass (the noise of two p99s at nearly one rate): the boundary is below the miss.
+      if (pass > fail) {
+        pass = Math.max(0, ...points.filter((p) => p.holds && p.ratePerReplica < fail).map((p) => p.ratePerReplica));
+      }
     }
-    for (let i = 1; i <= SEARCH_STEPS && (direction > 0 ? !Number.isFinite(fail) : pass === 0); i++) {
-      const p = await measure(g.capacityPerReplicaRps * (1 + direction * i * SEARCH_STEP));
+    if (pass > 0 && Number.isFinite(fail)) {
+      const p = await measure((pass + fail) / 2, [...below, ...above], BOUNDARY_REQUESTS);
       if (p.holds) {
         pass = p.ratePerReplica;
       } else {
         fail = p.ratePerReplica;
-      }
-    }
-    // Near the boundary, longer points: confirm the last pass (stepping down while it misses) and the first miss
-    // (stepping up while it holds), then bisect once between them.
-    if (pass > 0 && Number.isFinite(fail)) {
-      const step = g.capacityPerReplicaRps * SEARCH_STEP;
-      let low = await measure(pass, BOUNDARY_REQUESTS);
-      let failMeasuredLong = false;
-      for (let i = 0; !low.holds && i < SEARCH_STEPS && low.ratePerReplica - step > 0; i++) {
-        fail = low.ratePerReplica;
-        failMeasuredLong = true;
-        low = await measure(low.ratePerReplica - step, BOUNDARY_REQUESTS);
-      }
-      pass = low.holds ? low.ratePerReplica : 0;
-      if (!failMeasuredLong && pass > 0) {
-        // The coarse miss: check it with the longer run.
-        let high = await measure(fail, BOUNDARY_REQUESTS);
-        for (let i = 0; high.holds && i < SEARCH_STEPS; i++) {
-          pass = high.ratePerReplica;
-          high = await measure(high.ratePerReplica + step, BOUNDARY_REQUESTS);
-        }
-        fail = high.holds ? Infinity : high.ratePerReplica;
-      }
-      if (pass > 0 && Number.isFinite(fail)) {
-        const p = await measure((pass + fail) / 2, BOUNDARY_REQUESTS);
-        if (p.holds) {
-          pass = p.ratePerReplica;
-        } else {
-          fail = p.ratePerReplica;
-        }
       }
     }
     // Stated at the rate the highest holding point's engine faced (its last, longest measurement at that rate).

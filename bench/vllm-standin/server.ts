@@ -148,24 +148,26 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     const send = (chunk: unknown): void => {
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     };
+    // A token's chunk is the same JSON every time but for its text and finish reason: serialised once around them
+    // (the bytes JSON.stringify gives), so a long answer does not rebuild and stringify an object per token.
+    const head = JSON.stringify(base).slice(0, -1);
+    const tokenChunk = (piece: string, finish: string | null): string =>
+      g.api === 'chat'
+        ? `data: ${head},"choices":[{"index":0,"delta":{"content":${JSON.stringify(piece)}},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]}\n\n`
+        : `data: ${head},"choices":[{"index":0,"text":${JSON.stringify(piece)},"logprobs":null,"finish_reason":${JSON.stringify(finish)},"stop_reason":null}]}\n\n`;
     const s = engine.submit({
       inputTokens: g.inputTokens,
       outputTokens: g.tokens,
       onToken: (i) => {
         const piece = g.text(i);
-        text += piece;
         if (!g.stream) {
+          text += piece;
           return;
         }
-        const finish = i + 1 === g.tokens ? g.finishReason : null;
-        if (g.api === 'chat') {
-          if (i === 0) {
-            send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
-          }
-          send({ ...base, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: finish }] });
-        } else {
-          send({ ...base, choices: [{ index: 0, text: piece, logprobs: null, finish_reason: finish, stop_reason: null }] });
+        if (g.api === 'chat' && i === 0) {
+          send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
         }
+        res.write(tokenChunk(piece, i + 1 === g.tokens ? g.finishReason : null));
       },
       onDone: () => {
         metrics.finished(g.finishReason);

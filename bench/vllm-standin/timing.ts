@@ -3,7 +3,7 @@
  * `engineTiming` (lib/generative/continuous-batching.ts), so the stand-in runs the very step and prefill times the plan
  * predicted from, with no second copy of the model.
  */
-import { engineTiming, findGenerativeProfile, type EngineTiming, type GenerativeMeasurement } from '../../lib/generative';
+import { engineTiming, findGenerativeProfile, planTiming, type EngineTiming, type GenerativeMeasurement, type GenerativePlan } from '../../lib/generative';
 import type { StandinTiming } from './engine';
 
 /** A prompt long enough that the prefill's fixed floor no longer matters, to read the per-token slope. */
@@ -21,6 +21,30 @@ export function standinTimingOf(timing: EngineTiming, slowdown = 1): StandinTimi
     stepMs: timing.stepSeconds * 1000,
     prefillFloorMs: timing.prefillSeconds(1) * 1000,
     prefillMsPerToken: (timing.prefillSeconds(SLOPE_PROBE_TOKENS) * 1000) / SLOPE_PROBE_TOKENS,
+    slowdown,
+  };
+}
+
+/**
+ * The stand-in timing of the engine a plan priced (`planTiming`): its measured rows, or for an ESTIMATE the
+ * performance model's decode step, and its prefill as a line through the mean prompt (the stand-in's prefill is linear
+ * in tokens; the model's steps with its context-encoding buckets, which this follows at the mean).
+ */
+export function standinTimingOfPlan(plan: GenerativePlan, slowdown = 1): StandinTiming {
+  const profile = findGenerativeProfile(plan.profileId);
+  if (profile === undefined) {
+    throw new Error(`no built-in generative profile ${plan.profileId}`);
+  }
+  const timing = planTiming(profile, plan);
+  if (plan.generative.estimate === undefined) {
+    return standinTimingOf(timing, slowdown);
+  }
+  const mean = plan.generative.lengths?.input.mean ?? plan.targets.inputTokens.mean;
+  return {
+    maxNumSeqs: timing.maxSequences,
+    stepMs: timing.stepSeconds * 1000,
+    prefillFloorMs: 0,
+    prefillMsPerToken: (timing.prefillSeconds(mean) * 1000) / mean,
     slowdown,
   };
 }

@@ -9,6 +9,8 @@ import { readS3Report, reportClient } from '../../io/calibration';
 import { s3UriProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { calibrateProfile, readCalibrationRecord } from '../../lib/calibration';
+import { calibrateGenerativeProfile, isGenerativeCalibration, readGenerativeCalibrationRecord } from '../../lib/calibration/generative';
+import { findGenerativeProfile, parseGenerativeProfile } from '../../lib/generative';
 import { InputError } from '../../lib/errors';
 import { profileKindOf } from '../../lib/generative/schema';
 import { findProfile, parseProfile } from '../../lib/profiles';
@@ -62,6 +64,10 @@ export function registerCalibrateCommand(program: Command, io: CliIo, options: C
         ? await (options.readS3 ?? defaultReadS3)(report, flags.region)
         : undefined;
       const json = text !== undefined ? parseJson(report, text) : readJsonFile('--report', report);
+      if (isGenerativeCalibration(json)) {
+        calibrateGenerative(json, flags, io);
+        return;
+      }
       const record = readCalibrationRecord(json, report);
       const original = originalProfile(flags.profile, record.plan.profileId);
       const calibratedAt = (options.now ?? (() => new Date()))().toISOString();
@@ -149,6 +155,34 @@ function originalProfile(file: string | undefined, reportedId: string): ModelPro
     );
   }
   return builtIn;
+}
+
+/** A proof in tokens' report: the deployed configuration's measured row, written into the generative profile. */
+function calibrateGenerative(json: unknown, flags: CalibrateFlags, io: CliIo): void {
+  const source = flags.report as string;
+  const record = readGenerativeCalibrationRecord(json, source);
+  const original = flags.profile !== undefined ? parseGenerativeProfile(readJsonFile('--profile', flags.profile), flags.profile) : findGenerativeProfile(record.plan.profileId);
+  if (original === undefined) {
+    throw new InputError(`the report measured ${record.plan.profileId}, which is not a built-in generative profile: give the profile the plan was made from with --profile FILE`);
+  }
+  const { profile, row, replaced } = calibrateGenerativeProfile(record, original, { source });
+  try {
+    writeFileSync(flags.out as string, `${JSON.stringify(profile, null, 2)}\n`);
+  } catch (e) {
+    throw new InputError(`--out ${flags.out}: cannot write the file (${messageOf(e)})`);
+  }
+  if (flags.json === true) {
+    io.stdout(`${JSON.stringify({ profile, row, replaced }, null, 2)}\n`);
+    return;
+  }
+  io.stdout(
+    [
+      `Calibrated ${profile.id} from ${source}: ${replaced ? 'replaced' : 'added'} the measured row ${row.instanceType} tp=${row.tensorParallelDegree} ` +
+        `seqs=${row.batchSize} ${row.inputTokens}/${row.outputTokens} tokens: TTFT p50 ${row.ttftP50Ms} p99 ${row.ttftP99Ms} ms, TPOT p50 ${row.tpotP50Ms} p99 ${row.tpotP99Ms} ms.`,
+      `Wrote ${flags.out}. Plan from it: cdk-inferentia plan --profile ${flags.out} --throughput <requests/s> --input-tokens <n> --output-tokens <n> ...`,
+      '',
+    ].join('\n'),
+  );
 }
 
 function summary(profile: ModelProfile, out: string): string {

@@ -174,6 +174,7 @@ export class SmokeBenchmark extends Construct {
             golden: tokens.golden,
             smoke: tokens.smoke,
             ...(tokens.capacity !== undefined ? { capacity: tokens.capacity } : {}),
+            plan: tokens.plan,
           }
         : single !== undefined
           ? {

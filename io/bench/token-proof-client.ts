@@ -4,7 +4,8 @@
  */
 import type { GoldenPrompt, TokenApi, TokenProofConfig } from '../../lib/bench/token-proof';
 import type { TokenRunResult } from '../../lib/bench/token-merge';
-import { TokenLoadRecorder } from '../../lib/bench/token-load';
+import { TokenLoadRecorder, type GoodputLimits } from '../../lib/bench/token-load';
+import type { WorkloadLengths } from '../../lib/generative/lengths';
 import { syntheticPrompt } from '../../lib/bench/token-stream';
 import { request as httpRequest } from 'undici';
 import { runTokenLoad, streamCompletion, type TokenTarget } from './token-stream';
@@ -45,6 +46,12 @@ export interface StreamedRunOptions {
   /** Longest one streamed request may take. @default - the client's */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Limits a request meets to count toward goodput. @default - goodput not counted */
+  readonly goodput?: GoodputLimits;
+  /** Lengths drawn per request (see `runTokenLoad`). @default - every request at `inputTokens` and `outputTokens` */
+  readonly lengths?: WorkloadLengths;
+  readonly lengthSeed?: number;
+  readonly maxModelLength?: number;
 }
 
 /** A closed-loop streamed run: exactly `requests`, `concurrency` at a time. */
@@ -55,6 +62,8 @@ export interface ClosedRunOptions {
   readonly outputTokens: number;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /** Limits a request meets to count toward goodput. @default - goodput not counted */
+  readonly goodput?: GoodputLimits;
 }
 
 /** The calls the gate and the workers make; tests may pass their own. */
@@ -114,6 +123,8 @@ export const tokenProofClient: TokenProofClient = {
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.goodput !== undefined ? { goodput: options.goodput } : {}),
+      ...(options.lengths !== undefined ? { lengths: options.lengths, lengthSeed: options.lengthSeed, maxModelLength: options.maxModelLength } : {}),
     });
     return {
       requests: report.requests,
@@ -124,12 +135,13 @@ export const tokenProofClient: TokenProofClient = {
       durationMs: report.durationMs,
       elapsedMs: report.elapsedMs,
       outputTokens: report.outputTokens,
+      ...(report.goodRequests !== undefined ? { goodRequests: report.goodRequests } : {}),
       encoded: report.encoded,
     };
   },
   async runClosed(endpoint, options) {
     const target = streamTarget(endpoint);
-    const recorder = new TokenLoadRecorder();
+    const recorder = new TokenLoadRecorder(options.goodput);
     const prompt = syntheticPrompt(options.inputTokens);
     let next = 0;
     const started = performance.now();
@@ -156,6 +168,7 @@ export const tokenProofClient: TokenProofClient = {
       durationMs: elapsedMs,
       elapsedMs,
       outputTokens: report.outputTokens,
+      ...(report.goodRequests !== undefined ? { goodRequests: report.goodRequests } : {}),
       encoded: report.encoded,
     };
   },

@@ -14,7 +14,8 @@ import { Agent, request as httpRequest, type Dispatcher } from 'undici';
 import { classifyError } from '../../lib/bench/errors';
 import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { SseDecoder } from '../../lib/bench/sse';
-import { poissonArrivals, TokenLoadRecorder, type TokenLoadReport } from '../../lib/bench/token-load';
+import { poissonArrivals, TokenLoadRecorder, type GoodputLimits, type TokenLoadReport } from '../../lib/bench/token-load';
+import { sampleWorkload, type WorkloadLengths } from '../../lib/generative/lengths';
 import { syntheticPrompt, tokenRequestBody, TokenStreamTracker, type TokenApi, type TokenRequest, type TokenStreamResult } from '../../lib/bench/token-stream';
 
 export type { TokenRequest, TokenStreamResult, TokenApi } from '../../lib/bench/token-stream';
@@ -198,6 +199,21 @@ export interface TokenLoadOptions {
   readonly maxInFlight?: number;
   /** Stops sending and aborts the requests in flight; the report covers what completed before. */
   readonly signal?: AbortSignal;
+  /** Limits a request meets to count toward goodput. @default - goodput not counted */
+  readonly goodput?: GoodputLimits;
+  /**
+   * Prompt and output lengths drawn per request from these distributions (the plan's `generative.lengths`), seeded
+   * by `lengthSeed`: each request a synthetic prompt of its drawn length and exactly its drawn output. Replaces
+   * `inputTokens` and `outputTokens`, which then only state the means. @default - every request at those lengths
+   */
+  readonly lengths?: WorkloadLengths;
+  /** Seed of the drawn lengths. @default - `seed` */
+  readonly lengthSeed?: number;
+  /**
+   * The engine's `max_model_len`: a drawn pair longer than it is cut to it as the planner's replay cuts it (prompt
+   * first kept, output to what is left), rather than refused by the engine. @default - no cap
+   */
+  readonly maxModelLength?: number;
 }
 
 /** What a run may be given instead of creating it. */
@@ -233,12 +249,26 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
   const measured = arrivals.filter((t) => t >= warmupMs).length;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
-  const request: TokenRequest = {
+  const fixed: TokenRequest = {
     api: options.api,
     prompt: options.prompt ?? syntheticPrompt(options.inputTokens),
     maxTokens: options.outputTokens,
     exactTokens: true,
     model: options.model,
+  };
+  // One drawn (prompt, output) pair per arrival, warm-up included, so a seed gives the same requests in the same order.
+  const drawn = options.lengths === undefined ? undefined : sampleWorkload(options.lengths, arrivals.length, options.lengthSeed ?? options.seed ?? 1);
+  const requestAt = (i: number): TokenRequest => {
+    if (drawn === undefined) {
+      return fixed;
+    }
+    let { input, output } = drawn[i];
+    const max = options.maxModelLength;
+    if (max !== undefined && input + output > max) {
+      input = Math.min(input, max - 1);
+      output = Math.max(1, max - input);
+    }
+    return { ...fixed, prompt: syntheticPrompt(input), maxTokens: output };
   };
   const ownDispatcher = target.kind === 'http' && deps.dispatcher === undefined
     ? new Agent({ connections: maxInFlight, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
@@ -249,7 +279,7 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
   const dispatcher = deps.dispatcher ?? ownDispatcher;
   const sageMakerClient = deps.sageMakerClient ?? ownClient;
 
-  const recorder = new TokenLoadRecorder();
+  const recorder = new TokenLoadRecorder(options.goodput);
   const running = new Set<Promise<void>>();
   const aborter = new AbortController();
   const stop = (): void => aborter.abort(options.signal?.reason);
@@ -280,7 +310,7 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
             continue;
           }
           inFlight++;
-          const done = streamCompletion(target, request, { dispatcher, sageMakerClient, startedAt: due, timeoutMs, signal: aborter.signal }).then(
+          const done = streamCompletion(target, requestAt(next), { dispatcher, sageMakerClient, startedAt: due, timeoutMs, signal: aborter.signal }).then(
             (result) => {
               inFlight--;
               lastEnd = Math.max(lastEnd, performance.now());

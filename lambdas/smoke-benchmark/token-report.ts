@@ -4,6 +4,7 @@
  */
 import type { PluginStartup } from '../../lib/generative/plugin-metrics';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { GenerativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import type { GoldenPrompt, TokenCapacityConfig, TokenFigures, TokenMeasurement, TokenSmokeRun, TokenThresholdResult } from '../../lib/bench/token-proof';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
 import type { TokenSettings } from '../../lib/smoke/token-settings';
@@ -62,9 +63,11 @@ export interface TokenReportDocument {
   /** @default - no capacity proof configured */
   readonly capacity?:
     | (TokenRunSection & {
-        readonly settings: Pick<TokenCapacityConfig, 'rateRps' | 'workers' | 'streamsPerWorker' | 'durationMs' | 'warmupMs' | 'inputTokens' | 'outputTokens'>;
+        readonly settings: Pick<TokenCapacityConfig, 'rateRps' | 'workers' | 'streamsPerWorker' | 'durationMs' | 'warmupMs' | 'inputTokens' | 'outputTokens' | 'lengths' | 'lengthSeed'>;
         readonly workersAnswered: number;
         readonly failures: readonly string[];
+        /** With the plan's basis in the settings: what `calibrate` reads. @default - no basis, no record */
+        readonly calibration?: GenerativeCalibrationRecord;
       })
     | { readonly skipped: string };
   /**
@@ -132,6 +135,7 @@ export function predictedBesideMeasured(section: TokenRunSection): Record<string
     tpotP99Ms: `${m.tpotMs.p99} (plan ${p.tpotP99Ms})`,
     e2eP99Ms: `${m.e2eMs.p99} (plan ${p.e2eP99Ms})`,
     outputTokensPerSecond: `${m.outputTokensPerSecond} (plan ${p.outputTokensPerSecond})`,
+    ...(m.goodputRps !== undefined ? { goodputRps: `${m.goodputRps} (${m.goodRequests} of ${m.requests} requests within TTFT and TPOT limits together)` } : {}),
     ...(p.rateRps !== undefined ? { requestsPerSecond: `${m.achievedRps} (plan ${p.rateRps})` } : {}),
   };
 }

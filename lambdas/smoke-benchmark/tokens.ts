@@ -8,6 +8,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { TokenProofClient, TokenEndpoint } from '../../io/bench/token-proof-client';
 import { mergeTokenRuns, tokenWorkerRequests, type TokenWorkerResult } from '../../lib/bench/token-merge';
+import { generativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import { checkGoldenAnswer, judgeTokenRun, tokenCapacityStageMs, tokenSmokeStageMs } from '../../lib/bench/token-proof';
 import { REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { readTokenSettings, type TokenSettings } from '../../lib/smoke/token-settings';
@@ -115,6 +116,7 @@ export async function runTokenGate(
       outputTokens: run.outputTokens,
       timeoutMs: run.timeoutMs,
       signal: AbortSignal.timeout(tokenSmokeStageMs(run)),
+      goodput: { ttftMs: run.thresholds.ttftP99MaxMs, tpotMs: run.thresholds.tpotP99MaxMs },
     });
     const measured = mergeTokenRuns([result]);
     const verdict = judgeTokenRun(measured, run.thresholds, run.predicted, `smoke run of ${measured.requests} streamed requests`);
@@ -147,7 +149,9 @@ export async function runTokenGate(
         );
       }
       capacity = {
-        settings: { rateRps: c.rateRps, workers: c.workers, streamsPerWorker: c.streamsPerWorker, durationMs: c.durationMs, warmupMs: c.warmupMs, inputTokens: c.inputTokens, outputTokens: c.outputTokens },
+        settings: { rateRps: c.rateRps, workers: c.workers, streamsPerWorker: c.streamsPerWorker, durationMs: c.durationMs, warmupMs: c.warmupMs, inputTokens: c.inputTokens, outputTokens: c.outputTokens,
+          // The distributions and the seed the workers drew each request's lengths with.
+          ...(c.lengths !== undefined ? { lengths: c.lengths, lengthSeed: c.lengthSeed ?? 1 } : {}) },
         workersAnswered: results.length,
         // Only the capacity proof's: it runs only when the earlier stages left no failure.
         failures: failures.slice(),
@@ -155,6 +159,8 @@ export async function runTokenGate(
         measured,
         thresholds: verdict.thresholds,
         passed: verdict.failures.length === 0 && results.length === c.workers,
+        // What `cdk-inferentia calibrate` turns into the deployed configuration's measured row.
+        ...(config.plan !== undefined ? { calibration: generativeCalibrationRecord(config.plan, measured, invokedAt.toISOString(), results.length === c.workers) } : {}),
       };
       log('capacity proof', { name: settings.name, passed: capacity.passed, ...predictedBesideMeasured(capacity) });
     }

@@ -38,13 +38,22 @@ export async function runTokenWorker(
     );
   }
   const endpoint = { target, config: config.target, api: config.api, model: config.model };
-  const shape = { rateRps: request.rateRps, inputTokens: request.inputTokens, outputTokens: request.outputTokens, timeoutMs };
+  // Goodput counts the requests within the limits the proof judges the p99 of.
+  const limits = config.capacity?.thresholds ?? config.smoke.thresholds;
+  const goodput = { ttftMs: limits.ttftP99MaxMs, tpotMs: limits.tpotP99MaxMs };
+  // The plan's length distributions, each worker its own seeded draws (warm-up and measured runs apart).
+  const capacity = config.capacity;
+  const lengths = capacity?.lengths;
+  const drawn = (offset: number) =>
+    lengths !== undefined ? { lengths, lengthSeed: (capacity?.lengthSeed ?? 1) + offset + request.worker, ...(config.plan !== undefined ? { maxModelLength: config.plan.maxModelLength } : {}) } : {};
+  const shape = { rateRps: request.rateRps, inputTokens: request.inputTokens, outputTokens: request.outputTokens, timeoutMs, goodput };
   if (request.warmupMs > 0) {
     // Fills the engine's running batch to its steady state before measuring; its numbers are dropped.
-    await client.runStreamed(endpoint, { ...shape, seed: 1_000 + request.worker, durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });
+    await client.runStreamed(endpoint, { ...shape, ...drawn(1_000), seed: 1_000 + request.worker, durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });
   }
   const result = await client.runStreamed(endpoint, {
     ...shape,
+    ...drawn(0),
     seed: 1 + request.worker,
     durationMs: request.durationMs,
     signal: AbortSignal.timeout(request.durationMs + timeoutMs),

@@ -33,6 +33,26 @@ export interface TokenPercentiles {
   readonly max: number;
 }
 
+/**
+ * The limits a request must meet, all together, to count toward goodput: vLLM's `bench serve --goodput` (a request
+ * is good when its TTFT, its TPOT and its end-to-end latency are each within the limit given for it; goodput is the
+ * good requests per second of the run). The proof passes its p99 limits, so goodput is the rate of requests that
+ * each met what the p99 judges.
+ *
+ * @see https://github.com/vllm-project/vllm/blob/v0.16.0/vllm/benchmarks/serve.py (`--goodput`, `check_goodput_args`)
+ */
+export interface GoodputLimits {
+  readonly ttftMs: number;
+  readonly tpotMs: number;
+  /** @default - no end-to-end limit */
+  readonly e2eMs?: number;
+}
+
+/** True when one streamed request met every limit (a request of one token has no TPOT, which vLLM counts as 0). */
+export function meetsGoodput(result: Pick<TokenStreamResult, 'ok' | 'ttftMs' | 'tpotMs' | 'e2eMs'>, limits: GoodputLimits): boolean {
+  return result.ok && result.ttftMs <= limits.ttftMs && (result.tpotMs ?? 0) <= limits.tpotMs && (limits.e2eMs === undefined || result.e2eMs <= limits.e2eMs);
+}
+
 /** What an open-loop token run measured. */
 export interface TokenLoadReport extends RequestTally {
   /** Requests due in the sending window (sent, or refused for backpressure). */
@@ -46,6 +66,8 @@ export interface TokenLoadReport extends RequestTally {
   /** Output tokens of completed requests per second, from the first send to the last answer. */
   readonly outputTokensPerSecond: number;
   readonly outputTokens: number;
+  /** Completed requests that met every goodput limit. @default - no limits given */
+  readonly goodRequests?: number;
   readonly ttftMs: TokenPercentiles;
   readonly tpotMs: TokenPercentiles;
   readonly e2eMs: TokenPercentiles;
@@ -70,6 +92,11 @@ export class TokenLoadRecorder {
   outputTokens = 0;
   readonly errorsByKind: Record<string, number> = {};
   readonly errorSamples: Record<string, string> = {};
+  /** Completed requests within every goodput limit. */
+  good = 0;
+
+  /** @param goodput the limits a request meets to count toward goodput. @default - goodput not counted */
+  constructor(readonly goodput?: GoodputLimits) {}
 
   /** Records one request's result; a failure is counted under its `errorKind`. */
   record(result: TokenStreamResult): void {
@@ -78,6 +105,9 @@ export class TokenLoadRecorder {
       return;
     }
     this.completed++;
+    if (this.goodput !== undefined && meetsGoodput(result, this.goodput)) {
+      this.good++;
+    }
     this.outputTokens += result.outputTokens;
     this.ttft.record(result.ttftMs);
     this.e2e.record(result.e2eMs);
@@ -96,6 +126,7 @@ export class TokenLoadRecorder {
   /** Adds another recorder's counts and histograms (a second worker's share). */
   add(other: TokenLoadReport): void {
     this.completed += other.completed;
+    this.good += other.goodRequests ?? 0;
     this.errors += other.errors;
     this.outputTokens += other.outputTokens;
     for (const [kind, n] of Object.entries(other.errorsByKind)) {
@@ -125,6 +156,7 @@ export class TokenLoadRecorder {
       achievedRps: run.durationMs > 0 ? (this.completed * 1000) / run.durationMs : 0,
       outputTokensPerSecond: run.elapsedMs > 0 ? (this.outputTokens * 1000) / run.elapsedMs : 0,
       outputTokens: this.outputTokens,
+      ...(this.goodput !== undefined ? { goodRequests: this.good } : {}),
       ttftMs: pct(this.ttft),
       tpotMs: pct(this.tpot),
       e2eMs: pct(this.e2e),

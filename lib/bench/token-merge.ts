@@ -48,6 +48,8 @@ export interface TokenRunResult extends RequestTally {
   readonly elapsedMs?: number;
   /** Output tokens of the successful requests. */
   readonly outputTokens: number;
+  /** Successful requests within every goodput limit (`GoodputLimits`). @default - goodput not counted */
+  readonly goodRequests?: number;
   readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string };
 }
 
@@ -85,12 +87,15 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
   let requests = 0;
   let errors = 0;
   let outputTokens = 0;
+  // Goodput only when every run counted it: a run that did not would read as none good.
+  let good: number | undefined = results.length > 0 && results.every((r) => r.goodRequests !== undefined) ? 0 : undefined;
   let durationMs = 0;
   let elapsedMs = 0;
   for (const result of results) {
     requests += result.requests;
     errors += result.errors;
     outputTokens += result.outputTokens;
+    good = good === undefined ? undefined : good + (result.goodRequests ?? 0);
     durationMs = Math.max(durationMs, result.durationMs);
     elapsedMs = Math.max(elapsedMs, result.elapsedMs ?? result.durationMs);
     for (const [kind, count] of Object.entries(result.errorsByKind)) {
@@ -118,6 +123,7 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
     achievedRps: perSecond(requests - errors, durationMs),
     offeredRps: perSecond(requests, durationMs),
     outputTokensPerSecond: perSecond(outputTokens, elapsedMs),
+    ...(good !== undefined ? { goodRequests: good, goodputRps: perSecond(good, durationMs) } : {}),
     ttftMs: ttft.percentiles(),
     tpotMs: tpot.percentiles(),
     e2eMs: e2e.percentiles(),

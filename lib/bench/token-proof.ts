@@ -10,7 +10,9 @@
  * @see https://github.com/ray-project/llmperf (TTFT, inter-token latency, output throughput)
  */
 import { z } from 'zod';
+import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
 import type { RequestTally } from './types';
+import type { WorkloadLengths } from '../generative/lengths';
 import { WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
 /** How a request is sent to vLLM's OpenAI-compatible server: `/v1/completions` or `/v1/chat/completions`. */
@@ -87,6 +89,13 @@ export interface TokenCapacityConfig {
   readonly timeoutMs: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /**
+   * The plan's length distributions: each request's prompt and output drawn from them (seeded by `lengthSeed` plus
+   * the worker's index), `inputTokens` and `outputTokens` then their means. @default - every request at the means
+   */
+  readonly lengths?: WorkloadLengths;
+  /** Seed of the first worker's drawn lengths. @default 1 */
+  readonly lengthSeed?: number;
   readonly predicted: TokenFigures & { readonly rateRps: number };
   readonly thresholds: TokenThresholds & { readonly rateShare: number };
 }
@@ -106,6 +115,11 @@ export interface TokenProofConfig {
   readonly golden: GoldenPrompt;
   readonly smoke: TokenSmokeRun;
   readonly capacity?: TokenCapacityConfig;
+  /**
+   * The configuration the plan deployed: with it the capacity proof's report carries a calibration record
+   * (`capacity.calibration`) that `cdk-inferentia calibrate` turns into a measured row. @default - no record
+   */
+  readonly plan?: GenerativePlanBasis;
   readonly metricNamespace: string;
   readonly reportPrefix: string;
   readonly failOnReportError?: boolean;
@@ -123,6 +137,18 @@ export interface TokenProofConfig {
 export const STREAMS_PER_WORKER = 64;
 
 const positive = z.number().positive();
+const lengthDistribution = z
+  .object({
+    spread: z.enum(['stated', 'default', 'fixed']),
+    mean: positive,
+    p99: positive,
+    mu: z.number(),
+    sigma: z.number().min(0),
+    scv: z.number().min(0),
+    max: positive.optional(),
+    source: z.string(),
+  })
+  .strict();
 const figures = z.object({ ttftP99Ms: positive, tpotP99Ms: positive, e2eP99Ms: positive, outputTokensPerSecond: positive }).strict();
 const thresholds = z
   .object({
@@ -182,11 +208,14 @@ export const tokenProofConfigSchema = z
         timeoutMs: positive,
         inputTokens: z.number().int().positive(),
         outputTokens: z.number().int().positive(),
+        lengths: z.object({ input: lengthDistribution, output: lengthDistribution }).strict().optional(),
+        lengthSeed: z.number().int().min(0).optional(),
         predicted: figures.extend({ rateRps: positive }).strict(),
         thresholds: thresholds.extend({ rateShare: z.number().positive().max(1) }).strict(),
       })
       .strict()
       .optional(),
+    plan: generativePlanBasisSchema.optional(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
@@ -237,6 +266,13 @@ export interface TokenMeasurement extends RequestTally {
   /** Requests the run offered (its arrivals) per second of the sending window. */
   readonly offeredRps: number;
   readonly outputTokensPerSecond: number;
+  /**
+   * Requests that met the TTFT, TPOT (and end-to-end, where limited) limits together, and their rate over the sending
+   * window: goodput as vLLM's `bench serve --goodput` defines it, with the run's p99 limits as the per-request limits.
+   * @default - not counted (an older load worker)
+   */
+  readonly goodRequests?: number;
+  readonly goodputRps?: number;
   readonly ttftMs: Percentiles;
   readonly tpotMs: Percentiles;
   readonly e2eMs: Percentiles;

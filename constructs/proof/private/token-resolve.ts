@@ -2,6 +2,7 @@
  * The SmokeBenchmark props of a generative plan resolved before any resource exists: the golden prompt, the short
  * streamed run, the thresholds in tokens and the capacity proof, each recording every problem it finds.
  */
+import { generativePlanBasis, type GenerativePlanBasis } from '../../../lib/bench/token-calibration';
 import { Duration, Token } from 'aws-cdk-lib';
 import { STARTUP_ALLOWANCE_MS, REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../../lib/smoke/budget';
 import { MAX_FAN_OUT, DEFAULT_ACCOUNT_CONCURRENCY } from '../../../lib/smoke/capacity';
@@ -46,6 +47,8 @@ export interface ResolvedTokenProof {
   readonly golden: GoldenPrompt;
   readonly smoke: TokenSmokeRun;
   readonly capacity?: TokenCapacityConfig;
+  /** The configuration deployed, for the report's calibration record. */
+  readonly plan: GenerativePlanBasis;
   /** The Lambda timeout the gate needs. */
   readonly timeout: Duration;
 }
@@ -157,7 +160,7 @@ export function resolveTokenProof(
   if (problems.length > count) {
     return undefined;
   }
-  return { api, model: options.servedModelName, golden, smoke, capacity, timeout };
+  return { api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan), timeout };
 }
 
 function resolveGolden(options: TokenProofOptions, api: TokenApi, problems: string[]): GoldenPrompt {
@@ -265,6 +268,8 @@ function resolveTokenCapacity(
     timeoutMs: smoke.timeoutMs,
     inputTokens: smoke.inputTokens,
     outputTokens: smoke.outputTokens,
+    // Each request's prompt and output drawn from the plan's distributions (the workers seed from 1 up).
+    ...(g.lengths !== undefined ? { lengths: g.lengths, lengthSeed: 1 } : {}),
     predicted: {
       rateRps: plan.targets.requestsPerSecond,
       ttftP99Ms: g.predictedTtftP99Ms,

@@ -159,6 +159,11 @@ describe('the proof in tokens against an engine that meets its plan', () => {
     expect(report.capacity.predicted.rateRps).toBe(4);
     // The plugin's start is in the report: the compile (a cache hit), the load and the startup time.
     expect(report.engine).toEqual({ startup: expect.objectContaining({ compilationSeconds: 4, modelLoadSeconds: 40, startupSeconds: 44 }), failures: [] });
+    // Goodput beside the percentiles: the requests within the TTFT and TPOT limits together, per second of the window.
+    const { goodRequests, goodputRps, requests, durationMs } = report.capacity.measured;
+    expect(goodRequests).toBeGreaterThan(0);
+    expect(goodRequests).toBeLessThanOrEqual(requests);
+    expect(goodputRps).toBeCloseTo((goodRequests! * 1000) / durationMs, 1);
     // The promotion gate reads the same document as a single-call report: complete, passed, short run's figures.
     expect(smokeReportSchema.parse(report)).toMatchObject({ complete: true, passed: true, report: { requests: 8, errorRate: 0 } });
   }, 60_000);
@@ -177,6 +182,8 @@ describe('the proof in tokens fails a deployment that misses its plan', () => {
     expect(report.passed).toBe(false);
     expect(report.capacity).toEqual({ skipped: 'the smoke gate failed, so the endpoint was not driven at the planned rate' });
     expect(lambda).toHaveReceivedCommandTimes(InvokeCommand, 0);
+    // Every answer took 100 ms or more per token against the 60 ms limit: none counts toward goodput.
+    expect('measured' in report.smoke && report.smoke.measured).toMatchObject({ goodRequests: 0, goodputRps: 0 });
   }, 60_000);
 
   test('the capacity proof alone fails the slow engine when the smoke limits are loose', async () => {

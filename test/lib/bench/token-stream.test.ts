@@ -1,5 +1,6 @@
 import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
-import { poissonArrivals, TokenLoadRecorder } from '../../../lib/bench/token-load';
+import { meetsGoodput, poissonArrivals, TokenLoadRecorder } from '../../../lib/bench/token-load';
+import { mergeTokenRuns } from '../../../lib/bench/token-merge';
 import { parseCompletionChunk, syntheticPrompt, tokenLatencies, tokenRequestBody, TokenStreamTracker } from '../../../lib/bench/token-stream';
 
 const completion = (text: string, finish: string | null = null) =>
@@ -99,5 +100,23 @@ describe('open-loop arrivals and recording', () => {
     expect(report.ttftMs.max).toBeCloseTo(300, 0);
     expect(report.ttftMs.p50).toBeCloseTo(100, 0);
     expect(report.tpotMs.p99).toBeCloseTo(20, 1);
+  });
+
+  test('GIVEN goodput limits WHEN requests are recorded THEN only those within TTFT, TPOT and e2e together count, as vLLM --goodput does', () => {
+    const limits = { ttftMs: 500, tpotMs: 50, e2eMs: 10_000 };
+    const r = new TokenLoadRecorder(limits);
+    r.record({ ok: true, text: '', outputTokens: 10, ttftMs: 400, tpotMs: 40, e2eMs: 760 });
+    r.record({ ok: true, text: '', outputTokens: 10, ttftMs: 600, tpotMs: 40, e2eMs: 960 });
+    r.record({ ok: true, text: '', outputTokens: 10, ttftMs: 400, tpotMs: 60, e2eMs: 940 });
+    r.record({ ok: true, text: '', outputTokens: 1, ttftMs: 300, e2eMs: 300 });
+    r.record({ ok: false, error: 'HTTP 503', errorKind: 'http-503', text: '', outputTokens: 0, ttftMs: 1, e2eMs: 1 });
+
+    expect(meetsGoodput({ ok: true, ttftMs: 400, tpotMs: 40, e2eMs: 10_001 }, limits)).toBe(false);
+    const report = r.report({ requests: 5, offeredRps: 2.5, durationMs: 2000, elapsedMs: 2000 });
+    expect(report.goodRequests).toBe(2);
+    const merged = mergeTokenRuns([report, report]);
+    expect(merged).toMatchObject({ requests: 10, goodRequests: 4, goodputRps: 2, achievedRps: 4 });
+    // A run that did not count goodput leaves it out rather than reading as none good.
+    expect(mergeTokenRuns([report, new TokenLoadRecorder().report({ requests: 0, offeredRps: 1, durationMs: 2000, elapsedMs: 2000 })])).not.toHaveProperty('goodputRps');
   });
 });
