@@ -26,7 +26,7 @@ import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
-import { replicaCapacityRps } from './continuous-batching';
+import { meetsTargets, predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers } from './engine-config';
@@ -287,7 +287,7 @@ export function estimatedConfigurations(
     }
   }
   for (const c of candidates.sort((a, b) => a.bound - b.bound || a.seqs - b.seqs)) {
-    if (prune && c.bound >= (prune.best.get(c.key) ?? Infinity)) {
+    if (prune && !mayBeatBest(c, prune, request.targets, cores)) {
       continue;
     }
     const capacity = replicaCapacityRps(c.timing, request.targets);
@@ -305,6 +305,34 @@ export function estimatedConfigurations(
     configs.push({ tp: c.tp, seqs: c.seqs, levers: c.levers, memory: leverMemory(profile, instance, c.tp, c.seqs, request.maxModelLength, c.levers, buckets), timing: c.timing, capacity, buckets });
   }
   return { configs, rejections };
+}
+
+/**
+ * Whether a candidate can cost less than the cheapest plan found so far with its levers. Its bound must be lower, and
+ * one replica must hold the rate the largest cheaper fleet would need of it: one prediction at that rate instead of
+ * the capacity search (a dozen predictions), and the same verdict, since the largest rate that holds the targets is
+ * below any rate that misses them.
+ */
+function mayBeatBest(
+  c: { readonly tp: number; readonly key: string; readonly timing: EstimatedTiming; readonly bound: number },
+  prune: NonNullable<EstimateRequest['prune']>,
+  targets: GenerativeTargets,
+  cores: number,
+): boolean {
+  const best = prune.best.get(c.key) ?? Infinity;
+  if (c.bound >= best) {
+    return false;
+  }
+  if (!Number.isFinite(best)) {
+    return true;
+  }
+  const cheaperInstances = Math.ceil(best / prune.usdPerHour) - 1;
+  if (cheaperInstances < Math.max(1, prune.minInstances)) {
+    return false;
+  }
+  const replicas = Math.floor(cores / c.tp);
+  const needed = (targets.requestsPerSecond * (1 + prune.headroom)) / ((cheaperInstances + 1e-9) * replicas);
+  return meetsTargets(predictReplica(c.timing, targets, needed), targets);
 }
 
 function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeTargets): EstimateRejection {
