@@ -148,7 +148,10 @@ export function resolveTokenProof(
   if (props.timeout === undefined && timeout.toMilliseconds() > maxTimeoutMs && requiredMs <= maxTimeoutMs) {
     timeout = Duration.millis(maxTimeoutMs);
   }
-  if (timeout.toMilliseconds() > maxTimeoutMs || timeout.toMilliseconds() < requiredMs) {
+  // The short run's length follows from its concurrency: with a concurrency already refused above, a time computed
+  // from a stand-in of one stream (a run many times longer) would be a second, misleading problem.
+  const concurrencyValid = Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= slots;
+  if (concurrencyValid && (timeout.toMilliseconds() > maxTimeoutMs || timeout.toMilliseconds() < requiredMs)) {
     problems.push(
       `the proof in tokens needs ${Math.ceil(requiredMs / 1000)} s (startup 15 s, golden prompt and the short run of ` +
         `${requests} requests at ${smokeRate} requests/s: ${Math.ceil(smokeRunMs / 1000)} s, report 7 s` +
