@@ -29,10 +29,11 @@ import { runTokenLoad } from '../io/bench/token-stream';
 import { mergeTokenRuns } from '../lib/bench/token-merge';
 import type { TokenMeasurement } from '../lib/bench/token-proof';
 import { findGenerativeProfile, planGenerative, type GenerativePlan, type GenerativePlanOptions, type GenerativeTargets } from '../lib/generative';
+import { caseListEnv, positiveIntegerEnv, readBenchEnv } from './env';
 import { spawnStandin } from './vllm-standin/spawn';
 import { standinTimingOfRows } from './vllm-standin/timing';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const REQUESTS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REQUESTS', 200));
 /**
  * Requests per point near the capacity boundary. A p99 over 200 requests is their third largest, and over a short run
  * from an empty engine it runs low: the replay of case 1's plan at its capacity gives TPOT p99 49.5 to 63.6 ms over
@@ -40,9 +41,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
  * BENCH_REPLICAS stand-ins driven side by side at the per-replica rate (as a deployment's replicas run), their
  * histograms merged exactly.
  */
-const BOUNDARY_REQUESTS = Number(process.env.BENCH_BOUNDARY_REQUESTS ?? 1800);
+const BOUNDARY_REQUESTS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_BOUNDARY_REQUESTS', 1800));
 /** Stand-ins the boundary points drive side by side. */
-const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? 3));
+const REPLICAS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REPLICAS', 3));
 /** Steps of the capacity search, as fractions of the predicted capacity, up or down from it. */
 const SEARCH_STEP = 0.1;
 const SEARCH_STEPS = 5;
@@ -240,13 +241,13 @@ async function runCase(c: Case): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  // BENCH_CASES=2 (1-based, comma-separated) runs a subset.
+  const only = readBenchEnv(() => caseListEnv(process.env, 'BENCH_CASES', CASES.length))?.map((n) => CASES[n - 1]);
   console.log(
     `bench:generative: the vLLM stand-in engine driven open-loop vs the token planner; ${REQUESTS} measured requests per point ` +
       `(after ${REQUESTS / 5} warm-up), ${BOUNDARY_REQUESTS} near the boundary over ${REPLICAS} stand-ins; a shared, loaded machine (${os.loadavg()[0].toFixed(1)} load average on ${os.cpus().length} cores)`,
   );
   const ratios: number[] = [];
-  // BENCH_CASES=2 (1-based, comma-separated) runs a subset.
-  const only = process.env.BENCH_CASES?.split(',').map((n) => CASES[Number(n) - 1]);
   for (const c of only ?? CASES) {
     ratios.push(await runCase(c));
   }

@@ -12,7 +12,11 @@
  *   default twice the throughput: 4000) and `minInstances` (default 2): the targets the plan meets;
  * - `modelSource` (`compile`, the default: a `NeuronCompileJob` compiles the model in the deploy; `directory`: serve
  *   `examples/bert-base-uncased/model` compiled by hand);
- * - `ecsImageRepository` and `ecsImageDigest`: the image of the EC2 (ECS) stack, docs/ecs.md.
+ * - `ecsImageRepository` and `ecsImageDigest`: the image of the EC2 (ECS) stack, docs/ecs.md;
+ * - `llama*`: the generative example's image, token secret and targets (bin/llama-example.ts).
+ *
+ * A key that nearly names one of these (`-c throughtput=5`) is refused with "did you mean" (bin/context-keys.ts holds
+ * every key the app reads).
  *
  * Placeholders, and (with `modelSource=directory`) model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
  * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
@@ -21,7 +25,7 @@
  * one stage per environment (`npx cdk deploy 'dev/*'`) and the `PromotionPipeline` stack (docs/promotion.md).
  */
 import * as path from 'path';
-import { Annotations, App } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Catalog, isAwsRegion, parsePriceFile } from '../lib/catalog';
 import { parseCompileSpec } from '../lib/compile';
 import type { CompileSpecInput } from '../lib/compile';
@@ -39,6 +43,7 @@ import { messageOf, readJsonFile } from './commands/files';
 import { addEnvironmentStages, readEnvironmentsContext } from './environment-stages';
 import { addEcsExample, readEcsContext } from './ecs-example';
 import { addLlamaExample, readLlamaContext } from './llama-example';
+import { misspelledContextKeyProblems, readContextNumber as readNumber } from './context-keys';
 import type { EnvironmentsConfig } from '../lib/environments';
 
 /** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
@@ -83,9 +88,6 @@ export const EXAMPLE_SMOKE_BENCHMARK: SmokeBenchmarkOptions = {
 /** Name of the example stack. */
 export const EXAMPLE_STACK_NAME = 'BertBaseUncasedInference';
 
-/** The context keys the example reads. */
-export const CONTEXT_KEYS = ['account', 'region', 'imageDigest', 'prices', 'throughput', 'p99', 'peak', 'minInstances', 'modelSource'] as const;
-
 /** The compile spec the example compiles bert-base-uncased with in the deploy (docs/compile.md). */
 export const EXAMPLE_COMPILE_SPEC = path.join(__dirname, '..', 'examples', 'bert-base-uncased', 'compile-spec.json');
 
@@ -95,9 +97,6 @@ export const EXAMPLE_COMPILE_SPEC = path.join(__dirname, '..', 'examples', 'bert
  * it by hand (see its README).
  */
 export const MODEL_SOURCES = ['compile', 'directory'] as const;
-
-/** A plain decimal: no hex (`0x10`), no exponent (`1e300`), no sign. */
-const DECIMAL = /^\d+(\.\d+)?$/;
 
 /**
  * Builds the example stack in `app` from its context and registers the policy checks.
@@ -161,6 +160,7 @@ export function buildApp(app: App = new App()): App {
   // constructed, and a bad value refused after them would come at the end of a screen of bundling output.
   const ecsContext = readEcsContext(app, problems);
   const llamaContext = readLlamaContext(app, problems);
+  problems.push(...misspelledContextKeyProblems(app));
   InputError.throwIfAny(problems);
   // After the others: the environments config reads the same prices file, whose problem is then already reported.
   const environments: EnvironmentsConfig | undefined = readEnvironmentsContext(app, path.join(__dirname, '..'));
@@ -203,7 +203,6 @@ export function buildApp(app: App = new App()): App {
         + `imageTag=${EXAMPLE_DLC_TAG} --query 'imageDetails[0].imageDigest' --output text`,
     });
   }
-  warnAboutLookalikeKeys(app, stack);
   // The same model and targets on EC2 instances run by ECS (docs/ecs.md).
   addEcsExample(app, {
     account, region, catalog: catalog!, targets, minInstances: minInstances!, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
@@ -259,41 +258,6 @@ function readCatalog(value: unknown, problems: string[]): Catalog | undefined {
       return undefined;
     }
     throw e;
-  }
-}
-
-/**
- * A positive number from context: a number in cdk.json, or a plain decimal string from `-c key=value`.
- * Returns `dflt` when the key is absent, undefined (and a problem) when the value is bad.
- */
-function readNumber(value: unknown, key: string, dflt: number, unit: string, problems: string[], integer = false): number | undefined {
-  if (value === undefined) {
-    return dflt;
-  }
-  const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
-  const kind = integer ? 'a whole number of at least 1' : 'a positive number';
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    problems.push(`context ${key}=${JSON.stringify(value)} is not ${kind} (${unit}); pass e.g. -c ${key}=${dflt}`);
-    return undefined;
-  }
-  return n;
-}
-
-/** Warns about context keys that look like the example's but are not (`throughputRps`, `min-instances`). */
-function warnAboutLookalikeKeys(app: App, stack: InferenceStack): void {
-  const squash = (k: string) => k.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const ours = new Map(CONTEXT_KEYS.map((k) => [squash(k), k]));
-  for (const key of Object.keys(app.node.getAllContext())) {
-    if ((CONTEXT_KEYS as readonly string[]).includes(key) || key.includes(':') || key.startsWith('@')) {
-      continue;
-    }
-    const squashed = squash(key);
-    const meant = ours.get(squashed)
-      ?? CONTEXT_KEYS.find((k) => squash(k).length >= 3 && (squashed.startsWith(squash(k)) || squash(k).startsWith(squashed) && squashed.length >= 3));
-    if (meant !== undefined) {
-      Annotations.of(stack).addWarningV2('@cdk-inferentia/app:unknownContextKey',
-        `context ${key} is not read by the example; did you mean -c ${meant}=...? (keys: ${CONTEXT_KEYS.join(', ')})`);
-    }
   }
 }
 

@@ -9,6 +9,10 @@
  *   (`public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:<tag>`, the tag `VLLM_DLC_PINS` names for the plan's chip);
  * - `llamaTokenSecret` (default `cdk-inferentia/hugging-face-token`): the Secrets Manager secret holding a Hugging
  *   Face token whose account accepted the Llama 3.1 license; both stacks' compile hosts read it at run time.
+ * - the targets both stacks are planned for (defaults: `LLAMA_TARGETS`): `llamaThroughput` (requests/s), `llamaPeak`
+ *   (requests/s autoscaling reaches), `llamaInputTokens` and `llamaOutputTokens` (mean lengths, tokens),
+ *   `llamaInputTokensP99` and `llamaOutputTokensP99` (their 99th percentiles), `llamaTtftP99` and `llamaTpotP99` (ms),
+ *   `llamaE2eP99` (ms, end to end). Each is checked as the planner checks it, before any stack is built.
  * `llamaModelBucket` and `llamaWeightsPrefix`, which once pointed the ECS twin at weights it compiled at every task
  * start, are refused: the twin compiles in its deploy now.
  * With the placeholder digest, synth warns and CloudFormation refuses the deploy before creating anything.
@@ -20,10 +24,13 @@ import { GenerativeEcsInferenceStack } from '../constructs/ecs/generative-ecs-in
 import { ModelImage } from '../constructs/image/model-image';
 import { digestProblem } from '../constructs/image/private/image-digest';
 import { GenerativeInferenceStack } from '../constructs/sagemaker/generative-inference-stack';
-import type { Catalog } from '../lib/catalog';
+import { Catalog } from '../lib/catalog';
+import { InputError } from '../lib/errors';
 import { findGenerativeProfile, planGenerative } from '../lib/generative';
-import type { GenerativePlan, GenerativeTargets } from '../lib/generative';
+import type { GenerativePlan, GenerativeTargets, TokenLength } from '../lib/generative';
 import { VLLM_DLC_PINS } from '../lib/generative/engine-image';
+import { resolveGenerativeRequest } from '../lib/generative/planner';
+import { readContextNumber } from './context-keys';
 
 /** Names of the generative example's stacks. */
 export const LLAMA_STACK_NAME = 'Llama31Inference';
@@ -48,6 +55,8 @@ export const LLAMA_TARGETS: GenerativeTargets = {
 export interface LlamaContext {
   readonly digest: string;
   readonly tokenSecret: string;
+  /** @default LLAMA_TARGETS */
+  readonly targets?: GenerativeTargets;
 }
 
 /** Context keys the example no longer reads: refused, so a deploy does not silently ignore them. */
@@ -81,14 +90,67 @@ export function readLlamaContext(app: App, problems: string[]): LlamaContext {
         + 'GenerativeEcsInferenceStack modelBucketName and weightsPrefix in your own app)');
     }
   }
-  return { digest, tokenSecret };
+  const targets = readLlamaTargets(app, problems);
+  return { digest, tokenSecret, ...(targets ? { targets } : {}) };
+}
+
+/** The example's targets from the `llama*` context keys, each defaulting to `LLAMA_TARGETS`; undefined on a problem. */
+function readLlamaTargets(app: App, problems: string[]): GenerativeTargets | undefined {
+  const before = problems.length;
+  const value = (key: string) => app.node.tryGetContext(key) as unknown;
+  const number = (key: string, dflt: number, unit: string, integer = false) =>
+    readContextNumber(value(key), key, dflt, unit, problems, integer);
+  const optional = (key: string, example: number, unit: string, integer = false) =>
+    value(key) === undefined ? undefined : number(key, example, unit, integer);
+  const length = (key: string, dflt: TokenLength): TokenLength => {
+    const mean = number(key, dflt.mean, 'tokens', true) ?? dflt.mean;
+    const p99 = optional(`${key}P99`, 2 * mean, 'tokens', true);
+    if (p99 !== undefined && p99 < mean) {
+      problems.push(`context ${key}P99=${p99} is below ${key}=${mean}; the 99th percentile length is at least the mean: `
+        + `pass -c ${key}P99=${mean} or more, or leave it out for fixed lengths`);
+    }
+    return { mean, ...(p99 !== undefined ? { p99 } : {}) };
+  };
+  const d = LLAMA_TARGETS;
+  const requestsPerSecond = number('llamaThroughput', d.requestsPerSecond, 'requests per second') ?? d.requestsPerSecond;
+  const peak = optional('llamaPeak', 2 * requestsPerSecond, 'requests per second');
+  if (peak !== undefined && peak < requestsPerSecond) {
+    problems.push(`context llamaPeak=${peak} is below llamaThroughput=${requestsPerSecond}; the peak is the most `
+      + `autoscaling must serve: pass -c llamaPeak=${requestsPerSecond} or more`);
+  }
+  const e2e = optional('llamaE2eP99', 30000, 'milliseconds');
+  const targets: GenerativeTargets = {
+    requestsPerSecond,
+    inputTokens: length('llamaInputTokens', d.inputTokens),
+    outputTokens: length('llamaOutputTokens', d.outputTokens),
+    ttftP99Ms: number('llamaTtftP99', d.ttftP99Ms, 'milliseconds') ?? d.ttftP99Ms,
+    tpotP99Ms: number('llamaTpotP99', d.tpotP99Ms, 'milliseconds') ?? d.tpotP99Ms,
+    ...(e2e !== undefined ? { e2eP99Ms: e2e } : {}),
+    ...(peak !== undefined ? { peakRequestsPerSecond: peak } : {}),
+  };
+  if (problems.length > before) return undefined;
+  try {
+    // The planner's own check of the targets (the context limit of the model, say), here so it comes before any
+    // stack bundles its assets; us-east-1 SageMaker is priced in the built-in catalog, so only the targets can fail.
+    resolveGenerativeRequest(llamaProfile(), targets, { region: 'us-east-1', hosting: 'sagemaker' }, Catalog.builtIn());
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    problems.push(...e.problems.map((p) => `context llama targets: ${p}`));
+    return undefined;
+  }
+  return targets;
+}
+
+function llamaProfile() {
+  const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+  if (!profile) throw new Error('built-in profile llama-3.1-8b-instruct is missing');
+  return profile;
 }
 
 /** Plans Llama 3.1 8B Instruct for the hosting, in tokens. */
-export function planLlama(region: string, hosting: 'sagemaker' | 'ec2', catalog: Catalog): GenerativePlan {
-  const profile = findGenerativeProfile('llama-3.1-8b-instruct');
-  if (!profile) throw new Error('built-in profile llama-3.1-8b-instruct is missing');
-  return planGenerative(profile, LLAMA_TARGETS, { region, hosting }, catalog);
+export function planLlama(region: string, hosting: 'sagemaker' | 'ec2', catalog: Catalog,
+  targets: GenerativeTargets = LLAMA_TARGETS): GenerativePlan {
+  return planGenerative(llamaProfile(), targets, { region, hosting }, catalog);
 }
 
 /** Adds the SageMaker stack and its ECS twin to `app`. */
@@ -101,11 +163,12 @@ export function addLlamaExample(app: App, settings: { account: string; region: s
     revision: LLAMA_REVISION,
     token: secretsmanager.Secret.fromSecretNameV2(scope, 'HuggingFaceToken', context.tokenSecret),
   });
-  const sagemakerPlan = planLlama(region, 'sagemaker', catalog);
+  const targets = context.targets ?? LLAMA_TARGETS;
+  const sagemakerPlan = planLlama(region, 'sagemaker', catalog, targets);
   const stack = new GenerativeInferenceStack(app, LLAMA_STACK_NAME, {
     env: { account, region },
     description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron, on SageMaker inference components, '
-      + `planned for ${LLAMA_TARGETS.requestsPerSecond} requests/s (TTFT p99 ${LLAMA_TARGETS.ttftP99Ms} ms, TPOT p99 ${LLAMA_TARGETS.tpotP99Ms} ms)`,
+      + `planned for ${targets.requestsPerSecond} requests/s (TTFT p99 ${targets.ttftP99Ms} ms, TPOT p99 ${targets.tpotP99Ms} ms)`,
     plan: sagemakerPlan,
     image,
     weights,
@@ -114,8 +177,9 @@ export function addLlamaExample(app: App, settings: { account: string; region: s
   if (catalog.regionsWithPrices('ec2').includes(region)) {
     stacks.push(new GenerativeEcsInferenceStack(app, LLAMA_ECS_STACK_NAME, {
       env: { account, region },
-      description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron EC2 instances run by Amazon ECS',
-      plan: planLlama(region, 'ec2', catalog),
+      description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron EC2 instances run by Amazon ECS, '
+        + `planned for ${targets.requestsPerSecond} requests/s (TTFT p99 ${targets.ttftP99Ms} ms, TPOT p99 ${targets.tpotP99Ms} ms)`,
+      plan: planLlama(region, 'ec2', catalog, targets),
       image,
       weights,
     }));

@@ -423,7 +423,7 @@ function checkLinkedInstall(dir: string): void {
     "console.error('a linked install synthesized a non-compliant bucket with no finding'); process.exit(1);",
   ].join('\n');
   const output = run('node', ['-e', script], app);
-  check(output.includes('another copy of aws-cdk-lib') && output.includes('npm install --install-links'),
+  check(output.includes('another copy of aws-cdk-lib') && output.includes('install-links=true') && output.includes('.npmrc'),
     `applyPolicyChecks under a linked install did not refuse with the fix; it said: ${output || 'nothing'}`);
 }
 

@@ -8,10 +8,13 @@
  * Each file is a regional (or global) offer of AmazonEC2 or AmazonSageMaker, as index.csv (read line by line, so
  * the EC2 files of several hundred MB are fine) or index.json. Every row of a region and hosting a file covers is
  * replaced by the Neuron on-demand prices it holds; other rows are kept. `--check` prints what would change and
- * writes nothing; `--out FILE` writes elsewhere (the tests use it).
+ * writes nothing; `--out FILE` writes elsewhere (the tests use it). Arguments are parsed by commander: an unknown
+ * option, a bare `--out`, no file, a missing file or a file that is not an offer exits 2 with one line naming it,
+ * before anything is written.
  */
-import { createReadStream, readFileSync, writeFileSync } from 'fs';
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'fs';
 import { createInterface } from 'readline';
+import { Command, CommanderError } from 'commander';
 import { BUILT_IN_INSTANCES } from '../lib/catalog/instances';
 import { OFFER_FILES_READ, PRICE_TABLE_ROWS, PRICE_TABLE_SOURCES } from '../lib/catalog/data/on-demand';
 import {
@@ -40,7 +43,13 @@ export async function readOffer(path: string): Promise<ImportedOffer> {
     }
   };
   if (path.endsWith('.json')) {
-    const { header, records } = jsonOfferRecords(JSON.parse(readFileSync(path, 'utf8')));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (e) {
+      throw new UsageError(`${path}: not valid JSON (${(e as Error).message}); give an offer file as AWS publishes it`);
+    }
+    const { header, records } = jsonOfferRecords(json);
     service = header.service;
     checkService(path, service);
     keep(records);
@@ -62,7 +71,7 @@ export async function readOffer(path: string): Promise<ImportedOffer> {
 
 function checkService(path: string, service: string | undefined): void {
   if (!service || !(service in OFFER_SERVICES)) {
-    throw new Error(`${path}: offer code ${service === undefined ? 'missing' : `"${service}"`}; expected an offer file of `
+    throw new UsageError(`${path}: offer code ${service === undefined ? 'missing' : `"${service}"`}; expected an offer file of `
       + `${Object.keys(OFFER_SERVICES).join(' or ')} (https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/<service>/current/<region>/index.csv)`);
   }
 }
@@ -103,29 +112,9 @@ const TEMPLATE_HEAD = `/*
  * Where no source has a number (a region, a hosting, an instance type), there is no row: the planner never prices
  * with a guess, and \`plan\` names the region's missing prices and how to add them.
  */
-import type { Hosting } from '../types';
+import type { OfferFileRead, PriceTableRow, PriceTableSource } from './price-table';
 
-/** Where a set of rows comes from: what \`Price.source\`, \`asOf\` and \`unverified\` say. */
-export interface PriceTableSource {
-  readonly source: string;
-  /** The day the numbers were read (ISO date). */
-  readonly asOf: string;
-  readonly unverified: boolean;
-}
-
-/** One row: EC2 instance type name, region, hosting, USD per instance-hour, key into \`PRICE_TABLE_SOURCES\`. */
-export type PriceTableRow = readonly [instanceType: string, region: string, hosting: Hosting, usdPerHour: number, source: string];
-
-/** An offer file the table was last regenerated from. */
-export interface OfferFileRead {
-  /** \`AmazonEC2\` or \`AmazonSageMaker\`. */
-  readonly service: string;
-  readonly region: string;
-  /** The offer file's own version, when it states one. */
-  readonly version?: string;
-  /** The day it was imported (ISO date). */
-  readonly asOf: string;
-}
+export type { OfferFileRead, PriceTableRow, PriceTableSource } from './price-table';
 `;
 
 /** What changed between two tables, one line per row added, removed or repriced. */
@@ -149,12 +138,51 @@ export function diffTables(before: PriceTable, after: PriceTable): string[] {
   return lines;
 }
 
+/** A bad argument: printed as one line and exit code 2, like the CLI's usage errors. */
+export class UsageError extends Error {}
+
+/** What `main` reads from the command line. */
+interface ImportOptions {
+  readonly check: boolean;
+  readonly out: string;
+  readonly files: readonly string[];
+}
+
+const DEFAULT_OUT = 'lib/catalog/data/on-demand.ts';
+
+/** The arguments, parsed by commander: unknown options, a bare `--out` and no file at all are usage errors. */
+function parseArguments(argv: readonly string[]): ImportOptions {
+  const program = new Command('prices:import')
+    .description('Regenerate lib/catalog/data/on-demand.ts from downloaded AWS Price List offer files')
+    .argument('<offer-file...>', 'AmazonEC2 or AmazonSageMaker offer files (index.csv or index.json)')
+    .option('--check', 'print what would change; write nothing')
+    .option('--out <file>', 'where to write the table', DEFAULT_OUT)
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.missingArgument') {
+        throw new UsageError('give at least one offer file: npm run prices:import -- index.csv [more files...] '
+          + '(download one from https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/<region>/index.csv)');
+      }
+      throw new UsageError(e.message.replace(/^error: /, ''));
+    }
+    throw e;
+  }
+  const files = program.args;
+  const missing = files.filter((f) => !existsSync(f));
+  if (missing.length > 0) {
+    throw new UsageError(missing.map((f) => `${f}: no such file; give a downloaded offer file (index.csv or index.json)`).join('\n'));
+  }
+  const { check, out } = program.opts<{ check?: boolean; out: string }>();
+  return { check: check === true, out, files };
+}
+
 export async function main(argv: readonly string[], today = new Date().toISOString().slice(0, 10)): Promise<string> {
-  const args = [...argv];
-  const check = args.includes('--check');
-  const outAt = args.indexOf('--out');
-  const out = outAt >= 0 ? args[outAt + 1] : 'lib/catalog/data/on-demand.ts';
-  const files = args.filter((a, i) => a !== '--check' && a !== '--out' && (outAt < 0 || i !== outAt + 1));
+  const { check, out, files } = parseArguments(argv);
   const offers: ImportedOffer[] = [];
   for (const file of files) {
     offers.push(await readOffer(file));
@@ -164,14 +192,36 @@ export async function main(argv: readonly string[], today = new Date().toISOStri
   const summary = offers.map((o) => `${o.service} ${o.regions?.join(', ') || '(no instance of any type)'}: `
     + `${o.prices.length} Neuron price${o.prices.length === 1 ? '' : 's'}${o.header.version ? `, version ${o.header.version}` : ''}`);
   if (!check) {
-    writeFileSync(out, renderPriceTable(merged));
+    try {
+      writeFileSync(out, renderPriceTable(merged));
+    } catch (e) {
+      throw new UsageError(`--out ${out}: cannot write the file (${(e as Error).message})`);
+    }
   }
   return [...summary, ...changes, `${changes.length} change${changes.length === 1 ? '' : 's'}${check ? ' (--check: nothing written)' : `, wrote ${out}`}`].join('\n');
 }
 
+/** Runs the script as `npm run prices:import` does: the summary on stdout, or one error line and exit code 2. */
+export async function cli(argv: readonly string[], io: { stdout(s: string): void; stderr(s: string): void },
+  today?: string): Promise<number> {
+  try {
+    io.stdout(`${await main(argv, today)}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`error: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then((text) => console.log(text), (e: Error) => {
-    console.error(`error: ${e.message}`);
-    process.exitCode = 1;
-  });
+  cli(process.argv.slice(2), { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) })
+    .then((code) => {
+      process.exitCode = code;
+    }, (e: Error) => {
+      console.error(`error: ${e.message}`);
+      process.exitCode = 1;
+    });
 }

@@ -25,6 +25,7 @@ import { runBenchmark } from '../../io/bench';
 import { calibrationRecord } from '../../lib/bench/calibration-record';
 import type { Plan } from '../../lib/planner/types';
 import { planBasis, planBasisSchema, type PlanBasis } from '../../lib/smoke/capacity';
+import { calibrationWarnings } from './bench-calibration';
 import { readJsonFile } from './files';
 import { AwsCallError, describeAwsError } from '../../lib/aws-errors';
 import { endpointNameProblem } from '../../lib/aws-names';
@@ -139,6 +140,11 @@ export function registerBenchCommand(program: Command, io: CliIo, options: Bench
           ? { calibration: calibrationRecord('bench', plan, { ...report, offeredRps: benchOptions.mode.rateRps, achievedRps: report.throughputRps }) }
           : {};
       io.stdout(json ? `${JSON.stringify({ ...reportForJson(report), ...calibration }, null, 2)}\n` : formatReport(report));
+      if (plan !== undefined && benchOptions.mode.kind === 'open') {
+        for (const warning of calibrationWarnings(plan, benchOptions.mode.rateRps, report, flags.url ?? flags.endpoint ?? 'the target')) {
+          io.stderr(`warning: ${warning}\n`);
+        }
+      }
       if (!report.passed) {
         throw new BenchFailedError(report);
       }
@@ -185,6 +191,12 @@ export function readPlanBasis(file: string): PlanBasis {
   const chosen = typeof json === 'object' && json !== null && 'chosen' in json ? (json as { chosen: unknown }).chosen : json;
   if (chosen === null) {
     throw new InputError(`--plan ${file}: the file holds no plan (chosen is null: the planner found none); give a feasible plan`);
+  }
+  if (typeof chosen === 'object' && chosen !== null && typeof (chosen as { generative?: unknown }).generative === 'object') {
+    const id = (chosen as { profileId?: unknown }).profileId;
+    throw new InputError(`--plan ${file}: a generative plan (${typeof id === 'string' ? `${id}, ` : ''}planned in tokens): bench measures ` +
+      'single-call requests and cannot calibrate it; its measurement is the token proof the deploy runs (smokeBenchmark.tokens, ' +
+      'docs/generative.md), and `npm run bench:generative` checks the token model against a streaming engine locally');
   }
   try {
     const basis = planBasis(chosen as Plan);

@@ -10,6 +10,7 @@ import { s3UriProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { calibrateProfile, readCalibrationRecord } from '../../lib/calibration';
 import { InputError } from '../../lib/errors';
+import { profileKindOf } from '../../lib/generative/schema';
 import { findProfile, parseProfile } from '../../lib/profiles';
 import type { ModelProfile } from '../../lib/profiles';
 import { messageOf, readJsonFile } from './files';
@@ -132,7 +133,14 @@ function parseJson(origin: string, text: string): unknown {
 /** `--profile FILE`, or the built-in profile the report's plan was made from. */
 function originalProfile(file: string | undefined, reportedId: string): ModelProfile {
   if (file !== undefined) {
-    return parseProfile(readJsonFile('--profile', file), file);
+    const json = readJsonFile('--profile', file);
+    if (profileKindOf(json, `--profile ${file}`) === 'generative') {
+      const id = (json as { id?: unknown }).id;
+      throw new InputError(`--profile ${file}: a generative profile${typeof id === 'string' ? ` (${id})` : ''}; generative calibration ` +
+        'comes from token-proof reports (the generative stacks\' smokeBenchmark.tokens proof, docs/calibration.md), and this ' +
+        'report is a single-call calibration record: give the single-call profile its plan was made from');
+    }
+    return parseProfile(json, file);
   }
   const builtIn = findProfile(reportedId);
   if (builtIn === undefined) {

@@ -46,6 +46,8 @@ export interface CatalogPriceDetail {
   readonly source: string;
   readonly asOf: string;
   readonly unverified: boolean;
+  /** How the price was estimated (SageMaker outside us-east-1), when no source lists it. @default - listed */
+  readonly estimate?: string;
 }
 
 /** One instance type as `catalog --json` prints it. */
@@ -79,8 +81,8 @@ export function catalogEntries(catalog: Catalog, filter: CatalogFilter = {}): Ca
       neuronCores: neuronCores(spec),
       sageMakerName: sageMakerName(spec.name),
       prices,
-      priceDetails: shown.map(({ region, hosting, kind, usdPerHour, source, asOf, unverified }) => (
-        { region, hosting, kind, usdPerHour, source, asOf, unverified })),
+      priceDetails: shown.map(({ region, hosting, kind, usdPerHour, source, asOf, unverified, estimate }) => (
+        { region, hosting, kind, usdPerHour, source, asOf, unverified, ...(estimate !== undefined ? { estimate } : {}) })),
     };
   });
 }
@@ -122,7 +124,7 @@ export function formatCatalog(catalog: Catalog, filter: CatalogFilter = {}): str
   for (const e of entries) {
     const cells = columns.map((c) => {
       const d = e.priceDetails.find((p) => p.region === c.region && p.hosting === c.hosting && p.kind === c.kind);
-      return d ? `${d.usdPerHour}${d.unverified ? ' UNVERIFIED' : ''} [${noteOf(d)}]` : '-';
+      return d ? `${d.usdPerHour}${d.estimate !== undefined ? ' ESTIMATE' : d.unverified ? ' UNVERIFIED' : ''} [${noteOf(d)}]` : '-';
     });
     table.push([
       e.name + (e.unverified ? ' UNVERIFIED' : ''),

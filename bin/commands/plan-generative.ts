@@ -8,7 +8,7 @@ import { InputError } from '../../lib/errors';
 import { planGenerativeReport } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
-import { formatPlanOutput, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -132,7 +132,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
           `${g.outputTokensPerSecond} output tokens/s at the target, ${g.meanRunningSequences} sequences decoding per replica on average`,
       },
       { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(g.costPer1MOutputTokensUsd, 2)} per 1M output tokens` },
-      { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+      { price: priceLine(p.price) },
       { measurement: g.measurement.map((r) => r.source).join('\n') },
     ],
     layout: { unit: 'replica', rows: g.replicas },

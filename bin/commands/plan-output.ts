@@ -4,11 +4,18 @@
  * `plan-generative.ts` for generative ones).
  */
 import Table from 'cli-table3';
+import type { Price } from '../../lib/catalog/types';
 import { InfeasibleError } from '../../lib/errors';
 import type { CliIo } from './io';
 
 /** `$1,234.56`. */
 export const usd = (n: number, digits = 2) => `$${n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+
+/** A plan's price as the report prints it: flagged ESTIMATE (with its method) or UNVERIFIED, with its source. */
+export function priceLine(price: Price): string {
+  const flag = price.estimate !== undefined ? ' ESTIMATE' : price.unverified ? ' UNVERIFIED' : '';
+  return `${usd(price.usdPerHour, 4)}/h ${price.kind}${flag} (${price.estimate ?? price.source}, ${price.asOf})`;
+}
 
 /** `n` rounded to `digits` decimals. */
 export function round(n: number, digits: number): number {

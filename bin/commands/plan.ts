@@ -14,7 +14,7 @@ import type { CliIo } from './io';
 import { once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
 import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
-import { formatPlanOutput, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
 /** The flags of both workloads; the generative ones are read by `plan-generative.ts`. */
@@ -192,7 +192,7 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       },
       { cost: `${usd(p.hourlyCostUsd)}/h, ${usd(p.monthlyCostUsd, 0)}/month, ${usd(p.costPer1MRequestsUsd, 3)} per 1M requests` },
       ...(p.instance.family === 'inf1' ? [{ 'Inf1 support': INF1_END_OF_SUPPORT }] : []),
-      { price: `${usd(p.price.usdPerHour, 4)}/h ${p.price.kind}${p.price.unverified ? ' UNVERIFIED' : ''} (${p.price.source}, ${p.price.asOf})` },
+      { price: priceLine(p.price) },
       {
         'one process per instance': `${p.naive.instanceCount} instances, ${usd(p.naive.hourlyCostUsd)}/h: packing NeuronCores saves ${Math.round(p.naive.savingsPercent)} %`,
       },

@@ -5,7 +5,7 @@
 import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { InputError } from '../../lib/errors';
-import { builtInGenerativeProfiles, findGenerativeProfile, parseGenerativeProfile } from '../../lib/generative';
+import { builtInGenerativeProfiles, findGenerativeProfile, parseGenerativeProfile, profileKindOf } from '../../lib/generative';
 import type { GenerativeProfile } from '../../lib/generative';
 import { builtInProfiles, checkProfile, closestProfileIds, findProfile, parseProfile, requireProfile } from '../../lib/profiles';
 import type { ModelProfile, ProfileWarning } from '../../lib/profiles';
@@ -70,7 +70,7 @@ export function loadAnyProfile(opts: ProfileSource): AnyLoadedProfile {
   }
   if (opts.profile !== undefined && opts.model === undefined) {
     const json = readJsonFile('--profile', opts.profile);
-    if (json !== null && typeof json === 'object' && (json as { kind?: unknown }).kind === 'generative') {
+    if (profileKindOf(json, opts.profile) === 'generative') {
       return { kind: 'generative', profile: parseGenerativeProfile(json, opts.profile) };
     }
   }

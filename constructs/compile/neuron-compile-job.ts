@@ -131,8 +131,13 @@ const SCRIPT_CANDIDATES = [
   path.join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile.py'),
 ];
 
-/** The compile script's path and bytes. */
-export function compileScript(): { path: string; content: Buffer } {
+/**
+ * The compile script's path and bytes.
+ *
+ * Declared as `Uint8Array`, the language's byte array (Node's own is a subclass): the published declaration then needs no Node types, which
+ * a consumer compiling with TypeScript 7's default `types: []` does not have.
+ */
+export function compileScript(): { path: string; content: Uint8Array } {
   const found = SCRIPT_CANDIDATES.find((p) => fs.existsSync(p));
   if (found === undefined) {
     throw new InputError(`the compile script serving/compile/compile.py is not in ${SCRIPT_CANDIDATES.join(' or ')}; `

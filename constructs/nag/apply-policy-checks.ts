@@ -41,8 +41,9 @@ function refuseSecondCdkLibrary(app: App): void {
   throw new Error('applyPolicyChecks: the app was made with another copy of aws-cdk-lib than cdk-inferentia loads '
     + `(the app's is probably ${where(process.cwd())}, cdk-inferentia's ${where(__dirname)}), so cdk-nag would `
     + 'check nothing. This happens when cdk-inferentia is installed by a file: link or npm link, which keep its own '
-    + 'node_modules. Install it from its tarball (npm pack, then npm install ./cdk-inferentia-<version>.tgz) or with '
-    + 'npm install --install-links, so it uses your app\'s aws-cdk-lib.');
+    + 'node_modules. Install it from its tarball (npm pack, then npm install ./cdk-inferentia-<version>.tgz), or put '
+    + 'install-links=true in your app\'s .npmrc and run npm install, so it uses your app\'s aws-cdk-lib (a one-off '
+    + 'npm install --install-links is undone by the next plain npm install; the .npmrc line keeps it).');
 }
 
 /** Apps that already carry the checks, so a second call cannot report every finding twice. */

@@ -35,6 +35,27 @@ export const MAX_NON_LOAD_ERROR_RATE = 0.01;
 /** The error kinds an overloaded endpoint produces: they measure capacity rather than spoil the run. */
 export const LOAD_ERROR_KINDS: readonly string[] = ['backpressure', 'timeout', 'throttled', 'http-503', 'http-429'];
 
+/**
+ * Fewest requests a run must have measured to calibrate. Calibration judges the run by its p99: among n requests
+ * about n / 100 lie above the true p99, and the sample p99 is the value at that rank. At 1,000 requests 10 lie above
+ * it, and the sample p99 falls between the true 98.4th and 99.6th percentiles 95 % of the time (binomial: 1 % +/-
+ * 1.96 x sqrt(0.01 x 0.99 / 1000)); at 100 requests it is the single slowest request, at 10 it is just the maximum.
+ * A capacity proof at its defaults (60 s at the planned rate) measures far more for any plan of 17 requests/s or
+ * more; below that, lengthen its `duration`.
+ */
+export const MIN_CALIBRATION_REQUESTS = 1000;
+
+/**
+ * Smallest share of the plan's capacity a run must have offered to calibrate. A run at a share f of the plan can
+ * only cap the capacity at f x plan (it shows nothing above what it offered), so a run at a few percent, with one
+ * mismeasured p99 (another server, a cold start), cuts the capacity by 1/f: the issue's 10 requests/s against 2,467.6
+ * cut it 250-fold. Below half, the instances are idle most of the time and the p99 is the call time with little
+ * queueing in it, which the device-time correction already reads from the server's timing; at half or above, a
+ * wrong p99 moves the capacity by at most 2x, which the next proof at the full rate corrects. The capacity proof
+ * runs at the full plan by default (`fraction` 1).
+ */
+export const MIN_PLANNED_SHARE = 0.5;
+
 /** Percentile of `server-ms - device-ms` taken as the host work of a request that did not wait. */
 export const HOST_WORK_PERCENTILE = 5;
 
@@ -239,6 +260,28 @@ function refuseUnusable(record: CalibrationRecord, profile: ModelProfile, origin
       `the profile has no row the plan was sized from (${basis.instanceType}, NeuronCore-${basis.coreVersion}, g=${basis.coresPerProcess} ` +
         `b=${basis.batchSize}, ${basis.measurement.throughputRps}/s, p50 ${basis.measurement.p50Ms} ms, p99 ${basis.measurement.p99Ms} ms): ` +
         'the plan was made from other numbers; calibrate the profile the deployed plan was made from',
+    );
+  }
+  if (record.requests < MIN_CALIBRATION_REQUESTS) {
+    problems.push(
+      `${record.requests} requests measured; calibration needs at least ${MIN_CALIBRATION_REQUESTS} (a p99 from fewer rests on ` +
+        `too few slow requests to say anything): run longer, e.g. ${Math.ceil(MIN_CALIBRATION_REQUESTS / Math.max(record.offeredRps, 1e-9))} s ` +
+        `at ${fmt(record.offeredRps)} requests/s (bench --duration, capacityProof.duration)`,
+    );
+  }
+  const plannedRps = basis.capacityPerInstanceRps * basis.instanceCount;
+  // 0.1 % of slack: the basis carries the per-instance capacity rounded, so its product can exceed the plan's total.
+  if (record.offeredRps < MIN_PLANNED_SHARE * plannedRps * 0.999) {
+    problems.push(
+      `offered ${fmt(record.offeredRps)} requests/s, ${+((100 * record.offeredRps) / plannedRps).toPrecision(2)} % of the plan's ` +
+        `${+plannedRps.toFixed(1)}; calibration needs at least ${MIN_PLANNED_SHARE * 100} % (a run far below the plan can only cap ` +
+        `the capacity at what it offered): prove at the planned rate (bench --rate ${+plannedRps.toFixed(1)}, capacityProof.fraction 1)`,
+    );
+  }
+  if (basis.serving === 'batching' && record.server === undefined) {
+    problems.push(
+      'the server sent no timing header, so it is not the cdk-inferentia model server a batching plan deploys: point ' +
+        'the run at the deployed endpoint (or its model server), not at another server',
     );
   }
   const successes = record.requests - record.errors;

@@ -30,7 +30,8 @@ export function sageMakerAvailability(
   offersRead: readonly OfferFileRead[] = OFFER_FILES_READ,
 ): SageMakerAvailability {
   const price = catalog.price(instanceType, region, 'sagemaker');
-  if (price) {
+  // An estimated price is derived from EC2's: no evidence that SageMaker offers the type there.
+  if (price && price.estimate === undefined) {
     return { availability: 'offered', evidence: `priced at ${price.usdPerHour} USD/h: ${price.source} (${price.asOf})` };
   }
   const offer = offersRead.find((o) => o.service === 'AmazonSageMaker' && o.region === region);

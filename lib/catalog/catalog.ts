@@ -1,5 +1,5 @@
 import { BUILT_IN_INSTANCES } from './instances';
-import { BUILT_IN_PRICES } from './prices';
+import { BUILT_IN_PRICES, sageMakerEstimates } from './prices';
 import { Hosting, InstanceSpec, Price, PricingKind } from './types';
 
 /**
@@ -68,15 +68,21 @@ export class Catalog {
 
   /** Every instance type, built-in ones first in family then size order, then those price files added. */
   readonly instances: readonly InstanceSpec[];
-  /** Every price, in the order they were added; a replaced price keeps its place. */
+  /**
+   * Every price, in the order they were added (a replaced price keeps its place), then the SageMaker prices
+   * estimated where none is listed (`Price.estimate`, `sageMakerEstimates` in prices.ts).
+   */
   readonly prices: readonly Price[];
 
+  /** The prices sources list: what price files merge onto, so a listed price replaces an estimate. */
+  private readonly listed: readonly Price[];
   private readonly instancesByName: ReadonlyMap<string, InstanceSpec>;
   private readonly pricesByKey: ReadonlyMap<string, Price>;
 
   private constructor(instances: readonly InstanceSpec[], prices: readonly Price[]) {
     this.instances = Object.freeze([...instances]);
-    this.prices = Object.freeze([...prices]);
+    this.listed = Object.freeze([...prices]);
+    this.prices = Object.freeze([...prices, ...sageMakerEstimates(prices)]);
     this.instancesByName = new Map(this.instances.map((spec) => [spec.name, spec]));
     this.pricesByKey = new Map(this.prices.map((p) => [priceKey(p), p]));
   }
@@ -88,7 +94,7 @@ export class Catalog {
    * instance type, region, hosting and kind and are appended otherwise.
    */
   withPriceFile(file: PriceFile): Catalog {
-    return new Catalog(mergeBy(this.instances, file.instances, (s) => s.name), mergeBy(this.prices, file.prices, priceKey));
+    return new Catalog(mergeBy(this.instances, file.instances, (s) => s.name), mergeBy(this.listed, file.prices, priceKey));
   }
 
   /** The instance type named `name` (`inf2.xlarge` or `ml.inf2.xlarge`), or undefined when the catalog lacks it. */

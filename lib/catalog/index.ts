@@ -17,4 +17,5 @@ export { priceFileSchema } from './price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
 export type { SageMakerAvailability } from './availability';
 export { sageMakerAvailability } from './availability';
+export { SAGEMAKER_RATIO_REGION, sageMakerEstimates } from './prices';
 export type { OfferFileRead } from './data/on-demand';

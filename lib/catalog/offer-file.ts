@@ -10,7 +10,7 @@
  * @see https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/using-the-aws-price-list-bulk-api.html
  */
 import { NEURON_FAMILIES } from './instance-type';
-import type { OfferFileRead, PriceTableRow, PriceTableSource } from './data/on-demand';
+import type { OfferFileRead, PriceTableRow, PriceTableSource } from './data/price-table';
 import type { Hosting } from './types';
 
 /** One price row of an offer file, keys normalised by `offerKey` (`Instance Type` and `instanceType` both `instancetype`). */

@@ -76,4 +76,11 @@ export interface Price {
   readonly asOf: string;
   /** True when no AWS-authored source backs the number; shown as UNVERIFIED wherever it is printed. */
   readonly unverified: boolean;
+  /**
+   * How the number was estimated when no source lists it (SageMaker outside us-east-1: `sageMakerEstimates` in prices.ts);
+   * shown as ESTIMATE wherever it is printed, and replaced by any listed price of the same key.
+   *
+   * @default - listed by its source, not estimated
+   */
+  readonly estimate?: string;
 }

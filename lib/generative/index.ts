@@ -14,7 +14,7 @@ export type { ReplicaPrediction } from './continuous-batching';
 export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
-export { parseGenerativeProfile } from './schema';
+export { parseGenerativeProfile, profileKindOf } from './schema';
 export { VLLM_DEFAULT_PORT, VLLM_ENV, vllmReplicaConfigs, vllmServeCommand } from './engine-config';
 export type { VllmEngineOptions, VllmReplicaConfig } from './engine-config';
 export { parseVllmDlcTag, SAGEMAKER_ENVIRONMENT_VALUE_MAX, VLLM_DLC_PINS, VLLM_DLC_REPOSITORY, VLLM_IMAGE_ENV, vllmContainerEnvironment, vllmDlcTagProblems } from './engine-image';

@@ -13,7 +13,7 @@
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
 import type { Hosting, InstanceSpec, Price } from '../catalog/types';
 import { InputError } from '../errors';
-import { HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
+import { estimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
@@ -82,7 +82,8 @@ export function planGenerativeReport(
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
-        `${t.outputTokens.mean} output tokens at TTFT p99 ${t.ttftP99Ms} ms and TPOT p99 ${t.tpotP99Ms} ms in ${o.region}:`,
+        `${t.outputTokens.mean} output tokens at TTFT p99 ${t.ttftP99Ms} ms and TPOT p99 ${t.tpotP99Ms} ms` +
+        `${t.e2eP99Ms !== undefined ? ` and end-to-end p99 ${t.e2eP99Ms} ms` : ''} in ${o.region}:`,
       reasons: explain(rejected),
     };
   });
@@ -321,14 +322,23 @@ function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp
 
 /** Which target a trickle of requests already misses. */
 function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
-  const idle = predictReplica(timing, targets, 1e-6);
+  // A trickle: one request per 1,000 s. At rates far lower the TTFT quantile's arithmetic overflows (Infinity), which
+  // blamed the first token for what the end-to-end target refused.
+  const idle = [1e-6, 1e-3].map((rate) => predictReplica(timing, targets, rate))
+    .find((p) => Number.isFinite(p.ttftP99Ms) && Number.isFinite(p.e2eP99Ms)) ?? predictReplica(timing, targets, 1e-3);
   if (idle.tpotP99Ms > targets.tpotP99Ms) {
     return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
   }
   if (idle.ttftP99Ms > targets.ttftP99Ms) {
     return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
   }
-  return { configuration, code: 'e2e', reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the target is ${targets.e2eP99Ms} ms` };
+  return {
+    configuration,
+    code: 'e2e',
+    reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the end-to-end target is ${targets.e2eP99Ms} ms ` +
+      `(TTFT p99 ${round(idle.ttftP99Ms, 1)} ms + ${Math.max(0, (targets.outputTokens.p99 ?? targets.outputTokens.mean) - 1)} ` +
+      `tokens at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms): raise it, or shorten the outputs`,
+  };
 }
 
 interface Sized {
@@ -358,7 +368,8 @@ function sizePlan(
   const hourly = price.usdPerHour * instanceCount;
   const outputTokensPerSecond = targets.requestsPerSecond * targets.outputTokens.mean;
   const warnings = [
-    ...(price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
+    ...(price.estimate !== undefined ? [estimateWarning(price)]
+      : price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
     ...rows.filter((r) => r.unverified).map((r) => `measurement ${describeConfiguration(r.tensorParallelDegree, r.batchSize, r.neuronSdkVersion)} is UNVERIFIED (${r.source})`),
     ...(timing.prefillEstimated ? ['the rows state no TTFT: prefill is estimated as one decode step per 128 prompt tokens'] : []),
     ...(rows.some((r) => !r.instanceType.startsWith(instance.name)) ? [`measured on ${[...new Set(rows.map((r) => r.instanceType))].join(', ')}, same chip as ${instance.name}`] : []),

@@ -3,7 +3,9 @@
  * at once, each naming the field, the value and what is expected. docs/profile-format.md documents the format.
  */
 import { z } from 'zod';
+import { NEURON_FAMILIES } from '../catalog/instance-type';
 import { InputError } from '../errors';
+import { closestName } from '../profiles';
 import { formatPath, formatValue, valueAt } from '../profiles/schema';
 import type { GenerativeProfile } from './types';
 
@@ -29,14 +31,26 @@ const generativeModelSchema = z.strictObject({
   source: nonEmptyString(),
 });
 
+/** A Neuron SDK release as the Neuron release notes write it: `2.26`, `2.26.1` (not `latest`, which pins nothing). */
+const SDK_VERSION = /^\d+\.\d+(\.\d+)?$/;
+const SDK_MESSAGE = 'expected a Neuron SDK release such as "2.26.1"';
+
+/** `inf2.48xlarge` or `ml.inf2.48xlarge` -> `inf2`. */
+function familyOf(instanceType: string): string {
+  return instanceType.replace(/^ml\./, '').split('.')[0];
+}
+
 const generativeMeasurementSchema = z.strictObject({
-  instanceType: nonEmptyString(),
+  // A row on a GPU instance is not a Neuron measurement: refused here, rather than never matching a catalog instance.
+  instanceType: nonEmptyString().refine((t) => NEURON_FAMILIES.includes(familyOf(t)), {
+    error: 'NEURON_INSTANCE',
+  }),
   tensorParallelDegree: positiveInteger(),
   batchSize: positiveInteger(),
   inputTokens: positiveInteger(),
   outputTokens: positiveInteger(),
   sequenceLength: positiveInteger().optional(),
-  neuronSdkVersion: nonEmptyString(),
+  neuronSdkVersion: z.string({ error: SDK_MESSAGE }).regex(SDK_VERSION, { error: SDK_MESSAGE }),
   ttftP50Ms: positiveNumber().optional(),
   ttftP99Ms: positiveNumber().optional(),
   tpotP50Ms: positiveNumber(),
@@ -69,6 +83,10 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
     const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
     return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename ${issue.keys.length > 1 ? 'them' : 'it'}`;
+  }
+  if (issue.message === 'NEURON_INSTANCE') {
+    return `${formatPath(issue.path)}: ${formatValue(valueAt(json, issue.path))} is not a Neuron instance; measure on inf2, `
+      + `trn1, trn2 ... (families: ${NEURON_FAMILIES.join(', ')})`;
   }
   if (issue.path.length === 0) {
     return `expected a JSON object with kind "generative", id, model and measurements, got ${formatValue(json)}`;
@@ -109,10 +127,66 @@ function crossFieldProblems(profile: z.infer<typeof generativeProfileSchema>): s
  * @throws InputError listing every problem, each as `origin: field: what is wrong, got value`
  */
 export function parseGenerativeProfile(json: unknown, origin: string): GenerativeProfile {
+  // A kind slip is one problem, said as such, not a field-by-field refusal of the rest.
+  profileKindOf(json, origin);
   const result = generativeProfileSchema.safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((issue) => `${origin}: ${describeIssue(json, issue)}`));
   }
   InputError.throwIfAny(crossFieldProblems(result.data).map((p) => `${origin}: ${p}`));
   return result.data as GenerativeProfile;
+}
+
+/*
+ * Which kind of profile a JSON file holds, decided before either schema reads it: a generative profile with a
+ * misspelled or missing `kind` would otherwise be checked as a single-call one and refused for nine fields it was
+ * never meant to have, with no word about `kind`.
+ */
+
+/** The `kind` values a profile file may carry; single-call profiles carry none. */
+const KINDS = ['generative'] as const;
+
+/** Fields only a generative profile's measurements have (docs/profile-format.md). */
+const GENERATIVE_ROW_FIELDS = ['tpotP50Ms', 'ttftP50Ms', 'tensorParallelDegree', 'outputTokens'] as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The fields of `json` that only a generative profile has, as paths (`model`, `measurements[0].tpotP50Ms`). */
+function generativeFields(json: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  if (isObject(json.model)) found.push('model');
+  const rows = Array.isArray(json.measurements) ? json.measurements : [];
+  const index = rows.findIndex((row) => isObject(row) && GENERATIVE_ROW_FIELDS.some((f) => f in row));
+  if (index >= 0) {
+    const field = GENERATIVE_ROW_FIELDS.find((f) => f in (rows[index] as object)) as string;
+    found.push(`measurements[${index}].${field}`);
+  }
+  return found;
+}
+
+/**
+ * `'generative'` when `json` says `"kind": "generative"`, `'single-call'` when it has no kind and no generative
+ * field.
+ *
+ * @throws InputError for any other kind (with the closest one), or a profile whose fields are generative but which
+ *   has no kind
+ */
+export function profileKindOf(json: unknown, origin: string): 'generative' | 'single-call' {
+  if (!isObject(json)) return 'single-call';
+  const kind = json.kind;
+  if (kind === 'generative') return 'generative';
+  if (kind !== undefined) {
+    const meant = typeof kind === 'string' ? closestName(kind, KINDS) : undefined;
+    throw new InputError(`${origin}: kind: ${JSON.stringify(kind)} is not a profile kind; `
+      + `${meant !== undefined ? `did you mean "${meant}"? ` : ''}`
+      + '(generative profiles say "kind": "generative"; single-call profiles have no kind)');
+  }
+  const generative = generativeFields(json);
+  if (generative.length > 0) {
+    throw new InputError(`${origin}: kind is missing, but the fields (${generative.join(', ')}) are a generative profile's; `
+      + 'add "kind": "generative" (docs/profile-format.md), or drop them for a single-call profile');
+  }
+  return 'single-call';
 }

@@ -340,7 +340,9 @@ function buildPlan(
   if (instance.family === 'inf1') {
     warnings.push(INF1_END_OF_SUPPORT);
   }
-  if (price.unverified) {
+  if (price.estimate !== undefined) {
+    warnings.push(estimateWarning(price));
+  } else if (price.unverified) {
     warnings.push(`price $${price.usdPerHour}/h is UNVERIFIED (${price.source}); confirm it or plan with a price file (Catalog.withPriceFile, or --prices on the CLI)`);
   }
   warnings.push(...measurementNotes.map((note) => `measurement g=${m.coresPerProcess} b=${m.batchSize}: ${note}`));
@@ -427,4 +429,11 @@ export function costPer1MRequests(hourlyUsd: number, rps: number): number {
 export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+/** What a plan priced with an estimate says: the method, and how to replace it with a listed price. */
+export function estimateWarning(price: Price): string {
+  return `price $${price.usdPerHour}/h is an ESTIMATE (${price.estimate}): no readable source lists it; replace it with a ` +
+    `listed price: cdk-inferentia catalog refresh --regions ${price.region} --out prices.json, then --prices prices.json ` +
+    '(Catalog.withPriceFile)';
 }

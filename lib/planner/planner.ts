@@ -414,18 +414,26 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
 
 function noPricesProblem(region: string, hosting: Hosting, pricing: PricingKind, catalog: Catalog): string {
   const known = catalog.regionsWithPrices(hosting, pricing);
+  const ec2HasKind = catalog.regionsWithPrices('ec2', pricing);
   return (
     `the catalog has no ${pricing} ${hosting} prices for region ${region} (it has: ${known.join(', ') || 'none'}); ` +
-    (hosting === 'sagemaker' && catalog.regionsWithPrices('ec2', pricing).includes(region)
-      ? `it has EC2 prices there, but no readable source lists SageMaker hosting prices outside us-east-1, so none ` +
-        'is built in (and whether SageMaker hosts Neuron instances there is not known offline); '
-      : '') +
+    (pricing !== 'on-demand' && known.length === 0
+      // The kind is what is missing, wherever the region: say so rather than blame the region.
+      ? `no source has ${pricing} rates for ${hosting === 'sagemaker' ? 'SageMaker hosting' : 'EC2'} in any region` +
+        (hosting === 'sagemaker' && ec2HasKind.length > 0 ? ` (the RI-effective rates built in are the Neuron performance pages' EC2 ones)` : '') +
+        '; '
+      : hosting === 'sagemaker' && pricing === 'on-demand' && ec2HasKind.includes(region)
+        ? 'it has EC2 prices there, but none for an instance type whose SageMaker/EC2 ratio is known in us-east-1, so no ' +
+          'SageMaker price could be estimated; '
+        : '') +
     (pricing === 'on-demand'
       ? `write a price file with 'cdk-inferentia catalog refresh --regions ${region} --out prices.json', then plan with it: ` +
         `the catalog argument Catalog.builtIn().withPriceFile(parsePriceFile(json, 'prices.json')), or --prices prices.json on the CLI` +
         (hosting === 'sagemaker' ? ', or plan for EC2 (--hosting ec2, hosting: \'ec2\')' : '')
-      : `write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) and plan ` +
-        `with it (the catalog argument Catalog.builtIn().withPriceFile(...), or --prices on the CLI), or with pricing 'on-demand'`)
+      : `plan with --pricing on-demand (pricing: 'on-demand')` +
+        (hosting === 'sagemaker' && ec2HasKind.includes(region) ? `, or for EC2 with ${pricing} (--hosting ec2)` : '') +
+        `, or write a price file with kind "${pricing}" entries for ${region} (catalog refresh fetches on-demand prices only) and plan ` +
+        'with it (the catalog argument Catalog.builtIn().withPriceFile(...), or --prices on the CLI)')
   );
 }
 

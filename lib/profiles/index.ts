@@ -3,6 +3,7 @@
  * own profile, and self-contradiction checks.
  */
 import { InputError } from '../errors';
+import { BUILT_IN_GENERATIVE_PROFILES } from './data/generative';
 import { BUILT_IN_PROFILES } from './builtin';
 import type { ModelProfile } from './types';
 
@@ -34,7 +35,7 @@ export function profileIds(): readonly string[] {
 }
 
 /** Levenshtein distance, case-insensitive. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
   let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
@@ -46,6 +47,35 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[t.length];
+}
+
+/** Lower case with separators dropped: `min-instances`, `min_instances` and `minInstances` squash alike. */
+function squash(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * The known name `typed` most likely meant, if any: the same but for case and separators, a prefix of at least 3
+ * characters either way (`throughputRps` for `throughput`), or within 2 edits (and fewer than a third of its
+ * letters, so short names do not match everything). Undefined when nothing is that close: then `typed` is taken
+ * to be some other tool's name, not a slip.
+ */
+export function closestName(typed: string, known: readonly string[]): string | undefined {
+  const t = squash(typed);
+  if (t.length === 0) return undefined;
+  let best: { name: string; distance: number; gap: number } | undefined;
+  for (const name of known) {
+    const k = squash(name);
+    const prefix = Math.min(t.length, k.length) >= 3 && (t.startsWith(k) || k.startsWith(t));
+    const distance = t === k || prefix ? 0 : editDistance(t, k);
+    // Among equals, the name nearest in length: `llamaInputTokensP9` means `llamaInputTokensP99`.
+    const gap = Math.abs(t.length - k.length);
+    if (distance <= 2 && distance * 3 < k.length
+      && (best === undefined || distance < best.distance || (distance === best.distance && gap < best.gap))) {
+      best = { name, distance, gap };
+    }
+  }
+  return best?.name;
 }
 
 /** How an id relates to what the user typed: same but for case, starts with it, contains it, or neither. */
@@ -77,11 +107,19 @@ export function closestProfileIds(id: string): string[] {
 /**
  * The built-in profile with this id.
  *
- * @throws InputError `unknown model 'bert-base'; known models: ...` listing every id, the closest matches first
+ * @throws InputError `unknown model 'bert-base'; known models: ...` listing every id, the closest matches first;
+ *   for a generative id, which lookup and planner take it instead
  */
 export function requireProfile(id: string): ModelProfile {
   const profile = findProfile(id);
   if (!profile) {
+    // A generative id is not a typo: listing single-call models would send the user looking in the wrong place.
+    if (BUILT_IN_GENERATIVE_PROFILES.some((p) => p.id === id)) {
+      throw new InputError(
+        `'${id}' is a generative model, planned in tokens, not a single-call one: look it up with ` +
+          `findGenerativeProfile('${id}') and plan it with planGenerative (CLI: plan --model ${id} with --ttft-p99/--tpot-p99).`,
+      );
+    }
     throw new InputError(
       `unknown model '${id}'; known models: ${closestProfileIds(id).join(', ')}. ` +
         'Pass one of them with --model, or your own measurements with --profile FILE.',

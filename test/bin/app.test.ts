@@ -271,12 +271,19 @@ describe('The example app in a region the built-in catalog does not price', () =
       { instanceType: `inf2.${size}`, region: 'eu-west-1', hosting: 'sagemaker', usdPerHour: [1.1, 2.6, 8.6, 17.2][i] })),
   }));
 
-  test('says how to get prices, with -c prices', () => {
+  test('says how to get prices, with -c prices, in a region with no EC2 price either', () => {
     // THEN
-    expect(problemsOf({ region: 'eu-west-1' })).toEqual([
-      'context region=eu-west-1: no SageMaker prices for it (priced: us-east-1); fetch them with `npx cdk-inferentia '
-        + 'catalog refresh --regions eu-west-1 --out prices.json` and pass -c prices=prices.json',
+    expect(problemsOf({ region: 'il-central-1' })).toEqual([
+      expect.stringMatching(/^context region=il-central-1: no SageMaker prices for it \(priced: .*eu-west-1.*\); fetch them with `npx cdk-inferentia /),
     ]);
+    expect(problemsOf({ region: 'il-central-1' })[0]).toContain('catalog refresh --regions il-central-1 --out prices.json` and pass -c prices=prices.json');
+  });
+
+  test('plans eu-west-1 offline with the SageMaker price estimated from EC2, marked ESTIMATE', () => {
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, region: 'eu-west-1' } }));
+    const planned = exampleStack(app).endpoint.plan!;
+    expect(planned.price).toMatchObject({ region: 'eu-west-1', hosting: 'sagemaker', estimate: expect.stringMatching(/^EC2 on-demand in eu-west-1/) });
+    expect(planned.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/is an ESTIMATE/)]));
   });
 
   test('plans there with -c prices=FILE', () => {
@@ -303,15 +310,44 @@ describe('The example app in a region the built-in catalog does not price', () =
 });
 
 describe('The example app with context keys it does not read', () => {
-  test('warns about keys that look like its own', () => {
-    // WHEN
-    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, throughputRps: '5000', 'min-instances': '3', unrelated: 'x' } }));
-    // THEN
-    const unknown = warnings(exampleStack(app)).filter((w) => w.includes('is not read by the example'));
-    expect(unknown).toEqual([
-      expect.stringContaining('context throughputRps is not read by the example; did you mean -c throughput=...?'),
-      expect.stringContaining('context min-instances is not read by the example; did you mean -c minInstances=...?'),
-    ]);
+  test.each([
+    ['throughtput', '5', 'throughput'],
+    ['throughputRps', '5000', 'throughput'],
+    ['min-instances', '3', 'minInstances'],
+    ['llamaImageDigst', DIGEST, 'llamaImageDigest'],
+    ['llamaThroughtput', '5', 'llamaThroughput'],
+    ['ecsImageDigets', DIGEST, 'ecsImageDigest'],
+    ['enviroments', 'examples/environments.json', 'environments'],
+  ])('GIVEN -c %s=%s (a slip) THEN the app is refused with "did you mean -c %s" before any stack', (key, value, meant) => {
+    const app = new App({ context: { ...CDK_JSON.context, [key]: value } });
+    expect(() => buildApp(app)).toThrow(`context ${key}=${JSON.stringify(value)} is read by no example stack; did you mean -c ${meant}=`);
+    expect(app.node.children).toHaveLength(0);
+  });
+
+  test('keys of other tools and the user\'s own keys pass', () => {
+    expect(problemsOf({ ...NO_BUNDLING, unrelated: 'x', '@aws-cdk/aws-lambda:recognizeLayerVersion': true, '//note': 'x' }))
+      .toEqual([]);
+  });
+});
+
+describe('The Llama example\'s targets come from context', () => {
+  test('GIVEN -c llamaThroughput=5 -c llamaTtftP99=1500 THEN both Llama stacks are planned for them', () => {
+    const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, llamaThroughput: '5', llamaTtftP99: 1500 } }));
+    for (const name of [LLAMA_STACK_NAME, LLAMA_ECS_STACK_NAME]) {
+      expect((app.node.findChild(name) as Stack).templateOptions.description).toContain('5 requests/s (TTFT p99 1500 ms');
+    }
+  });
+
+  test.each([
+    [{ llamaThroughput: 'abc' }, 'context llamaThroughput="abc" is not a positive number (requests per second); pass e.g. -c llamaThroughput=2'],
+    [{ llamaInputTokens: '10.5' }, 'context llamaInputTokens="10.5" is not a whole number of at least 1 (tokens); pass e.g. -c llamaInputTokens=1024'],
+    [{ llamaOutputTokens: 300, llamaOutputTokensP99: 200 }, 'context llamaOutputTokensP99=200 is below llamaOutputTokens=300'],
+    [{ llamaThroughput: 4, llamaPeak: 3 }, 'context llamaPeak=3 is below llamaThroughput=4'],
+    [{ llamaInputTokens: 200000 }, "context llama targets: input plus output tokens at p99 (200256) exceed llama-3.1-8b-instruct's context"],
+  ])('GIVEN %j THEN the app is refused naming the key, the value and the fix', (context, message) => {
+    const app = new App({ context: { ...CDK_JSON.context, ...context } });
+    expect(() => buildApp(app)).toThrow(message);
+    expect(app.node.children).toHaveLength(0);
   });
 });
 

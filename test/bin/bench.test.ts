@@ -8,6 +8,7 @@ import { BenchFailedError, type BenchReport } from '../../lib/bench';
 import { InputError } from '../../lib/errors';
 import type { CalibrationRecord } from '../../lib/bench/calibration-record';
 import { readCalibrationRecord } from '../../lib/calibration';
+import { findGenerativeProfile, planGenerative } from '../../lib/generative';
 import { plan } from '../../lib/planner';
 import { requireProfile } from '../../lib/profiles';
 import { startHttpServer, startSageMakerRuntimeServer, type ServerBehaviour, type TestServer } from '../support';
@@ -282,6 +283,33 @@ describe('bench --plan writes the calibration record calibrate reads', () => {
     expect(calibration.server?.deviceMs?.p50).toBeCloseTo(1, 2);
     expect(calibration.server?.overheadMs?.p50).toBeCloseTo(0.5, 2);
     expect(readCalibrationRecord(JSON.parse(out.stdout), 'bench.json')).toEqual(calibration);
+  });
+
+  test('GIVEN a generative plan WHEN bench --plan THEN it is recognised and the token proof named, no TypeError, nothing sent', async () => {
+    const server = await serve(answer());
+    const planFile = join(dir, 'llama-plan.json');
+    const llama = planGenerative(findGenerativeProfile('llama-3.1-8b-instruct')!, { requestsPerSecond: 2, inputTokens: { mean: 1024 },
+      outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60 }, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'] });
+    writeFileSync(planFile, JSON.stringify({ chosen: llama }));
+    const problems = await problemsOf(['--url', server.url, '--rate', '2', '--plan', planFile, '--json']);
+    expect(problems).toEqual([
+      `--plan ${planFile}: a generative plan (llama-3.1-8b-instruct, planned in tokens): bench measures single-call requests and `
+        + 'cannot calibrate it; its measurement is the token proof the deploy runs (smokeBenchmark.tokens, docs/generative.md), and '
+        + '`npm run bench:generative` checks the token model against a streaming engine locally',
+    ]);
+    expect(problems.join('')).not.toMatch(/TypeError|Cannot read/);
+    expect(server.received).toHaveLength(0);
+  });
+
+  test('GIVEN --rate far below the plan and a server without the timing header WHEN run THEN stderr warns that calibrate will refuse', async () => {
+    const server = await serve(answer());
+    const planFile = join(dir, 'plan-low.json');
+    writeFileSync(planFile, JSON.stringify({ chosen: planned }));
+    const out = await bench(['--url', server.url, '--rate', '10', '--requests', '10', '--plan', planFile, '--json']);
+    expect(out.stderr).toContain(`warning: --rate 10 is ${+(1000 / planned.capacityRps).toPrecision(2)} % of the plan's `);
+    expect(out.stderr).toContain('calibrate refuses a run below 50 % of the plan or of fewer than 1000 requests');
+    expect(out.stderr).toContain('warning: no answer carried the model server\'s timing header (server-ms, device-ms): '
+      + `${server.url} is not the cdk-inferentia model server`);
   });
 
   test('GIVEN --plan without --rate or --json, or a file without a plan THEN every problem is named before a request', async () => {

@@ -11,6 +11,7 @@ import 'aws-sdk-client-mock-jest';
 import { runCli } from '../../bin/cli';
 import type { CliIo } from '../../bin/commands/io';
 import { calibrationRecord, planBasis } from '../../lib/bench/calibration-record';
+import { findGenerativeProfile } from '../../lib/generative';
 import type { Plan } from '../../lib/planner';
 
 const s3 = mockClient(S3Client);
@@ -140,3 +141,21 @@ describe('calibrate names an S3 refusal', () => {
     expect(stderr).toMatch(/AccessDenied|not authorized/);
   });
 });
+
+describe('calibrate with a generative profile', () => {
+  test('GIVEN a valid generative profile as --profile THEN exit 2 saying generative calibration comes from token-proof reports, no file written', async () => {
+    const { report } = await provenAt(1);
+    const reportFile = join(dir, 'for-generative.json');
+    writeFileSync(reportFile, JSON.stringify(report));
+    const profileFile = join(dir, 'llama.json');
+    writeFileSync(profileFile, JSON.stringify(findGenerativeProfile('llama-3.1-8b-instruct')));
+    const out = join(dir, 'llama-calibrated.json');
+    const { code, stderr } = await cli(['calibrate', '--report', reportFile, '--profile', profileFile, '--out', out]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`--profile ${profileFile}: a generative profile (llama-3.1-8b-instruct); generative calibration comes from `
+      + 'token-proof reports');
+    expect(stderr).not.toMatch(/deviceMemoryGiB|problems/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+

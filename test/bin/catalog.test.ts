@@ -87,11 +87,15 @@ describe('catalog --json prints every instance with its NeuronCores and prices',
   });
 
   test('a region without prices is a warning that says how to add them', async () => {
-    const { stderr } = await run('catalog', '--json', '--region', 'eu-west-1');
-    expect(stderr).toBe(
-      'warning: no sagemaker prices for eu-west-1 (sagemaker prices exist for us-east-1); add them with --prices FILE, '
-        + 'e.g. written by `cdk-inferentia catalog refresh --regions eu-west-1 --out prices.json`\n',
-    );
+    const { stderr } = await run('catalog', '--json', '--region', 'il-central-1');
+    expect(stderr).toMatch(/^warning: no sagemaker prices for il-central-1 \(sagemaker prices exist for .*\); add them with --prices FILE, /m);
+    expect(stderr).toContain('e.g. written by `cdk-inferentia catalog refresh --regions il-central-1 --out prices.json`\n');
+  });
+
+  test('SageMaker outside us-east-1 shows the estimate and its method', async () => {
+    const { stdout } = await run('catalog', '--json', '--region', 'eu-west-1', '--hosting', 'sagemaker');
+    const inf2 = (JSON.parse(stdout) as CatalogEntry[]).find((e) => e.name === 'inf2.xlarge')!;
+    expect(inf2.priceDetails[0]).toMatchObject({ unverified: true, estimate: expect.stringMatching(/^EC2 on-demand in eu-west-1/) });
   });
 
   test('eu-west-1 and ap-northeast-1 have built-in EC2 prices, with their source', async () => {

@@ -194,11 +194,24 @@ describe('plan works offline in every region with built-in prices', () => {
     expect(chosen.price).toMatchObject({ region, unverified: false, source: expect.stringMatching(/AWS Price List/) });
   });
 
-  test('GIVEN SageMaker in eu-west-1 THEN the error says why no SageMaker price is built in and what to do', async () => {
-    const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '500', '--p99', '20', '--region', 'eu-west-1', '--hosting', 'sagemaker');
-    expect(code).not.toBe(0);
-    expect(stderr).toMatch(/no readable source lists SageMaker hosting prices outside us-east-1/);
-    expect(stderr).toMatch(/catalog refresh --regions eu-west-1 --out prices\.json'.*--prices prices\.json on the CLI, or plan for EC2 \(--hosting ec2/);
+  test('GIVEN SageMaker in eu-west-1 THEN it plans offline, the price marked ESTIMATE with its method, in the text and the JSON', async () => {
+    const args = ['plan', '--model', 'bert-base-uncased', '--throughput', '500', '--p99', '20', '--region', 'eu-west-1', '--hosting', 'sagemaker'];
+    const text = await run(...args);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/\/h on-demand ESTIMATE \(EC2 on-demand in eu-west-1 \([\d.]+ USD\/h\) x the SageMaker\/EC2 ratio/);
+    expect(text.stderr).toMatch(/price \$[\d.]+\/h is an ESTIMATE .*catalog refresh --regions eu-west-1 --out prices\.json/);
+    const json = await run(...args, '--json');
+    expect(JSON.parse(json.stdout).chosen.price).toMatchObject({ region: 'eu-west-1', hosting: 'sagemaker', estimate: expect.stringMatching(/^EC2 on-demand in eu-west-1/) });
+  });
+
+  test('GIVEN SageMaker with --pricing ri-effective in us-east-1 THEN the error names the missing kind, not the region', async () => {
+    const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '500', '--p99', '20', '--region', 'us-east-1',
+      '--hosting', 'sagemaker', '--pricing', 'ri-effective');
+    expect(code).toBe(2);
+    expect(stderr).not.toMatch(/outside us-east-1/);
+    expect(stderr).toContain('no source has ri-effective rates for SageMaker hosting in any region (the RI-effective rates built in are '
+      + 'the Neuron performance pages\' EC2 ones)');
+    expect(stderr).toMatch(/--pricing on-demand/);
   });
 });
 

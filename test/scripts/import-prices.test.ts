@@ -5,7 +5,7 @@ import { Catalog } from '../../lib/catalog/catalog';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { sageMakerAvailability } from '../../lib/catalog/availability';
 import { mergeOffers, offerKey, parseCsvLine } from '../../lib/catalog/offer-file';
-import { CURRENT_TABLE, main, readOffer, renderPriceTable } from '../../scripts/import-prices';
+import { cli, CURRENT_TABLE, main, readOffer, renderPriceTable } from '../../scripts/import-prices';
 
 // Two small files shaped like AWS bulk offer files (made-up prices): each keeps the rows a parser must skip.
 const EC2_CSV = join(__dirname, 'fixtures', 'ec2-eu-west-1.csv');
@@ -115,5 +115,48 @@ describe('npm run prices:import regenerates the built-in table in one command', 
   test('GIVEN --check THEN nothing is written and the changes are listed', async () => {
     const summary = await main(['--check', EC2_CSV, '--out', '/nonexistent/dir/file.ts'], '2026-11-25');
     expect(summary).toMatch(/changes \(--check: nothing written\)$/);
+  });
+});
+
+describe('npm run prices:import parses its arguments: usage errors exit 2 naming the argument, and nothing is written', () => {
+  const TABLE = join(__dirname, '../../lib/catalog/data/on-demand.ts');
+
+  async function runScript(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await cli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, '2026-11-25');
+    return { code, stdout, stderr };
+  }
+
+  test('GIVEN no file THEN exit 2 asking for an offer file, and the built-in table is not rewritten', async () => {
+    const before = readFileSync(TABLE, 'utf8');
+    const { code, stderr } = await runScript([]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error: give at least one offer file/);
+    expect(readFileSync(TABLE, 'utf8')).toBe(before);
+  });
+
+  test.each([
+    [['--chekc', EC2_CSV], /error: unknown option '--chekc'.*Did you mean --check\?/s],
+    [[EC2_CSV, '--out'], /error: option '--out <file>' argument missing/],
+    [['no-such-offer.csv'], /^error: no-such-offer\.csv: no such file/],
+  ])('GIVEN %j THEN exit 2 naming the argument', async (argv, message) => {
+    const { code, stderr } = await runScript(argv);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('GIVEN a .json file that is not JSON THEN exit 2 naming the file, not a raw SyntaxError', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prices-'));
+    try {
+      const bad = join(dir, 'index.json');
+      writeFileSync(bad, '{"formatVersion": ');
+      const { code, stderr } = await runScript([bad, '--check']);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(new RegExp(`^error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON \\(`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,29 +8,9 @@
  * Where no source has a number (a region, a hosting, an instance type), there is no row: the planner never prices
  * with a guess, and `plan` names the region's missing prices and how to add them.
  */
-import type { Hosting } from '../types';
+import type { OfferFileRead, PriceTableRow, PriceTableSource } from './price-table';
 
-/** Where a set of rows comes from: what `Price.source`, `asOf` and `unverified` say. */
-export interface PriceTableSource {
-  readonly source: string;
-  /** The day the numbers were read (ISO date). */
-  readonly asOf: string;
-  readonly unverified: boolean;
-}
-
-/** One row: EC2 instance type name, region, hosting, USD per instance-hour, key into `PRICE_TABLE_SOURCES`. */
-export type PriceTableRow = readonly [instanceType: string, region: string, hosting: Hosting, usdPerHour: number, source: string];
-
-/** An offer file the table was last regenerated from. */
-export interface OfferFileRead {
-  /** `AmazonEC2` or `AmazonSageMaker`. */
-  readonly service: string;
-  readonly region: string;
-  /** The offer file's own version, when it states one. */
-  readonly version?: string;
-  /** The day it was imported (ISO date). */
-  readonly asOf: string;
-}
+export type { OfferFileRead, PriceTableRow, PriceTableSource } from './price-table';
 
 /** The sources of the rows, by key. */
 export const PRICE_TABLE_SOURCES: Readonly<Record<string, PriceTableSource>> = {

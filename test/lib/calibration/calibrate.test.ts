@@ -1,5 +1,5 @@
 import { calibrationRecord, planBasis, type CalibrationRecord, type MeasuredRun } from '../../../lib/bench/calibration-record';
-import { calibrateProfile, describeCalibration, readCalibrationRecord } from '../../../lib/calibration';
+import { calibrateProfile, describeCalibration, MIN_CALIBRATION_REQUESTS, MIN_PLANNED_SHARE, readCalibrationRecord } from '../../../lib/calibration';
 import { InputError } from '../../../lib/errors';
 import { plan, type Plan, type PlanOptions } from '../../../lib/planner';
 import { parseProfile, requireProfile, type ModelProfile } from '../../../lib/profiles';
@@ -180,3 +180,48 @@ describe('The record is found in what calibrate is given', () => {
     expect(() => readCalibrationRecord(bad, 'report.json')).toThrow(/report\.json: offeredRps: .*got -1/);
   });
 });
+
+describe('Calibration refuses a run too small or too far below the plan to say anything about capacity', () => {
+  const original = replan(BERT);
+
+  test('GIVEN 10 requests at 10 requests/s against the plan, p99 above target, from a server without timing WHEN calibrated THEN refused with the rule, no profile', () => {
+    // The issue's case: bench --plan plan.json --rate 10 against a plan of thousands of requests/s, on another server.
+    const record = run(original, {
+      offeredRps: 10, achievedRps: 10, requests: 10, latencyMs: { p50: 80, p90: 90, p99: 120, max: 120 }, server: undefined,
+    });
+    expect(() => calibrateProfile(record, BERT, CALIBRATE)).toThrow(InputError);
+    let message = '';
+    try {
+      calibrateProfile(record, BERT, CALIBRATE);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(`10 requests measured; calibration needs at least ${MIN_CALIBRATION_REQUESTS}`);
+    expect(message).toMatch(/offered 10 requests\/s, 0\.04\d % of the plan's 2465\d\.\d; calibration needs at least 50 %/);
+    expect(message).toContain(`at least ${MIN_PLANNED_SHARE * 100} %`);
+  });
+
+  test('GIVEN a full-rate run of a batching plan whose server sent no timing header WHEN calibrated THEN refused: not the model server', () => {
+    const batching = plan(BERT, TARGETS, { ...OPTIONS, serving: 'batching' });
+    const record = run(batching, { server: undefined });
+    expect(() => calibrateProfile(record, BERT, CALIBRATE)).toThrow(
+      /the server sent no timing header, so it is not the cdk-inferentia model server a batching plan deploys/,
+    );
+  });
+
+  test.each([
+    ['999 requests at the planned rate', { requests: 999 }, /999 requests measured/],
+    ['a run at 49 % of the planned rate', { share: 0.49 }, /offered [\d.]+ requests\/s, 49 % of the plan/],
+  ])('GIVEN %s WHEN calibrated THEN refused', (_name, change: { requests?: number; share?: number }, message) => {
+    const offeredRps = (change.share ?? 1) * original.capacityRps;
+    const record = run(original, { offeredRps, achievedRps: offeredRps, ...(change.requests ? { requests: change.requests } : {}) });
+    expect(() => calibrateProfile(record, BERT, CALIBRATE)).toThrow(message);
+  });
+
+  test('GIVEN exactly the minimum (1,000 requests at half the plan) WHEN calibrated THEN it calibrates', () => {
+    const offeredRps = MIN_PLANNED_SHARE * original.capacityRps;
+    const record = run(original, { offeredRps, achievedRps: offeredRps, requests: MIN_CALIBRATION_REQUESTS });
+    expect(calibrateProfile(record, BERT, CALIBRATE).profile.calibration).toBeDefined();
+  });
+});
+

@@ -96,11 +96,13 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     expect(catalog.price('ml.inf1.6xlarge', 'us-east-1', 'sagemaker')!.source).toMatch(/higher figure/);
   });
 
-  test('there are no invented rows: no ml.trn1n price, no trn1n RI rate, no SageMaker price outside us-east-1', () => {
+  test('there are no invented rows: no ml.trn1n price, no trn1n RI rate, no listed SageMaker price outside us-east-1 (only ESTIMATEs)', () => {
     // GIVEN the sources have no number for these WHEN looking them up THEN there is no row
     expect(catalog.price('trn1n.32xlarge', 'us-east-1', 'sagemaker')).toBeUndefined();
     expect(catalog.price('trn1n.32xlarge', 'us-east-1', 'ec2', 'ri-effective')).toBeUndefined();
-    expect(catalog.regionsWithPrices('sagemaker')).toEqual(['us-east-1']);
+    const sageMaker = catalog.prices.filter((p) => p.hosting === 'sagemaker');
+    expect([...new Set(sageMaker.filter((p) => p.estimate === undefined).map((p) => p.region))]).toEqual(['us-east-1']);
+    expect(sageMaker.filter((p) => p.region !== 'us-east-1').every((p) => p.estimate !== undefined && p.unverified)).toBe(true);
     expect(catalog.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
     // AND eu-west-1 has no trn1 (the AWS price list publishes none there)
     expect(catalog.price('trn1.32xlarge', 'eu-west-1', 'ec2')).toBeUndefined();
@@ -182,11 +184,14 @@ describe('a price file overrides and extends the catalog', () => {
   });
 
   test('other prices extend the catalog, and the regions follow', () => {
-    expect(merged.prices).toHaveLength(base.prices.length + 2);
+    // The two listed prices, and the SageMaker estimate il-central-1's EC2 price brings.
+    expect(merged.prices).toHaveLength(base.prices.length + 3);
     expect(merged.price('inf2.xlarge', 'il-central-1', 'ec2')?.usdPerHour).toBe(0.8);
     expect(merged.regionsWithPrices()).toEqual([...base.regionsWithPrices(), 'il-central-1'].sort());
     expect(merged.regionsWithPrices('ec2')).toEqual([...base.regionsWithPrices('ec2'), 'il-central-1'].sort());
-    expect(merged.regionsWithPrices('sagemaker', 'on-demand')).toEqual(['us-east-1', 'us-east-2']);
+    expect([...new Set(merged.prices.filter((p) => p.hosting === 'sagemaker' && p.estimate === undefined).map((p) => p.region))].sort())
+      .toEqual(['us-east-1', 'us-east-2']);
+    expect(merged.regionsWithPrices('sagemaker', 'on-demand')).toContain('il-central-1');
     expect(merged.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
   });
 

@@ -59,9 +59,9 @@ describe('every problem in the environments config is reported at once, naming t
 
   test('GIVEN a region without prices WHEN parsed THEN the message says how to fetch them', () => {
     const json = example();
-    json.environments[0].region = 'af-south-1';
+    json.environments[0].region = 'il-central-1';
     expect(problemsOf(json)).toEqual([
-      expect.stringMatching(/environment "dev" region: no sagemaker prices for af-south-1 .*catalog refresh --regions af-south-1/),
+      expect.stringMatching(/environment "dev" region: no sagemaker prices for il-central-1 .*catalog refresh --regions il-central-1/),
     ]);
   });
 

@@ -242,3 +242,24 @@ function largestAccepted(timing: ReturnType<typeof engineTiming>, targets: Gener
   }
   return low;
 }
+
+describe('An end-to-end target no deployment meets is named in the refusal', () => {
+  test('GIVEN --e2e-p99 100 with a 2,000 ms TTFT target WHEN planned THEN the refusal names the end-to-end target, never "Infinity"', () => {
+    // GIVEN
+    const targets = { ...TARGETS, e2eP99Ms: 100 };
+    // WHEN
+    let error: unknown;
+    try {
+      planGenerativeReport(LLAMA_8B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'] });
+    } catch (e) {
+      error = e;
+    }
+    // THEN
+    expect(error).toBeInstanceOf(InfeasibleError);
+    const message = (error as InfeasibleError).message + '\n' + (error as InfeasibleError).reasons.join('\n');
+    expect(message).toContain('and end-to-end p99 100 ms');
+    expect(message).not.toContain('Infinity');
+    expect(message).toMatch(/inf2\.24xlarge tp=8 seqs=\d+ sdk [\d.]+: end-to-end p99 \d+ ms even alone; the end-to-end target is 100 ms/);
+    expect(message).not.toMatch(/first token at p99/);
+  });
+});

@@ -31,4 +31,15 @@ describe('requireProfile resolves an id or explains which ids exist', () => {
     expect(closestProfileIds('ResNet50')[0]).toBe('resnet50');
     expect(closestProfileIds('bert-base-uncase')[0]).toBe('bert-base-uncased');
   });
+
+  test('a generative id names the generative lookup instead of listing single-call models', () => {
+    // GIVEN 'qwen3-32b', a built-in generative profile (planned in tokens, not by requireProfile)
+    // WHEN resolved as a single-call model
+    // THEN the error says it is generative and names the real lookup and the CLI path
+    expect(() => requireProfile('qwen3-32b')).toThrow(InputError);
+    expect(() => requireProfile('qwen3-32b')).toThrow(
+      /'qwen3-32b' is a generative model.*findGenerativeProfile\('qwen3-32b'\).*planGenerative/,
+    );
+    expect(() => requireProfile('qwen3-32b')).not.toThrow(/known models/);
+  });
 });
