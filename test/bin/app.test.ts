@@ -178,7 +178,7 @@ describe('The example app built from the cdk.json context', () => {
     expect(job.spec).toMatchObject({
       tensorParallelSize: engine.tensorParallelSize, maxNumSeqs: engine.maxNumSeqs, maxModelLen: engine.maxModelLen,
     });
-    expect(job.spec.weights).toEqual(sagemaker.compileJob.spec.weights);
+    expect(job.spec.weights).toEqual(sagemaker.compileJob!.spec.weights);
     expect(job.spec.weights).toMatchObject({ source: 'huggingface', repository: 'meta-llama/Llama-3.1-8B-Instruct' });
     for (const stack of [sagemaker, ecs]) {
       const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string }>; Outputs: object };
