@@ -365,8 +365,9 @@ function generativeLayoutProblems(source: string, envs: z.infer<typeof environme
     + 'generative section (its own targets) or remove the others');
   for (const e of withModel.slice(1)) {
     if (e.generative!.profile !== first.generative!.profile) {
-      problems.push(`${source}: environment "${e.name}" generative.profile: "${e.generative!.profile}" is not "${first.name}"'s `
-        + `"${first.generative!.profile}"; one model is promoted: use "${first.generative!.profile}" in every environment`);
+      problems.push(`${source}: environment "${e.name}" generative.profile: "${e.generative!.profile}" differs from `
+        + `"${first.name}"'s "${first.generative!.profile}"; one model is promoted through every environment: give every `
+        + 'environment the same generative.profile');
     }
   }
   if (envs.length > 1) {
