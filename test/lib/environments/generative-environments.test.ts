@@ -5,7 +5,8 @@ import { parseEnvironments } from '../../../lib/environments';
 
 const EXAMPLE = path.join(__dirname, '..', '..', '..', 'examples', 'environments.json');
 
-type Json = { environments: Record<string, any>[]; [key: string]: unknown };
+type Generative = { profile: string; targets: Record<string, unknown> & { inputTokens: unknown } };
+type Json = { environments: ({ generative?: Generative; artifact?: unknown } & Record<string, unknown>)[]; [key: string]: unknown };
 
 function example(): Json {
   return JSON.parse(fs.readFileSync(EXAMPLE, 'utf8'));
@@ -45,9 +46,9 @@ describe('the environments config plans a generative model in tokens in every en
 describe('a bad generative section is refused naming the environment, the field, the value and the fix', () => {
   test('GIVEN an unknown profile, a peak below the rate and a p99 length below its mean WHEN parsed THEN all three are named', () => {
     const json = example();
-    json.environments[0].generative.profile = 'llama-9';
-    json.environments[1].generative.targets.peakRequestsPerSecond = 1;
-    json.environments[2].generative.targets.inputTokens = { mean: 1024, p99: 512 };
+    json.environments[0].generative!.profile = 'llama-9';
+    json.environments[1].generative!.targets.peakRequestsPerSecond = 1;
+    json.environments[2].generative!.targets.inputTokens = { mean: 1024, p99: 512 };
     const problems = problemsOf(json);
     expect(problems).toEqual(expect.arrayContaining([
       expect.stringMatching(/environment "dev" generative\.profile: "llama-9" is not a built-in generative profile; use one of .*"llama-3\.1-8b-instruct"/),
@@ -61,7 +62,7 @@ describe('a bad generative section is refused naming the environment, the field,
 
   test('GIVEN token targets no SageMaker deployment meets WHEN parsed THEN refused with the targets and the fix', () => {
     const json = example();
-    json.environments.forEach((e) => { e.generative.targets.tpotP99Ms = 0.5; });
+    json.environments.forEach((e) => { e.generative!.targets.tpotP99Ms = 0.5; });
     expect(problemsOf(json)).toEqual(expect.arrayContaining([
       expect.stringMatching(/environment "dev" generative\.targets: no SageMaker deployment of llama-3\.1-8b-instruct in us-east-1 meets 2 requests\/s at TTFT p99 2000 ms and TPOT p99 0\.5 ms: .*; relax the targets/),
     ]));
@@ -79,7 +80,7 @@ describe('a bad generative section is refused naming the environment, the field,
 
   test('GIVEN a later environment whose plan compiles another replica WHEN parsed THEN refused naming the differing settings', () => {
     const json = example();
-    json.environments[0].generative.targets.requestsPerSecond = 0.5;
+    json.environments[0].generative!.targets.requestsPerSecond = 0.5;
     const problems = problemsOf(json);
     expect(problems).toEqual(expect.arrayContaining([
       expect.stringMatching(/environment "staging" generative\.targets: plan a different compile than dev, .*maxNumSeqs 32 \(dev: 16\)/),
@@ -91,7 +92,7 @@ describe('a bad generative section is refused naming the environment, the field,
     json.generativeImageDigest = 'latest';
     expect(problemsOf(json)).toEqual([expect.stringContaining('generativeImageDigest="latest" is not "sha256:" and 64 lowercase hex digits')]);
     const typo = example();
-    typo.environments[0].generative.targets.ttftMs = 100;
+    typo.environments[0].generative!.targets.ttftMs = 100;
     expect(problemsOf(typo)).toEqual([expect.stringContaining('environments[0] (environment "dev").generative.targets: unknown field \'ttftMs\'')]);
   });
 });
