@@ -11,7 +11,7 @@
  */
 import { HOSTINGS } from '../lib/catalog/types';
 import { InfeasibleError } from '../lib/errors';
-import { planReport, planServingModel, saturationPerProcessRps, simulateInstance } from '../lib/planner';
+import { capacity, capacityRps, FRONT_END_MAX_UTILIZATION, planReport, planServingModel, saturationPerProcessRps, simulateInstance } from '../lib/planner';
 import type { Plan, ServingMode } from '../lib/planner';
 import { builtInProfiles } from '../lib/profiles';
 import { replayGenerativePlans } from './generative-plans';
@@ -20,6 +20,12 @@ import { replayGenerativePlans } from './generative-plans';
 const THROUGHPUTS = [50, 500, 2000, 10000];
 const P99_TARGETS_MS = [2, 10, 50, 250, 5000];
 const SERVING: readonly ServingMode[] = ['stock', 'batching'];
+/**
+ * Large instances planned on their own (the grid's cheapest choices are small ones): their capacity must be what
+ * their front ends carry (one per process at most, a vCPU each), not one front end's 1,400 requests/s.
+ */
+const LARGE_INSTANCES = ['inf2.24xlarge', 'inf2.48xlarge'];
+const LARGE_TARGETS = [{ throughputRps: 10000, p99Ms: 10 }, { throughputRps: 30000, p99Ms: 50 }];
 
 interface Row {
   readonly label: string;
@@ -95,12 +101,34 @@ function main(): void {
     }
   }
 
+  for (const profile of builtInProfiles()) {
+    for (const instanceType of LARGE_INSTANCES) {
+      for (const serving of SERVING) {
+        for (const targets of LARGE_TARGETS) {
+          try {
+            const plan = planReport(profile, targets, { region: 'us-east-1', hosting: 'ec2', serving, headroom: 0, instanceTypes: [instanceType] }).chosen;
+            rows.push({
+              label: `large ${profile.id} ${instanceType} ${serving} ${targets.throughputRps} rps p99 ${targets.p99Ms} ms`,
+              plan,
+              simulatedP99Ms: simulatedP99Ms(plan, targets.throughputRps / plan.instanceCount, requests, 1),
+              simulatedCapacityRps: quick ? NaN : simulatedCapacity(plan),
+            });
+          } catch (e) {
+            if (!(e instanceof InfeasibleError)) throw e;
+            infeasible++;
+          }
+        }
+      }
+    }
+  }
+
   const over = rows.filter((r) => r.simulatedP99Ms > r.plan.targets.p99Ms);
   const print = quick ? over : rows;
   for (const r of print) {
     const p = r.plan;
     console.log(
       `${over.includes(r) ? 'OVER ' : '     '}${r.label}: ${p.instanceCount} x ${p.instanceType} ${p.processesPerInstance}x${p.coresPerProcess} ` +
+        `${p.frontEndsPerInstance} front end(s) ` +
         `b${p.batchSize}${p.batching ? ` delay ${p.batching.maxDelayMs} ms` : ''}; p99 predicted ${p.predictedP99Ms.toFixed(2)} ` +
         `simulated ${r.simulatedP99Ms.toFixed(2)} ms; capacity/instance planned ${p.capacityPerInstanceRps}` +
         (Number.isNaN(r.simulatedCapacityRps) ? '' : ` simulated ${r.simulatedCapacityRps.toFixed(1)}`) + ' requests/s',
@@ -118,6 +146,18 @@ function main(): void {
     const shares = rows.map((r) => r.plan.capacityPerInstanceRps / r.simulatedCapacityRps).filter(Number.isFinite).sort((a, b) => a - b);
     const share = (q: number) => shares[Math.min(shares.length - 1, Math.floor(q * shares.length))].toFixed(2);
     console.log(`planned / simulated capacity per instance: min ${share(0)}, median ${share(0.5)}, max ${share(1)} (below 1: capacity held back)`);
+  }
+  // Large instances: what bounds them, and what one front end alone would have allowed.
+  for (const r of rows.filter((row) => row.label.startsWith('large '))) {
+    const p = r.plan;
+    const model = planServingModel(p);
+    const one = capacityRps({ ...model, frontEnds: 1 }, p.targets.p99Ms / 1000) * (p.measurement.capacityFactor ?? 1);
+    const bound = capacity(model, p.targets.p99Ms / 1000).limitedBy;
+    console.log(
+      `large-instance plan ${r.label.slice('large '.length)}: ${p.frontEndsPerInstance} front ends, ${p.capacityPerInstanceRps} requests/s ` +
+        `per instance (bounded by ${bound === 'front-end' ? `its ${p.frontEndsPerInstance} front ends at ${FRONT_END_MAX_UTILIZATION * 100} % of a core each` : 'the latency target through its processes'}); ` +
+        `one front end would have held ${one.toFixed(1)}`,
+    );
   }
   // The generative plans, replayed in their own simulation; both summary lines end the run.
   const generative = replayGenerativePlans({ quick, requests });

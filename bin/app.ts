@@ -44,6 +44,7 @@ import { addEnvironmentStages, readEnvironmentsContext } from './environment-sta
 import { addEcsExample, readEcsContext } from './ecs-example';
 import { addLlamaExample, llamaStageContent, readLlamaContext } from './llama-example';
 import { misspelledContextKeyProblems, readContextNumber as readNumber } from './context-keys';
+import { addLlama70bTrn2Example, readTrn2Digest } from './llama70b-trn2-example';
 import type { EnvironmentsConfig } from '../lib/environments';
 
 /** The account cdk.json ships with: AWS's documentation example, which nobody deploys to. */
@@ -161,6 +162,7 @@ export function buildApp(app: App = new App()): App {
   const ecsContext = readEcsContext(app, problems);
   const llamaContext = readLlamaContext(app, problems);
   problems.push(...misspelledContextKeyProblems(app));
+  const trn2Digest = readTrn2Digest(app, problems);
   InputError.throwIfAny(problems);
   // After the others: the environments config reads the same prices file, whose problem is then already reported.
   const environments: EnvironmentsConfig | undefined = readEnvironmentsContext(app, path.join(__dirname, '..'));
@@ -210,6 +212,8 @@ export function buildApp(app: App = new App()): App {
   }, ecsContext);
   // The generative example: Llama 3.1 8B Instruct on SageMaker inference components and on ECS (docs/generative.md).
   addLlamaExample(app, { account, region, catalog: catalog! }, llamaContext);
+  // The Trainium2 example: Llama 3.3 70B on trn2.48xlarge with the vLLM Neuron plugin, in US East (Ohio) (docs/trainium2.md).
+  addLlama70bTrn2Example(app, { account, catalog: catalog! }, { digest: trn2Digest, tokenSecret: llamaContext.tokenSecret });
   // The environments (dev/*, staging/*, prod/*) and their promotion pipeline, when cdk.json names a config
   // (docs/promotion.md); the stack above stays the first-deploy path.
   addEnvironmentStages(app, {

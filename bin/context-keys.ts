@@ -21,6 +21,8 @@ export const CONTEXT_KEY_READERS = {
     // Retired: read only to refuse them with the reason.
     'llamaModelBucket', 'llamaWeightsPrefix',
   ],
+  /** The Llama 3.3 70B example on Trainium2 (bin/llama70b-trn2-example.ts). */
+  llama70bTrn2: ['llama70bTrn2ImageDigest'],
   /** The environments and their promotion pipeline (bin/environment-stages.ts). */
   environments: ['environments'],
 } as const;

@@ -12,8 +12,10 @@
  *    the same app as plain JavaScript (app.js, made from app.ts here) with plain Node, without them; and
  *    type-checks app.ts under today's `cdk init` tsconfig
  *    (NodeNext, which resolves through `exports`).
- * 5. The assemblies hold the consumer's stack as written, the smoke benchmark Lambda deploys the handler bundle from
- *    the package (the app has no esbuild), and the policy checks ran and found nothing.
+ * 5. The assemblies hold the consumer's stack as written (a bert endpoint and a Llama 3.1 8B generative endpoint),
+ *    each hosting's rollback alarms hold the alarm the consumer added to it (`addRollbackAlarm`) and page the
+ *    consumer's topic, the smoke benchmark Lambda deploys the handler bundle from the package (the app has no
+ *    esbuild), and the policy checks ran and found nothing.
  * 6. The installed CLI, the ESM import and the CDK-free `cdk-inferentia/planner` entry work with plain Node.
  *
  * On failure the temporary app is kept and its path printed.
@@ -270,27 +272,50 @@ function synth(dir: string, outdir: string, command: string, args: string[]): Te
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Template;
 }
 
+/**
+ * The consumer's own alarms, each added with `addRollbackAlarm` to one hosting, and the resource whose deployment
+ * config must then hold it in its rollback alarms: the bert endpoint's, the Llama inference component's.
+ */
+const OWN_ROLLBACK_ALARMS = [
+  { alarm: 'SearchErrors', holder: 'Bert', type: 'AWS::SageMaker::Endpoint' },
+  { alarm: 'AnswersDownvoted', holder: 'Assistant', type: 'AWS::SageMaker::InferenceComponent' },
+];
+
 function checkAssembly(dir: string, outdir: string, template: Template): void {
   const types = Object.values(template.Resources).map((r) => r.Type);
   const count = (type: string) => types.filter((t) => t === type).length;
   const ids = Object.keys(template.Resources);
-  check(count('AWS::SageMaker::Endpoint') === 1, `${outdir}: expected one SageMaker endpoint, found ${count('AWS::SageMaker::Endpoint')}`);
+  check(count('AWS::SageMaker::Endpoint') === 2, `${outdir}: expected two SageMaker endpoints (bert, Llama), found ${count('AWS::SageMaker::Endpoint')}`);
+  check(count('AWS::SageMaker::InferenceComponent') === 1,
+    `${outdir}: expected the Llama endpoint's one inference component, found ${count('AWS::SageMaker::InferenceComponent')}`);
   check(count('AWS::EC2::VPC') === 1, `${outdir}: expected the consumer's VPC only, found ${count('AWS::EC2::VPC')}`);
   check(count('AWS::SNS::Topic') === 1, `${outdir}: expected the consumer's alarm topic, found ${count('AWS::SNS::Topic')}`);
   check(ids.some((id) => id.startsWith('Models') && template.Resources[id].Type === 'AWS::S3::Bucket'),
     `${outdir}: the consumer's Models bucket is missing`);
-  // Every rollback alarm pages the consumer's topic, and the consumer's own alarm rolls a deployment back too.
+  // Each of the consumer's own alarms rolls back the hosting it was added to (and no other), and every other alarm
+  // in those rollback sets, the hostings' own, pages the consumer's topic.
   const alarms = ids.filter((id) => template.Resources[id].Type === 'AWS::CloudWatch::Alarm');
-  const ownAlarm = alarms.find((id) => id.startsWith('SearchErrors'));
-  check(ownAlarm !== undefined, `${outdir}: the consumer's own alarm SearchErrors is missing`);
-  const rollback = JSON.stringify(Object.values(template.Resources)
-    .find((r) => r.Type === 'AWS::SageMaker::Endpoint')?.Properties?.DeploymentConfig ?? {});
-  check(rollback.includes(`"Ref":"${ownAlarm}"`),
-    `${outdir}: the consumer's alarm ${ownAlarm} is not among the endpoint's rollback alarms: ${rollback}`);
-  const paged = alarms.filter((id) => id !== ownAlarm && JSON.stringify(template.Resources[id].Properties?.AlarmActions ?? [])
-    .includes('Alarms'));
-  check(paged.length === alarms.length - 1,
-    `${outdir}: ${alarms.length - 1 - paged.length} of the endpoint's rollback alarms do not page the consumer's topic`);
+  const pages = (id: string) => JSON.stringify(template.Resources[id].Properties?.AlarmActions ?? []).includes('"Ref":"Alarms');
+  const own = OWN_ROLLBACK_ALARMS.map(({ alarm, holder, type }) => {
+    const id = alarms.find((a) => a.startsWith(alarm));
+    check(id !== undefined, `${outdir}: the consumer's own alarm ${alarm} is missing`);
+    const holderId = ids.find((h) => h.startsWith(holder) && template.Resources[h].Type === type);
+    check(holderId !== undefined, `${outdir}: no ${type} of ${holder}`);
+    return { id: id as string, holderId: holderId as string };
+  });
+  for (const { id, holderId } of own) {
+    const rollback = JSON.stringify(template.Resources[holderId].Properties?.DeploymentConfig ?? {});
+    const members = [...rollback.matchAll(/"AlarmName":\{"Ref":"(\w+)"\}/g)].map((m) => m[1]);
+    check(members.includes(id), `${outdir}: the consumer's alarm ${id} is not among ${holderId}'s rollback alarms: ${rollback}`);
+    const elsewhere = own.filter((o) => o.id !== id && members.includes(o.id)).map((o) => o.id);
+    check(elsewhere.length === 0, `${outdir}: ${holderId} rolls back on ${elsewhere.join(', ')}, added to another hosting`);
+    const hostings = members.filter((m) => !own.some((o) => o.id === m));
+    check(hostings.length > 0, `${outdir}: ${holderId} has no rollback alarms of its own: ${rollback}`);
+    const silent = hostings.filter((m) => !alarms.includes(m) || !pages(m));
+    check(silent.length === 0, `${outdir}: ${holderId}'s rollback alarms ${silent.join(', ')} do not page the consumer's topic`);
+  }
+  const unpaged = alarms.filter((id) => !own.some((o) => o.id === id) && !pages(id));
+  check(unpaged.length === 0, `${outdir}: the hostings' alarms ${unpaged.join(', ')} do not page the consumer's topic`);
 
   // The smoke benchmark's code is the handler bundle shipped in the package, not a bundle made here.
   const shipped = fs.readFileSync(path.join(dir, 'node_modules', 'cdk-inferentia', 'dist', 'handlers',

@@ -133,7 +133,7 @@ def load(environ=None) -> Config:
     read_timeout = _optional(env, READ_TIMEOUT_MS, str(DEFAULT_READ_TIMEOUT_MS), whole(1), problems, "the longest ms to receive a request's headers, and then its body, >= 1")
     idle_timeout = _optional(env, IDLE_TIMEOUT_MS, str(DEFAULT_IDLE_TIMEOUT_MS), whole(1), problems, "the longest ms a kept-alive connection may stay idle, >= 1")
     metrics_buffer = _optional(env, METRICS_BUFFER_BYTES, str(DEFAULT_METRICS_BUFFER_BYTES), whole(1), problems, "bytes of metric lines buffered for a slow stdout, >= 1")
-    front_ends = _optional(env, FRONT_ENDS, "1", whole(1), problems, "how many front-end processes share the port, >= 1")
+    front_ends = _optional(env, FRONT_ENDS, "1", whole(1), problems, "how many front-end processes share the port and the workers, >= 1")
     overlap = _optional(env, OVERLAP, "1", lambda raw: {"0": False, "1": True}.get(raw), problems, "1 to overlap host work with device calls, 0 not to")
     max_connections = _optional(env, MAX_CONNECTIONS, str(DEFAULT_MAX_CONNECTIONS), whole(1), problems, "the most open client connections, >= 1")
 
@@ -147,6 +147,11 @@ def load(environ=None) -> Config:
                         f"{index}; a NeuronCore belongs to one process only: give each worker its own cores"
                     )
                 seen.setdefault(core, index)
+    if groups is not None and front_ends is not None and front_ends > len(groups):
+        problems.append(
+            f"{FRONT_ENDS}={front_ends} exceeds the {len(groups)} worker(s) of {VISIBLE_CORES}; each front end owns at "
+            f"least one worker: set {FRONT_ENDS} to at most {len(groups)}"
+        )
     if max_batch is not None and compiled is not None and max_batch > compiled:
         problems.append(
             f"{MAX_BATCH_SIZE}={max_batch} exceeds {COMPILED_BATCH_SIZE}={compiled}, the batch the model was "
@@ -184,6 +189,18 @@ def load(environ=None) -> Config:
         program=env.get(PROGRAM) or "inference.py",
         default_accept=env.get(DEFAULT_ACCEPT) or "application/json",
     )
+
+
+def shares(groups, front_ends):
+    """Each front end's workers: [(index on the instance, NEURON_RT_VISIBLE_CORES), ...] per front end, contiguous and
+    as even as the count allows (the first front ends take one more when it does not divide)."""
+    base, extra = divmod(len(groups), front_ends)
+    result, start = [], 0
+    for front_end in range(front_ends):
+        count = base + (1 if front_end < extra else 0)
+        result.append([(index, groups[index]) for index in range(start, start + count)])
+        start += count
+    return result
 
 
 def _optional(env, name, default, parse, problems, rule):

@@ -1,4 +1,4 @@
-"""The front end: HTTP on aiohttp, one shared bounded queue, and a supervisor per worker.
+"""One front end: HTTP on aiohttp, its own bounded queue, and a supervisor per worker it owns.
 
 Why aiohttp.web: one package with its own HTTP/1.1 server (C-accelerated parser, keep-alive) and the same asyncio
 loop that reads the workers' sockets, so queueing, deadlines and worker supervision share one thread with no locks.
@@ -6,8 +6,16 @@ FastAPI adds request validation and OpenAPI that an opaque `/invocations` body d
 ASGI server (uvicorn) with its own loop and signal handling.
 
 Why pull and not push: a worker asks for work when it is free (see worker.py), so a slow or busy worker never holds
-requests another could run, and the queue stays one shared FIFO in the front end, where deadlines and the bound are
-enforced in one place.
+requests another could run, and the queue stays one FIFO in its front end, where deadlines and the bound are enforced
+in one place.
+
+Why several front ends, each with its own queue and workers (MODEL_SERVER_FRONT_ENDS, rendered from the plan): one
+asyncio process runs on one core, and HTTP, the queue and the hops to the workers cost it about 0.4 ms of CPU per
+request at batch 1, so one front end carried about 1,400 requests/s on an instance of any size. N front ends listen on
+the port with SO_REUSEPORT (the kernel spreads new connections over them); front end i owns the i-th contiguous share
+of the NeuronCore groups (`config.shares`), its workers pull from its queue only, and no request crosses a process
+it does not need to. Front end 0 (this process, `python3 -m serving`) starts the others (siblings.py), writes every
+front end's metric lines to stdout, and answers /ping for the instance from every front end's status.
 """
 import asyncio
 import collections
@@ -15,42 +23,25 @@ import itertools
 import json
 import os
 import signal
-import socket
 import sys
 import time
 
-
 from . import protocol
+from .config import shares
 from .http import HttpFront, error_body, raise_file_limit
 from .linewriter import LineWriter
 from .metrics import Metrics
+from .workers import REPLACE_AFTER_FAILED_LOADS, WorkerPool, WorkerSlot
 
-# What the front end buffers for stderr (logs) while its reader is slow (stdout's: MODEL_SERVER_METRICS_BUFFER_BYTES);
+# What a front end buffers for stderr (logs) while its reader is slow (stdout's: MODEL_SERVER_METRICS_BUFFER_BYTES);
 # beyond it lines are dropped.
 STDERR_BUFFER_BYTES = 1024 * 1024
 # How long a stopping server waits for buffered metric lines to be written.
 FINAL_FLUSH_S = 3.0
-# A worker that fails to load this many times in a row is taken for broken hardware or a broken model: /ping turns
-# 503 so that the instance is replaced (SageMaker, ALB) instead of retrying forever at reduced capacity.
-REPLACE_AFTER_FAILED_LOADS = 3
-# A worker that fails to load is retried with exponential backoff up to this, so a bad model does not spin the CPU.
-MAX_RESTART_DELAY_S = 30.0
 # SageMaker returns this response header to the InvokeEndpoint caller as `CustomAttributes` (at most 1024 visible
 # US-ASCII characters; https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_runtime_InvokeEndpoint.html),
 # and a load balancer passes it on as is: one header gives the caller the server-side time and batch on both hostings.
 TIMING_HEADER = "X-Amzn-SageMaker-Custom-Attributes"
-SERVING_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-_stderr = None  # the LineWriter of stderr once the server runs: a stalled log reader must not stall requests
-
-
-def log(message):
-    line = f"model-server: {message}\n"
-    if _stderr is None:
-        print(line, end="", file=sys.stderr, flush=True)
-    else:
-        _stderr.write(line.encode("utf-8", "replace"))
 
 
 def _report_writer_failure(sentence):
@@ -74,197 +65,40 @@ class Pending:
         self.retried = False  # it has been retried once after its worker died or hung
 
 
-class WorkerSlot:
-    def __init__(self, index, cores):
-        self.index = index
-        self.cores = cores
-        self.process = None
-        self.writer = None
-        self.ready = False
-        self.inflight = {}  # request id -> Pending
-        self.waiting = None  # (max requests, timer handle or None) while the worker waits for work
-        self.last_error = None
-        self.failed_loads = 0
-        self.ever_loaded = False
-        self.loaded_this_run = False
-        self.watchdog = None  # timer that kills the worker when it holds requests without a word for too long
-        self.hung = False  # the watchdog killed it
+class Server(WorkerPool):
+    """Front end `index` of `config.front_ends`; `link` is the connection to front end 0 in the others (siblings.py)."""
 
-    def describe(self):
-        return f"worker {self.index} (NEURON_RT_VISIBLE_CORES={self.cores})"
-
-
-class Server:
-    def __init__(self, config):
+    def __init__(self, config, index=0, link=None):
         self.config = config
+        self.index = index
+        self.link = link
         self.queue = collections.deque()
         self.ids = itertools.count(1)
-        self.workers = [WorkerSlot(index, cores) for index, cores in enumerate(config.visible_cores)]
+        owned = shares(config.visible_cores, config.front_ends)[index]
+        self.workers = [WorkerSlot(worker, cores) for worker, cores in owned]
+        self.instance_workers = len(config.visible_cores)
         self.waiters = []  # workers waiting for work, in the order they asked
-        self.stdout = LineWriter(sys.stdout.fileno(), config.metrics_buffer_bytes, "metrics (stdout)", _report_writer_failure)
-        self.metrics = Metrics(config.metrics_namespace, config.metrics_service, config.visible_cores, self.stdout)
+        self.stderr = None  # the LineWriter of stderr once the server runs: a stalled log reader must not stall requests
+        self.stdout = link.lines if link is not None else LineWriter(
+            sys.stdout.fileno(), config.metrics_buffer_bytes, "metrics (stdout)", _report_writer_failure
+        )
+        self.metrics = Metrics(config.metrics_namespace, config.metrics_service, owned, self.stdout)
         self.held_bytes = 0  # body bytes of the requests queued or running
-        self.acceptors = [Acceptor(index) for index in range(1, config.front_ends)]
+        self.siblings = None
+        if link is None and config.front_ends > 1:
+            from .siblings import Siblings
+
+            self.siblings = Siblings(self)
         self.stopping = False
         self.tasks = []
 
-    # ---- workers -------------------------------------------------------------------------------------------------
-
-    def worker_environment(self, slot):
-        env = dict(os.environ)
-        # Exact pinning: the runtime reads this when the worker first loads the framework; NUM_CORES would be
-        # first-come, so drop it to leave no doubt about which cores the worker owns.
-        env["NEURON_RT_VISIBLE_CORES"] = slot.cores
-        env.pop("NEURON_RT_NUM_CORES", None)
-        env["MODEL_SERVER_WORKER_INDEX"] = str(slot.index)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (SERVING_ROOT, env.get("PYTHONPATH")) if p)
-        return env
-
-    async def start_worker(self, slot):
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            slot.process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "serving.worker",
-                "--fd",
-                str(child.fileno()),
-                env=self.worker_environment(slot),
-                pass_fds=(child.fileno(),),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=sys.stderr.fileno(),  # stdout carries only the front end's metric lines
-            )
-        finally:
-            child.close()
-        reader, slot.writer = await asyncio.open_unix_connection(sock=parent, limit=self.config.max_body_bytes + (1 << 20))
-        log(f"{slot.describe()} started as pid {slot.process.pid}")
-        return reader
-
-    async def supervise(self, slot):
-        while not self.stopping:
-            slot.loaded_this_run = False
-            try:
-                reader = await self.start_worker(slot)
-            except OSError as error:  # fork/exec failed (memory, file descriptors): retry like a failed load
-                slot.last_error = f"could not start the worker: {error}"
-                slot.failed_loads += 1
-                log(f"{slot.describe()}: {slot.last_error}")
-                await asyncio.sleep(min(MAX_RESTART_DELAY_S, 0.5 * 2 ** (slot.failed_loads - 1)))
-                continue
-            try:
-                while True:
-                    self.on_message(slot, await protocol.read_message(reader))
-            except (asyncio.IncompleteReadError, ConnectionError):
-                pass  # the worker's end closed: it is exiting
-            code = await slot.process.wait()
-            loaded = slot.loaded_this_run
-            self.on_worker_exit(slot, code)
-            if self.stopping:
-                return
-            slot.failed_loads = 0 if loaded else slot.failed_loads + 1
-            delay = 0.0 if loaded else min(MAX_RESTART_DELAY_S, 0.5 * 2 ** (slot.failed_loads - 1))
-            log(f"restarting {slot.describe()} in {delay:.1f} s")
-            await asyncio.sleep(delay)
-
-    def on_worker_exit(self, slot, code):
-        slot.ready = False
-        slot.writer = None
-        self.stop_waiting(slot)
-        self.disarm(slot)
-        cause = f"was stopped by the watchdog ({self.watchdog_phrase()})" if slot.hung else _exit_cause(code)
-        slot.hung = False
-        if self.stopping:
-            log(f"{slot.describe()} stopped")
-            for pending in slot.inflight.values():
-                self.answer(pending, 503, _error_body(f"the server stopped {slot.describe()} while it ran this request"), "application/json")
-            slot.inflight.clear()
-            return
-        self.metrics.workers[slot.index].counters["WorkerRestarts"] += 1
-        self.metrics.count("WorkerErrors")
-        now = time.monotonic()
-        retry, fail = [], []
-        for pending in slot.inflight.values():
-            # Once, and only while a whole watchdog bound still fits before the deadline, so the retry can be judged.
-            (retry if not pending.retried and pending.item.deadline - now >= self.config.watchdog_s else fail).append(pending)
-        slot.inflight.clear()
-        log(f"{slot.describe()} {cause}; retrying {len(retry)} of its requests alone on another worker, answering {len(fail)} with 500")
-        for pending in fail:
-            again = " (a retry of a request whose first worker failed too)" if pending.retried else ""
-            self.answer(pending, 500, _error_body(f"{slot.describe()} {cause} while running this request{again}; it is being restarted"), "application/json")
-        for pending in reversed(sorted(retry, key=lambda p: p.item.id)):
-            pending.retried = True
-            pending.state = "queued"
-            pending.item = pending.item._replace(alone=True)
-            self.queue.appendleft(pending)
-        self.metrics.count("RequestsRetried", len(retry))
-        self.dispatch()
-
-    # ---- the watchdog --------------------------------------------------------------------------------------------
-
-    def watchdog_phrase(self):
-        return f"it held requests for more than {self.config.watchdog_s * 1000:.0f} ms without a word, MODEL_SERVER_WATCHDOG_MS"
-
-    def arm(self, slot):
-        """(Re)starts the worker's watchdog while it holds requests: every message from it, and every hand-over, resets it."""
-        self.disarm(slot)
-        if slot.inflight and slot.process is not None:
-            slot.watchdog = asyncio.get_running_loop().call_later(self.config.watchdog_s, self.on_hung, slot)
-
-    def disarm(self, slot):
-        if slot.watchdog is not None:
-            slot.watchdog.cancel()
-            slot.watchdog = None
-
-    def on_hung(self, slot):
-        slot.watchdog = None
-        if slot.process is None or slot.process.returncode is not None:
-            return
-        log(f"{slot.describe()} is hung ({self.watchdog_phrase()}): killing it")
-        self.metrics.count("WorkerHangs")
-        slot.ready = False  # a hung worker counts as down from now on
-        slot.hung = True
-        self.stop_waiting(slot)
-        try:
-            slot.process.kill()  # SIGKILL works on a stopped (SIGSTOP) process too; its socket then closes
-        except ProcessLookupError:
-            pass
-
-    def on_message(self, slot, message):
-        self.handle_message(slot, message)
-        self.arm(slot)  # any word from the worker shows it is alive
-
-    def handle_message(self, slot, message):
-        kind = message[0]
-        if kind == protocol.CALL:
-            pass  # the watchdog restarts for this call (on_message)
-        elif kind == protocol.TAKE:
-            self.on_take(slot, message[1], message[2])
-        elif kind == protocol.DONE:
-            for request_id, status, body, content_type in message[1]:
-                pending = slot.inflight.pop(request_id, None)
-                if pending is not None:
-                    pending.batch = message[2]
-                    self.answer(pending, status, body, content_type)
-            if message[2] is not None:
-                self.metrics.workers[slot.index].record_batch(message[2])
-            self.metrics.count("IsolationCalls", message[3])
-        elif kind == protocol.PUT_BACK:
-            for request_id in reversed(message[1]):
-                pending = slot.inflight.pop(request_id, None)
-                if pending is not None and not pending.future.done():
-                    pending.state = "queued"
-                    self.queue.appendleft(pending)
-            self.dispatch()
-        elif kind == protocol.LOADED:
-            slot.ready = True
-            slot.ever_loaded = True
-            slot.loaded_this_run = True
-            slot.failed_loads = 0
-            slot.last_error = None
-            log(f"{slot.describe()} loaded the model (pid {message[1]})")
-        elif kind == protocol.LOAD_FAILED:
-            slot.last_error = message[1].strip().splitlines()[-1]
-            log(f"{slot.describe()} failed to load the model:\n{message[1]}")
+    def log(self, message):
+        who = "model-server" if self.config.front_ends == 1 else f"model-server[front end {self.index}]"
+        line = f"{who}: {message}\n"
+        if self.stderr is None:
+            print(line, end="", file=sys.stderr, flush=True)
+        else:
+            self.stderr.write(line.encode("utf-8", "replace"))
 
     # ---- the queue -----------------------------------------------------------------------------------------------
 
@@ -325,72 +159,66 @@ class Server:
 
     # ---- health and capacity -------------------------------------------------------------------------------------
 
-    def health(self):
-        """(healthy, reason): what /ping says. See "Health" in serving/README.md for why these rules.
-
-        - Until every worker has loaded once: unhealthy, so the instance enters service at full capacity.
-        - A worker that failed to load REPLACE_AFTER_FAILED_LOADS times in a row: unhealthy, to be replaced.
-        - No worker serving (all restarting, or hung and being killed): unhealthy, nothing could answer.
-        - Otherwise healthy, at the capacity of the workers serving: the queue bound shrinks with them.
-        """
-        broken = [s for s in self.workers if s.failed_loads >= REPLACE_AFTER_FAILED_LOADS]
-        if broken:
-            return False, f"{broken[0].describe()} failed to load {broken[0].failed_loads} times in a row: replace the instance"
-        if not all(s.ever_loaded for s in self.workers):
-            return False, "starting: not every worker has loaded its model"
-        if not any(s.ready for s in self.workers):
-            return False, "no worker is serving: every worker is restarting"
-        return True, None
-
     def serving_workers(self):
         if not all(s.ever_loaded for s in self.workers):
             return len(self.workers)  # starting: requests may wait for the first loads, /ping keeps traffic away
         return sum(1 for s in self.workers if s.ready)
 
     def queue_limit(self):
-        """The request bound at the capacity of the workers serving now (rounded up, so one worker still queues)."""
-        return -(-self.config.max_queued_requests * self.serving_workers() // len(self.workers))
+        """This front end's share of the request bound, at the capacity of its workers serving now (rounded up, so one
+        worker still queues): MODEL_SERVER_MAX_QUEUED_REQUESTS is the instance's."""
+        return -(-self.config.max_queued_requests * self.serving_workers() // self.instance_workers)
 
-    # ---- the backend of every front-end process (serving/http.py) -------------------------------------------------
+    def bytes_limit(self):
+        """This front end's share of MODEL_SERVER_MAX_QUEUED_BYTES, never below one body of the largest allowed size."""
+        share = self.config.max_queued_bytes * len(self.workers) // self.instance_workers
+        return max(self.config.max_body_bytes, share)
+
+    def status(self):
+        """What this front end tells /ping: its queue and its workers (see `instance_answer`)."""
+        broken = next((s for s in self.workers if s.failed_loads >= REPLACE_AFTER_FAILED_LOADS), None)
+        return {
+            "frontEnd": self.index, "pid": os.getpid(), "queued": len(self.queue), "queueLimit": self.queue_limit(),
+            "heldBytes": self.held_bytes, "starting": not all(s.ever_loaded for s in self.workers),
+            "broken": f"{broken.describe()} failed to load {broken.failed_loads} times in a row: replace the instance" if broken else None,
+            "workers": [
+                {
+                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "failedLoads": s.failed_loads,
+                    **({"lastError": s.last_error} if s.last_error else {}),
+                }
+                for s in self.workers
+            ],
+        }
+
+    # ---- the backend of the HTTP front (serving/http.py) -----------------------------------------------------------
 
     def count(self, name, amount=1):
         self.metrics.count(name, amount)
 
     async def ping(self):
-        return self.ping_answer()
-
-    def ping_answer(self):
-        workers = [
-            {
-                "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "failedLoads": s.failed_loads,
-                **({"lastError": s.last_error} if s.last_error else {}),
-            }
-            for s in self.workers
-        ]
-        healthy, reason = self.health()
-        body = {
-            "healthy": healthy, "queued": len(self.queue), "queueLimit": self.queue_limit(), "heldBytes": self.held_bytes,
-            "servingWorkers": sum(1 for s in self.workers if s.ready), "workers": workers,
-            "frontEnds": 1 + sum(1 for a in self.acceptors if a.ready), "frontEnd": os.getpid(),
-            **({"reason": reason} if reason else {}),
-        }
-        return (200 if healthy else 503), json.dumps(body).encode("utf-8")
+        if self.link is not None:
+            return await self.link.ping()  # front end 0 answers for the instance
+        statuses = [self.status()] + (await self.siblings.statuses() if self.siblings else [])
+        return instance_answer(statuses, self.config.front_ends, os.getpid())
 
     def admit(self, length):
         """A 503 (status, body, content type, headers) when a request of `length` body bytes cannot be queued now."""
         limit = self.queue_limit()
+        where = "" if self.config.front_ends == 1 else f" of front end {self.index} ({len(self.workers)} of the instance's {self.instance_workers} workers)"
         if len(self.queue) >= limit:
-            why = f"the queue is full ({len(self.queue)} requests waiting; MODEL_SERVER_MAX_QUEUED_REQUESTS at the capacity of {self.serving_workers()} of {len(self.workers)} workers serving is {limit})"
-        elif self.held_bytes + length > self.config.max_queued_bytes:
-            why = f"the server holds {self.held_bytes} bytes of requests; with this one it would exceed {self.config.max_queued_bytes} (MODEL_SERVER_MAX_QUEUED_BYTES)"
+            why = (f"the queue{where} is full ({len(self.queue)} requests waiting; MODEL_SERVER_MAX_QUEUED_REQUESTS at the "
+                   f"capacity of {self.serving_workers()} of {len(self.workers)} workers serving is {limit})")
+        elif self.held_bytes + length > self.bytes_limit():
+            why = (f"the server{where} holds {self.held_bytes} bytes of requests; with this one it would exceed "
+                   f"{self.bytes_limit()} (its share of MODEL_SERVER_MAX_QUEUED_BYTES={self.config.max_queued_bytes})")
         else:
             return None
         self.metrics.count("QueueFull")
-        return 503, _error_body(f"{why}; retry later"), "application/json", {"Retry-After": "1"}
+        return 503, error_body(f"{why}; retry later"), "application/json", {"Retry-After": "1"}
 
     async def submit(self, body, content_type, accept, check_again=True):
         """Queues one request whose body is in and waits for its answer: (status, body, content type, headers)."""
-        if check_again:  # the size is known only now (chunked), or the request came from another front end
+        if check_again:  # the size is known only now (chunked)
             refusal = self.admit(len(body))
             if refusal is not None:
                 return refusal
@@ -415,7 +243,7 @@ class Server:
             self.withdraw(pending)
             message = (f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
                        f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}")
-            return 504, _error_body(message), "application/json", {TIMING_HEADER: timing_attributes(now, None)}
+            return 504, error_body(message), "application/json", {TIMING_HEADER: timing_attributes(now, None)}
         finally:
             if not pending.future.done():
                 self.withdraw(pending)  # the client went away
@@ -439,120 +267,78 @@ class Server:
             self.metrics.flush()
 
     async def run(self):
-        global _stderr
-        _stderr = LineWriter(sys.stderr.fileno(), STDERR_BUFFER_BYTES, "logs (stderr)", None)
-        raise_file_limit(self.config, 4 * len(self.workers) + 4 * len(self.acceptors), log)
+        self.stderr = LineWriter(sys.stderr.fileno(), STDERR_BUFFER_BYTES, "logs (stderr)", None)
+        others = self.config.front_ends - 1 if self.siblings else 1
+        raise_file_limit(self.config, 4 * len(self.workers) + 4 * others, self.log)
         runner = await HttpFront(self.config, self).start(reuse_port=self.config.front_ends > 1)
-        log(
-            f"listening on port {self.config.port}: {self.config.front_ends} front-end process(es), {len(self.workers)} workers "
-            f"({', '.join(s.cores for s in self.workers)}), batches of up to {self.config.max_batch_size} inputs, "
-            f"max delay {self.config.max_delay_s * 1000:g} ms, watchdog {self.config.watchdog_s * 1000:g} ms, "
-            f"bodies up to {self.config.max_body_bytes} bytes"
+        self.log(
+            f"listening on port {self.config.port}: front end {self.index} of {self.config.front_ends}, {len(self.workers)} of the "
+            f"instance's {self.instance_workers} workers ({', '.join(s.cores for s in self.workers)}), batches of up to "
+            f"{self.config.max_batch_size} inputs, max delay {self.config.max_delay_s * 1000:g} ms, watchdog "
+            f"{self.config.watchdog_s * 1000:g} ms, bodies up to {self.config.max_body_bytes} bytes"
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        if self.link is None:
+            loop.add_signal_handler(signal.SIGINT, stop.set)  # the others ignore it: front end 0 decides when they stop
         self.tasks = [asyncio.create_task(self.supervise(slot)) for slot in self.workers]
-        self.tasks += [asyncio.create_task(self.supervise_acceptor(a)) for a in self.acceptors]
-        self.tasks.append(asyncio.create_task(self.flush_metrics()))
+        if self.siblings is not None:
+            self.tasks += self.siblings.start()
+        if self.link is not None:
+            self.tasks.append(asyncio.create_task(self.link.serve(self, stop)))
+        flusher = asyncio.create_task(self.flush_metrics())
         await stop.wait()
-        log("stopping")
+        self.log("stopping")
         self.stopping = True
         await runner.cleanup()
-        for process in [s.process for s in self.workers] + [a.process for a in self.acceptors]:
+        processes = [s.process for s in self.workers] + (self.siblings.processes() if self.siblings else [])
+        for process in processes:
             if process is not None and process.returncode is None:
                 process.terminate()
-        await asyncio.wait([t for t in self.tasks[:-1]], timeout=10)
-        for process in [s.process for s in self.workers] + [a.process for a in self.acceptors]:
+        # Front ends flush their last lines through this one before they exit: wait for them, then flush ours.
+        await asyncio.wait(self.tasks, timeout=10)
+        for process in processes:
             if process is not None and process.returncode is None:
                 process.kill()
+        flusher.cancel()
         self.metrics.flush()
-        await loop.run_in_executor(None, self.stdout.close, FINAL_FLUSH_S)
-        await loop.run_in_executor(None, _stderr.close, FINAL_FLUSH_S)
-
-    # ---- acceptors: more front-end processes on the same port ---------------------------------------------------
-
-    async def supervise_acceptor(self, acceptor):
-        """Runs one acceptor (serving/acceptor.py) and serves its requests; restarts it when it exits."""
-        while not self.stopping:
-            parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                acceptor.process = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "serving.acceptor", "--fd", str(child.fileno()),
-                    env=self.acceptor_environment(), pass_fds=(child.fileno(),),
-                    stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr.fileno(),
-                )
-            except OSError as error:
-                log(f"could not start front end {acceptor.index}: {error}")
-                child.close()
-                parent.close()
-                await asyncio.sleep(1.0)
-                continue
-            child.close()
-            reader, acceptor.writer = await asyncio.open_unix_connection(sock=parent, limit=self.config.max_body_bytes + (1 << 20))
-            try:
-                while True:
-                    self.on_acceptor_message(acceptor, await protocol.read_message(reader))
-            except (asyncio.IncompleteReadError, ConnectionError):
-                pass
-            acceptor.ready = False
-            acceptor.writer = None
-            for task in acceptor.requests.values():
-                task.cancel()  # its clients' connections died with it
-            acceptor.requests.clear()
-            code = await acceptor.process.wait()
-            if self.stopping:
-                return
-            log(f"front end {acceptor.index} (pid {acceptor.process.pid}) {_exit_cause(code)}; restarting it")
-            await asyncio.sleep(0.5)
-
-    def acceptor_environment(self):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (SERVING_ROOT, env.get("PYTHONPATH")) if p)
-        return env
-
-    def on_acceptor_message(self, acceptor, message):
-        kind = message[0]
-        if kind == protocol.SUBMIT:
-            _, request_id, body, content_type, accept = message
-            task = asyncio.get_running_loop().create_task(self.serve_remote(acceptor, request_id, body, content_type, accept))
-            acceptor.requests[request_id] = task
-        elif kind == protocol.CANCEL:
-            task = acceptor.requests.pop(message[1], None)
-            if task is not None:
-                task.cancel()
-        elif kind == protocol.PING:
-            acceptor.send((protocol.ANSWER, message[1], self.ping_answer()))
-        elif kind == protocol.COUNT:
-            self.metrics.count(message[1], message[2])
-        elif kind == protocol.LISTENING:
-            acceptor.ready = True
-            log(f"front end {acceptor.index} listening (pid {message[1]})")
-
-    async def serve_remote(self, acceptor, request_id, body, content_type, accept):
-        try:
-            answer = await self.submit(body, content_type, accept, check_again=True)
-        except asyncio.CancelledError:
-            return
-        finally:
-            acceptor.requests.pop(request_id, None)
-        acceptor.send((protocol.ANSWER, request_id, answer))
+        if self.link is None:
+            await loop.run_in_executor(None, self.stdout.close, FINAL_FLUSH_S)
+        else:
+            await self.link.drain()
+        await loop.run_in_executor(None, self.stderr.close, FINAL_FLUSH_S)
 
 
-class Acceptor:
-    """Another front-end process: HTTP on the shared port, its requests forwarded here."""
+def instance_answer(statuses, front_ends, answering_pid):
+    """/ping's (status, JSON body) for the instance from every front end's status (`Server.status`); a front end that
+    did not answer is missing from `statuses`. See "Health" in serving/README.md for why these rules.
 
-    def __init__(self, index):
-        self.index = index
-        self.process = None
-        self.writer = None
-        self.ready = False
-        self.requests = {}  # request id -> the task serving it
-
-    def send(self, message):
-        if self.writer is not None and not self.writer.is_closing():
-            self.writer.write(protocol.encode(message))
+    - A worker that failed to load REPLACE_AFTER_FAILED_LOADS times in a row: unhealthy, to be replaced.
+    - Until every worker of every front end has loaded once: unhealthy, so the instance enters service at full capacity.
+    - No worker serving (all restarting, hung and being killed, or their front ends down): unhealthy.
+    - Otherwise healthy, at the capacity of the workers serving: each front end's queue bound shrinks with them.
+    """
+    broken = next((s["broken"] for s in statuses if s["broken"]), None)
+    workers = sorted((w for s in statuses for w in s["workers"]), key=lambda w: w["worker"])
+    serving = sum(1 for w in workers if w["loaded"])
+    if broken:
+        healthy, reason = False, broken
+    elif any(s["starting"] for s in statuses):
+        healthy, reason = False, "starting: not every worker has loaded its model"
+    elif serving == 0:
+        healthy, reason = False, "no worker is serving: every worker is restarting"
+    else:
+        healthy, reason = True, None
+    body = {
+        "healthy": healthy, "queued": sum(s["queued"] for s in statuses), "queueLimit": sum(s["queueLimit"] for s in statuses),
+        "heldBytes": sum(s["heldBytes"] for s in statuses), "servingWorkers": serving, "workers": workers,
+        "frontEnds": sum(1 for s in statuses if not s.get("down")), "plannedFrontEnds": front_ends, "frontEnd": answering_pid,
+        "queues": [{"frontEnd": s["frontEnd"], "pid": s["pid"], "queued": s["queued"], "queueLimit": s["queueLimit"],
+                    **({"down": True} if s.get("down") else {})} for s in statuses],
+        **({"reason": reason} if reason else {}),
+    }
+    return (200 if healthy else 503), json.dumps(body).encode("utf-8")
 
 
 def timing_attributes(arrived, batch):
@@ -566,16 +352,3 @@ def timing_attributes(arrived, batch):
     if batch is not None:
         parts += [f"batch-requests={batch.requests}", f"batch-inputs={batch.inputs}", f"device-ms={batch.device_ms:.3f}"]
     return ",".join(parts)
-
-
-def _exit_cause(code):
-    if code >= 0:
-        return f"exited with code {code}"
-    try:
-        return f"was killed by signal {signal.Signals(-code).name}"
-    except ValueError:
-        return f"was killed by signal {-code}"
-
-
-def _error_body(message):
-    return error_body(message)

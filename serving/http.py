@@ -1,10 +1,8 @@
 """The HTTP side of a front-end process: routing, the body limit, read timeouts, and the guard's connection limits.
 
 Every front-end process runs one `HttpFront` on the shared port (SO_REUSEPORT: the kernel spreads new connections
-over the processes listening). What happens to a request once its body is in is the backend's:
-- in the main process, `frontend.Server` itself: the queue, the workers, the deadlines;
-- in an acceptor process (`acceptor.py`), a proxy that forwards the request to the main process over a Unix socket.
-A backend provides `admit(length)` (a refusal response tuple or None; None when it cannot tell before the body),
+over the processes listening). What happens to a request once its body is in is the backend's, `frontend.Server`:
+its queue, its workers, the deadlines. A backend provides `admit(length)` (a refusal response tuple or None; None when it cannot tell before the body),
 `submit(body, content_type, accept)` -> (status, body, content type, headers), `ping()` -> (status, body bytes), and
 `count(metric)`.
 """

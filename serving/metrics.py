@@ -11,6 +11,11 @@ Namespace: `$MODEL_SERVER_METRICS_NAMESPACE`. Dimension sets: `[Service]` and `[
 `$MODEL_SERVER_METRICS_SERVICE` and Worker the worker index ("0", "1", ...); `NeuronCores` is a property (searchable
 in Logs Insights, not a dimension).
 
+With several front ends (MODEL_SERVER_FRONT_ENDS > 1) each writes the lines of its own workers (the Worker dimension
+is the worker's index on the instance, so no two front ends write the same one) and its own service line: the
+counters of an interval are exact per line, and CloudWatch's Sum over the `[Service]` lines of an instance is the
+instance's total. The other front ends hand their lines to the main one, the only writer of stdout.
+
 Lines go through a LineWriter (serving/linewriter.py): buffered, written by a thread, dropped and counted when the
 buffer is full or the reader has gone, so writing metrics never blocks a request. The count of lines lost since the
 last interval is the service line's `MetricLinesDropped`; a dropped service line carries its count into the next.
@@ -62,13 +67,17 @@ class WorkerMetrics:
 
 
 class Metrics:
-    def __init__(self, namespace, service, visible_cores, writer):
+    def __init__(self, namespace, service, workers, writer):
+        """`workers`: (index on the instance, NEURON_RT_VISIBLE_CORES) of each worker this front end runs."""
         self.namespace = namespace
         self.service = service
-        self.visible_cores = visible_cores
-        self.workers = [WorkerMetrics() for _ in visible_cores]
+        self.visible_cores = dict(workers)
+        self.workers = {index: WorkerMetrics() for index, _ in workers}
         self.service_counters = {name: 0 for name, _ in SERVICE_COUNTERS}
         self.writer = writer
+
+    def worker(self, index):
+        return self.workers[index]
 
     def count(self, name, amount=1):
         self.service_counters[name] += amount
@@ -77,7 +86,7 @@ class Metrics:
         """Writes the interval's lines and starts a new interval."""
         timestamp = int(time.time() * 1000)
         lines = []
-        for index, worker in enumerate(self.workers):
+        for index, worker in self.workers.items():
             document = {"Service": self.service, "Worker": str(index), "NeuronCores": self.visible_cores[index]}
             definitions = []
             for name, unit in WORKER_COUNTERS:

@@ -1,5 +1,5 @@
-"""Length-prefixed pickle frames between the front end and its workers, and between the main front end and the
-other front-end processes (acceptors), over Unix socket pairs.
+"""Length-prefixed pickle frames between the front end and its workers, and between front end 0 and the
+other front ends (siblings), over Unix socket pairs.
 
 Only the server's own processes are on either end of the socket, so pickle carries no untrusted input. The front
 end reads with asyncio streams (never blocks the event loop on a half-written frame); a worker reads blocking.
@@ -21,15 +21,15 @@ CALL = "call"  # (CALL, requests): a predict_fn call starts now; the front end's
 # Front end -> worker
 REQUESTS = "requests"  # (REQUESTS, [WorkItem, ...]); an empty list answers a TAKE whose wait ran out
 
-# Acceptor (another front-end process on the port, serving/acceptor.py) -> main front end
+# Another front end (serving/siblings.py) -> front end 0
 LISTENING = "listening"  # (LISTENING, pid)
-SUBMIT = "submit"  # (SUBMIT, request id, body, content type, accept): queue it, answer with ANSWER
-CANCEL = "cancel"  # (CANCEL, request id): its client went away
-PING = "ping"  # (PING, request id): answer with ANSWER (status, JSON body bytes)
-COUNT = "count"  # (COUNT, metric name, amount): a service counter the acceptor saw (refused connections, timeouts)
+PING = "ping"  # (PING, request id, pid): /ping reached it; answer for the instance with ANSWER (status, JSON body bytes)
+STATUS_OF = "status_of"  # (STATUS_OF, request id, status): its answer to STATUS (frontend.Server.status)
+LINES = "lines"  # (LINES, bytes): a metric line for stdout, which front end 0 alone writes
 
-# Main front end -> acceptor
-ANSWER = "answer"  # (ANSWER, request id, answer): (status, body, content type, headers) or, for PING, (status, body)
+# Front end 0 -> another front end
+STATUS = "status"  # (STATUS, request id): report your queue and workers with STATUS_OF
+ANSWER = "answer"  # (ANSWER, request id, (status, body)): the answer to its PING
 
 
 def encode(message) -> bytes:

@@ -26,6 +26,8 @@ const program = new Command('vllm-standin')
   .addOption(new Option('--instance-type <type>', 'with --profile: the rows of this instance type').env('STANDIN_INSTANCE_TYPE'))
   .addOption(new Option('--tensor-parallel-size <n>', 'with --profile: the rows of this degree').env('STANDIN_TENSOR_PARALLEL_SIZE'))
   .addOption(new Option('--slowdown <factor>', 'multiply every duration (above 1: slower than the plan)').env('STANDIN_SLOWDOWN').default('1'))
+  .addOption(new Option('--plugin-compile-seconds <s>', 'play the vLLM Neuron plugin: the compile time its vllm_neuron: metrics report').env('STANDIN_PLUGIN_COMPILE_SECONDS'))
+  .addOption(new Option('--plugin-load-seconds <s>', 'with --plugin-compile-seconds: the model load time').env('STANDIN_PLUGIN_LOAD_SECONDS').default('0'))
   .addOption(new Option('--golden <file>', 'JSON object: prompt -> greedy answer (words are tokens)').env('STANDIN_GOLDEN'));
 
 function positive(name: string, value: string | undefined, integer = false): number {
@@ -65,6 +67,9 @@ async function main(): Promise<void> {
     servedModelName: o.servedModelName,
     maxModelLen: positive('--max-model-len', o.maxModelLen, true),
     golden,
+    ...(o.pluginCompileSeconds !== undefined
+      ? { plugin: { compilationSeconds: positive('--plugin-compile-seconds', o.pluginCompileSeconds), modelLoadSeconds: positive('--plugin-load-seconds', o.pluginLoadSeconds) } }
+      : {}),
   });
   process.stdout.write(`${JSON.stringify({ url: standin.url, ...timing })}\n`);
   const stop = (): void => {

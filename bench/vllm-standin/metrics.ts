@@ -50,6 +50,12 @@ class Histogram {
   }
 }
 
+/** What the stand-in says about its start when it plays the vLLM Neuron plugin (seconds). */
+export interface StandinPluginStartup {
+  readonly compilationSeconds: number;
+  readonly modelLoadSeconds: number;
+}
+
 /** Counts what the engine does and renders it as vLLM does. */
 export class StandinMetrics implements EngineObserver {
   private promptTokens = 0;
@@ -64,7 +70,11 @@ export class StandinMetrics implements EngineObserver {
   );
   private readonly e2e = new Histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', REQUEST_BUCKETS);
 
-  constructor(private readonly modelName: string) {}
+  /**
+   * @param plugin the vLLM Neuron plugin's startup figures to export as `vllm_neuron:*` (Trn2/Trn3 engines); none for
+   * an NxD Inference engine
+   */
+  constructor(private readonly modelName: string, private readonly plugin?: StandinPluginStartup) {}
 
   /** Counts a request's prompt when it is admitted. */
   prompt(tokens: number): void {
@@ -93,6 +103,23 @@ export class StandinMetrics implements EngineObserver {
     }
   }
 
+  /** The plugin's series (vllm-neuron docs/guides/features-guide.md, "Metrics"): padding, executions and start times. */
+  private renderPlugin(labels: string, state: { running: number; maxNumSeqs: number }): string[] {
+    const plugin = this.plugin!;
+    const gauge = (name: string, help: string, value: number): string[] => [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}{${labels}} ${value}`];
+    // Decode runs in the smallest power-of-two bucket that holds the running sequences.
+    let bucket = 1;
+    while (bucket < state.running && bucket < state.maxNumSeqs) bucket *= 2;
+    return [
+      ...gauge('vllm_neuron:num_seqs_padding', 'Padded sequence slots in the last decode batch.', Math.min(bucket, state.maxNumSeqs) - state.running),
+      ...gauge('vllm_neuron:num_batched_tokens_padding', 'Padded tokens in the last prefill batch.', 0),
+      ...gauge('vllm_neuron:neff_execution_count', 'Compiled graph executions.', this.generationTokens),
+      ...gauge('vllm_neuron:compilation_time_seconds', 'Seconds spent compiling at start.', plugin.compilationSeconds),
+      ...gauge('vllm_neuron:model_load_time_seconds', 'Seconds spent loading the model.', plugin.modelLoadSeconds),
+      ...gauge('vllm_neuron:startup_time_seconds', 'Seconds from start to ready.', plugin.compilationSeconds + plugin.modelLoadSeconds),
+    ];
+  }
+
   /** The Prometheus text exposition. */
   render(state: { running: number; waiting: number; maxNumSeqs: number; lostMs: number }): string {
     const labels = `engine="0",model_name="${this.modelName}"`;
@@ -112,6 +139,7 @@ export class StandinMetrics implements EngineObserver {
       ...this.itl.render(labels),
       ...this.tpot.render(labels),
       ...this.e2e.render(labels),
+      ...(this.plugin ? this.renderPlugin(labels, state) : []),
       // Not a vLLM metric: the stand-in's own health, engine time lost to host stalls (see engine.ts).
       ...counter('standin:clock_lost_seconds_total', 'Engine time the stand-in lost to host stalls.', state.lostMs / 1000),
       '',

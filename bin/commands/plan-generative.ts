@@ -3,6 +3,7 @@
  * judge a generative service by (TTFT, TPOT, output tokens per second, cost per 1M output tokens).
  */
 import type { Catalog } from '../../lib/catalog/catalog';
+import { engineSummary } from '../../lib/generative/engine-image';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
 import { planGenerativeReport } from '../../lib/generative';
@@ -121,7 +122,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       { 'instance type': `${p.instanceType} (${p.instance.chips * p.instance.coresPerChip} NeuronCores${p.instance.logicalNeuronCoreConfig ? `, logical at LNC=${p.instance.logicalNeuronCoreConfig}` : ''})` },
       { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
       { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
-      { engine: `vLLM on Neuron: tensor_parallel_size ${g.engine.tensorParallelSize}, max_num_seqs ${g.engine.maxNumSeqs}, max_model_len ${g.engine.maxModelLen}` },
+      { engine: engineSummary(p) },
       {
         'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
           `(KV heads ${m.kvSharding === 'shard' ? 'sharded' : m.kvSharding === 'replicate' ? 'replicated to the degree' : 'converted to multi-head'}, ${m.kvHeadsPerRank} per rank; up to ${m.maxConcurrencyThatFits} sequences of ${g.maxModelLength} tokens fit)`,

@@ -10,6 +10,8 @@ import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { artifactPrefixOf, sha256Hex } from '../../lib/compile/hash';
+import { CPU_COMPILE_HOST_AMI_PARAMETER, cpuCompileHostTypes } from '../../lib/compile/host';
+import { vllmEngineOf } from '../../lib/generative/engine-config';
 import { MAX_CUSTOM_RESOURCE_COMPILE_MINUTES } from '../../lib/compile/host';
 import {
   checkGenerativeArtifacts,
@@ -320,9 +322,16 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     if (prefix !== '' && (!prefix.endsWith('/') || prefix.startsWith('/'))) {
       problems.push(`${where}: prefix=${JSON.stringify(prefix)} must be empty or end with '/' and not start with '/', e.g. 'compiled/'`);
     }
-    // A SageMaker plan names ml.<type>; the compile host is an EC2 instance of the same type.
-    const instanceTypes = (props.compileInstanceTypes ?? [props.plan.instanceType]).map((t) => t.replace(/^ml\./, ''));
-    problems.push(...hostProblems(where, props.plan, instanceTypes));
+    // A SageMaker plan names ml.<type>; the compile host is an EC2 instance of the same type. A Trn2/Trn3 plan compiles
+    // on a CPU host sized to its weights (the vLLM Neuron plugin's CPU compilation, lib/compile/generative-spec.ts and host.ts).
+    const cpuCompile = vllmEngineOf(props.plan.instance.family) === 'vllm-neuron-plugin';
+    const planWeightsGiB = 'memoryGiB' in props.plan.generative
+      ? (props.plan.generative as { memoryGiB: { weights: number } }).memoryGiB.weights : undefined;
+    const hostWeightsGiB = props.weightsSize ? props.weightsSize.toMebibytes() / 1024 : planWeightsGiB ?? 40;
+    const instanceTypes = (props.compileInstanceTypes ?? (cpuCompile ? cpuCompileHostTypes(hostWeightsGiB) : [props.plan.instanceType]))
+      .map((t) => t.replace(/^ml\./, ''));
+    if (!cpuCompile) problems.push(...hostProblems(where, props.plan, instanceTypes));
+    const amiParameter = cpuCompile ? CPU_COMPILE_HOST_AMI_PARAMETER : GENERATIVE_HOST_AMI_PARAMETER;
     InputError.throwIfAny(problems);
 
     const model = props.model ?? (('profileId' in props.plan ? String((props.plan as { profileId: unknown }).profileId) : '') || 'model');
@@ -358,7 +367,7 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     asset.grantRead(role);
     this.bucket.grantPut(role, `${this.artifactPrefix}*`);
     props.weights.grantFetch(role);
-    const image = props.image.bind(this, role, NeuronInstanceType.of(instanceTypes[0]));
+    const image = props.image.bind(this, role, NeuronInstanceType.of(props.plan.instanceType));
     const profile = new iam.InstanceProfile(this, 'InstanceProfile', { role });
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
@@ -366,7 +375,7 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
       allowAllOutbound: true,
     });
     const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
-    grantCompileLaunch(this, onEvent, isComplete, role, securityGroup, GENERATIVE_HOST_AMI_PARAMETER, jobTag, this.hash);
+    grantCompileLaunch(this, onEvent, isComplete, role, securityGroup, amiParameter, jobTag, this.hash);
     acknowledgeCompileFindings(role, [onEvent, isComplete], this.artifactPrefix);
 
     const weightsGiB = props.weightsSize ? props.weightsSize.toMebibytes() / 1024 : 40;
@@ -385,7 +394,7 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
         subnetIds: subnets.subnetIds,
         securityGroupIds: [securityGroup.securityGroupId],
         instanceProfileArn: profile.instanceProfileArn,
-        amiParameter: GENERATIVE_HOST_AMI_PARAMETER,
+        amiParameter,
         scriptS3Uri: asset.s3ObjectUrl,
         scriptSha256: sha256Hex(program.content),
         // The image (~20 GiB unpacked), the weights, a staged copy for Hub weights, the artifacts.

@@ -279,6 +279,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
           batching: props.plan?.batching ?? null,
           visibleCores: props.plan?.visibleCores,
           p99Ms: props.plan?.p99Ms,
+          frontEndsPerInstance: props.plan?.frontEndsPerInstance,
           metricsService: this.endpointName,
           metricsNamespace: DEFAULT_METRICS_NAMESPACE,
         })

@@ -280,13 +280,18 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
           countError('backpressure', () => `${maxInFlight} requests already in flight`);
         }
       }
+      // The measured phase ends at its end, not at the first arrival drawn after it: a Poisson gap past the end
+      // (its mean is a whole interval) would otherwise stretch the phase and understate the rate achieved.
+      if (!sendingOver && dueAt >= measureEnd && now >= measureEnd) {
+        sendingOver = true;
+      }
       if (sendingOver) {
         if (inFlight === 0) {
           finish();
         }
         return;
       }
-      openLoopTimer = setTimeout(tick, Math.max(0, dueAt - performance.now()));
+      openLoopTimer = setTimeout(tick, Math.max(0, Math.min(dueAt, measureEnd) - performance.now()));
     };
     tick();
   }

@@ -6,6 +6,7 @@ import type { GoldenPrompt, TokenApi, TokenProofConfig } from '../../lib/bench/t
 import type { TokenRunResult } from '../../lib/bench/token-merge';
 import { TokenLoadRecorder } from '../../lib/bench/token-load';
 import { syntheticPrompt } from '../../lib/bench/token-stream';
+import { request as httpRequest } from 'undici';
 import { runTokenLoad, streamCompletion, type TokenTarget } from './token-stream';
 
 /** Where and how requests are sent. */
@@ -63,6 +64,11 @@ export interface TokenProofClient {
   runStreamed(endpoint: TokenEndpoint, options: StreamedRunOptions): Promise<TokenRunResult>;
   /** Closed loop (the smoke gate's short run): a fixed count at a fixed concurrency, so short runs do not vary. */
   runClosed(endpoint: TokenEndpoint, options: ClosedRunOptions): Promise<TokenRunResult>;
+  /**
+   * The engine's Prometheus `/metrics` text, where the target exposes it (an HTTP engine URL); undefined for a
+   * SageMaker endpoint, whose container serves only `/ping` and `/invocations`.
+   */
+  engineMetrics?(endpoint: TokenEndpoint, signal?: AbortSignal): Promise<string | undefined>;
 }
 
 function streamTarget(endpoint: TokenEndpoint): TokenTarget {
@@ -89,6 +95,13 @@ export const tokenProofClient: TokenProofClient = {
       ...(result.tpotMs !== undefined ? { tpotMs: result.tpotMs } : {}),
       e2eMs: result.e2eMs,
     };
+  },
+  async engineMetrics(endpoint, signal) {
+    if (endpoint.config.kind !== 'http') return undefined;
+    const url = new URL('/metrics', endpoint.target.endsWith('/') ? endpoint.target : `${endpoint.target}/`);
+    const response = await httpRequest(url, { method: 'GET', headers: { ...endpoint.config.headers }, ...(signal !== undefined ? { signal } : {}) });
+    const text = await response.body.text();
+    return response.statusCode === 200 ? text : undefined;
   },
   async runStreamed(endpoint, options) {
     const report = await runTokenLoad(streamTarget(endpoint), {

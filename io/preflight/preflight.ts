@@ -1,6 +1,7 @@
 /**
  * Runs the preflight checks of one target.
  */
+import { capacityBlock } from './checks/capacity-block';
 import { endpointName } from './checks/endpoint-name';
 import { image } from './checks/image';
 import { instanceOffering } from './checks/instance-offering';
@@ -11,6 +12,7 @@ import { CHECK_IDS, type Check, type CheckId, type CheckResult, type PreflightCl
 const CHECKS: Readonly<Record<CheckId, Check>> = {
   'instance-offering': instanceOffering,
   'instance-quota': instanceQuota,
+  'capacity-block': capacityBlock,
   image,
   'model-data': modelData,
   'endpoint-name': endpointName,

@@ -18,6 +18,7 @@ const planSchema = z.object({
   instance: z.object({ vcpus: z.number().int().positive() }).loose(),
   instanceCount: z.number().int().positive(),
   maxInstanceCount: z.number().int().positive(),
+  price: z.object({ kind: z.enum(['on-demand', 'ri-effective', 'capacity-block']) }).loose().optional(),
 });
 
 /** What the user adds on the command line to a plan, which names no image, model data or endpoint. */
@@ -61,6 +62,7 @@ export function targetFromPlan(document: unknown, source: string, extras: PlanEx
     hosting: plan.hosting,
     instanceType: plan.instanceType,
     vcpus: plan.instance.vcpus,
+    ...(plan.price !== undefined ? { pricing: plan.price.kind } : {}),
     instanceCount: plan.instanceCount,
     maxInstanceCount: Math.max(plan.instanceCount, plan.maxInstanceCount),
     image: extras.image,

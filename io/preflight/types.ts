@@ -7,6 +7,7 @@ import type { ECRClient } from '@aws-sdk/client-ecr';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import type { PricingKind } from '../../lib/catalog/types';
 
 /** Where the model is hosted. */
 export type PreflightHosting = 'sagemaker' | 'ec2';
@@ -21,6 +22,8 @@ export interface PreflightTarget {
   readonly instanceType: string;
   /** vCPUs of one instance (for the EC2 vCPU quotas); unknown for a stack template. */
   readonly vcpus?: number;
+  /** What the plan pays: a `capacity-block` plan needs Capacity Blocks bought ahead. @default - on-demand */
+  readonly pricing?: PricingKind;
   /** Instances at the first deploy. */
   readonly instanceCount: number;
   /** Instances at the scaling ceiling. */
@@ -61,7 +64,7 @@ export interface PreflightClients {
 }
 
 /** The ids of the checks, in the order they run. */
-export const CHECK_IDS = ['instance-offering', 'instance-quota', 'image', 'model-data', 'endpoint-name'] as const;
+export const CHECK_IDS = ['instance-offering', 'instance-quota', 'capacity-block', 'image', 'model-data', 'endpoint-name'] as const;
 
 /** One check's id. */
 export type CheckId = (typeof CHECK_IDS)[number];

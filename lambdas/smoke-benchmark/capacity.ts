@@ -11,7 +11,13 @@ import { calibrationRecord, type CalibrationRecord } from '../../lib/bench/calib
 /** The capacity section of the report: predicted beside measured, and the verdict. */
 export interface CapacityReport {
   readonly predicted: CapacityConfig['predicted'];
-  readonly settings: Pick<CapacityConfig, 'rateRps' | 'workers' | 'durationMs' | 'warmupMs' | 'timeoutMs' | 'thresholds'>;
+  readonly settings: Pick<CapacityConfig, 'rateRps' | 'workers' | 'durationMs' | 'warmupMs' | 'timeoutMs' | 'thresholds'> & {
+    /**
+     * How the load arrived: `poisson`, each worker a seeded Poisson process at its share of the rate (their merge is
+     * one Poisson process at `rateRps`), the traffic the plan's p99 assumes.
+     */
+    readonly arrivals: 'poisson';
+  };
   readonly measured: CapacityMeasurement;
   readonly thresholds: CapacityVerdict['thresholds'];
   readonly failures: CapacityVerdict['failures'];
@@ -44,6 +50,7 @@ export async function runCapacityProof(
     predicted: config.predicted,
     settings: {
       rateRps: config.rateRps,
+      arrivals: 'poisson',
       workers: config.workers,
       durationMs: config.durationMs,
       warmupMs: config.warmupMs,

@@ -2,6 +2,7 @@
  * The report of a proof in tokens: the JSON document CI reads (predicted beside measured), its CloudWatch metrics
  * (EMF) and the message that fails the deployment.
  */
+import type { PluginStartup } from '../../lib/generative/plugin-metrics';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { GoldenPrompt, TokenCapacityConfig, TokenFigures, TokenMeasurement, TokenSmokeRun, TokenThresholdResult } from '../../lib/bench/token-proof';
 import { SMOKE_DIMENSION, SMOKE_METRIC } from '../../lib/smoke/metrics';
@@ -66,6 +67,11 @@ export interface TokenReportDocument {
         readonly failures: readonly string[];
       })
     | { readonly skipped: string };
+  /**
+   * The vLLM Neuron plugin's start (Trn2/Trn3 engines reached over HTTP): compile, load and startup seconds, and the
+   * failure of a compile at serving time. @default - the engine exports no `vllm_neuron:` series, or is not reachable
+   */
+  readonly engine?: { readonly startup?: PluginStartup; readonly failures: readonly string[]; readonly error?: string };
 }
 
 /** Writes the proof's metrics as one EMF line, with the `EndpointName` and `Environment` dimensions. */

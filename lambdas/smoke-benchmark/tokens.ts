@@ -11,6 +11,7 @@ import { mergeTokenRuns, tokenWorkerRequests, type TokenWorkerResult } from '../
 import { checkGoldenAnswer, judgeTokenRun, tokenCapacityStageMs, tokenSmokeStageMs } from '../../lib/bench/token-proof';
 import { REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { readTokenSettings, type TokenSettings } from '../../lib/smoke/token-settings';
+import { judgePluginStartup, parsePluginStartup } from '../../lib/generative/plugin-metrics';
 import { invokeWorkers } from './capacity';
 import { reportKeys, writeReport } from './report';
 import { standAsideForRollback } from './stack-status';
@@ -28,6 +29,26 @@ export interface TokenGateDependencies {
   readonly s3: S3Client;
   readonly lambda: LambdaClient;
   readonly client: TokenProofClient;
+}
+
+/**
+ * What the vLLM Neuron plugin says about the replica's start (compile, load and startup seconds), with the failure of
+ * a compile at serving time; undefined for an engine or a target without those series. A metrics read that fails is
+ * recorded, not fatal: the proof's verdict rests on the tokens.
+ */
+async function readEngineStartup(client: TokenProofClient, endpoint: TokenEndpoint): Promise<TokenReportDocument['engine']> {
+  if (!client.engineMetrics) return undefined;
+  let text: string | undefined;
+  try {
+    text = await client.engineMetrics(endpoint, AbortSignal.timeout(10_000));
+  } catch (error) {
+    return { error: `reading ${endpoint.target}/metrics failed: ${error instanceof Error ? error.message : String(error)}`, failures: [] };
+  }
+  const startup = text === undefined ? undefined : parsePluginStartup(text);
+  if (!startup) return undefined;
+  const failures = judgePluginStartup(startup);
+  log('engine startup', { ...startup, passed: failures.length === 0 });
+  return { startup, failures };
 }
 
 /** What a passed or skipped proof returns (the Trigger provider logs it). */
@@ -81,6 +102,8 @@ export async function runTokenGate(
   if (!golden.passed) {
     failures.push(`golden prompt: ${golden.message}`);
   }
+  const engine = await readEngineStartup(deps.client, endpoint);
+  failures.push(...(engine?.failures ?? []));
 
   let smoke: TokenReportDocument['smoke'] = { skipped: 'the golden prompt failed, so the latency of a wrong model was not measured' };
   if (golden.passed) {
@@ -149,6 +172,7 @@ export async function runTokenGate(
     model: config.model,
     api: config.api,
     fingerprint: config.fingerprint,
+    ...(engine !== undefined ? { engine } : {}),
     stackId: settings.stackId,
     functionVersion: invocation.functionVersion,
     requestId: invocation.requestId,

@@ -1,6 +1,6 @@
 /**
- * A load worker of the smoke benchmark's capacity proof: drives its share of the planned rate open-loop against the
- * target and returns what it measured, histograms encoded so the hook can merge every worker's exactly.
+ * A load worker of the smoke benchmark's capacity proof: drives its share of the planned rate open-loop, as seeded
+ * Poisson arrivals, against the target and returns what it measured, histograms encoded so the hook can merge every worker's exactly.
  *
  * Invoked by the smoke-benchmark hook only (RequestResponse, one invocation per worker, in parallel). The target and
  * the golden request come from this function's environment, the same `SMOKE_CONFIG` the hook has; the payload only
@@ -66,7 +66,7 @@ export async function handler(
       target: benchTarget,
       body: config.request.body,
       contentType: config.request.contentType,
-      mode: { kind: 'open', rateRps: request.rateRps, maxInFlight: request.maxInFlight },
+      mode: { kind: 'open', rateRps: request.rateRps, maxInFlight: request.maxInFlight, arrivals: request.arrivals, seed: request.seed },
       stop: { durationMs: request.durationMs },
       warmupMs: request.warmupMs,
       timeoutMs: request.timeoutMs,

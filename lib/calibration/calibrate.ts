@@ -144,6 +144,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
     hostMsPerRequest: (hostCpuMsPerRequest ?? basis.hostCpuMsPerRequest / inputs) * inputs,
     requestsPerBatch: basis.serving === 'stock' ? 1 : Math.floor(basis.batchSize / inputs),
     maxDelayMs: basis.maxDelayMs,
+    frontEnds: basis.frontEndsPerInstance,
   });
   const modelled = capacityRps(model, basis.p99TargetMs / 1000);
   const offeredPerInstance = record.offeredRps / basis.instanceCount;

@@ -29,7 +29,7 @@ const instanceSchema = z.strictObject({
   chips: positiveInteger,
   coresPerChip: positiveInteger,
   logicalNeuronCoreConfig: positiveInteger.optional(),
-  coreVersion: z.enum(['v1', 'v2', 'v3'], { error: 'expected "v1" (Inf1), "v2" (Inf2, Trn1) or "v3" (Trn2)' }),
+  coreVersion: z.enum(['v1', 'v2', 'v3', 'v4'], { error: 'expected "v1" (Inf1), "v2" (Inf2, Trn1), "v3" (Trn2) or "v4" (Trn3)' }),
   deviceMemoryPerChipGiB: positiveNumber,
   vcpus: positiveInteger,
   memoryGiB: positiveNumber,
@@ -42,7 +42,9 @@ const priceSchema = z.strictObject({
   region: nonEmptyString('an AWS region code such as us-east-1'),
   hosting: z.enum(HOSTINGS as ['ec2', 'sagemaker'], { error: 'expected "ec2" or "sagemaker"' }),
   usdPerHour: positiveNumber,
-  kind: z.enum(PRICING_KINDS as ['on-demand', 'ri-effective'], { error: 'expected "on-demand" or "ri-effective"' })
+  kind: z.enum(PRICING_KINDS as ['on-demand', 'ri-effective', 'capacity-block'], {
+    error: 'expected "on-demand", "ri-effective" or "capacity-block" (EC2 Capacity Blocks for ML)',
+  })
     .default('on-demand'),
   source: nonEmptyString('a non-empty description of where the number comes from').optional(),
   asOf: isoDate.optional(),

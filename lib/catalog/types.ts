@@ -4,8 +4,8 @@
  * Pure data types shared by the planner, the CLI, the constructs and the Lambdas.
  */
 
-/** NeuronCore generation: v1 on Inf1, v2 on Inf2, Trn1 and Trn1n, v3 on Trn2. */
-export type CoreVersion = 'v1' | 'v2' | 'v3';
+/** NeuronCore generation: v1 on Inf1, v2 on Inf2, Trn1 and Trn1n, v3 on Trn2, v4 on Trn3. */
+export type CoreVersion = 'v1' | 'v2' | 'v3' | 'v4';
 
 /** Where a model is hosted: EC2 instances we manage, or a SageMaker real-time endpoint (`ml.` instance names). */
 export type Hosting = 'ec2' | 'sagemaker';
@@ -17,12 +17,14 @@ export const HOSTINGS: readonly Hosting[] = ['ec2', 'sagemaker'];
  * What an hourly price means.
  *
  * `on-demand` is what an account pays without commitment; `ri-effective` is the reserved-instance effective rate
- * the Neuron performance pages use for their "cost per 1M inferences" column.
+ * the Neuron performance pages use for their "cost per 1M inferences" column; `capacity-block` is the effective
+ * instance-hour rate of an EC2 Capacity Block for ML, how AWS sells some Trainium types: reserved ahead for whole days
+ * or weeks, paid up front, in one Availability Zone (https://aws.amazon.com/ec2/capacityblocks/pricing/).
  */
-export type PricingKind = 'on-demand' | 'ri-effective';
+export type PricingKind = 'on-demand' | 'ri-effective' | 'capacity-block';
 
 /** Every pricing kind. */
-export const PRICING_KINDS: readonly PricingKind[] = ['on-demand', 'ri-effective'];
+export const PRICING_KINDS: readonly PricingKind[] = ['on-demand', 'ri-effective', 'capacity-block'];
 
 /** Hardware facts of one Neuron instance type, as EC2 names it (`inf2.xlarge`, never `ml.inf2.xlarge`). */
 export interface InstanceSpec {

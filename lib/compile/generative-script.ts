@@ -100,11 +100,12 @@ if [[ "$registry" == *.dkr.ecr.*.amazonaws.com ]]; then
 fi
 docker pull "$IMAGE" >>"$LOG" 2>&1 || fail error "could not pull $IMAGE; check the image digest and the subnet's route to the registry" 1
 
-devices=()
+${config.spec.plugin?.cpuCompile ? `# A CPU compile (the vLLM Neuron plugin's, for ${config.spec.plugin.target}): no Neuron device on this host.
+devices=()` : `devices=()
 for device in "$DEV"/neuron[0-9]*; do
   [ -e "$device" ] && devices+=(--device="$device")
 done
-[ \${#devices[@]} -gt 0 ] || fail error "no /dev/neuron devices on $INSTANCE_TYPE: the AMI's Neuron driver is not loaded" 1`,
+[ \${#devices[@]} -gt 0 ] || fail error "no /dev/neuron devices on $INSTANCE_TYPE: the AMI's Neuron driver is not loaded" 1`}`,
     // --cap-add SYS_ADMIN and IPC_LOCK as the Neuron DLC quickstart runs the vLLM container; no EFA on a compile host.
     run: `docker run --rm --name "$CONTAINER" "\${devices[@]}" --cap-add SYS_ADMIN --cap-add IPC_LOCK \\
   --env NEURON_SKIP_EFA_AFFINITY=1 -v "$WORK/model:/model" -v "$WORK/out:/out" -v "$WORK/work:/work:ro" "\${SECRET_MOUNT[@]}" \\

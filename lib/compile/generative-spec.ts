@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputError } from '../errors';
+import { pluginEngineKwargs, VLLM_ENV, vllmEngineOf, type VllmReplicaConfig } from '../generative/engine-config';
 import type { GenerativePlan } from '../generative/types';
 import { canonicalJson, HASH_LENGTH } from './hash';
 import { specProblems } from './spec';
@@ -83,6 +84,13 @@ export interface GenerativeCompileSpec {
   readonly logicalNeuronCoreConfig: number;
   /** Neuron SDK release of the serving image the compile runs in, e.g. `2.29.0`. */
   readonly neuronSdkVersion: string;
+  /**
+   * Trn2/Trn3 plans: the vLLM Neuron plugin's engine settings (vLLM keyword arguments) and where it compiles
+   * (pluginCompileSpec, below). Part of the content hash, so a change of a bucket or a block recompiles.
+   *
+   * @default - an NxD Inference compile on the plan's chip
+   */
+  readonly plugin?: GenerativePluginCompile;
 }
 
 /** The spec as written, before defaults: `dtype` defaults to `auto`, `logicalNeuronCoreConfig` to the chip's. */
@@ -140,6 +148,11 @@ export const generativeCompileSpecSchema = z.strictObject({
   chip: z.enum(GENERATIVE_CHIPS as [GenerativeChip, ...GenerativeChip[]], { error: "expected 'inf2', 'trn1' or 'trn2'" }),
   logicalNeuronCoreConfig: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).optional(),
   neuronSdkVersion: z.string({ error: SDK }).regex(/^\d+\.\d+(\.\d+)?$/, { error: SDK }),
+  plugin: z.strictObject({
+    target: z.string().regex(/^trn\d$/, { error: "expected a Trainium target such as 'trn2'" }),
+    cpuCompile: z.boolean(),
+    engine: z.record(z.string(), z.unknown()),
+  }).optional(),
 });
 
 /**
@@ -172,6 +185,7 @@ export function parseGenerativeCompileSpec(json: unknown, origin: string): Gener
     chip: spec.chip,
     logicalNeuronCoreConfig: lnc,
     neuronSdkVersion: spec.neuronSdkVersion,
+    ...(spec.plugin !== undefined ? { plugin: spec.plugin } : {}),
   };
 }
 
@@ -198,6 +212,7 @@ export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: 
       + 'inf2, trn1 and trn2 instances: plan with --instance-types on one of them');
   }
   const engine = plan.generative.engine;
+  const plugin = pluginCompileSpec(plan.instance.family, engine);
   return parseGenerativeCompileSpec({
     model: options.model,
     weights: options.weights,
@@ -208,6 +223,7 @@ export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: 
     chip,
     logicalNeuronCoreConfig: engine.logicalNeuronCoreConfig,
     neuronSdkVersion: options.neuronSdkVersion,
+    ...(plugin !== undefined ? { plugin } : {}),
   }, origin);
 }
 
@@ -337,4 +353,103 @@ export function checkGenerativeDtype(artifact: Pick<GenerativeArtifactFacts, 'dt
   }
   return [`${origin}: dtype=${artifact.dtype}, but the hosting serves with --dtype ${servingDtype}; recompile with dtype `
     + `${servingDtype} or serve with ${artifact.dtype}`];
+}
+
+/*
+ * Compiling a Trn2/Trn3 plan on a CPU instance: the vLLM Neuron plugin's CPU compilation.
+ *
+ * With `VLLM_NEURON_CPU_COMPILE=1` the plugin runs the whole torch.compile path and neuronx-cc on a CPU instance, for
+ * the target `NEURON_PLATFORM_TARGET_OVERRIDE` names ("required ... since no hardware is present to auto-detect it"),
+ * and pushes the NEFFs to the remote cache `NEURON_LIBTORCH_REMOTE_CACHE`; Neuron instances then load them without
+ * compiling (plugin docs, design/compilation/cpu_compilation.md and compilation_cache.md, 2026-06-22). The compile
+ * job runs the plan's own `vllm serve` arguments that way, so the graphs are the ones the serving copies ask for, and
+ * stores the cache under the artifact prefix of the key below: a redeploy of the same plan finds it and compiles
+ * nothing. The accelerator hour (85.964 USD for trn2.48xlarge in us-east-2) is not spent on the compiler.
+ *
+ */
+/** `NEURON_PLATFORM_TARGET_OVERRIDE` by instance family: neuronx-cc's `--target` of the chip. */
+export const PLUGIN_COMPILE_TARGETS: Readonly<Record<string, string>> = { trn2: 'trn2', trn2u: 'trn2', trn3: 'trn3' };
+
+/** Variables of the CPU compile (the plugin's names). */
+export const PLUGIN_COMPILE_ENV = {
+  cpuCompile: 'VLLM_NEURON_CPU_COMPILE',
+  target: 'NEURON_PLATFORM_TARGET_OVERRIDE',
+  remoteCache: VLLM_ENV.pluginRemoteCache,
+  logicalNeuronCoreConfig: VLLM_ENV.logicalNeuronCoreConfig,
+} as const;
+
+/** What the compiled graphs depend on, as the plugin docs list it: model, dependency versions and the engine settings. */
+export interface PluginCompileKeyInput {
+  /** The instance family the graphs are for (`trn2`). */
+  readonly family: string;
+  /** The weights' identity (S3 prefix and version, or Hub repository and commit). */
+  readonly weights: unknown;
+  /** The serving image by digest: it fixes vLLM, the plugin, torch-neuronx and neuronx-cc. */
+  readonly imageDigest: string;
+  /** One replica's engine: its arguments and environment, rendered from the plan. */
+  readonly replica: Pick<VllmReplicaConfig, 'args' | 'environment'>;
+}
+
+/** Arguments that name where the engine listens or what clients call it: they change no graph. */
+const NOT_IN_GRAPH = /^--(host|port|served-model-name)=/;
+
+/**
+ * The artifact key of a plugin compile: the first {@link HASH_LENGTH} hex digits of a SHA-256 over the target, the
+ * weights, the image digest and every engine setting that shapes a graph (tensor parallelism, LNC, lengths, buckets,
+ * KV blocks and block size, dtype, speculation), so a change of any recompiles and nothing else does.
+ *
+ * @throws InputError for a family the plugin does not compile for
+ */
+export function pluginCompileKey(input: PluginCompileKeyInput): string {
+  const target = PLUGIN_COMPILE_TARGETS[input.family];
+  if (target === undefined) {
+    throw new InputError(`family ${input.family}: the vLLM Neuron plugin compiles for ${Object.keys(PLUGIN_COMPILE_TARGETS).join(', ')}; `
+      + 'Inf2 and Trn1 plans compile with NxD Inference on their own chip');
+  }
+  const [, ...flags] = input.replica.args;
+  const settings = flags.filter((a) => !NOT_IN_GRAPH.test(a));
+  const lnc = input.replica.environment[VLLM_ENV.logicalNeuronCoreConfig];
+  return createHash('sha256')
+    .update('cdk-inferentia vllm-neuron cpu compile v1\n')
+    .update(canonicalJson({ target, lnc: lnc ?? null, weights: input.weights, image: input.imageDigest, settings }))
+    .digest('hex')
+    .slice(0, HASH_LENGTH);
+}
+
+/** The vLLM Neuron plugin part of a compile spec. */
+export interface GenerativePluginCompile {
+  /** `NEURON_PLATFORM_TARGET_OVERRIDE`: the chip the graphs are for (`trn2`). */
+  readonly target: string;
+  /** Compile on a CPU host (`VLLM_NEURON_CPU_COMPILE=1`) rather than on the chip. */
+  readonly cpuCompile: boolean;
+  /** vLLM engine keyword arguments beyond the spec's own (buckets in `additional_config`, KV blocks, prefix caching). */
+  readonly engine: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The plugin part of a plan's compile spec: the chip target, a CPU compile, and the engine settings the serving copies
+ * run, so the graphs compiled are the ones they ask for; undefined for an NxD Inference family.
+ */
+export function pluginCompileSpec(family: string, engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen'>):
+  GenerativePluginCompile | undefined {
+  if (vllmEngineOf(family) !== 'vllm-neuron-plugin') return undefined;
+  const target = PLUGIN_COMPILE_TARGETS[family];
+  return { target, cpuCompile: true, engine: { ...pluginEngineKwargs(engine) } };
+}
+
+/**
+ * The environment of the CPU compile: the replica's own (LNC) plus CPU compilation for the plan's chip, pushing to the
+ * cache directory the job then uploads under the key's prefix.
+ */
+export function cpuCompileEnvironment(family: string, replica: Pick<VllmReplicaConfig, 'environment'>, cacheDir: string): Record<string, string> {
+  const target = PLUGIN_COMPILE_TARGETS[family];
+  if (target === undefined) {
+    throw new InputError(`family ${family}: no CPU compile target; the vLLM Neuron plugin compiles for ${Object.keys(PLUGIN_COMPILE_TARGETS).join(', ')}`);
+  }
+  return {
+    ...replica.environment,
+    [PLUGIN_COMPILE_ENV.cpuCompile]: '1',
+    [PLUGIN_COMPILE_ENV.target]: target,
+    [PLUGIN_COMPILE_ENV.remoteCache]: cacheDir,
+  };
 }

@@ -14,6 +14,7 @@
  */
 import { BUILT_IN_INSTANCES } from '../catalog/instances';
 import type { InstanceSpec } from '../catalog/types';
+import { InputError } from '../errors';
 import { chipOfFamily, type CompileSpec } from './spec';
 
 /**
@@ -50,6 +51,49 @@ export function compileHostTypes(spec: CompileSpec, modelSizeGiB: number, overri
     .filter((i) => i.memoryGiB >= needed)
     .sort((a, b) => a.memoryGiB - b.memoryGiB || a.vcpus - b.vcpus);
   return candidates.slice(0, 1 + FALLBACK_TYPES).map((i) => i.name);
+}
+
+/**
+ * SSM public parameter of the CPU compile host's AMI: the ECS-optimized Amazon Linux 2023 AMI (Docker, no Neuron
+ * driver: the CPU compile needs no device).
+ */
+export const CPU_COMPILE_HOST_AMI_PARAMETER = '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id';
+
+/**
+ * Memory-optimized CPU hosts for the compile (EC2 "Memory optimized instances": R7i, 8 GiB per vCPU), smallest first:
+ * vCPUs run neuronx-cc on several buckets at once, memory holds the checkpoint while the graph is captured.
+ */
+export const CPU_COMPILE_HOSTS: readonly { readonly name: string; readonly vcpus: number; readonly memoryGiB: number }[] = [
+  { name: 'r7i.4xlarge', vcpus: 16, memoryGiB: 128 },
+  { name: 'r7i.8xlarge', vcpus: 32, memoryGiB: 256 },
+  { name: 'r7i.12xlarge', vcpus: 48, memoryGiB: 384 },
+  { name: 'r7i.16xlarge', vcpus: 64, memoryGiB: 512 },
+  { name: 'r7i.24xlarge', vcpus: 96, memoryGiB: 768 },
+  { name: 'r7i.48xlarge', vcpus: 192, memoryGiB: 1536 },
+];
+
+/**
+ * Host memory a CPU compile needs: the checkpoint read once and sharded (twice the weights), plus 32 GiB for the
+ * compiler workers. ESTIMATE (UNVERIFIED): the plugin docs state no figure; an out-of-memory compile is what it avoids.
+ */
+export function cpuCompileMemoryGiB(weightsGiB: number): number {
+  return 2 * weightsGiB + 32;
+}
+
+/**
+ * The CPU instance types to try for a model of `weightsGiB`, in order: the smallest R7i with the memory, then the next
+ * larger one (EC2 capacity fallback).
+ *
+ * @throws InputError when no R7i size holds the model
+ */
+export function cpuCompileHostTypes(weightsGiB: number): string[] {
+  const needed = cpuCompileMemoryGiB(weightsGiB);
+  const fit = CPU_COMPILE_HOSTS.filter((h) => h.memoryGiB >= needed);
+  if (fit.length === 0) {
+    throw new InputError(`a CPU compile of ${Math.round(weightsGiB)} GiB of weights needs about ${Math.round(needed)} GiB of host memory, `
+      + `more than ${CPU_COMPILE_HOSTS[CPU_COMPILE_HOSTS.length - 1].name} has; pass compileInstanceTypes`);
+  }
+  return fit.slice(0, 2).map((h) => h.name);
 }
 
 /**

@@ -9,16 +9,18 @@
  *   Inf2/Trn1 ("NxD Inference models are now only supported on Trn2 and newer hardware. Customers who require NxD
  *   Inference kernel support on Trn1 or Inf2 instances should pin to release 2.28": Neuron release notes, NxD
  *   Inference 0.9.17334, https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/nxd-inference.html).
- * - Trn2 (and Trn3): `0.16.0-neuronx-py312-sdk2.29.1-ubuntu24.04`, vLLM 0.16.0 with plugin 0.5.0
- *   (`release-0.5.0`) and NxD Inference 0.9.17334: the versions the vLLM User Guide for NxD Inference documents.
- * The `0.21.0.1.0.0` and `0.24.0.1.1.0` images (SDK 2.31 and 2.32) carry the vLLM Neuron (Beta) plugin without NxD
- * Inference, for Trn2/Trn3 only; the engine settings of lib/generative/engine-config.ts are NxD Inference's, so they
- * are refused. From SDK 2.32 no NxD Inference vLLM image is published (Neuron release notes, "Neuron Containers"
- * 2.32.0).
+ * - Trn2 and Trn3: `0.29.0.1.2.0-neuronx-py314-sdk2.33.0-ubuntu26.04`, vLLM 0.29.0 with the vLLM Neuron plugin
+ *   1.2.0 (torch.compile, no NxD Inference), AWS's path "for new inference work" on Trn2/Trn3 (NxD Inference
+ *   overview: maintenance status). Its settings are rendered by lib/generative/engine-config.ts. `0.24.0.1.1.0` (SDK
+ *   2.32, plugin 1.1.0) is accepted too; `0.21.0.1.0.0` (plugin 1.0.0) predates the configuration reference the
+ *   settings follow and is refused, as are NxD Inference images on Trn2/Trn3 (their settings differ) and plugin images
+ *   on Inf2/Trn1 (the plugin is documented "relevant for: Trn2, Trn3" only).
  */
 import { InputError } from '../errors';
 import type { VllmReplicaConfig } from './engine-config';
 import { NXDI_LAST_SDK_FOR_INF2_TRN1 } from './planner';
+import { NXDI_VLLM_DOCS, PLUGIN_DOCS, pluginArguments, vllmEngineOf } from './engine-config';
+import type { GenerativePlan } from './types';
 
 /** Repository of the Neuron vLLM DLC, in the public gallery and in the regional DLC registries. */
 export const VLLM_DLC_REPOSITORY = 'pytorch-inference-vllm-neuronx';
@@ -42,10 +44,13 @@ export const VLLM_DLC_PINS = {
     neuronSdkVersion: '2.28.0', families: ['inf2', 'trn1', 'trn1n'],
   },
   trn2: {
-    tag: '0.16.0-neuronx-py312-sdk2.29.1-ubuntu24.04', vllmVersion: '0.16.0', pluginVersion: '0.5.0',
-    neuronSdkVersion: '2.29.1', families: ['trn2', 'trn2u', 'trn3'],
+    tag: '0.29.0.1.2.0-neuronx-py314-sdk2.33.0-ubuntu26.04', vllmVersion: '0.29.0', pluginVersion: '1.2.0',
+    neuronSdkVersion: '2.33.0', families: ['trn2', 'trn2u', 'trn3'],
   },
 } as const satisfies Record<string, VllmDlcPin>;
+
+/** Oldest vLLM Neuron plugin whose settings match lib/generative/engine-config.ts (configuration reference of SDK 2.32). */
+export const OLDEST_PLUGIN_WITH_CHECKED_SETTINGS = '1.1.0';
 
 /** `{vLLM version}-neuronx-py{XY}-sdk{X.Y.Z}-ubuntu{XX.YY}` (deep-learning-containers README). */
 const VLLM_TAG = /^(\d+(?:\.\d+){2,5})-neuronx-py\d+-sdk(\d+\.\d+\.\d+)-ubuntu\d+\.\d+$/;
@@ -54,7 +59,7 @@ const VLLM_TAG = /^(\d+(?:\.\d+){2,5})-neuronx-py\d+-sdk(\d+\.\d+\.\d+)-ubuntu\d
 export interface VllmDlcTag {
   readonly vllmVersion: string;
   readonly neuronSdkVersion: string;
-  /** Whether it is a vLLM Neuron (Beta) plugin image (`0.21.0.1.0.0`: vLLM version plus plugin version). */
+  /** Whether it is a vLLM Neuron plugin image (`0.29.0.1.2.0`: vLLM version plus plugin version). */
   readonly betaPlugin: boolean;
 }
 
@@ -82,9 +87,21 @@ export function vllmDlcTagProblems(caller: string, tag: string, family: string):
     return [`${caller}: instance family ${family} has no vLLM on Neuron (NxD Inference serves Inf2, Trn1 and Trn2); `
       + 'host the model with ModelImage.fromServer, or plan for an Inf2, Trn1 or Trn2 instance'];
   }
+  const pluginFamily = vllmEngineOf(family) === 'vllm-neuron-plugin';
+  if (parsed.betaPlugin && !pluginFamily) {
+    return [`${caller}: tag ${tag} carries the vLLM Neuron plugin, documented for Trn2 and Trn3 only (${PLUGIN_DOCS}); ${family} `
+      + `runs vLLM over NxD Inference (${NXDI_VLLM_DOCS}): use${suggestion.replace(' such as', '')}`];
+  }
+  if (!parsed.betaPlugin && pluginFamily) {
+    return [`${caller}: tag ${tag} is an NxD Inference vLLM image, whose engine settings differ from the vLLM Neuron plugin's `
+      + `that ${family} plans render (${PLUGIN_DOCS}); use the plugin image${suggestion}`];
+  }
   if (parsed.betaPlugin) {
-    return [`${caller}: tag ${tag} carries the vLLM Neuron (Beta) plugin without NxD Inference, whose engine settings `
-      + `differ from the ones rendered from the plan; use an NxD Inference image${suggestion}`];
+    const plugin = pluginVersionOf(parsed.vllmVersion);
+    return compareVersions(plugin, OLDEST_PLUGIN_WITH_CHECKED_SETTINGS) < 0
+      ? [`${caller}: tag ${tag} has vLLM Neuron plugin ${plugin}, older than ${OLDEST_PLUGIN_WITH_CHECKED_SETTINGS} whose `
+        + `configuration reference the rendered settings follow; use${suggestion.replace(' such as', '')}`]
+      : [];
   }
   const [major, minor] = parsed.vllmVersion.split('.').map(Number);
   if (major === 0 && minor < 13) {
@@ -98,6 +115,31 @@ export function vllmDlcTagProblems(caller: string, tag: string, family: string):
       + `use ${VLLM_DLC_PINS.inf2Trn1.tag}`];
   }
   return [];
+}
+
+/**
+ * One line saying which engine and image a plan runs, with the settings rendered for it: what `plan` prints, so a
+ * Trn2 candidate shows the plugin image and its buckets and KV blocks beside an Inf2 one's NxD Inference image.
+ */
+export function engineSummary(plan: Pick<GenerativePlan, 'instance' | 'generative'>): string {
+  const engine = plan.generative.engine;
+  const pin = pinFor(plan.instance.family);
+  const image = pin ? `${VLLM_DLC_REPOSITORY}:${pin.tag}` : 'no pinned image';
+  const core = `tensor_parallel_size ${engine.tensorParallelSize}, max_num_seqs ${engine.maxNumSeqs}, max_model_len ${engine.maxModelLen}`;
+  if (vllmEngineOf(plan.instance.family) !== 'vllm-neuron-plugin') {
+    return `vLLM over NxD Inference (${image}): ${core}`;
+  }
+  const plugin = pluginArguments(plan as GenerativePlan);
+  const prefill = plugin.neuronConfig.num_batched_tokens_buckets;
+  const decode = plugin.neuronConfig.num_seqs_buckets;
+  return `vLLM Neuron plugin ${pin?.pluginVersion ?? ''} (${image}): ${core}, LNC ${engine.logicalNeuronCoreConfig}; prefix caching `
+    + `with ${plugin.numGpuBlocks} KV blocks of ${plugin.blockSize} tokens, async scheduling; buckets: prefill ${prefill.join(' ')}, `
+    + `decode ${decode.join(' ')}`;
+}
+
+/** `1.2.0` for a plugin image's `0.29.0.1.2.0`: the vLLM version's three parts, then the plugin's. */
+function pluginVersionOf(version: string): string {
+  return version.split('.').slice(3).join('.');
 }
 
 /** The pinned image for an instance family, if vLLM on Neuron serves it. */

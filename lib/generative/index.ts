@@ -16,7 +16,8 @@ export type { GenerativeSimulationInput, GenerativeSimulationResult } from './si
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
 export { parseGenerativeProfile, profileKindOf } from './schema';
 export { VLLM_DEFAULT_PORT, VLLM_ENV, vllmReplicaConfigs, vllmServeCommand } from './engine-config';
-export type { VllmEngineOptions, VllmReplicaConfig } from './engine-config';
+export type { PluginEngineOptions, PluginSpeculation, VllmEngineKind, VllmEngineOptions, VllmReplicaConfig } from './engine-config';
+export { vllmEngineOf } from './engine-config';
 export { parseVllmDlcTag, SAGEMAKER_ENVIRONMENT_VALUE_MAX, VLLM_DLC_PINS, VLLM_DLC_REPOSITORY, VLLM_IMAGE_ENV, vllmContainerEnvironment, vllmDlcTagProblems } from './engine-image';
 export type { EngineMetricsTarget, VllmDlcPin, VllmDlcTag } from './engine-image';
 export { DEFAULT_ENGINE_METRICS_NAMESPACE, ENGINE_COUNTERS, ENGINE_EXPORTER_COUNTERS, ENGINE_GAUGES, ENGINE_METRICS_DIMENSION, ENGINE_PERCENTILES } from './engine-metrics';

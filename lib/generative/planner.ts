@@ -11,7 +11,7 @@
  * lower predicted TTFT, then fewer instances, then the name.
  */
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
-import type { Hosting, InstanceSpec, Price } from '../catalog/types';
+import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import { InputError } from '../errors';
 import { estimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, supportedGroupSizes } from '../planner/layout';
@@ -169,6 +169,15 @@ function hostedName(instance: InstanceSpec, hosting: Hosting): string {
   return hosting === 'sagemaker' ? sageMakerName(instance.name) : instance.name;
 }
 
+/**
+ * The price a plan pays: the kind asked for, or, for on-demand plans, the EC2 Capacity Block rate of a type AWS sells
+ * that way where it has no on-demand price (the plan then says the capacity is reserved ahead).
+ */
+function priceOf(catalog: Catalog, instance: InstanceSpec, region: string, hosting: Hosting, pricing: PricingKind): Price | undefined {
+  return catalog.price(instance.name, region, hosting, pricing)
+    ?? (pricing === 'on-demand' ? catalog.price(instance.name, region, hosting, 'capacity-block') : undefined);
+}
+
 /** `tp=8 seqs=4 sdk 2.18.0` */
 export function describeConfiguration(tp: number, seqs: number, sdk: string): string {
   return `tp=${tp} seqs=${seqs} sdk ${sdk}`;
@@ -178,7 +187,7 @@ type Outcome = { plans: GenerativePlan[]; rejections: Omit<GenerativeRejection, 
 
 function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativeRequest, instance: InstanceSpec, catalog: Catalog): Outcome {
   const { region, hosting, pricing } = request.options;
-  const price = catalog.price(instance.name, region, hosting, pricing);
+  const price = priceOf(catalog, instance, region, hosting, pricing);
   if (!price) {
     return { plans: [], rejections: [{ code: 'no-price', reason: `no ${pricing} ${hosting} price for ${hostedName(instance, hosting)} in ${region}` }] };
   }
@@ -368,8 +377,13 @@ function sizePlan(
   const hourly = price.usdPerHour * instanceCount;
   const outputTokensPerSecond = targets.requestsPerSecond * targets.outputTokens.mean;
   const warnings = [
-    ...(price.estimate !== undefined ? [estimateWarning(price)]
-      : price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
+    ...(price.estimate !== undefined ? [estimateWarning(price)] : []),
+    ...(price.kind === 'capacity-block'
+      ? [`${hostedName(instance, options.hosting)} is priced as an EC2 Capacity Block for ML (${price.usdPerHour} USD per instance-hour): `
+        + 'the capacity is reserved ahead for whole days or weeks, paid up front, in one Availability Zone; buy it before deploying '
+        + '(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html)']
+      : []),
+    ...(price.estimate === undefined && price.unverified ? [`price ${price.usdPerHour} USD/h for ${hostedName(instance, options.hosting)} is UNVERIFIED (${price.source})`] : []),
     ...rows.filter((r) => r.unverified).map((r) => `measurement ${describeConfiguration(r.tensorParallelDegree, r.batchSize, r.neuronSdkVersion)} is UNVERIFIED (${r.source})`),
     ...(timing.prefillEstimated ? ['the rows state no TTFT: prefill is estimated as one decode step per 128 prompt tokens'] : []),
     ...(rows.some((r) => !r.instanceType.startsWith(instance.name)) ? [`measured on ${[...new Set(rows.map((r) => r.instanceType))].join(', ')}, same chip as ${instance.name}`] : []),

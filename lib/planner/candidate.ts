@@ -18,10 +18,26 @@ export const HOST_MEMORY_USABLE_FRACTION = 0.9;
 export const HOURS_PER_MONTH = 730;
 
 /**
- * vCPUs kept off the model processes for the HTTP front end (the SageMaker model server's frontend, or the batching
- * server's event loop), so request handling never competes with a process feeding its NeuronCores.
+ * vCPUs kept off the model processes for at least one HTTP front end (the SageMaker model server's frontend, or the
+ * batching server's event loop), so request handling never competes with a process feeding its NeuronCores. The
+ * vCPUs beyond the processes' are the room for more front ends ({@link frontEndChoices}).
  */
 export const FRONT_END_VCPUS = 1;
+
+/**
+ * The front-end counts an instance can run for `processes` model processes: each front end owns an even share of
+ * the processes (a divisor of their count) and takes one vCPU of its own beside the processes' vCPUs.
+ */
+export function frontEndChoices(processes: number, vcpuPerProcess: number, vcpus: number): number[] {
+  const room = vcpus - processes * vcpuPerProcess;
+  const choices: number[] = [];
+  for (let frontEnds = 1; frontEnds <= Math.min(processes, room); frontEnds++) {
+    if (processes % frontEnds === 0) {
+      choices.push(frontEnds);
+    }
+  }
+  return choices.length > 0 ? choices : [1];
+}
 
 /**
  * Host CPU milliseconds a single-input request costs when the profile does not say: HTTP, JSON and a tokenizer or
@@ -138,12 +154,17 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
     }
     const delaysMs = mode === 'stock' || requestsPerBatch === 1 ? [0] : batchingDelaysMs(budgetMs);
     let best: SizedMode | undefined;
-    for (const delayMs of delaysMs) {
-      const model = servingModel(m, { mode, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs });
-      // A calibrated row carries what its deployment held against what this model predicted (calibrate).
-      const capacityPerInstance = capacityRps(model, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
-      if (capacityPerInstance > 0 && (!best || capacityPerInstance > best.capacityPerInstance)) {
-        best = { model, capacityPerInstance };
+    // The fewest front ends that carry the most: a front end more splits the queue (each front end's processes
+    // pool only its share of the arrivals), so it is added only where the front ends, not the processes, bound.
+    for (const frontEnds of frontEndChoices(limits.processes, limits.vcpuPerProcess, instance.vcpus)) {
+      for (const delayMs of delaysMs) {
+        const choice = { mode, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs, frontEnds };
+        const model = servingModel(m, choice);
+        // A calibrated row carries what its deployment held against what this model predicted (calibrate).
+        const capacityPerInstance = capacityRps(model, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
+        if (capacityPerInstance > 0 && (!best || capacityPerInstance > best.capacityPerInstance * (1 + 1e-9))) {
+          best = { model, capacityPerInstance };
+        }
       }
     }
     if (!best) {
@@ -320,10 +341,15 @@ function buildPlan(
         `or vCPUs (${limits.vcpuPerProcess} per process + ${FRONT_END_VCPUS} for the front end) limit it`,
     );
   }
+  const frontEnds = model.frontEnds ?? 1;
   if (capacity(model, targets.p99Ms / 1000).limitedBy === 'front-end') {
+    const room = instance.vcpus - limits.processes * limits.vcpuPerProcess;
     warnings.push(
-      `${round(capacityPerInstance, 1)} requests/s per instance is the model server's single front end at ` +
-        `${FRONT_END_MAX_UTILIZATION * 100} % of a core, below what the NeuronCores hold within the p99 target`,
+      `${round(capacityPerInstance, 1)} requests/s per instance is what the model server's ${frontEnds === 1 ? 'single front end carries' : `${frontEnds} front ends carry`} at ` +
+        `${FRONT_END_MAX_UTILIZATION * 100} % of a core each, below what the NeuronCores hold within the p99 target ` +
+        (frontEnds < limits.processes
+          ? `(the ${room} vCPU(s) beside the processes' leave room for no more front ends that share the processes evenly)`
+          : '(one front end per process already)'),
     );
   }
   const cores = neuronCores(instance);
@@ -351,7 +377,7 @@ function buildPlan(
   const layout = coreLayout(instance, m.coresPerProcess, limits.processes);
   const hourlyCostUsd = instanceCount * price.usdPerHour;
   const naiveCapacity =
-    limits.processes === 1 ? capacityPerInstance : capacityRps({ ...model, processes: 1 }, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
+    limits.processes === 1 ? capacityPerInstance : capacityRps({ ...model, processes: 1, frontEnds: 1 }, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
   const naiveCount = Math.max(minInstances, instancesFor(targets.throughputRps, headroom, naiveCapacity));
   const naiveHourly = naiveCount * price.usdPerHour;
   const costPer1MRequestsUsd = costPer1MRequests(hourlyCostUsd, targets.throughputRps);
@@ -367,6 +393,7 @@ function buildPlan(
     instanceCount,
     maxInstanceCount,
     processesPerInstance: limits.processes,
+    frontEndsPerInstance: frontEnds,
     coresPerProcess: m.coresPerProcess,
     idleCoresPerInstance,
     batchSize: m.batchSize,
@@ -409,6 +436,7 @@ export function planServingModel(plan: Plan): ServingModel {
     hostMsPerRequest: plan.hostCpuMsPerRequest,
     requestsPerBatch: plan.batching ? Math.floor(plan.batching.maxBatchSize / plan.inputsPerRequest) : 1,
     maxDelayMs: plan.batching?.maxDelayMs ?? 0,
+    frontEnds: plan.frontEndsPerInstance,
   });
 }
 

@@ -10,6 +10,7 @@ export {
   costPer1MRequests,
   DEFAULT_HOST_CPU_MS_PER_REQUEST,
   FRONT_END_VCPUS,
+  frontEndChoices,
   HOST_MEMORY_USABLE_FRACTION,
   HOURS_PER_MONTH,
   hostWorkOrigin,
@@ -19,7 +20,7 @@ export {
   planServingModel,
 } from './candidate';
 export {
-  SERVING_MODES, SERVER_PATH_MS, WORKER_HANDOVER_MS_PER_CALL, WORKER_HANDOVER_MS_PER_REQUEST, busySecondsForCall, hostSecondsForCall, processSecondsForCall, FRONT_END_MAX_UTILIZATION, FRONT_END_MS_PER_CALL, FRONT_END_MS_PER_REQUEST, capacity, capacityRps, frontEndUtilization, servingModel,
+  SERVING_MODES, SERVER_PATH_MS, frontEndShare, WORKER_HANDOVER_MS_PER_CALL, WORKER_HANDOVER_MS_PER_REQUEST, busySecondsForCall, hostSecondsForCall, processSecondsForCall, FRONT_END_MAX_UTILIZATION, FRONT_END_MS_PER_CALL, FRONT_END_MS_PER_REQUEST, capacity, capacityRps, frontEndUtilization, servingModel,
   predictedP99Seconds, processUtilization, saturationPerProcessRps,
 } from './serving';
 export type { CapacityLimit, ServingChoice, ServingModel } from './serving';

@@ -49,6 +49,7 @@ export function supportedGroupSizes(instance: Pick<InstanceSpec, 'family'>): rea
     case 'trn1n':
       return [1, 2, 8, 16, 32];
     case 'trn2':
+    case 'trn2u':
       return [1, 2, 4, 8, 16, 32, 64];
     default:
       return undefined;

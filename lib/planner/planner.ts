@@ -204,7 +204,7 @@ export function describeMeasurement(m: Measurement): string {
  * Families with the same chip run a compiled model at the same speed per NeuronCore.
  */
 export function chipOf(family: string): string {
-  return family === 'trn1n' ? 'trn1' : family;
+  return { trn1n: 'trn1', trn2u: 'trn2' }[family] ?? family;
 }
 
 function chipName(instance: Pick<InstanceSpec, 'family'>): string {

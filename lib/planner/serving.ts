@@ -54,6 +54,21 @@ export interface ServingModel {
   readonly maxDelaySeconds: number;
   /** Squared coefficient of variation of a call's busy time (`serviceScv` of the measured p50 and p99). */
   readonly serviceScv: number;
+  /**
+   * Front-end processes of the model server, each with `processes / frontEnds` of the processes and a queue of its
+   * own (`MODEL_SERVER_FRONT_ENDS`): the kernel spreads connections over them, so each takes an even share of the
+   * arrivals (a random split of Poisson arrivals is Poisson). @default 1
+   */
+  readonly frontEnds?: number;
+}
+
+/**
+ * One front end's part of the instance: its processes and its queue, which takes `1 / frontEnds` of the arrivals.
+ * Every figure of a model with several front ends is that of one front end at its share of the rate.
+ */
+export function frontEndShare(model: ServingModel): ServingModel {
+  const frontEnds = model.frontEnds ?? 1;
+  return frontEnds === 1 ? model : { ...model, processes: model.processes / frontEnds, frontEnds: 1 };
 }
 
 /** Mean requests one device call carries when requests arrive at `arrivalsPerSecond`. */
@@ -110,6 +125,10 @@ export function callsPerSecond(model: ServingModel, arrivalsPerSecond: number): 
  * server's path outside the process ({@link SERVER_PATH_MS}). Infinite when the processes cannot keep up.
  */
 export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: number): number {
+  const frontEnds = model.frontEnds ?? 1;
+  if (frontEnds > 1) {
+    return predictedP99Seconds(frontEndShare(model), arrivalsPerSecond / frontEnds);
+  }
   const busy = busySecondsPerCall(model, arrivalsPerSecond);
   const arrivalScv = model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv);
@@ -119,6 +138,10 @@ export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: numb
 
 /** Fraction of the processes' time spent busy at `arrivalsPerSecond` (1 or more means the queue grows without end). */
 export function processUtilization(model: ServingModel, arrivalsPerSecond: number): number {
+  const frontEnds = model.frontEnds ?? 1;
+  if (frontEnds > 1) {
+    return processUtilization(frontEndShare(model), arrivalsPerSecond / frontEnds);
+  }
   return (callsPerSecond(model, arrivalsPerSecond) * busySecondsPerCall(model, arrivalsPerSecond)) / model.processes;
 }
 
@@ -170,24 +193,28 @@ export const WORKER_HANDOVER_MS_PER_CALL = 0.06;
 export const WORKER_HANDOVER_MS_PER_REQUEST = 0.075;
 
 /**
- * Most of one core the server's front end may use at the planned capacity. The front end is one asyncio process,
- * so it is a single queue of its own: bench:serving found it answering with a p99 of 19 ms at 54 % of a core and
+ * Most of one core each of the server's front ends may use at the planned capacity. A front end is one asyncio
+ * process, so it is a single queue of its own: bench:serving found it answering with a p99 of 19 ms at 54 % of a core and
  * shedding load with 503s at 75 %. 60 % keeps it out of that region on a host that also runs the workers.
  */
 export const FRONT_END_MAX_UTILIZATION = 0.6;
 
-/** Fraction of one core the server's front end uses at `arrivalsPerSecond` requests per second. */
+/** Fraction of one core each of the server's front ends uses at `arrivalsPerSecond` requests per second to the instance. */
 export function frontEndUtilization(model: ServingModel, arrivalsPerSecond: number): number {
+  const frontEnds = model.frontEnds ?? 1;
+  if (frontEnds > 1) {
+    return frontEndUtilization(frontEndShare(model), arrivalsPerSecond / frontEnds);
+  }
   const perRequestMs = FRONT_END_MS_PER_REQUEST + FRONT_END_MS_PER_CALL / requestsPerCall(model, arrivalsPerSecond);
   return (arrivalsPerSecond * perRequestMs) / 1000;
 }
 
-/** What bounds an instance's capacity: the latency target through the processes' queue, or the server's front end. */
+/** What bounds an instance's capacity: the latency target through the processes' queues, or the server's front ends. */
 export type CapacityLimit = 'latency' | 'front-end';
 
 /**
  * The largest arrival rate, in requests per second, one instance holds with the predicted p99 within
- * `targetP99Seconds` and the server's single front end within {@link FRONT_END_MAX_UTILIZATION} of a core; 0 when
+ * `targetP99Seconds` and each of the server's front ends within {@link FRONT_END_MAX_UTILIZATION} of a core; 0 when
  * even a single request misses the target.
  */
 export function capacityRps(model: ServingModel, targetP99Seconds: number): number {
@@ -210,6 +237,8 @@ export interface ServingChoice {
   readonly hostMsPerRequest: number;
   readonly requestsPerBatch: number;
   readonly maxDelayMs: number;
+  /** Front-end processes, each with an even share of the processes. @default 1 */
+  readonly frontEnds?: number;
 }
 
 /**
@@ -234,5 +263,6 @@ export function servingModel(m: Pick<Measurement, 'batchSize' | 'throughputRps' 
     requestsPerBatch: choice.requestsPerBatch,
     maxDelaySeconds: choice.maxDelayMs / 1000,
     serviceScv: serviceScv(m.p50Ms, m.p99Ms),
+    ...(choice.frontEnds !== undefined && choice.frontEnds > 1 ? { frontEnds: choice.frontEnds } : {}),
   };
 }

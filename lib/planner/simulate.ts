@@ -20,7 +20,7 @@
  *   scales it onto a call longer than the row's p50.
  */
 import { Z99 } from './queueing';
-import { hostSecondsForCall } from './serving';
+import { frontEndShare, hostSecondsForCall } from './serving';
 import type { ServingModel } from './serving';
 
 /** What one replay is asked to do. */
@@ -69,8 +69,17 @@ export function normal(next: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
-/** Replays `requests` Poisson arrivals through one instance and measures their latency. */
+/**
+ * Replays `requests` Poisson arrivals through one instance and measures their latency. With several front ends, the
+ * replay is one front end's: its share of the processes at its share of the arrivals (the kernel spreads connections
+ * evenly, and a random split of Poisson arrivals is Poisson), and the rates it reports are the instance's.
+ */
 export function simulateInstance(input: SimulationInput): SimulationResult {
+  const frontEnds = input.model.frontEnds ?? 1;
+  if (frontEnds > 1) {
+    const one = simulateInstance({ ...input, model: frontEndShare(input.model), arrivalsPerSecond: input.arrivalsPerSecond / frontEnds });
+    return { ...one, completedPerSecond: one.completedPerSecond * frontEnds };
+  }
   const { model } = input;
   const total = input.requests ?? 20000;
   const warmup = input.warmupRequests ?? Math.floor(total / 10);

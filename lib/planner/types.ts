@@ -147,6 +147,12 @@ export interface DeploymentPlan {
 export interface Plan extends DeploymentPlan {
   readonly targets: PlanTargets;
   readonly processesPerInstance: number;
+  /**
+   * Front-end processes of the model server on each instance (`MODEL_SERVER_FRONT_ENDS`), each owning
+   * `processesPerInstance / frontEndsPerInstance` of the processes and a queue of its own, and one vCPU: as many as
+   * carry the most within the target, the fewest of those (a split queue pools less).
+   */
+  readonly frontEndsPerInstance: number;
   readonly coresPerProcess: number;
   /** NeuronCores per instance no process uses. */
   readonly idleCoresPerInstance: number;

@@ -128,18 +128,21 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 75_000;
 /** Open connections one server accepts unless the caller says: far above what a load balancer opens to one target. */
 export const DEFAULT_MAX_CONNECTIONS = 2048;
 
-/**
- * vCPUs per front-end process: HTTP is most of the front end's CPU per request and one asyncio process uses one core,
- * so the instance runs one front end per this many vCPUs (the rest of the vCPUs do the workers' input_fn and
- * output_fn): 1 on inf2.xlarge (4 vCPUs), 2 on trn1.2xlarge, 4 from 16 vCPUs up.
- */
+/** vCPUs per front end when no plan says how many front ends an instance runs ({@link frontEndsWithoutPlan}). */
 export const VCPUS_PER_FRONT_END = 4;
 
 /**
- * At most this many front-end processes: the main one still frames every request to and from the workers, at a
- * fraction of HTTP's cost, and would be the next limit. Not measured on a large host yet.
+ * Front ends for a layout rendered without a plan (the planner sizes them from the load they carry): one per
+ * {@link VCPUS_PER_FRONT_END} vCPUs, at most one per worker and a divisor of the workers (each front end owns an even
+ * share), with a vCPU beside each worker's.
  */
-export const MAX_FRONT_ENDS = 4;
+export function frontEndsWithoutPlan(workers: number, vcpus: number): number {
+  let frontEnds = Math.max(1, Math.min(workers, Math.floor(vcpus / VCPUS_PER_FRONT_END), vcpus - workers));
+  while (workers % frontEnds !== 0) {
+    frontEnds--;
+  }
+  return frontEnds;
+}
 
 /**
  * The plan fields the server needs, structurally (a planner `Plan` satisfies it).
@@ -158,7 +161,15 @@ export interface ModelServerPlan {
    * {@link WATCHDOG_FLOOR_MS}. @default the floor alone
    */
   readonly p99Ms?: number;
-  /** The instance: its vCPUs set how many front-end processes share the port. @default one front end */
+  /**
+   * Front-end processes on each instance, each owning an even share of the processes and its own queue (the planner
+   * sets it from what the front ends must carry and the vCPUs left beside the processes). @default one front end
+   */
+  readonly frontEndsPerInstance?: number;
+  /**
+   * The instance, for a layout rendered without a plan: {@link frontEndsWithoutPlan} of its vCPUs.
+   * @default one front end
+   */
   readonly instance?: { readonly vcpus: number };
   /**
    * Where the server runs: on `sagemaker` the body limit is {@link SAGEMAKER_MAX_BODY_BYTES}, the hosting's own.
@@ -226,7 +237,7 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
     [MODEL_SERVER_ENV.readTimeoutMs]: `${options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.idleTimeoutMs]: `${options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.maxConnections]: `${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`,
-    [MODEL_SERVER_ENV.frontEnds]: `${Math.min(MAX_FRONT_ENDS, Math.max(1, Math.floor((plan.instance?.vcpus ?? 1) / VCPUS_PER_FRONT_END)))}`,
+    [MODEL_SERVER_ENV.frontEnds]: `${plan.frontEndsPerInstance ?? frontEndsWithoutPlan(plan.visibleCores.length, plan.instance?.vcpus ?? 1)}`,
   };
   return env;
 }
@@ -255,6 +266,13 @@ function planProblems(plan: ModelServerPlan): string[] {
   }
   if (plan.visibleCores.length === 0) {
     problems.push('visibleCores=[] must name the NeuronCores of at least one worker, e.g. ["0", "1"]');
+  }
+  const frontEnds = plan.frontEndsPerInstance;
+  if (frontEnds !== undefined && (!isWhole(frontEnds, 1) || (plan.visibleCores.length > 0 && plan.visibleCores.length % frontEnds !== 0))) {
+    problems.push(
+      `frontEndsPerInstance=${frontEnds} must be a whole number of front ends that share the ${plan.visibleCores.length} ` +
+        'worker(s) of visibleCores evenly (a divisor of their count); plan again to get one',
+    );
   }
   const owner = new Map<number, number>();
   plan.visibleCores.forEach((group, worker) => {

@@ -90,9 +90,11 @@ export interface PlanBasis {
   readonly profileId: string;
   /** As the hosting names it (`ml.inf2.xlarge` for SageMaker). */
   readonly instanceType: string;
-  readonly coreVersion: 'v1' | 'v2' | 'v3';
+  readonly coreVersion: 'v1' | 'v2' | 'v3' | 'v4';
   readonly instanceCount: number;
   readonly processesPerInstance: number;
+  /** The model server's front ends per instance. @default 1 (a record written before plans carried them) */
+  readonly frontEndsPerInstance?: number;
   readonly coresPerProcess: number;
   readonly batchSize: number;
   readonly serving: 'stock' | 'batching';
@@ -121,6 +123,7 @@ export function planBasis(plan: Plan): PlanBasis {
     coreVersion: plan.instance.coreVersion,
     instanceCount: plan.instanceCount,
     processesPerInstance: plan.processesPerInstance,
+    frontEndsPerInstance: plan.frontEndsPerInstance,
     coresPerProcess: plan.coresPerProcess,
     batchSize: plan.batchSize,
     serving: plan.serving,
@@ -153,6 +156,7 @@ export const planBasisSchema = z
     coreVersion: z.enum(['v1', 'v2', 'v3']),
     instanceCount: z.number().int().positive(),
     processesPerInstance: z.number().int().positive(),
+    frontEndsPerInstance: z.number().int().positive().optional(),
     coresPerProcess: z.number().int().positive(),
     batchSize: z.number().int().positive(),
     serving: z.enum(['stock', 'batching']),
@@ -201,6 +205,16 @@ export interface LoadWorkerRequest {
   readonly warmupMs: number;
   readonly timeoutMs: number;
   readonly maxInFlight: number;
+  /**
+   * How its requests are spaced: Poisson arrivals (exponential gaps), the traffic the planner sizes for and
+   * `bench:serving` measures. An even beat would pass a deploy that Poisson users see miss its p99.
+   */
+  readonly arrivals: 'poisson';
+  /**
+   * Seed of its gaps: its own per worker, so workers never send at the same instants; independent Poisson processes
+   * merge into one at the sum of their rates, so the merged load is Poisson at the planned rate.
+   */
+  readonly seed: number;
 }
 
 /**
@@ -216,6 +230,8 @@ export const loadWorkerRequestSchema = z
     warmupMs: z.number().min(0),
     timeoutMs: positive,
     maxInFlight: z.number().int().positive(),
+    arrivals: z.literal('poisson'),
+    seed: z.number().int().positive(),
   })
   .strict();
 
@@ -228,7 +244,7 @@ export interface LoadWorkerResult extends RequestTally {
   readonly encoded: NonNullable<BenchReport['encoded']>;
 }
 
-/** The worker requests of a stage: the rate split evenly. */
+/** The worker requests of a stage: the rate split evenly, each worker's Poisson arrivals seeded apart. */
 export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
   return Array.from({ length: config.workers }, (_, worker) => ({
     worker,
@@ -237,6 +253,8 @@ export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
     warmupMs: config.warmupMs,
     timeoutMs: config.timeoutMs,
     maxInFlight: config.maxInFlightPerWorker,
+    arrivals: 'poisson' as const,
+    seed: worker + 1,
   }));
 }
 

@@ -47,22 +47,41 @@ if weights["source"] == "huggingface":
 if not os.path.exists(ROOT + "/model/config.json"):
     fail("error", "the weights have no config.json: give the uncompressed Hugging Face layout (config.json, *.safetensors, tokenizer files)")
 
-os.environ["NEURON_COMPILED_ARTIFACTS"] = ROOT + "/out/compiled"
-os.environ["VLLM_NEURON_FRAMEWORK"] = "neuronx-distributed-inference"
+# Trn2/Trn3 plans run the vLLM Neuron plugin (lib/generative/plugin-config.ts): its graphs go to the remote cache
+# the serving copies read (NEURON_LIBTORCH_REMOTE_CACHE), compiled on a CPU host when the spec says so
+# (VLLM_NEURON_CPU_COMPILE with the chip as NEURON_PLATFORM_TARGET_OVERRIDE: lib/compile/plugin-compile.ts).
+plugin = spec.get("plugin")
+if plugin:
+    os.environ["NEURON_LIBTORCH_REMOTE_CACHE"] = ROOT + "/out/compiled"
+    if plugin.get("cpuCompile"):
+        os.environ["VLLM_NEURON_CPU_COMPILE"] = "1"
+        os.environ["NEURON_PLATFORM_TARGET_OVERRIDE"] = plugin["target"]
+else:
+    os.environ["NEURON_COMPILED_ARTIFACTS"] = ROOT + "/out/compiled"
+    os.environ["VLLM_NEURON_FRAMEWORK"] = "neuronx-distributed-inference"
 if spec["logicalNeuronCoreConfig"] > 1:
     os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(spec["logicalNeuronCoreConfig"])
 started = time.time()
 from vllm import LLM, SamplingParams  # noqa: E402
 
-# The settings vllm serve gets from the plan (lib/generative/engine-config.ts), contiguous KV cache included.
-llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
-          max_model_len=spec["maxModelLen"], num_gpu_blocks_override=spec["maxNumSeqs"], enable_chunked_prefill=False,
-          enable_prefix_caching=False, dtype=spec["dtype"])
+if plugin:
+    # The plugin settings vllm serve gets from the plan: buckets, KV blocks, prefix caching, async scheduling.
+    llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
+              max_model_len=spec["maxModelLen"], dtype=spec["dtype"], **plugin["engine"])
+else:
+    # The settings vllm serve gets from the plan (lib/generative/engine-config.ts), contiguous KV cache included.
+    llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
+              max_model_len=spec["maxModelLen"], num_gpu_blocks_override=spec["maxNumSeqs"], enable_chunked_prefill=False,
+              enable_prefix_caching=False, dtype=spec["dtype"])
 seconds = time.time() - started
 if not os.path.isdir(ROOT + "/out/compiled") or not os.listdir(ROOT + "/out/compiled"):
-    fail("error", "vLLM loaded the model but wrote nothing under NEURON_COMPILED_ARTIFACTS; the plugin in this image "
+    fail("error", "vLLM loaded the model but wrote nothing to the compiled artifacts' folder; the plugin in this image "
          "does not save compiled artifacts")
-result = llm.generate([meta["checkPrompt"]], SamplingParams(temperature=0.0, max_tokens=8))
+if plugin and plugin.get("cpuCompile"):
+    # A CPU compile executes no graph ("You cannot run inference ... in this mode"): the proof in tokens checks output.
+    check_output = ""
+else:
+    check_output = llm.generate([meta["checkPrompt"]], SamplingParams(temperature=0.0, max_tokens=8))[0].outputs[0].text
 dtype = str(llm.llm_engine.model_config.dtype).replace("torch.", "")
 manifest = {
     "formatVersion": 1, "kind": "generative", "model": spec["model"], "hash": meta["hash"],
@@ -72,7 +91,7 @@ manifest = {
     "compiledArtifacts": "compiled/", "stagedModel": "model/" if weights["source"] == "huggingface" else None,
     "versions": {"vllm": version("vllm"), "vllmNeuron": version("vllm-neuron"),
                  "nxdInference": version("neuronx-distributed-inference"), "neuronxCc": version("neuronx-cc")},
-    "compileSeconds": round(seconds, 1), "check": {"prompt": meta["checkPrompt"], "output": result[0].outputs[0].text},
+    "compileSeconds": round(seconds, 1), "check": {"prompt": meta["checkPrompt"], "output": check_output},
     "hostInstanceType": meta["instanceType"], "image": meta["image"],
 }
 if meta.get("weightsDigest"):

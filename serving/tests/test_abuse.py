@@ -168,10 +168,14 @@ class QueueBoundInBytes(ServerTestCase):
 
 
 class SeveralFrontEnds(ServerTestCase):
-    async def test_front_end_processes_share_the_port_forward_to_one_queue_and_come_back_when_killed(self):
-        # GIVEN three front-end processes on the port
-        server = await self.server(MODEL_SERVER_FRONT_ENDS=3, MODEL_SERVER_VISIBLE_CORES="0;1")
-        await server.wait_for(self.session, lambda _, body: body and body["frontEnds"] == 3, "three front ends")
+    async def test_front_ends_share_the_port_each_with_its_workers_and_queue_and_come_back_when_killed(self):
+        # GIVEN three front ends over three workers: each owns one worker and its own queue
+        server = await self.server(MODEL_SERVER_FRONT_ENDS=3, MODEL_SERVER_VISIBLE_CORES="0;1;2", MODEL_SERVER_MAX_DELAY_MS=0)
+        body = await server.wait_for(self.session, lambda status, body: status == 200 and body["frontEnds"] == 3, "three front ends")
+        # THEN /ping, from any of them, answers for the instance: every worker, every queue, the bounds summed
+        self.assertEqual([w["worker"] for w in body["workers"]], [0, 1, 2])
+        self.assertEqual([q["frontEnd"] for q in body["queues"]], [0, 1, 2])
+        self.assertEqual((body["servingWorkers"], body["queueLimit"], body["plannedFrontEnds"]), (3, 3 * -(-64 // 3), 3))
         # WHEN clients open fresh connections
         fresh = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True), timeout=aiohttp.ClientTimeout(total=20))
         try:
@@ -179,12 +183,14 @@ class SeveralFrontEnds(ServerTestCase):
             replies = await asyncio.gather(*(server.invoke(fresh, [i]) for i in range(24)))
         finally:
             await fresh.close()
-        # THEN the kernel spread them over several processes, and every request got its own answer from the one queue
+        # THEN the kernel spread them over several processes, every request got its own answer, and the device calls
+        # ran on workers of more than one front end (each front end feeds only its own workers)
         self.assertGreater(len(pids), 1, pids)
         self.assertEqual([(s, b["outputs"]) for s, b, _ in replies], [(200, [2.0 * i]) for i in range(24)])
-        # AND a front end that dies is started again
-        acceptor = next(pid for pid in pids if pid != server.process.pid)
-        os.kill(acceptor, signal.SIGKILL)
+        self.assertGreater(len({call["cores"] for call in server.calls()}), 1)
+        # AND a front end that dies is started again, with its workers, and the instance stays healthy meanwhile
+        other = next(pid for pid in pids if pid != server.process.pid)
+        os.kill(other, signal.SIGKILL)
         await server.wait_for(self.session, lambda _, body: body["frontEnds"] == 2, "the front end to be gone")
-        await server.wait_for(self.session, lambda _, body: body["frontEnds"] == 3, "the front end to come back")
+        await server.wait_for(self.session, lambda status, body: status == 200 and body["frontEnds"] == 3 and body["servingWorkers"] == 3, "the front end to come back")
         self.assertEqual((await server.invoke(self.session, [5]))[0], 200)

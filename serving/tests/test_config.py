@@ -38,6 +38,12 @@ class ConfigurationErrors(unittest.TestCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn("gives NeuronCore 1 to workers 0 and 1", result.stderr)
 
+    def test_more_front_ends_than_workers_is_refused_with_the_fix(self):
+        result = self.run_server(MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_FRONT_ENDS="3")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("MODEL_SERVER_FRONT_ENDS=3 exceeds the 2 worker(s)", result.stderr)
+        self.assertIn("set MODEL_SERVER_FRONT_ENDS to at most 2", result.stderr)
+
 
 class ParsedConfiguration(unittest.TestCase):
     def test_a_valid_environment_parses_to_seconds_and_core_groups(self):
@@ -47,6 +53,12 @@ class ParsedConfiguration(unittest.TestCase):
         self.assertEqual(parsed.request_timeout_s, 30.0)
         self.assertEqual(parsed.port, 8080)
         self.assertEqual(parsed.program, "inference.py")
+
+    def test_front_ends_own_contiguous_even_shares_of_the_workers_by_instance_index(self):
+        groups = ["0", "1", "2", "3", "4"]
+        self.assertEqual(config.shares(groups, 1), [[(0, "0"), (1, "1"), (2, "2"), (3, "3"), (4, "4")]])
+        self.assertEqual(config.shares(groups, 2), [[(0, "0"), (1, "1"), (2, "2")], [(3, "3"), (4, "4")]])
+        self.assertEqual(config.shares(groups[:4], 4), [[(0, "0")], [(1, "1")], [(2, "2")], [(3, "3")]])
 
     def test_core_groups_expand_to_their_cores(self):
         self.assertEqual(config.cores_of("2-3"), [2, 3])

@@ -4,12 +4,20 @@ They arrive as a JSON array of strings in CDK_INFERENTIA_VLLM_ARGS: SageMaker co
 command, so the environment is the one channel SageMaker and ECS share. The array goes to vllm unchanged, without a
 shell, so no quoting can change it. The launcher replaces itself with vllm (exec): signals reach the engine directly.
 """
+import glob
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 ARGS_ENV = "CDK_INFERENTIA_VLLM_ARGS"
+
+# Where a copy's NeuronCores come from, and what decides how many it gets: on SageMaker the inference component's
+# NumberOfAcceleratorDevicesRequired (the API does not say whether it counts chips or cores), on ECS the devices the
+# task maps. The check below makes the first deploy tell, on Inf2, Trn1 and Trn2 alike.
+DEVICE_SETTING = ("NumberOfAcceleratorDevicesRequired (SageMaker inference component) or the task's "
+                  "/dev/neuronN device mappings (ECS)")
 
 
 def serve_arguments(environ):
@@ -27,6 +35,64 @@ def serve_arguments(environ):
     return args
 
 
+def tensor_parallel_size(args):
+    """The `--tensor-parallel-size` the plan rendered (1 when absent, vLLM's default)."""
+    for i, arg in enumerate(args):
+        if arg.startswith("--tensor-parallel-size="):
+            return int(arg.split("=", 1)[1])
+        if arg == "--tensor-parallel-size" and i + 1 < len(args):
+            return int(args[i + 1])
+    return 1
+
+
+def count_cores(spec):
+    """Cores in a NEURON_RT_VISIBLE_CORES value such as `0-3,8`."""
+    total = 0
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        total += int(high or low) - int(low) + 1
+    return total
+
+
+def neuron_ls_cores(run=subprocess.run):
+    """NeuronCores `neuron-ls -j` reports (the sum of each device's `nc_count`), or None without neuron-ls."""
+    tool = shutil.which("neuron-ls") or ("/opt/aws/neuron/bin/neuron-ls" if os.path.exists("/opt/aws/neuron/bin/neuron-ls") else None)
+    if not tool:
+        return None
+    try:
+        devices = json.loads(run([tool, "-j"], capture_output=True, text=True, timeout=30, check=True).stdout)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    return sum(int(device.get("nc_count", 0)) for device in devices)
+
+
+def visible_cores(environ, neuron_ls=neuron_ls_cores, devices=lambda: glob.glob("/dev/neuron[0-9]*")):
+    """(cores this copy sees, how they were counted), or (None, why not) when nothing tells."""
+    if environ.get("NEURON_RT_VISIBLE_CORES"):
+        return count_cores(environ["NEURON_RT_VISIBLE_CORES"]), "NEURON_RT_VISIBLE_CORES"
+    cores = neuron_ls()
+    if cores is not None:
+        return cores, "neuron-ls"
+    found = devices()
+    per_device = environ.get("CDK_INFERENTIA_CORES_PER_DEVICE")
+    if found and per_device:
+        return len(found) * int(per_device), f"{len(found)} /dev/neuron devices x {per_device} cores"
+    return None, f"{len(found)} /dev/neuron devices and neither neuron-ls nor CDK_INFERENTIA_CORES_PER_DEVICE"
+
+
+def core_problem(args, environ, **probes):
+    """The message of a copy that sees fewer NeuronCores than its tensor-parallel degree needs; None when it sees enough."""
+    needed = tensor_parallel_size(args)
+    seen, how = visible_cores(environ, **probes)
+    if seen is None or seen >= needed:
+        return None
+    return (f"this copy sees {seen} NeuronCores ({how}) but --tensor-parallel-size={needed} needs {needed}: "
+            f"raise {DEVICE_SETTING} so each copy gets {needed} cores (SageMaker may count chips, not cores)")
+
+
 def command(args, which=shutil.which, python=sys.executable):
     """The command line: the `vllm` console script, or its module when the script is not on PATH."""
     if which("vllm"):
@@ -40,6 +106,14 @@ def main():
     except ValueError as error:
         print(f"cdk-inferentia vllm launcher: {error}", file=sys.stderr)
         return 64  # EX_USAGE: a configuration error, not a crash to retry
+    problem = core_problem(args, os.environ)
+    if problem:
+        # Exit before the engine loads: the copy never answers /ping, so its health check fails with this in its log.
+        print(f"cdk-inferentia vllm launcher: {problem}", file=sys.stderr, flush=True)
+        return 78  # EX_CONFIG
+    seen, how = visible_cores(os.environ)
+    print(f"cdk-inferentia vllm launcher: NeuronCores seen={seen} ({how}) needed={tensor_parallel_size(args)}",
+          file=sys.stderr, flush=True)
     line = command(args)
     print(f"cdk-inferentia vllm launcher: {' '.join(line)}", file=sys.stderr, flush=True)
     os.execvp(line[0], line)

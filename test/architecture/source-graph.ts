@@ -9,14 +9,31 @@ import * as ts from 'typescript';
 export const ROOT = path.join(__dirname, '..', '..');
 export const SOURCE_FOLDERS = ['bin', 'constructs', 'lib', 'lambdas', 'io'];
 
+const isTypeScript = (name: string): boolean => name.endsWith('.ts') && !name.endsWith('.d.ts');
+
+function walk(dir: string, keep: (name: string) => boolean): string[] {
+  return (fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === '__pycache__' ? [] : walk(full, keep);
+    return keep(entry.name) ? [full] : [];
+  });
+}
+
 export function sourceFiles(folders: readonly string[] = SOURCE_FOLDERS): string[] {
-  const walk = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : [])
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) return walk(full);
-      return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
-    });
-  return [...folders.flatMap((folder) => walk(path.join(ROOT, folder))), path.join(ROOT, 'index.ts')];
+  return [...folders.flatMap((folder) => walk(path.join(ROOT, folder), isTypeScript)), path.join(ROOT, 'index.ts')];
+}
+
+/**
+ * Every file the size rule holds: the TypeScript sources, the measurements in `bench/` (TypeScript and Python), and
+ * the Python of the model server and its tests (`serving/`) (STYLE.md: "the same size rule holds there and in bench/").
+ */
+export function sizedFiles(): string[] {
+  const python = (name: string): boolean => name.endsWith('.py');
+  return [
+    ...sourceFiles(),
+    ...walk(path.join(ROOT, 'bench'), (name) => isTypeScript(name) || python(name)),
+    ...walk(path.join(ROOT, 'serving'), python),
+  ];
 }
 
 /** The files a file imports, resolved to `.ts` paths; package imports are left out. */

@@ -33,7 +33,7 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /**
  * Context that skips esbuild: the tests that read only plans, stack lists or refusals need no handler bundles, and
- * building them for the 14 stacks of each app was most of this file's time.
+ * building them for the 15 stacks of each app was most of this file's time.
  */
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
 
@@ -86,11 +86,11 @@ describe('The example app built from the cdk.json context', () => {
   });
 
   describeWithTool('cfn-lint', 'cfn-lint over every template it synthesizes', (cfnLint) => {
-    test('finds no error in the SageMaker and ECS examples (BERT and Llama), the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
+    test('finds no error in the SageMaker and ECS examples (BERT, Llama and the 70B Trn2 stack), the three stages and the pipeline (ignored checks: .cfnlintrc.yaml)', () => {
       // About 10 s of CPU: one cfn-lint process over the nine templates of the app this describe built.
       const outdir = app.synth().directory;
       const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
-      expect(templates).toHaveLength(14);
+      expect(templates).toHaveLength(15);
       const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
         '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
       expect(run.stderr).toBe('');

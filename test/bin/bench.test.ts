@@ -12,6 +12,7 @@ import { findGenerativeProfile, planGenerative } from '../../lib/generative';
 import { plan } from '../../lib/planner';
 import { requireProfile } from '../../lib/profiles';
 import { startHttpServer, startSageMakerRuntimeServer, type ServerBehaviour, type TestServer } from '../support';
+import { restoreEnvAfterEach, sageMakerRuntimeFromEnv } from '../support/aws-env';
 
 interface Output {
   stdout: string;
@@ -228,10 +229,7 @@ describe('bench fails when a threshold is breached', () => {
 });
 
 describe('bench --endpoint calls SageMaker through the SDK configuration of the environment', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-  });
+  restoreEnvAfterEach();
 
   test('GIVEN AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME pointing at a local runtime WHEN run THEN InvokeEndpoint reaches it', async () => {
     const server = await startSageMakerRuntimeServer(({ index }) =>
@@ -240,11 +238,7 @@ describe('bench --endpoint calls SageMaker through the SDK configuration of the 
         : { kind: 'ok', body: '{"label":"cat"}' },
     );
     servers.push(server);
-    process.env.AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME = server.url;
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDCLITEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'cli-test-secret';
-    delete process.env.AWS_SESSION_TOKEN;
-    delete process.env.AWS_PROFILE;
+    sageMakerRuntimeFromEnv(server.url, 'AKIDCLITEST');
 
     const out = await bench([
       '--endpoint', 'my-ep',

@@ -1,6 +1,5 @@
 import 'aws-sdk-client-mock-jest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import {
   DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, EC2Client,
@@ -14,6 +13,7 @@ import { parsePriceFile } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import { INF2_XLARGE } from '../lib/catalog/fixtures/ec2';
 import { fakeGetProducts } from '../lib/catalog/fixtures/price-list';
+import { tempDir } from '../support/temp-dir';
 
 /** Runs `cdk-inferentia <args>` with only the catalog command registered, capturing its output. */
 async function run(...args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -25,16 +25,10 @@ async function run(...args: string[]): Promise<{ stdout: string; stderr: string 
   return out;
 }
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = tempDir('catalog-cli-');
 
 function writeJson(name: string, content: unknown): string {
-  const path = join(dir, name);
+  const path = join(dir(), name);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 }
@@ -146,7 +140,7 @@ describe('catalog rejects bad usage with one clear error', () => {
   });
 
   test('a missing price file names the file', async () => {
-    await expect(run('catalog', '--prices', join(dir, 'nope.json'))).rejects.toThrow(/--prices .*nope\.json: cannot read the file \(ENOENT/);
+    await expect(run('catalog', '--prices', join(dir(), 'nope.json'))).rejects.toThrow(/--prices .*nope\.json: cannot read the file \(ENOENT/);
   });
 
   test('an invalid price file reports its problems prefixed with the file', async () => {
@@ -184,7 +178,7 @@ describe('catalog refresh writes a price file from AWS', () => {
 
   test('it writes a valid file, asks the Price List API in us-east-1, and says what it wrote', async () => {
     // GIVEN AWS prices inf2.xlarge on EC2 and SageMaker in us-east-1
-    const out = join(dir, 'refreshed.json');
+    const out = join(dir(), 'refreshed.json');
 
     // WHEN refreshing
     const { stdout } = await run('catalog', 'refresh', '--regions', 'us-east-1', '--instance-types', 'inf2.xlarge', '--out', out);
@@ -206,23 +200,23 @@ describe('catalog refresh writes a price file from AWS', () => {
     ec2Mock.on(DescribeInstanceTypeOfferingsCommand).resolves({
       InstanceTypeOfferings: [{ InstanceType: 'inf2.8xlarge', LocationType: 'region', Location: 'us-east-1' }],
     });
-    const { stderr } = await run('catalog', 'refresh', '--regions', 'us-east-1', '--hostings', 'sagemaker', '--instance-types', 'inf2.8xlarge', '--out', join(dir, 'x.json'));
+    const { stderr } = await run('catalog', 'refresh', '--regions', 'us-east-1', '--hostings', 'sagemaker', '--instance-types', 'inf2.8xlarge', '--out', join(dir(), 'x.json'));
     expect(stderr).toBe('warning: AWS lists no sagemaker price for the Neuron instance types in us-east-1\n');
   });
 
   test('bad hostings and regions fail before any AWS call', async () => {
-    await expect(run('catalog', 'refresh', '--regions', 'us-east-1', '--hostings', 'ec2,ecs', '--out', join(dir, 'x.json')))
+    await expect(run('catalog', 'refresh', '--regions', 'us-east-1', '--hostings', 'ec2,ecs', '--out', join(dir(), 'x.json')))
       .rejects.toThrow('--hostings: expected ec2 and/or sagemaker, got "ecs"');
-    await expect(run('catalog', 'refresh', '--regions', 'us-east-1,Ireland', '--out', join(dir, 'x.json')))
+    await expect(run('catalog', 'refresh', '--regions', 'us-east-1,Ireland', '--out', join(dir(), 'x.json')))
       .rejects.toThrow('--regions: "Ireland" is not an AWS region code');
     expect(pricingMock).toHaveReceivedCommandTimes(GetProductsCommand, 0);
     expect(ec2Mock).toHaveReceivedCommandTimes(DescribeInstanceTypeOfferingsCommand, 0);
   });
 
   test('an --out path in a missing directory is refused before any AWS call, naming the path', async () => {
-    const out = join(dir, 'missing-dir', 'prices.json');
+    const out = join(dir(), 'missing-dir', 'prices.json');
     await expect(run('catalog', 'refresh', '--regions', 'us-east-1', '--instance-types', 'inf2.xlarge', '--out', out))
-      .rejects.toThrow(`--out ${out}: the directory ${join(dir, 'missing-dir')} does not exist`);
+      .rejects.toThrow(`--out ${out}: the directory ${join(dir(), 'missing-dir')} does not exist`);
     expect(pricingMock).toHaveReceivedCommandTimes(GetProductsCommand, 0);
   });
 

@@ -17,7 +17,7 @@ describe('plan for a generative model', () => {
     const { code, stdout, stderr } = await run(...EXAMPLE);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Plan for llama-3\.1-8b-instruct: 2 requests\/s of 1024 input and 256 output tokens, TTFT p99 <= 2000 ms, TPOT p99 <= 60 ms/);
-    expect(stdout).toMatch(/tensor_parallel_size 8, max_num_seqs \d+, max_model_len 1280/);
+    expect(stdout.replace(/[\s│]+/g, " ")).toMatch(/vLLM over NxD Inference \(pytorch-inference-vllm-neuronx:0\.13\.0[^)]*\): tensor_parallel_size 8, max_num_seqs \d+, max_model_len 1280/);
     expect(stdout).toMatch(/weights 14\.96 \+ KV cache [\d.]+ \+ reserve [\d.]+ = [\d.]+ of \d+ GiB/);
     expect(stdout).toMatch(/TTFT p99 [\d.]+ ms, TPOT p99 [\d.]+ ms/);
     expect(stdout).toMatch(/\$[\d.]+ per 1M output tokens/);

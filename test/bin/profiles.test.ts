@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { Command } from 'commander';
 import type { CliIo } from '../../bin/commands/io';
 import { loadProfile, registerProfilesCommand } from '../../bin/commands/profiles';
 import { InputError } from '../../lib/errors';
 import { findProfile, profileIds } from '../../lib/profiles';
+import { tempDir } from '../support/temp-dir';
 
 /** Runs `profiles` with `argv` and returns what it wrote. */
 async function run(argv: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -19,17 +19,11 @@ async function run(argv: string[]): Promise<{ stdout: string; stderr: string }> 
   return { stdout, stderr };
 }
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cdk-inferentia-profiles-'));
-});
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = tempDir('cdk-inferentia-profiles-', 'all');
 
 /** Writes `content` to a file in the test's temp directory and returns its path. */
 function file(name: string, content: string): string {
-  const path = join(dir, name);
+  const path = join(dir(), name);
   writeFileSync(path, content);
   return path;
 }
@@ -139,7 +133,7 @@ describe('loadProfile takes exactly one of --model and --profile', () => {
   });
 
   test('a missing file is named', () => {
-    const path = join(dir, 'absent.json');
+    const path = join(dir(), 'absent.json');
     expect(() => loadProfile({ profile: path })).toThrow(InputError);
     expect(() => loadProfile({ profile: path })).toThrow(`--profile ${path}: cannot read the file (ENOENT`);
   });

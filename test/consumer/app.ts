@@ -7,7 +7,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
-  applyPolicyChecks, ModelData, ModelImage, NeuronSageMakerEndpoint, plan, requireProfile,
+  applyPolicyChecks, findGenerativeProfile, ModelData, ModelImage, NeuronGenerativeEndpoint, NeuronSageMakerEndpoint,
+  plan, planGenerative, requireProfile, VLLM_DLC_PINS,
 } from 'cdk-inferentia';
 
 class SearchStack extends Stack {
@@ -52,13 +53,39 @@ class SearchStack extends Stack {
       },
     });
 
-    // Page the team when a rollback alarm fires, and let the app's own alarm roll a bad deployment back too.
-    for (const alarm of endpoint.rollbackAlarms) {
+    // An assistant that answers over the results: Llama 3.1 8B Instruct planned in tokens for 2 requests/s, served
+    // by vLLM on Neuron from the weights and compiled artifacts the pipeline puts in the same bucket.
+    const llama = findGenerativeProfile('llama-3.1-8b-instruct');
+    if (llama === undefined) {
+      throw new Error('cdk-inferentia has no llama-3.1-8b-instruct profile');
+    }
+    const assistant = new NeuronGenerativeEndpoint(this, 'Assistant', {
+      plan: planGenerative(llama, {
+        requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
+      }, { region: 'us-east-1', hosting: 'sagemaker' }),
+      image: ModelImage.fromNeuronVllm({
+        tag: VLLM_DLC_PINS.inf2Trn1.tag,
+        digest: 'sha256:1111111111111111111111111111111111111111111111111111111111111111',
+      }),
+      weights: ModelData.fromBucket(models, 'llama-3.1-8b-instruct/v1/'),
+      compiledArtifactsPath: 'neuron-compiled/',
+      servedModelName: 'llama-3.1-8b-instruct',
+      vpc,
+    });
+
+    // Page the team when a rollback alarm fires, and let the app's own alarms roll a bad deployment back too.
+    for (const alarm of [...endpoint.rollbackAlarms, ...assistant.rollbackAlarms]) {
       alarm.addAlarmAction(new actions.SnsAction(alarms));
     }
     endpoint.addRollbackAlarm(new cloudwatch.Alarm(this, 'SearchErrors', {
       metric: new cloudwatch.Metric({ namespace: 'Search', metricName: 'FailedSearches', statistic: 'Sum' }),
       threshold: 10,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    }));
+    assistant.addRollbackAlarm(new cloudwatch.Alarm(this, 'AnswersDownvoted', {
+      metric: new cloudwatch.Metric({ namespace: 'Search', metricName: 'DownvotedAnswers', statistic: 'Sum' }),
+      threshold: 20,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
     }));

@@ -179,3 +179,9 @@ function assertNagPackRegistered(app: App): void {
     );
   }
 }
+
+/** THEN no finding is left in `report`, and the acknowledged ones are exactly `acknowledged` (each matched on the fields given). */
+export function expectAllAcknowledged(report: NagReport, ...acknowledged: Partial<AcknowledgedNagFinding>[]): void {
+  expect(report.findings).toEqual([]);
+  expect(report.acknowledged).toEqual(acknowledged.map((finding) => expect.objectContaining(finding)));
+}

@@ -47,6 +47,8 @@ export const DLC_FAMILIES: Record<CoreVersion, DlcFamily> = {
   },
   v2: NEURONX,
   v3: NEURONX,
+  // The same README lists trn3 among the instances of the last pytorch-inference-neuronx images.
+  v4: NEURONX,
 };
 
 /** `{framework version}-{neuron|neuronx}-py{XY}-sdk{X.Y.Z}-{os}` (DLCREPO buildspec-neuron(x).yml). */

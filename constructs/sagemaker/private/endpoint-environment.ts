@@ -42,6 +42,8 @@ export interface ServerEnvironmentInput {
   readonly visibleCores?: readonly string[];
   /** The plan's device-call p99 in ms, for the worker watchdog's bound; the bound's floor without a plan. */
   readonly p99Ms?: number;
+  /** The plan's front ends per instance; from the instance's vCPUs without a plan. */
+  readonly frontEndsPerInstance?: number;
   /** Value of the metrics' `Service` dimension: the endpoint name. */
   readonly metricsService: string;
   /** CloudWatch namespace of the server's metrics. */
@@ -62,7 +64,7 @@ export function serverEnvironment(layout: EndpointLayout, input: ServerEnvironme
     ...modelServerEnvironmentForPlan(
       {
         batching: input.batching, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms,
-        instance: { vcpus: layout.instanceType.spec.vcpus },
+        frontEndsPerInstance: input.frontEndsPerInstance, instance: { vcpus: layout.instanceType.spec.vcpus },
         // SageMaker caps a request body itself; the server's limit is that cap.
         hosting: 'sagemaker',
       },

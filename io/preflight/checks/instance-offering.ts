@@ -50,6 +50,15 @@ export const instanceOffering: Check = async (target, clients) => {
       fix: `plan for a region that offers it (\`aws ec2 describe-instance-type-offerings --filters Name=instance-type,Values=${type} --region <r>\`) or another instance type`,
     };
   }
+  if (list.length < MIN_ZONES && target.pricing === 'capacity-block') {
+    // A Capacity Block is delivered in one zone anyway (EC2 User Guide, "Work with Capacity Blocks"): one zone is the plan.
+    return {
+      id: 'instance-offering',
+      status: 'pass',
+      detail: `${type} is offered in one Availability Zone of ${target.region} (${list[0]}), where a Capacity Block delivers it; `
+        + 'one zone outage stops every instance',
+    };
+  }
   if (list.length < MIN_ZONES) {
     return {
       id: 'instance-offering',

@@ -181,4 +181,5 @@ export const PRICE_TABLE_ROWS: readonly PriceTableRow[] = [
   ['trn1n.32xlarge', 'us-east-1', 'ec2', 24.78, 'karpenter-aws'],
   ['trn1n.32xlarge', 'us-east-2', 'ec2', 24.78, 'skypilot'],
   ['trn1n.32xlarge', 'us-west-2', 'ec2', 24.78, 'skypilot'],
+  ['trn2.48xlarge', 'us-east-2', 'ec2', 85.964, 'skypilot'],
 ];

@@ -36,6 +36,7 @@ function ec2Plan(instanceName = 'inf2.xlarge', coresPerProcess = 1, processes?: 
     instanceCount: 4,
     maxInstanceCount: 8,
     processesPerInstance,
+    frontEndsPerInstance: 1,
     coresPerProcess,
     idleCoresPerInstance: 0,
     batchSize: 1,

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { ModelImageRepository } from '../../../constructs/image/model-image-repository';
 import { InputError } from '../../../lib/errors';
+import { ecrPullStatements, expectRolePolicy } from '../../support/iam-policy';
 
 const DIGEST = `sha256:${'ab12'.repeat(16)}`;
 
@@ -171,25 +172,7 @@ describe('ModelImageRepository.grantPull', () => {
     const grant = images.grantPull(role);
     // THEN
     expect(grant.success).toBe(true);
-    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: [
-          {
-            Effect: 'Allow',
-            Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
-            Resource: { 'Fn::GetAtt': ['ImagesF8C4E866', 'Arn'] },
-          },
-          { Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
-          {
-            Effect: 'Allow',
-            Action: 'kms:Decrypt',
-            Resource: { 'Fn::GetAtt': ['ImagesKey72752799', 'Arn'] },
-            Condition: { StringEquals: { 'kms:ViaService': 'ecr.us-east-1.amazonaws.com' } },
-          },
-        ],
-      },
-      Roles: [{ Ref: Match.stringLikeRegexp('^Puller') }],
-    });
+    expectRolePolicy(stack, 'Puller', ecrPullStatements('ImagesF8C4E866', 'ImagesKey72752799'));
   });
 });
 

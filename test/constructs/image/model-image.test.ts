@@ -9,11 +9,11 @@ import { ModelImage } from '../../../constructs/image/model-image';
 import { ModelImageRepository } from '../../../constructs/image/model-image-repository';
 import { NeuronInstanceType } from '../../../lib/catalog';
 import { InputError } from '../../../lib/errors';
+import { ECR_PULL_ACTIONS as PULL, ecrPullStatements } from '../../support/iam-policy';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const NEURONX_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
 const NEURON_TAG = '1.13.1-neuron-py310-sdk2.20.2-ubuntu20.04';
-const PULL = ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'];
 
 function newStack(region = 'us-east-1', app = new App()): Stack {
   return new Stack(app, `Stack-${region}`, { env: { account: '111111111111', region } });
@@ -58,16 +58,7 @@ describe('ModelImage.fromRepository with a ModelImageRepository', () => {
 
   test('grants pull on that repository and decrypt through ECR on its key', () => {
     // THEN
-    expect(policyStatements(stack)).toEqual([
-      { Effect: 'Allow', Action: PULL, Resource: { 'Fn::GetAtt': ['ImagesF8C4E866', 'Arn'] } },
-      { Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
-      {
-        Effect: 'Allow',
-        Action: 'kms:Decrypt',
-        Resource: { 'Fn::GetAtt': ['ImagesKey72752799', 'Arn'] },
-        Condition: { StringEquals: { 'kms:ViaService': 'ecr.us-east-1.amazonaws.com' } },
-      },
-    ]);
+    expect(policyStatements(stack)).toEqual(ecrPullStatements('ImagesF8C4E866', 'ImagesKey72752799'));
   });
 });
 

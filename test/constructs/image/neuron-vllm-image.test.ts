@@ -40,8 +40,8 @@ describe('ModelImage.fromNeuronVllm wraps the Neuron vLLM DLC, built at deploy t
   test('THEN it is a vLLM image with the SDK and vLLM version of its tag', () => {
     expect(image.vllmEngine).toBe(true);
     expect(image.modelServer).toBe(false);
-    expect(image.neuronSdkVersion).toBe('2.29.1');
-    expect(config.vllm).toMatchObject({ neuronSdkVersion: '2.29.1', vllmVersion: '0.16.0', command: ['serve'], healthCheckPath: '/health' });
+    expect(image.neuronSdkVersion).toBe('2.33.0');
+    expect(config.vllm).toMatchObject({ neuronSdkVersion: '2.33.0', vllmVersion: '0.29.0.1.2.0', command: ['serve'], healthCheckPath: '/health' });
     expect(ModelImage.fromServer({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }).vllmEngine).toBe(false);
   });
 
@@ -81,7 +81,7 @@ describe('ModelImage.fromNeuronVllm wraps the Neuron vLLM DLC, built at deploy t
 describe('ModelImage.fromNeuronVllm refuses what cannot serve', () => {
   test('GIVEN an SDK newer than 2.28 on Inf2 or Trn1 WHEN bound THEN the error names the limit and the pinned tag', () => {
     const stack = newStack();
-    const image = ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.trn2.tag, digest: DIGEST });
+    const image = ModelImage.fromNeuronVllm({ tag: '0.16.0-neuronx-py312-sdk2.29.1-ubuntu24.04', digest: DIGEST });
     for (const instance of [NeuronInstanceType.INF2_48XLARGE, NeuronInstanceType.TRN1_32XLARGE]) {
       expect(() => image.bind(stack, newRole(stack, `Role-${instance.spec.family}`), instance)).toThrow(
         new RegExp(`SDK 2\\.29\\.1, but NxD Inference runs on ${instance.spec.family} only up to SDK 2\\.28 .*use ${VLLM_DLC_PINS.inf2Trn1.tag.replace(/\./g, '\\.')}`));
@@ -90,13 +90,16 @@ describe('ModelImage.fromNeuronVllm refuses what cannot serve', () => {
       .bind(stack, newRole(stack), NeuronInstanceType.INF2_48XLARGE)).not.toThrow();
   });
 
-  test('GIVEN the Beta plugin image, an old V0 image or Inf1 WHEN bound THEN each is refused with the reason', () => {
+  test('GIVEN a plugin image on Inf2, an NxD Inference image on Trn2, an old plugin, an old V0 image or Inf1 WHEN bound THEN each is refused with the reason', () => {
     const stack = newStack();
     let roles = 0;
     const bind = (tag: string, instance: NeuronInstanceType) =>
       () => ModelImage.fromNeuronVllm({ tag, digest: DIGEST }).bind(stack, newRole(stack, `Role${roles++}`), instance);
-    expect(bind('0.24.0.1.1.0-neuronx-py313-sdk2.32.0-ubuntu24.04', TRN2)).toThrow(/vLLM Neuron \(Beta\) plugin without NxD Inference/);
-    expect(bind('0.9.1-neuronx-py311-sdk2.26.1-ubuntu22.04', TRN2)).toThrow(/vLLM 0\.9\.1, older than the plugin releases/);
+    expect(bind('0.24.0.1.1.0-neuronx-py313-sdk2.32.0-ubuntu24.04', TRN2)).not.toThrow();
+    expect(bind('0.21.0.1.0.0-neuronx-py313-sdk2.31.1-ubuntu24.04', TRN2)).toThrow(/plugin 1\.0\.0, older than 1\.1\.0/);
+    expect(bind('0.9.1-neuronx-py311-sdk2.26.1-ubuntu22.04', TRN2)).toThrow(/is an NxD Inference vLLM image, whose engine settings differ/);
+    expect(bind(VLLM_DLC_PINS.trn2.tag, NeuronInstanceType.INF2_48XLARGE)).toThrow(/documented for Trn2 and Trn3 only .*inf2 runs vLLM over NxD Inference/);
+    expect(bind('0.9.1-neuronx-py311-sdk2.26.1-ubuntu22.04', NeuronInstanceType.INF2_48XLARGE)).toThrow(/vLLM 0\.9\.1, older than the plugin releases/);
     expect(bind(VLLM_DLC_PINS.inf2Trn1.tag, NeuronInstanceType.INF1_XLARGE)).toThrow(/inf1 has no vLLM on Neuron/);
   });
 

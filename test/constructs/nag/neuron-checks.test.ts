@@ -5,7 +5,7 @@ import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { CfnEndpointConfig, CfnModel } from 'aws-cdk-lib/aws-sagemaker';
 import { NeuronChecks } from '../../../constructs/nag';
-import { nagFindings, nagReport } from '../../support/nag';
+import { expectAllAcknowledged, nagFindings, nagReport } from '../../support/nag';
 import { DIGEST, KEY_ARN, ROLE_ARN, neuronCheckedStack } from './fixtures';
 
 const IMAGE = `123456789012.dkr.ecr.us-east-1.amazonaws.com/model@${DIGEST}`;
@@ -116,16 +116,9 @@ describe('The Neuron rule pack', () => {
       const reason = 'Fixture only: this model is never deployed.';
       Validations.of(stack).acknowledge({ id: 'Neuron::Neuron-ModelImageByDigest', reason });
 
-      const report = nagReport(stack, { plugins: ['Neuron'] });
-      expect(report.findings).toEqual([]);
-      expect(report.acknowledged).toEqual([
-        expect.objectContaining({
-          ruleId: 'Neuron-ModelImageByDigest',
-          resourcePath: 'Fixture/Model',
-          acknowledgedId: 'Neuron::Neuron-ModelImageByDigest',
-          reason,
-        }),
-      ]);
+      expectAllAcknowledged(nagReport(stack, { plugins: ['Neuron'] }), {
+        ruleId: 'Neuron-ModelImageByDigest', resourcePath: 'Fixture/Model', acknowledgedId: 'Neuron::Neuron-ModelImageByDigest', reason,
+      });
     });
 
     test('GIVEN an acknowledgement of another rule WHEN the app synthesizes THEN the finding stays', () => {

@@ -8,8 +8,8 @@ describe('NeuronEcrScanOnPush: an ECR repository scans every image on push', () 
     ['ScanOnPush true', { ImageScanningConfiguration: { ScanOnPush: true } }, NagRuleCompliance.COMPLIANT],
     ['ScanOnPush "true" as a string', { ImageScanningConfiguration: { ScanOnPush: 'true' } }, NagRuleCompliance.COMPLIANT],
     ['ScanOnPush false', { ImageScanningConfiguration: { ScanOnPush: false } }, NagRuleCompliance.NON_COMPLIANT],
-    ['an empty scanning configuration', { ImageScanningConfiguration: {} }, NagRuleCompliance.NON_COMPLIANT],
     ['no scanning configuration', {}, NagRuleCompliance.NON_COMPLIANT],
+    ['an empty scanning configuration', { ImageScanningConfiguration: {} }, NagRuleCompliance.NON_COMPLIANT],
     ['ScanOnPush from a parameter', { ImageScanningConfiguration: { ScanOnPush: { Ref: 'Scan' } } }, NagRuleCompliance.NOT_APPLICABLE],
     ['the whole configuration from Fn::If', { ImageScanningConfiguration: { 'Fn::If': ['C', {}, {}] } }, NagRuleCompliance.NOT_APPLICABLE],
   ], { type: 'AWS::S3::Bucket', noun: 'a repository' });

@@ -9,8 +9,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SmokeBenchmark, SmokeTarget, type ISmokeBenchmarkEndpoint, type SmokeBenchmarkProps } from '../../../constructs/proof';
 import { tokenProofConfigSchema, type TokenProofConfig } from '../../../lib/bench/token-proof';
-import { InputError } from '../../../lib/errors';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { inputError } from '../../support/input-error';
 
 const PLAN = planGenerative(
   findGenerativeProfile('llama-3.1-8b-instruct')!,
@@ -45,17 +45,8 @@ function renderedConfig(stack: Stack, smoke: SmokeBenchmark): TokenProofConfig {
   return tokenProofConfigSchema.parse(JSON.parse(fn.Properties.Environment.Variables.SMOKE_CONFIG as string)) as TokenProofConfig;
 }
 
-function problemsOf(props: Partial<SmokeBenchmarkProps>): readonly string[] {
-  try {
-    build(props);
-  } catch (err) {
-    if (err instanceof InputError) {
-      return err.problems;
-    }
-    throw err;
-  }
-  throw new Error('expected the props to be refused');
-}
+/** The problems the smoke benchmark with `props` is refused with. */
+const problemsOf = (props: Partial<SmokeBenchmarkProps>): readonly string[] => inputError(() => build(props)).problems;
 
 describe('a smoke benchmark of a generative plan', () => {
   test('GIVEN a plan WHEN synthesized THEN the proof in tokens takes its lengths, limits and predictions from it', () => {

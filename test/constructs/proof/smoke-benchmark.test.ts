@@ -67,6 +67,25 @@ function smokeStack(
   return { app, stack, smoke, cfn };
 }
 
+/**
+ * A smoke benchmark of an internal load balancer's URL reached from an isolated VPC, with `options`; checked by both
+ * cdk-nag packs when `checked`. Bundles the handlers, as a deploy would.
+ */
+function urlInVpcStack(options: Partial<SmokeBenchmarkOptions>, checked: boolean): { app: App; stack: Stack; smoke: SmokeBenchmark } {
+  const app = new App();
+  const stack = new Stack(app, 'Serving', { env: ENV });
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'private', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+  const smoke = new SmokeBenchmark(stack, 'Smoke', {
+    target: SmokeTarget.url('http://internal-alb.example.internal/', { vpc, fingerprint: 'v1' }),
+    request: REQUEST,
+    ...options,
+  });
+  if (checked) {
+    applyPolicyChecks(app);
+  }
+  return { app, stack, smoke };
+}
+
 // Synthesized CloudFormation is untyped JSON; the assertions below say what they expect of it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type CfnJson = Record<string, any>;
@@ -599,15 +618,7 @@ describe('cdk-nag', () => {
   });
 
   test('a smoke benchmark of a URL in a VPC is clean too', () => {
-    const app = new App();
-    const stack = new Stack(app, 'Serving', { env: ENV });
-    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'private', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
-    const smoke = new SmokeBenchmark(stack, 'Smoke', {
-      target: SmokeTarget.url('http://internal-alb.example.internal/', { vpc, fingerprint: 'v1' }),
-      request: REQUEST,
-    });
-    applyPolicyChecks(app);
-    expect(nagFindings(smoke)).toEqual([]);
+    expect(nagFindings(urlInVpcStack({}, true).smoke)).toEqual([]);
   });
 
   test('the checks are live: a non-compliant bucket next to the benchmark is reported', () => {
@@ -729,20 +740,7 @@ describe('the capacity proof', () => {
 
   test('against a URL in a VPC, the workers run in the VPC too and the stack stays clean under cdk-nag', () => {
     // GIVEN an internal load balancer URL reached from a VPC, with a capacity proof at a given rate and p99
-    function urlStack(checked: boolean): { app: App; stack: Stack; smoke: SmokeBenchmark } {
-      const app = new App();
-      const stack = new Stack(app, 'Serving', { env: ENV });
-      const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'private', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
-      const smoke = new SmokeBenchmark(stack, 'Smoke', {
-        target: SmokeTarget.url('http://internal-alb.example.internal/', { vpc, fingerprint: 'v1' }),
-        request: REQUEST,
-        capacityProof: { rateRps: 1_000, p99Max: Duration.millis(50) },
-      });
-      if (checked) {
-        applyPolicyChecks(app);
-      }
-      return { app, stack, smoke };
-    }
+    const urlStack = (checked: boolean) => urlInVpcStack({ capacityProof: { rateRps: 1_000, p99Max: Duration.millis(50) } }, checked);
     const { stack, smoke } = urlStack(false);
 
     // WHEN the stack is synthesized

@@ -43,6 +43,7 @@ function testPlan(overrides: Partial<Plan> & { instanceName?: string } = {}): Pl
     instanceCount: 2,
     maxInstanceCount: 4,
     processesPerInstance: 2,
+    frontEndsPerInstance: 1,
     coresPerProcess: 1,
     idleCoresPerInstance: 0,
     batchSize: 1,

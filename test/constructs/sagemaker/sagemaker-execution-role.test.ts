@@ -11,6 +11,7 @@ import { applyPolicyChecks } from '../../../constructs/nag';
 import { NeuronSageMakerExecutionRole } from '../../../constructs/sagemaker/sagemaker-execution-role';
 import { NeuronInstanceType } from '../../../lib/catalog';
 import { InputError } from '../../../lib/errors';
+import { expectRolePolicy } from '../../support/iam-policy';
 import { nagFindings } from '../../support/nag';
 
 function newStack(app = new App()): Stack {
@@ -122,17 +123,12 @@ describe('NeuronSageMakerExecutionRole.grantPassRole', () => {
     // WHEN
     role.grantPassRole(deployer);
     // THEN
-    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: [{
-          Effect: 'Allow',
-          Action: 'iam:PassRole',
-          Resource: { 'Fn::GetAtt': ['ExecutionRole605A040B', 'Arn'] },
-          Condition: { StringEquals: { 'iam:PassedToService': 'sagemaker.amazonaws.com' } },
-        }],
-      },
-      Roles: [{ Ref: Match.stringLikeRegexp('^Deployer') }],
-    });
+    expectRolePolicy(stack, 'Deployer', [{
+      Effect: 'Allow',
+      Action: 'iam:PassRole',
+      Resource: { 'Fn::GetAtt': ['ExecutionRole605A040B', 'Arn'] },
+      Condition: { StringEquals: { 'iam:PassedToService': 'sagemaker.amazonaws.com' } },
+    }]);
   });
 });
 

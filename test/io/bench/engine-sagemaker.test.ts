@@ -7,6 +7,7 @@ import {
   type InvocationBehaviour,
   type SageMakerRuntimeTestServer,
 } from '../../support';
+import { restoreEnvAfterEach, sageMakerRuntimeFromEnv } from '../../support/aws-env';
 
 const EARLY = 1.5;
 const ENDPOINT = 'bert-base-prod';
@@ -127,21 +128,14 @@ describe('runBenchmark drives a SageMaker endpoint through the real SDK client',
 });
 
 describe('runBenchmark builds its own SageMaker client from the standard SDK configuration', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-  });
+  restoreEnvAfterEach();
 
   test('GIVEN AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME and a throttling endpoint WHEN run without a client THEN calls reach it, never retried', async () => {
     const server = await startSageMakerRuntimeServer(({ index }) =>
       index % 2 === 0 ? { kind: 'throttle' } : { kind: 'ok', body: '{"ok":true}' },
     );
     servers.push(server);
-    process.env.AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME = server.url;
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDFROMENV';
-    process.env.AWS_SECRET_ACCESS_KEY = 'secret-from-env';
-    delete process.env.AWS_SESSION_TOKEN;
-    delete process.env.AWS_PROFILE;
+    sageMakerRuntimeFromEnv(server.url, 'AKIDFROMENV');
 
     const report = await runBenchmark(sagemaker({ target: { kind: 'sagemaker', endpointName: ENDPOINT, region: 'eu-west-1' } }));
 

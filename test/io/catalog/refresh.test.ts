@@ -41,6 +41,11 @@ function setUp() {
   return { pricing, pricingMock, useast, euwest, ec2 };
 }
 
+/** The Price List filters that match each of `fields` exactly, in order. */
+function termMatch(fields: Record<string, string>): { Type: string; Field: string; Value: string }[] {
+  return Object.entries(fields).map(([Field, Value]) => ({ Type: 'TERM_MATCH', Field, Value }));
+}
+
 describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', () => {
   test('it prices offered EC2 types and SageMaker hosting per region, skipping other products', async () => {
     // GIVEN us-east-1 offering all three types and eu-west-1 only the two inf2 types
@@ -99,22 +104,13 @@ describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', 
 
     expect(pricingMock).toHaveReceivedCommandWith(GetProductsCommand, {
       ServiceCode: 'AmazonEC2',
-      Filters: [
-        { Type: 'TERM_MATCH', Field: 'regionCode', Value: 'us-east-1' },
-        { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'inf2.xlarge' },
-        { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' },
-        { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'Shared' },
-        { Type: 'TERM_MATCH', Field: 'preInstalledSw', Value: 'NA' },
-        { Type: 'TERM_MATCH', Field: 'capacitystatus', Value: 'Used' },
-      ],
+      Filters: termMatch({
+        regionCode: 'us-east-1', instanceType: 'inf2.xlarge', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used',
+      }),
     });
     expect(pricingMock).toHaveReceivedCommandWith(GetProductsCommand, {
       ServiceCode: 'AmazonSageMaker',
-      Filters: [
-        { Type: 'TERM_MATCH', Field: 'regionCode', Value: 'us-east-1' },
-        { Type: 'TERM_MATCH', Field: 'instanceName', Value: 'ml.inf2.xlarge' },
-        { Type: 'TERM_MATCH', Field: 'component', Value: 'Hosting' },
-      ],
+      Filters: termMatch({ regionCode: 'us-east-1', instanceName: 'ml.inf2.xlarge', component: 'Hosting' }),
     });
     // The fake pages one product at a time: 1 EC2 page, and 2 SageMaker pages (Host and AsyncInf) plus none more.
     expect(pricingMock).toHaveReceivedCommandTimes(GetProductsCommand, 3);
@@ -129,11 +125,14 @@ describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', 
     const reread = parsePriceFile(JSON.parse(JSON.stringify(file)), 'refreshed.json');
     expect(reread).toEqual(file);
 
-    // THEN the refreshed number replaces the built-in one (its date shows it), and SageMaker gains a region
+    // THEN the refreshed number replaces the built-in one (its date shows it), and SageMaker's price in eu-west-1
+    // is the listed one, no longer the estimate from the region's EC2 price
     const catalog = Catalog.builtIn().withPriceFile(reread);
     expect(catalog.price('inf2.xlarge', 'us-east-1', 'ec2')).toMatchObject({ usdPerHour: 0.7582, unverified: false, asOf: '2026-11-22' });
-    expect(catalog.price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker')?.usdPerHour).toBe(1.09);
-    expect(catalog.regionsWithPrices('sagemaker', 'on-demand')).toEqual(['eu-west-1', 'us-east-1']);
+    expect(Catalog.builtIn().price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker')?.estimate).toBeDefined();
+    const listed = catalog.price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker');
+    expect(listed?.usdPerHour).toBe(1.09);
+    expect(listed?.estimate).toBeUndefined();
   });
 
   test('without instanceTypes it reads every catalog type', async () => {

@@ -1,5 +1,5 @@
 import 'aws-sdk-client-mock-jest';
-import { DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, DescribeSubnetsCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeAvailabilityZonesCommand, DescribeCapacityReservationsCommand, DescribeInstanceTypeOfferingsCommand, DescribeSubnetsCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { BatchGetImageCommand, DescribeImagesCommand, ECRClient } from '@aws-sdk/client-ecr';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -88,6 +88,7 @@ describe('preflight passes an account where the first deploy can start', () => {
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
       ['instance-offering', 'pass'],
       ['instance-quota', 'pass'],
+      ['capacity-block', 'skip'],
       ['image', 'pass'],
       ['model-data', 'pass'],
       ['endpoint-name', 'pass'],
@@ -258,7 +259,8 @@ describe('preflight fails each check that would break the deploy, with the fix',
 
     const report = await runPreflight(sageMakerTarget, clients);
 
-    for (const c of report.checks) {
+    // (capacity-block applies only to plans priced at a Capacity Block rate: skipped here, with no AWS call)
+    for (const c of report.checks.filter((r) => r.id !== 'capacity-block')) {
       expect(c).toMatchObject({ status: 'fail', detail: expect.stringMatching(/failed: no AWS credentials found \(CredentialsProviderError/), fix: expect.stringMatching(/^give the AWS SDK credentials/) });
     }
   });
@@ -326,5 +328,50 @@ describe('parseEcrImage reads ECR image URIs', () => {
     ['public.ecr.aws/neuron/pytorch@sha256:' + 'c'.repeat(64), undefined],
   ])('GIVEN %s THEN %j', (uri, ref) => {
     expect(parseEcrImage(uri)).toEqual(ref === undefined ? undefined : expect.objectContaining(ref));
+  });
+});
+
+describe('a plan priced at a Capacity Block rate needs Capacity Blocks bought ahead', () => {
+  const trn2: PreflightTarget = {
+    source: 'plan.json', region: 'us-east-2', hosting: 'ec2', instanceType: 'trn2.48xlarge', vcpus: 192,
+    pricing: 'capacity-block', instanceCount: 2, maxInstanceCount: 2,
+  };
+
+  test('GIVEN one active trn2.48xlarge Capacity Block of 1 instance for a plan of 2 THEN the check fails with the commands that buy one', async () => {
+    ec2.on(DescribeCapacityReservationsCommand).resolves({
+      CapacityReservations: [
+        { CapacityReservationId: 'cr-0a1', InstanceType: 'trn2.48xlarge', ReservationType: 'capacity-block', TotalInstanceCount: 1, AvailabilityZone: 'us-east-2a' },
+        { CapacityReservationId: 'cr-odcr', InstanceType: 'trn2.48xlarge', ReservationType: 'default', TotalInstanceCount: 4, AvailabilityZone: 'us-east-2a' },
+      ],
+    });
+    const report = await runPreflight(trn2, clients, { skip: ['instance-offering', 'instance-quota', 'image', 'model-data', 'endpoint-name'] });
+    expect(check(report.checks, 'capacity-block')).toMatchObject({
+      status: 'fail',
+      detail: 'the plan runs 2 trn2.48xlarge at a Capacity Block rate, and the account holds 1 in active or scheduled Capacity Blocks in us-east-2 (cr-0a1)',
+      fix: expect.stringContaining('aws ec2 describe-capacity-block-offerings --instance-type trn2.48xlarge --instance-count 2'),
+    });
+    expect(ec2).toHaveReceivedCommandWith(DescribeCapacityReservationsCommand, {
+      Filters: [{ Name: 'instance-type', Values: ['trn2.48xlarge'] }, { Name: 'state', Values: ['active', 'scheduled'] }],
+    });
+  });
+
+  test('GIVEN trn2.48xlarge offered in one zone THEN a Capacity Block plan passes the offering check (a block is one zone), saying so', async () => {
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+      InstanceTypeOfferings: [{ InstanceType: 'trn2.48xlarge', LocationType: 'availability-zone', Location: 'us-east-2a' }],
+    });
+    const report = await runPreflight(trn2, clients, { skip: ['instance-quota', 'capacity-block', 'image', 'model-data', 'endpoint-name'] });
+    expect(check(report.checks, 'instance-offering')).toMatchObject({ status: 'pass', detail: expect.stringContaining('where a Capacity Block delivers it') });
+    const onDemand = await runPreflight({ ...trn2, pricing: 'on-demand' }, clients, { skip: ['instance-quota', 'capacity-block', 'image', 'model-data', 'endpoint-name'] });
+    expect(check(onDemand.checks, 'instance-offering')).toMatchObject({ status: 'fail', detail: expect.stringContaining('only one Availability Zone') });
+  });
+
+  test('GIVEN Capacity Blocks holding the plan THEN the check passes naming them', async () => {
+    ec2.on(DescribeCapacityReservationsCommand).resolves({
+      CapacityReservations: [{ CapacityReservationId: 'cr-0b2', InstanceType: 'trn2.48xlarge', ReservationType: 'capacity-block', TotalInstanceCount: 2, AvailabilityZone: 'us-east-2b' }],
+    });
+    const report = await runPreflight(trn2, clients, { skip: ['instance-offering', 'instance-quota', 'image', 'model-data', 'endpoint-name'] });
+    expect(check(report.checks, 'capacity-block')).toEqual({
+      id: 'capacity-block', status: 'pass', detail: "2 trn2.48xlarge in Capacity Blocks cr-0b2 (us-east-2b) hold the plan's 2",
+    });
   });
 });

@@ -2,10 +2,9 @@
  * The compile job's handler with a generative Config, against mocked control-plane calls: the same create, poll and
  * delete flow as single-call compiles, with the weights checked before anything launches.
  */
-import { DescribeImagesCommand, DescribeInstancesCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeImagesCommand, DescribeInstancesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import 'aws-sdk-client-mock-jest';
 import { isComplete, onEvent } from '../../../lambdas/compile-job/index';
 import { sha256Hex } from '../../../lib/compile';
@@ -15,10 +14,9 @@ import {
 } from '../../../lib/compile/generative-spec';
 import { weightsDigest } from '../../../lib/compile/generative-manifest';
 import type { GenerativeCompileJobConfig } from '../../../io/compile/generative-job';
+import { compileJobEvent as event, mockCompileJobClients } from './compile-job-event';
 
-const ec2 = mockClient(EC2Client);
-const s3 = mockClient(S3Client);
-const ssm = mockClient(SSMClient);
+const { ec2, s3, ssm } = mockCompileJobClients();
 
 const IMAGE = `public.ecr.aws/neuron/pytorch-inference-vllm-neuronx@sha256:${'c'.repeat(64)}`;
 const spec = (weights: unknown) => parseGenerativeCompileSpec({
@@ -57,15 +55,6 @@ function manifest(overrides: Record<string, unknown> = {}) {
     check: { prompt: 'The capital of France is', output: ' Paris.' }, hostInstanceType: 'inf2.8xlarge', image: IMAGE,
     ...overrides,
   };
-}
-
-function event(type: 'Create' | 'Update' | 'Delete', cfg: GenerativeCompileJobConfig, data?: Record<string, string>) {
-  return {
-    RequestType: type, ServiceToken: 'token', ResponseURL: 'https://example.invalid', StackId: 'stack', RequestId: 'req',
-    LogicalResourceId: 'Compile', ResourceType: 'Custom::NeuronCompileJob', PhysicalResourceId: `compile-${cfg.hash}`,
-    ResourceProperties: { ServiceToken: 'token', Config: JSON.stringify(cfg) }, OldResourceProperties: {},
-    ...(data ? { Data: data } : {}),
-  } as never;
 }
 
 function objects(found: Record<string, unknown>): void {

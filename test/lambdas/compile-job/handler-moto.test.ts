@@ -34,6 +34,7 @@ import { ATTEMPT_TAG, HASH_TAG, JOB_TAG, type CompileJobConfig } from '../../../
 import { parseCompileSpec, sha256Hex } from '../../../lib/compile';
 import { startMotoServer, type MotoServer } from '../../support/moto-server';
 import { describeWithTool } from '../../support/stand-ins';
+import { compileJobEvent } from './compile-job-event';
 
 const REGION = 'us-east-1';
 const BUCKET = 'compile-artifacts';
@@ -125,15 +126,6 @@ describeWithTool('moto_server', 'the compile-job handler against EC2 and S3 serv
     spec: SPEC, hash, region: REGION, bucket: BUCKET, prefix: 'compiled/', timeoutSeconds: 2700, backend: 'instance', instance: settings,
   });
 
-  function event(type: 'Create' | 'Update' | 'Delete', job: CompileJobConfig, data?: Record<string, string>) {
-    return {
-      RequestType: type, ServiceToken: 'token', ResponseURL: 'https://example.invalid', StackId: 'stack', RequestId: 'req',
-      LogicalResourceId: 'Compile', ResourceType: 'Custom::NeuronCompileJob', PhysicalResourceId: `compile-${job.hash}`,
-      ResourceProperties: { ServiceToken: 'token', Config: JSON.stringify(job) }, OldResourceProperties: {},
-      ...(data ? { Data: data } : {}),
-    };
-  }
-
   /** Every instance moto holds for a hash, in any state. */
   async function instancesOf(hash: string): Promise<Instance[]> {
     const out = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: `tag:${HASH_TAG}`, Values: [hash] }] }));
@@ -152,7 +144,7 @@ describeWithTool('moto_server', 'the compile-job handler against EC2 and S3 serv
 
   test('create launches one tagged DLAMI instance, a repeated create adopts it, the manifest completes it, delete terminates it', async () => {
     const job = config('a1'.repeat(12));
-    const created = await quietly(() => onEvent(event('Create', job))) as OnEventResult;
+    const created = await quietly(() => onEvent(compileJobEvent('Create', job))) as OnEventResult;
 
     const state = JSON.parse(created.Data!.State) as { status: string; instanceId: string; attemptId: string };
     expect(state.status).toBe('launched');
@@ -173,16 +165,16 @@ describeWithTool('moto_server', 'the compile-job handler against EC2 and S3 serv
     expect(volumes.Volumes).toEqual([expect.objectContaining({ Size: dlami.rootGiB + 40, Encrypted: true })]);
 
     // A CloudFormation retry of the create finds the running instance and launches nothing.
-    const again = await quietly(() => onEvent(event('Update', job))) as OnEventResult;
+    const again = await quietly(() => onEvent(compileJobEvent('Update', job))) as OnEventResult;
     expect(JSON.parse(again.Data!.State)).toMatchObject({ status: 'adopted', instanceId: state.instanceId, attemptId: state.attemptId });
     expect(await instancesOf(job.hash)).toHaveLength(1);
 
-    expect(await isComplete(event('Create', job, created.Data))).toEqual({ IsComplete: false });
+    expect(await isComplete(compileJobEvent('Create', job, created.Data))).toEqual({ IsComplete: false });
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `compiled/${job.hash}/manifest.json`, Body: JSON.stringify(manifestFor(job.hash)) }));
-    const done = await isComplete(event('Create', job, created.Data)) as IsCompleteResult;
+    const done = await isComplete(compileJobEvent('Create', job, created.Data)) as IsCompleteResult;
     expect(done).toMatchObject({ IsComplete: true, Data: { Hash: job.hash, ArtifactS3Uri: `s3://${BUCKET}/compiled/${job.hash}/`, Cached: 'false' } });
 
-    await quietly(() => onEvent(event('Delete', job)));
+    await quietly(() => onEvent(compileJobEvent('Delete', job)));
     expect((await instancesOf(job.hash)).map((i) => i.State?.Name)).toEqual([expect.stringMatching(/^(shutting-down|terminated)$/)]);
     const kept = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `compiled/${job.hash}/` }));
     expect(kept.KeyCount).toBe(1);
@@ -192,7 +184,7 @@ describeWithTool('moto_server', 'the compile-job handler against EC2 and S3 serv
     const job = config('c4'.repeat(12));
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `compiled/${job.hash}/manifest.json`, Body: JSON.stringify(manifestFor(job.hash)) }));
 
-    const created = await quietly(() => onEvent(event('Create', job))) as OnEventResult;
+    const created = await quietly(() => onEvent(compileJobEvent('Create', job))) as OnEventResult;
 
     expect(created.Data).toMatchObject({ Cached: 'true', Hash: job.hash });
     expect(await instancesOf(job.hash)).toHaveLength(0);
@@ -200,23 +192,23 @@ describeWithTool('moto_server', 'the compile-job handler against EC2 and S3 serv
 
   test('a failure record fails the poll with its reason and terminates the instance', async () => {
     const job = config('b2'.repeat(12));
-    const created = await quietly(() => onEvent(event('Create', job))) as OnEventResult;
+    const created = await quietly(() => onEvent(compileJobEvent('Create', job))) as OnEventResult;
     const { attemptId } = JSON.parse(created.Data!.State) as { attemptId: string };
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `compiled/${job.hash}/attempts/${attemptId}/failure.json`,
       Body: JSON.stringify({ kind: 'unsupported-operators', reason: 'neuronx-cc exited 70', operators: ['aten::unique'] }) }));
 
-    await expect(isComplete(event('Create', job, created.Data))).rejects.toThrow(
+    await expect(isComplete(compileJobEvent('Create', job, created.Data))).rejects.toThrow(
       `compile failed (unsupported-operators): neuronx-cc exited 70 (aten::unique); log: s3://${BUCKET}/compiled/${job.hash}/attempts/${attemptId}/compile.log`);
     expect((await instancesOf(job.hash)).map((i) => i.State?.Name)).toEqual([expect.stringMatching(/^(shutting-down|terminated)$/)]);
   });
 
   test('an instance gone without a manifest or a failure record fails the poll naming its state', async () => {
     const job = config('d3'.repeat(12));
-    const created = await quietly(() => onEvent(event('Create', job))) as OnEventResult;
+    const created = await quietly(() => onEvent(compileJobEvent('Create', job))) as OnEventResult;
     const { instanceId } = JSON.parse(created.Data!.State) as { instanceId: string };
     await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
 
-    await expect(isComplete(event('Create', job, created.Data))).rejects.toThrow(
+    await expect(isComplete(compileJobEvent('Create', job, created.Data))).rejects.toThrow(
       new RegExp(`^compile instance ${instanceId} \\(inf2.xlarge\\) is (shutting-down|terminated) without a manifest or a failure record`));
   });
 });

@@ -6,23 +6,21 @@
 import {
   DescribeImagesCommand,
   DescribeInstancesCommand,
-  EC2Client,
   RunInstancesCommand,
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { CreateCompilationJobCommand, DescribeCompilationJobCommand, SageMakerClient, StopCompilationJobCommand } from '@aws-sdk/client-sagemaker';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { isComplete, onEvent } from '../../../lambdas/compile-job/index';
 import { parseCompileSpec, sha256Hex } from '../../../lib/compile';
 import type { CompileJobConfig } from '../../../io/compile/job';
 import { bertCompileSpec } from '../../support/compile-spec';
+import { compileJobEvent, mockCompileJobClients } from './compile-job-event';
 
-const ec2 = mockClient(EC2Client);
-const s3 = mockClient(S3Client);
-const ssm = mockClient(SSMClient);
+const { ec2, s3, ssm } = mockCompileJobClients();
 const sagemaker = mockClient(SageMakerClient);
 
 const SPEC = parseCompileSpec(bertCompileSpec(), 'spec');
@@ -58,19 +56,7 @@ const MANIFEST = {
 };
 
 function event(type: 'Create' | 'Update' | 'Delete', config: CompileJobConfig = CONFIG, data?: Record<string, string>) {
-  return {
-    RequestType: type,
-    ServiceToken: 'token',
-    ResponseURL: 'https://example.invalid',
-    StackId: 'stack',
-    RequestId: 'req',
-    LogicalResourceId: 'Compile',
-    ResourceType: 'Custom::NeuronCompileJob',
-    PhysicalResourceId: `compile-${config.hash}`,
-    ResourceProperties: { ServiceToken: 'token', Config: JSON.stringify(config) },
-    OldResourceProperties: {},
-    ...(data ? { Data: data } : {}),
-  } as never;
+  return compileJobEvent(type, config, data);
 }
 
 const notFound = () => Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });

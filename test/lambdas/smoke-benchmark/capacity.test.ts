@@ -18,6 +18,7 @@ import { calibrateProfile, readCalibrationRecord } from '../../../lib/calibratio
 import { plan } from '../../../lib/planner';
 import { requireProfile } from '../../../lib/profiles';
 import type { TokenWorkerResult } from '../../../lib/bench/token-merge';
+import { random } from '../../../lib/planner/simulate';
 
 const ENDPOINT = 'bert-staging';
 
@@ -54,16 +55,16 @@ function singleServer(serviceMs: number): (receivedAt: number) => ServerAction {
 }
 
 const CAPACITY: CapacityConfig = {
-  rateRps: 200,
+  rateRps: 40,
   workers: 4,
   durationMs: 1_500,
   // Long enough for the SDK's first signing and connections on a busy shared machine to fall in the warm-up.
   warmupMs: 500,
   timeoutMs: 1_000,
   maxInFlightPerWorker: 64,
-  predicted: { rateRps: 200, p99Ms: 20 },
+  predicted: { rateRps: 40, p99Ms: 20 },
   // Loose client-side limits: four workers share this one test process, and the limits prove the verdict, not speed.
-  thresholds: { minRateRps: 180, p99MaxMs: 400, serverP99MaxMs: 20, maxErrorRate: 0.01 },
+  thresholds: { minRateRps: 36, p99MaxMs: 400, serverP99MaxMs: 20, maxErrorRate: 0.01 },
 };
 
 function config(capacity: CapacityConfig = CAPACITY): SmokeConfig {
@@ -77,6 +78,19 @@ function config(capacity: CapacityConfig = CAPACITY): SmokeConfig {
 
 function context(ms = 120_000): SmokeContext {
   return lambdaContext(ms);
+}
+
+/**
+ * How many of a seeded Poisson process's arrivals fall in the measured phase: what the load engine draws (the same
+ * generator, exponential gaps from the start), so the requests a worker sends are known exactly, whatever the load.
+ */
+function poissonArrivalsMeasured(rateRps: number, warmupMs: number, durationMs: number, seed: number): number {
+  const draw = random(seed);
+  let count = 0;
+  for (let due = 0; due < warmupMs + durationMs; due += -Math.log(1 - draw()) * (1000 / rateRps)) {
+    count += due >= warmupMs ? 1 : 0;
+  }
+  return count;
 }
 
 async function run(): Promise<{ outcome?: SmokeOutcome; error?: Error; capacity: CapacityReport }> {
@@ -106,7 +120,7 @@ beforeAll(async () => {
   // latency in whichever test ran first.
   serve = () => answer(1);
   process.env.SMOKE_CONFIG = JSON.stringify(config());
-  await worker({ worker: 0, rateRps: 50, durationMs: 200, warmupMs: 0, timeoutMs: 2_000, maxInFlight: 8 }, context());
+  await worker({ worker: 0, rateRps: 50, durationMs: 200, warmupMs: 0, timeoutMs: 2_000, maxInFlight: 8, arrivals: 'poisson', seed: 1 }, context());
 }, 30_000);
 
 afterAll(async () => {
@@ -120,38 +134,62 @@ beforeEach(() => {
 
 describe('a capacity proof against an endpoint that holds the planned rate', () => {
   test('fans out to the workers, merges their histograms and passes with predicted beside measured', async () => {
-    // GIVEN an endpoint answering in 5 ms whatever the load
+    // GIVEN the machine's own floor, measured first at the same rate by the same workers against an endpoint that
+    // answers at once: the load workers share this test process, so on a loaded machine their lateness (not the
+    // endpoint's) sets the client-side p99 and the achieved rate (a fresh-clone CI on a busy 2-core machine once
+    // measured 174.8 requests/s and a client p99 of 987 ms against a server p99 of 5 ms)
+    serve = () => answer(0);
+    process.env.SMOKE_CONFIG = JSON.stringify(config({ ...CAPACITY, thresholds: { minRateRps: 0, p99MaxMs: 1e9, maxErrorRate: 0.01 } }));
+    const floor = (await run()).capacity.measured;
+    lambda.resetHistory();
+    s3.resetHistory();
+    // AND an endpoint answering in 5 ms whatever the load, judged with client-side limits from that floor: the rate
+    // at least 90 % of the floor's (and never above the fixed 36), the p99 within twice the floor's plus the 5 ms
+    // (never below the fixed 400 ms); the server's p99 (its timing header) keeps its fixed limit
     serve = () => answer(5);
+    const thresholds = {
+      ...CAPACITY.thresholds,
+      minRateRps: Math.min(CAPACITY.thresholds.minRateRps, 0.9 * floor.achievedRps),
+      p99MaxMs: Math.max(CAPACITY.thresholds.p99MaxMs, 2 * floor.latencyMs.p99 + 5),
+    };
+    process.env.SMOKE_CONFIG = JSON.stringify(config({ ...CAPACITY, thresholds }));
 
-    // WHEN the hook runs with a 200 requests/s proof over 4 workers
+    // WHEN the hook runs with a 40 requests/s proof over 4 workers
     const { outcome, error, capacity } = await run();
 
-    // THEN each worker was asked for a quarter of the rate, by name, synchronously
+    // THEN each worker was asked for a quarter of the rate, by name, synchronously, as Poisson arrivals of its own seed
     expect(error).toBeUndefined();
     expect(lambda).toHaveReceivedCommandTimes(InvokeCommand, 4);
-    const payloads = lambda.commandCalls(InvokeCommand).map((c) => JSON.parse(String(c.args[0].input.Payload)) as { worker: number; rateRps: number });
+    const payloads = lambda.commandCalls(InvokeCommand).map(
+      (c) => JSON.parse(String(c.args[0].input.Payload)) as { worker: number; rateRps: number; arrivals: string; seed: number },
+    );
     expect(payloads.map((p) => p.worker).sort()).toEqual([0, 1, 2, 3]);
-    expect(payloads.every((p) => p.rateRps === 50)).toBe(true);
+    expect(payloads.every((p) => p.rateRps === 10 && p.arrivals === 'poisson')).toBe(true);
+    expect(new Set(payloads.map((p) => p.seed)).size).toBe(4);
     expect(lambda).toHaveReceivedCommandWith(InvokeCommand, { FunctionName: WORKER_FUNCTION, InvocationType: 'RequestResponse' });
-    // AND the merged run applied the planned load: 200/s for 1.5 s
+    // AND the report says the load was Poisson, and the merged run sent exactly the arrivals the four seeds drew
+    expect(capacity.settings.arrivals).toBe('poisson');
+    const drawn = payloads.reduce((sum, p) => sum + poissonArrivalsMeasured(p.rateRps, CAPACITY.warmupMs, CAPACITY.durationMs, p.seed), 0);
+    expect(capacity.measured.requests).toBe(drawn);
+    expect(drawn).toBeGreaterThan(0.75 * 60);
+    expect(drawn).toBeLessThan(1.25 * 60);
+    // AND it passed at the planned load, measured beside the floor
     expect(outcome).toMatchObject({ outcome: 'passed' });
     expect(capacity.passed).toBe(true);
     expect(capacity.measured.workersAnswered).toBe(4);
-    expect(capacity.measured.requests).toBeGreaterThanOrEqual(290);
-    expect(capacity.measured.requests).toBeLessThanOrEqual(310);
-    expect(capacity.measured.achievedRps).toBeGreaterThanOrEqual(180);
+    expect(capacity.measured.achievedRps).toBeGreaterThanOrEqual(thresholds.minRateRps);
     // AND the report sets the server's figures beside the prediction
-    expect(capacity.predicted).toEqual({ rateRps: 200, p99Ms: 20 });
+    expect(capacity.predicted).toEqual({ rateRps: 40, p99Ms: 20 });
     expect(capacity.measured.server).toMatchObject({ meanBatchRequests: 2, meanBatchInputs: 2 });
     expect(capacity.measured.server?.answers).toBe(capacity.measured.requests);
     expect(capacity.measured.server?.latencyMs.p99).toBeCloseTo(5, 1);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('a capacity proof against an endpoint short of capacity', () => {
   test('fails the deployment naming the p99 and server p99 it measured at the planned rate', async () => {
-    // GIVEN one model process of 8 ms per request: it holds 125 requests/s, the plan says 200
-    serve = singleServer(8);
+    // GIVEN one model process of 40 ms per request: it holds 25 requests/s, the plan says 40
+    serve = singleServer(40);
 
     // WHEN the hook runs the proof
     const { error, capacity } = await run();
@@ -159,19 +197,19 @@ describe('a capacity proof against an endpoint short of capacity', () => {
     // THEN the queue grows, the p99s break their limits and the deployment fails saying so
     expect(capacity.passed).toBe(false);
     expect(error?.name).toBe('SmokeBenchmarkFailedError');
-    expect(error?.message).toMatch(/capacity proof at 200 requests\/s: p99 \d+(\.\d+)? ms > max 400 ms/);
-    expect(error?.message).toMatch(/capacity proof at 200 requests\/s: server p99 \d+(\.\d+)? ms > max 20 ms/);
+    expect(error?.message).toMatch(/capacity proof at 40 requests\/s: p99 \d+(\.\d+)? ms > max 400 ms/);
+    expect(error?.message).toMatch(/capacity proof at 40 requests\/s: server p99 \d+(\.\d+)? ms > max 20 ms/);
   }, 30_000);
 });
 
 describe('a capacity proof given its plan', () => {
   test('writes a calibration record that calibrates the plan to what the endpoint held', async () => {
-    // GIVEN a one-instance plan of 931 requests/s an instance, proven at 200/s against one process of 8 ms a request
+    // GIVEN a one-instance plan, proven at 40/s against one process of 40 ms a request
     const bert = requireProfile('bert-base-uncased');
     const options = { region: 'us-east-1', hosting: 'sagemaker' as const, instanceTypes: ['inf2.xlarge'] };
     const planned = plan(bert, { throughputRps: 200, p99Ms: 50 }, options);
     expect(planned.instanceCount).toBe(1);
-    serve = singleServer(8);
+    serve = singleServer(40);
     process.env.SMOKE_CONFIG = JSON.stringify(config({ ...CAPACITY, plan: planBasis(planned) }));
 
     // WHEN the hook runs the proof and the report is calibrated from
@@ -180,11 +218,11 @@ describe('a capacity proof given its plan', () => {
     const { profile } = calibrateProfile(record, bert, { source: 'report.json', calibratedAt: '2026-11-25T10:00:00.000Z' });
 
     // THEN the record holds what calibration needs: the plan, the rates, the device time and the server's overhead
-    expect(record).toMatchObject({ writer: 'capacity-proof', offeredRps: 200, loadApplied: true, plan: { profileId: 'bert-base-uncased', instanceCount: 1 } });
-    expect(record.achievedPerInstanceRps).toBeLessThan(150);
-    expect(record.server?.deviceMs?.p50).toBeCloseTo(8, 1);
+    expect(record).toMatchObject({ writer: 'capacity-proof', offeredRps: 40, loadApplied: true, plan: { profileId: 'bert-base-uncased', instanceCount: 1 } });
+    expect(record.achievedPerInstanceRps).toBeLessThan(30);
+    expect(record.server?.deviceMs?.p50).toBeCloseTo(40, 1);
     expect(record.server?.overheadMs?.p50).toBeGreaterThan(0);
-    // AND the calibrated plan counts what the endpoint held (at most 125 requests/s), not the 931 planned
+    // AND the calibrated plan counts what the endpoint held (at most 25 requests/s), not what was planned
     const calibrated = plan(profile, { throughputRps: 200, p99Ms: 50 }, options);
     expect(calibrated.capacityPerInstanceRps).toBeCloseTo(record.achievedPerInstanceRps, 0);
     expect(calibrated.instanceCount).toBeGreaterThanOrEqual(2);
@@ -216,7 +254,10 @@ describe('a load worker that fails', () => {
     // THEN the achieved rate misses and the failed worker is named with its error
     expect(capacity.measured.workersAnswered).toBe(3);
     expect(error?.message).toContain('capacity proof: 1 of 4 load workers returned no result (worker 2 failed: Error: out of memory)');
-    expect(error?.message).toMatch(/throughput 1[0-5]\d(\.\d+)? req\/s < min 180 req\/s/);
+    // (three quarters of the load at most: 30 requests/s against the 36 asked)
+    const throughput = Number(/throughput (\d+(?:\.\d+)?) req\/s < min 36 req\/s/.exec(error?.message ?? '')?.[1]);
+    expect(throughput).toBeGreaterThan(0);
+    expect(throughput).toBeLessThan(36);
   }, 30_000);
 
   test('rejects a payload it does not understand before sending a request', async () => {

@@ -29,6 +29,8 @@ const { s3, lambda } = controlPlane;
 
 let good: StandinProcess;
 let slow: StandinProcess;
+/** Plays a Trn2 vLLM Neuron plugin engine that compiled for 900 s at start: its shared cache missed. */
+let cold: StandinProcess;
 let handler: (event: unknown, context: SmokeContext) => Promise<SmokeOutcome>;
 let worker: (event: unknown, context: Pick<SmokeContext, 'getRemainingTimeInMillis'>) => Promise<unknown>;
 
@@ -108,14 +110,19 @@ beforeAll(async () => {
   const golden = path.join(dir, 'golden.json');
   writeFileSync(golden, JSON.stringify({ [GOLDEN_PROMPT]: 'Paris' }));
   const flags = ['--max-num-seqs', '8', '--step-ms', '25', '--prefill-ms-per-token', '0', '--prefill-floor-ms', '100', '--served-model-name', 'llama-3.1-8b-instruct', '--golden', golden];
-  [good, slow] = await Promise.all([spawnStandin(flags), spawnStandin([...flags, '--slowdown', '4'])]);
+  // The good engine plays a Trn2 plugin engine that found its graphs in the shared cache (4 s of graph capture).
+  const warm = ['--plugin-compile-seconds', '4', '--plugin-load-seconds', '40'];
+  [good, slow, cold] = await Promise.all([
+    spawnStandin([...flags, ...warm]), spawnStandin([...flags, '--slowdown', '4']),
+    spawnStandin([...flags, '--plugin-compile-seconds', '900', '--plugin-load-seconds', '40']),
+  ]);
   Object.assign(process.env, hookEnvironment('llama-prod'));
   ({ handler } = await import('../../../lambdas/smoke-benchmark/index'));
   ({ handler: worker } = await import('../../../lambdas/smoke-load-worker/index'));
 });
 
 afterAll(async () => {
-  await Promise.all([good?.close(), slow?.close()]);
+  await Promise.all([good?.close(), slow?.close(), cold?.close()]);
 });
 
 beforeEach(() => {
@@ -150,6 +157,8 @@ describe('the proof in tokens against an engine that meets its plan', () => {
     expect(report.capacity.measured.requests).toBeGreaterThan(4);
     expect(report.capacity.thresholds.map((t) => t.name)).toEqual(['rate', 'ttftP99', 'tpotP99', 'errorRate']);
     expect(report.capacity.predicted.rateRps).toBe(4);
+    // The plugin's start is in the report: the compile (a cache hit), the load and the startup time.
+    expect(report.engine).toEqual({ startup: expect.objectContaining({ compilationSeconds: 4, modelLoadSeconds: 40, startupSeconds: 44 }), failures: [] });
     // The promotion gate reads the same document as a single-call report: complete, passed, short run's figures.
     expect(smokeReportSchema.parse(report)).toMatchObject({ complete: true, passed: true, report: { requests: 8, errorRate: 0 } });
   }, 60_000);
@@ -179,6 +188,18 @@ describe('the proof in tokens fails a deployment that misses its plan', () => {
     // THEN the capacity proof, merged over both workers, fails on TPOT
     expect(error?.message).toMatch(/capacity proof at 4 requests\/s: p99 time per output token \d+(\.\d+)? ms > max 60 ms, plan predicted 26/);
     expect(lambda).toHaveReceivedCommandTimes(InvokeCommand, 2);
+  }, 60_000);
+
+  test('a Trn2 engine that compiled at serving time fails, naming the compile time and the CPU compile job', async () => {
+    // GIVEN the plugin engine that spent 900 s in neuronx-cc at start
+    useTarget(cold, { ...config(), capacity: undefined });
+    // WHEN the gate runs
+    const { error } = await invoke();
+    // THEN the cold compile fails the proof and the report carries the plugin's figures
+    expect(error?.message).toContain('the engine compiled for 900 s at serving time (vllm_neuron:compilation_time_seconds, limit 120 s)');
+    const report = writtenReport();
+    expect(report.engine?.startup).toMatchObject({ compilationSeconds: 900, modelLoadSeconds: 40 });
+    expect(report.passed).toBe(false);
   }, 60_000);
 
   test('a wrong golden answer fails with the expected and the received text, before any load', async () => {

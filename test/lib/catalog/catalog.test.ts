@@ -18,21 +18,19 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     expect(catalog.instances.map((s) => s.name)).toEqual(ALL_NAMES);
   });
 
-  test.each([
-    // name, chips, cores per chip, NeuronCores (chips x cores per chip), core version, GiB per chip, vCPU, host GiB
-    ['inf1.xlarge', 1, 4, 4, 'v1', 8, 4, 8],
-    ['inf1.2xlarge', 1, 4, 4, 'v1', 8, 8, 16],
-    ['inf1.6xlarge', 4, 4, 16, 'v1', 8, 24, 48],
-    ['inf1.24xlarge', 16, 4, 64, 'v1', 8, 96, 192],
-    ['inf2.xlarge', 1, 2, 2, 'v2', 32, 4, 16],
-    ['inf2.8xlarge', 1, 2, 2, 'v2', 32, 32, 128],
-    ['inf2.24xlarge', 6, 2, 12, 'v2', 32, 96, 384],
-    ['inf2.48xlarge', 12, 2, 24, 'v2', 32, 192, 768],
-    ['trn1.2xlarge', 1, 2, 2, 'v2', 32, 8, 32],
-    ['trn1.32xlarge', 16, 2, 32, 'v2', 32, 128, 512],
-    ['trn1n.32xlarge', 16, 2, 32, 'v2', 32, 128, 512],
-    ['trn2.48xlarge', 16, 4, 64, 'v3', 96, 192, 2048],
-  ])('%s has %i chips x %i cores = %i NeuronCores (%s), %i GiB per chip, %i vCPU, %i GiB', (name, chips, perChip, cores, version, gib, vcpus, mem) => {
+  // Per family: cores per chip, core version, GiB per chip; then per size: chips, NeuronCores (chips x cores per chip),
+  // vCPU, host GiB (SOURCES.md, Instances).
+  const FACTS = [
+    ['inf1', 4, 'v1', 8, { 'xlarge': [1, 4, 4, 8], '2xlarge': [1, 4, 8, 16], '6xlarge': [4, 16, 24, 48], '24xlarge': [16, 64, 96, 192] }],
+    ['inf2', 2, 'v2', 32, { 'xlarge': [1, 2, 4, 16], '8xlarge': [1, 2, 32, 128], '24xlarge': [6, 12, 96, 384], '48xlarge': [12, 24, 192, 768] }],
+    ['trn1', 2, 'v2', 32, { '2xlarge': [1, 2, 8, 32], '32xlarge': [16, 32, 128, 512] }],
+    ['trn1n', 2, 'v2', 32, { '32xlarge': [16, 32, 128, 512] }],
+    ['trn2', 4, 'v3', 96, { '48xlarge': [16, 64, 192, 2048] }],
+  ] as const;
+
+  test.each(FACTS.flatMap(([family, perChip, version, gib, sizes]) =>
+    Object.entries(sizes).map(([size, [chips, cores, vcpus, mem]]) => [`${family}.${size}`, chips, perChip, cores, version, gib, vcpus, mem] as const),
+  ))('%s has %i chips x %i cores = %i NeuronCores (%s), %i GiB per chip, %i vCPU, %i GiB', (name, chips, perChip, cores, version, gib, vcpus, mem) => {
     // GIVEN the facts table (SOURCES.md, Instances) WHEN reading the spec THEN every field matches it
     const spec = catalog.instance(name)!;
     expect(spec).toMatchObject({
@@ -106,7 +104,7 @@ describe('the built-in catalog holds the Neuron facts of the reference', () => {
     expect(catalog.regionsWithPrices('ec2', 'ri-effective')).toEqual(['us-east-1']);
     // AND eu-west-1 has no trn1 (the AWS price list publishes none there)
     expect(catalog.price('trn1.32xlarge', 'eu-west-1', 'ec2')).toBeUndefined();
-    expect(BUILT_IN_PRICES).toHaveLength(140 + 10 + 10);
+    expect(BUILT_IN_PRICES).toHaveLength(141 + 10 + 10);
   });
 
   test.each([

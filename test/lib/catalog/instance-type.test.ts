@@ -2,19 +2,12 @@ import { Catalog, NeuronInstanceType } from '../../../lib/catalog';
 import { InputError } from '../../../lib/errors';
 
 describe('NeuronInstanceType names every catalog instance', () => {
-  test.each([
-    ['INF1_XLARGE', 'inf1.xlarge', 4],
-    ['INF1_2XLARGE', 'inf1.2xlarge', 4],
-    ['INF1_6XLARGE', 'inf1.6xlarge', 16],
-    ['INF1_24XLARGE', 'inf1.24xlarge', 64],
-    ['INF2_XLARGE', 'inf2.xlarge', 2],
-    ['INF2_8XLARGE', 'inf2.8xlarge', 2],
-    ['INF2_24XLARGE', 'inf2.24xlarge', 12],
-    ['INF2_48XLARGE', 'inf2.48xlarge', 24],
-    ['TRN1_2XLARGE', 'trn1.2xlarge', 2],
-    ['TRN1_32XLARGE', 'trn1.32xlarge', 32],
-    ['TRN1N_32XLARGE', 'trn1n.32xlarge', 32],
-  ] as const)('%s is %s with %i NeuronCores', (constant, name, cores) => {
+  // Each constant, by family, with its NeuronCores; its name is the EC2 name upper-cased, '.' as '_'.
+  test.each(([
+    ['INF1_XLARGE', 4], ['INF1_2XLARGE', 4], ['INF1_6XLARGE', 16], ['INF1_24XLARGE', 64],
+    ['INF2_XLARGE', 2], ['INF2_8XLARGE', 2], ['INF2_24XLARGE', 12], ['INF2_48XLARGE', 24],
+    ['TRN1_2XLARGE', 2], ['TRN1_32XLARGE', 32], ['TRN1N_32XLARGE', 32],
+  ] as const).map(([constant, cores]) => [constant, constant.toLowerCase().replace('_', '.'), cores] as const))('%s is %s with %i NeuronCores', (constant, name, cores) => {
     // GIVEN the constant WHEN reading it THEN names and cores match the catalog
     const type = NeuronInstanceType[constant];
     expect(type.name).toBe(name);

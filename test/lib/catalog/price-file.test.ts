@@ -1,16 +1,9 @@
-import { InputError } from '../../../lib/errors';
 import { parsePriceFile } from '../../../lib/catalog';
+import { inputError } from '../../support/input-error';
 
 /** The problems an invalid file produces, or a failure when it parses. */
-function problemsOf(json: unknown): readonly string[] {
-  try {
-    parsePriceFile(json, 'prices.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as InputError).problems;
-  }
-  throw new Error('expected the price file to be rejected');
-}
+/** The problems the price file `json` is refused with. */
+const problemsOf = (json: unknown): readonly string[] => inputError(() => parsePriceFile(json, 'prices.json')).problems;
 
 describe('a minimal price file gets its defaults', () => {
   test('one price with the four required fields becomes an on-demand, verified, user price', () => {
@@ -80,7 +73,7 @@ describe('an invalid price file fails once, with one line per problem naming its
     expect(problems).toEqual(expect.arrayContaining([
       'prices.json: asOf: expected an ISO date such as 2026-11-22, got "yesterday"',
       'prices.json: instances[0].chips: expected a positive whole number, got 0.5',
-      'prices.json: instances[0].coreVersion: missing; expected "v1" (Inf1), "v2" (Inf2, Trn1) or "v3" (Trn2)',
+      'prices.json: instances[0].coreVersion: missing; expected "v1" (Inf1), "v2" (Inf2, Trn1), "v3" (Trn2) or "v4" (Trn3)',
       'prices.json: prices[0].hosting: expected "ec2" or "sagemaker", got "ec3"',
       'prices.json: prices[0]: unknown field "usdPerHr"',
       'prices.json: prices[0].instanceType: "ml.inf2.xlarge" is a SageMaker name; write the EC2 name "inf2.xlarge" '

@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { parseCompileSpec, renderBootScript, sha256Hex, type BootScriptConfig } from '../../../lib/compile';
 import { bertCompileSpec } from '../../support/compile-spec';
+import { stubCommand, tempDir } from '../../support/temp-dir';
 
 const SCRIPT = '# the compile script as the job uploaded it';
 const SPEC = parseCompileSpec(bertCompileSpec({
@@ -25,19 +25,7 @@ const CONFIG: BootScriptConfig = {
   timeoutSeconds: 30,
 };
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cdk-inferentia-boot-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function stub(bin: string, name: string, body: string): void {
-  const path = join(bin, name);
-  writeFileSync(path, `#!/bin/bash\n${body}\n`);
-  chmodSync(path, 0o755);
-}
+const dir = tempDir('cdk-inferentia-boot-');
 
 /**
  * Runs the rendered script with stub `aws` (records each call, serves the compile script, keeps uploads under
@@ -45,31 +33,31 @@ function stub(bin: string, name: string, body: string): void {
  * `shutdown` (records the call).
  */
 function runBoot(config: BootScriptConfig, stubExit: number, stubRecord = ''): { log: string; calls: string[]; uploaded: (key: string) => string; status: number | null } {
-  const bin = join(dir, 'bin');
-  execFileSync('mkdir', ['-p', bin, join(dir, 's3'), join(dir, 'work')]);
-  const calls = join(dir, 'calls.log');
-  stub(bin, 'aws', `echo "aws $*" >>${JSON.stringify(calls)}
+  const bin = join(dir(), 'bin');
+  execFileSync('mkdir', ['-p', bin, join(dir(), 's3'), join(dir(), 'work')]);
+  const calls = join(dir(), 'calls.log');
+  stubCommand(bin, 'aws', `echo "aws $*" >>${JSON.stringify(calls)}
 args=(); skip=0; for a in "$@"; do if [ $skip = 1 ]; then skip=0; continue; fi; case "$a" in --exclude) skip=1;; --*) ;; *) args+=("$a");; esac; done
 src="\${args[2]}"; dst="\${args[3]}"
 if [ "$src" = ${JSON.stringify(config.scriptS3Uri)} ]; then printf '%s' ${JSON.stringify(SCRIPT)} >"$dst"; exit 0; fi
-case "$dst" in s3://*) key="\${dst#s3://}"; mkdir -p "${dir}/s3/$(dirname "$key")"; if [ -f "$src" ]; then cp "$src" "${dir}/s3/$key"; fi;; *) mkdir -p "$dst";; esac
+case "$dst" in s3://*) key="\${dst#s3://}"; mkdir -p "${dir()}/s3/$(dirname "$key")"; if [ -f "$src" ]; then cp "$src" "${dir()}/s3/$key"; fi;; *) mkdir -p "$dst";; esac
 exit 0`);
-  stub(bin, 'python3', `echo "python3 $*" >>${JSON.stringify(calls)}
+  stubCommand(bin, 'python3', `echo "python3 $*" >>${JSON.stringify(calls)}
 out=""; while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
 if [ -n "\${STUB_RECORD:-}" ]; then printf '%s' "$STUB_RECORD" >"$out/failure.json"; fi
 if [ "$STUB_EXIT" -eq 0 ]; then echo model >"$out/model-b1.pt"; echo model >"$out/model-b8.pt"; echo '{"hash":"abc123"}' >"$out/manifest.json"; fi
 exit "$STUB_EXIT"`);
-  stub(bin, 'shutdown', `echo "shutdown $*" >>${JSON.stringify(calls)}`);
-  const scriptPath = join(dir, 'boot.sh');
+  stubCommand(bin, 'shutdown', `echo "shutdown $*" >>${JSON.stringify(calls)}`);
+  const scriptPath = join(dir(), 'boot.sh');
   writeFileSync(scriptPath, renderBootScript(config));
   const result = spawnSync('bash', [scriptPath], {
-    env: { PATH: `${bin}:/usr/bin:/bin`, CDK_INFERENTIA_WORK: join(dir, 'work'), STUB_EXIT: String(stubExit), STUB_RECORD: stubRecord },
+    env: { PATH: `${bin}:/usr/bin:/bin`, CDK_INFERENTIA_WORK: join(dir(), 'work'), STUB_EXIT: String(stubExit), STUB_RECORD: stubRecord },
     encoding: 'utf8',
   });
   return {
-    log: (() => { try { return readFileSync(join(dir, "work", "compile.log"), "utf8"); } catch { return ""; } })(),
+    log: (() => { try { return readFileSync(join(dir(), "work", "compile.log"), "utf8"); } catch { return ""; } })(),
     calls: readFileSync(calls, 'utf8').trim().split('\n'),
-    uploaded: (key) => readFileSync(join(dir, 's3', config.bucket, key), 'utf8'),
+    uploaded: (key) => readFileSync(join(dir(), 's3', config.bucket, key), 'utf8'),
     status: result.status,
   };
 }
@@ -77,7 +65,7 @@ exit "$STUB_EXIT"`);
 describe('the compile host boot script passes shellcheck', () => {
   test('the rendered script has no shellcheck finding, quotes included', () => {
     // GIVEN a script rendered from a spec whose model name holds a quote
-    const path = join(dir, 'boot.sh');
+    const path = join(dir(), 'boot.sh');
     writeFileSync(path, renderBootScript(CONFIG));
     // WHEN shellcheck reads it THEN it finds nothing (execFileSync throws on a finding)
     expect(() => execFileSync('shellcheck', ['--shell=bash', '--severity=style', path], { encoding: 'utf8' })).not.toThrow();

@@ -4,8 +4,7 @@
  * image has (vllm, huggingface_hub): they record what they were called with. About 1 s in all.
  */
 import { execFileSync, spawnSync } from 'child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { sha256Hex } from '../../../lib/compile';
 import {
@@ -13,6 +12,7 @@ import {
 } from '../../../lib/compile/generative-spec';
 import { parseGenerativeManifest } from '../../../lib/compile/generative-manifest';
 import { renderGenerativeBootScript, type GenerativeBootScriptConfig } from '../../../lib/compile/generative-script';
+import { stubCommand, tempDir } from '../../support/temp-dir';
 
 const PROGRAM_PATH = join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile_generative.py');
 const GENERATIVE_COMPILE_PROGRAM = readFileSync(PROGRAM_PATH, 'utf8');
@@ -29,59 +29,48 @@ const CONFIG: GenerativeBootScriptConfig = {
   scriptS3Uri: 's3://assets/compile_generative.py', scriptSha256: sha256Hex(GENERATIVE_COMPILE_PROGRAM),
 };
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cdk-inferentia-gen-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function stub(bin: string, name: string, body: string): void {
-  writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`);
-  chmodSync(join(bin, name), 0o755);
-}
+const dir = tempDir('cdk-inferentia-gen-');
 
 /** Runs the script; `docker run` writes what the program would (or exits with `exit`), recording the token file it saw. */
 function runBoot(config: GenerativeBootScriptConfig, exit: number) {
-  const bin = join(dir, 'bin');
-  const work = join(dir, 'work');
-  const secrets = join(dir, 'secrets');
-  const dev = join(dir, 'dev');
-  for (const d of [bin, work, dev, join(dir, 's3')]) mkdirSync(d, { recursive: true });
+  const bin = join(dir(), 'bin');
+  const work = join(dir(), 'work');
+  const secrets = join(dir(), 'secrets');
+  const dev = join(dir(), 'dev');
+  for (const d of [bin, work, dev, join(dir(), 's3')]) mkdirSync(d, { recursive: true });
   writeFileSync(join(dev, 'neuron0'), '');
   writeFileSync(join(dev, 'neuron1'), '');
-  const calls = join(dir, 'calls.log');
-  stub(bin, 'aws', `echo "aws $*" >>${JSON.stringify(calls)}
+  const calls = join(dir(), 'calls.log');
+  stubCommand(bin, 'aws', `echo "aws $*" >>${JSON.stringify(calls)}
 if [ "$1" = secretsmanager ]; then echo hf_secret_token_value; exit 0; fi
 if [ "$1" = ecr ]; then echo password; exit 0; fi
 if [ "$4" = s3://assets/compile_generative.py ]; then cp ${JSON.stringify(PROGRAM_PATH)} "$5"; exit 0; fi
 args=(); for a in "$@"; do case "$a" in --*) ;; *) args+=("$a");; esac; done
 src="\${args[2]}"; dst="\${args[3]}"
-case "$dst" in s3://*) key="\${dst#s3://}"; mkdir -p "${dir}/s3/$(dirname "$key")"; [ -f "$src" ] && cp "$src" "${dir}/s3/$key";; esac
+case "$dst" in s3://*) key="\${dst#s3://}"; mkdir -p "${dir()}/s3/$(dirname "$key")"; [ -f "$src" ] && cp "$src" "${dir()}/s3/$key";; esac
 exit 0`);
-  stub(bin, 'docker', `echo "docker $*" >>${JSON.stringify(calls)}
+  stubCommand(bin, 'docker', `echo "docker $*" >>${JSON.stringify(calls)}
 # docker login reads the password from stdin; without reading it the piped aws could die of SIGPIPE (pipefail).
 if [ "$1" = login ]; then cat >/dev/null; fi
 if [ "$1" = run ]; then
-  for a in "$@"; do case "$a" in *:/run/secrets/hf_token:ro) cat "\${a%%:*}" >${JSON.stringify(join(dir, 'token-seen'))};; esac; done
+  for a in "$@"; do case "$a" in *:/run/secrets/hf_token:ro) cat "\${a%%:*}" >${JSON.stringify(join(dir(), 'token-seen'))};; esac; done
   if [ ${exit} -eq 0 ]; then echo neff >"${work}/out/compiled/model.pt"; echo '{"hash":"abc"}' >"${work}/out/manifest.json"; echo w >"${work}/model/config.json"; fi
   exit ${exit}
 fi
 exit 0`);
-  stub(bin, 'shutdown', `echo "shutdown $*" >>${JSON.stringify(calls)}`);
-  stub(bin, 'systemctl', 'exit 0');
-  const path = join(dir, 'boot.sh');
+  stubCommand(bin, 'shutdown', `echo "shutdown $*" >>${JSON.stringify(calls)}`);
+  stubCommand(bin, 'systemctl', 'exit 0');
+  const path = join(dir(), 'boot.sh');
   writeFileSync(path, renderGenerativeBootScript(config));
   const result = spawnSync('bash', [path], {
     env: { PATH: `${bin}:/usr/bin:/bin`, CDK_INFERENTIA_WORK: work, CDK_INFERENTIA_SECRETS: secrets, CDK_INFERENTIA_DEV: dev },
     encoding: 'utf8',
   });
-  const seen = join(dir, 'token-seen');
+  const seen = join(dir(), 'token-seen');
   return {
     status: result.status,
     calls: readFileSync(calls, 'utf8').trim().split('\n'),
-    uploaded: (key: string) => readFileSync(join(dir, 's3', config.bucket, key), 'utf8'),
+    uploaded: (key: string) => readFileSync(join(dir(), 's3', config.bucket, key), 'utf8'),
     tokenSeen: existsSync(seen) ? readFileSync(seen, 'utf8').trim() : undefined,
     secretsLeft: existsSync(secrets),
     log: readFileSync(join(work, 'compile.log'), 'utf8'),
@@ -91,7 +80,7 @@ exit 0`);
 describe('the generative boot script as text', () => {
   test.each([['Hub weights with a token', CONFIG], ['S3 weights', { ...CONFIG, spec: spec({ source: 's3', s3Uri: 's3://weights/llama/' }), tokenSecretArn: undefined }]])(
     'with %s it passes shellcheck', (_name, config) => {
-      const path = join(dir, 'boot.sh');
+      const path = join(dir(), 'boot.sh');
       writeFileSync(path, renderGenerativeBootScript(config));
       expect(() => execFileSync('shellcheck', ['--shell=bash', '--severity=style', path], { encoding: 'utf8' })).not.toThrow();
     });
@@ -146,12 +135,12 @@ describe('the generative boot script runs the compile in the serving image and u
 
 describe('the compile program calls vLLM with the plan settings and writes a manifest lib reads back', () => {
   function runProgram(weights: unknown, withConfig = true) {
-    const root = join(dir, 'root');
-    const pkgs = join(dir, 'pkgs');
+    const root = join(dir(), 'root');
+    const pkgs = join(dir(), 'pkgs');
     for (const d of ['work', 'out', 'model', 'run/secrets']) mkdirSync(join(root, d), { recursive: true });
     mkdirSync(join(pkgs, 'vllm'), { recursive: true });
     mkdirSync(join(pkgs, 'huggingface_hub'), { recursive: true });
-    const record = join(dir, 'record.json');
+    const record = join(dir(), 'record.json');
     // Stand-ins: record their arguments; LLM(...) "compiles" into NEURON_COMPILED_ARTIFACTS as the plugin does.
     writeFileSync(join(pkgs, 'vllm', '__init__.py'), `import json, os
 class SamplingParams:
@@ -176,7 +165,7 @@ class LLM:
 `);
     writeFileSync(join(pkgs, 'huggingface_hub', '__init__.py'), `import json, os
 def snapshot_download(**kw):
-    json.dump(kw, open(${JSON.stringify(join(dir, 'hub.json'))}, "w"))
+    json.dump(kw, open(${JSON.stringify(join(dir(), 'hub.json'))}, "w"))
     ${withConfig ? 'open(os.path.join(kw["local_dir"], "config.json"), "w").write("{}")' : 'pass'}
 `);
     writeFileSync(join(root, 'run/secrets/hf_token'), 'tok\n');
@@ -186,7 +175,7 @@ def snapshot_download(**kw):
     const result = spawnSync('/usr/bin/python3', [join(root, 'work/compile_generative.py')], {
       env: { PATH: '/usr/bin:/bin', PYTHONPATH: pkgs, CDK_INFERENTIA_ROOT: root }, encoding: 'utf8',
     });
-    return { root, result, record: () => JSON.parse(readFileSync(record, 'utf8')), hub: () => JSON.parse(readFileSync(join(dir, 'hub.json'), 'utf8')) };
+    return { root, result, record: () => JSON.parse(readFileSync(record, 'utf8')), hub: () => JSON.parse(readFileSync(join(dir(), 'hub.json'), 'utf8')) };
   }
 
   test('Hub weights at the pinned commit with the token; LLM(...) gets the engine settings of vllm serve', () => {

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { InputError } from '../../../lib/errors';
 import { environmentNamed, nextEnvironment, parseEnvironments } from '../../../lib/environments';
+import { inputError } from '../../support/input-error';
 
 const EXAMPLE = path.join(__dirname, '..', '..', '..', 'examples', 'environments.json');
 
@@ -9,16 +9,9 @@ function example(): { application: string; environments: Record<string, unknown>
   return JSON.parse(fs.readFileSync(EXAMPLE, 'utf8'));
 }
 
+/** The problems the environments config `json` is refused with. */
 function problemsOf(json: unknown, hostings?: ('sagemaker' | 'ec2')[]): readonly string[] {
-  try {
-    parseEnvironments(json, { source: 'environments.json', hostings });
-  } catch (e) {
-    if (e instanceof InputError) {
-      return e.problems;
-    }
-    throw e;
-  }
-  throw new Error('expected the config to be refused');
+  return inputError(() => parseEnvironments(json, { source: 'environments.json', hostings })).problems;
 }
 
 describe('the environments config resolves the shipped example', () => {

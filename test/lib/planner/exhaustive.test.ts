@@ -6,10 +6,12 @@ import { batchingDelaysMs, capacityRps, plan, servingModel, supportedGroupSizes 
 import type { ServingMode } from '../../../lib/planner';
 import { builtInProfiles } from '../../../lib/profiles';
 import type { ModelProfile } from '../../../lib/profiles/types';
+import { planningInputs } from './planning-inputs';
 
 /**
  * A deliberately naive search: every instance, every measurement of its chip, EVERY process count the limits allow
- * (the planner takes only the largest), both serving modes and every batching delay, each sized with the same
+ * (the planner takes only the largest), every front-end count that shares them evenly within the vCPUs, both serving
+ * modes and every batching delay, each sized with the same
  * queueing model. It checks the planner's search and pruning, not the model (the simulation tests do that).
  */
 function exhaustive(profile: ModelProfile, rps: number, p99: number, hosting: Hosting, serving: ServingMode, headroom: number, min: number) {
@@ -34,8 +36,9 @@ function exhaustive(profile: ModelProfile, rps: number, p99: number, hosting: Ho
         const budget = p99 - probe.callP99Seconds * 1000 - hostMs;
         if (budget <= 0) continue;
         const delays = requestsPerBatch === 1 ? [0] : batchingDelaysMs(budget);
-        for (const maxDelayMs of delays) {
-          const cap = capacityRps(servingModel(m, { mode: serving, processes: p, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs }), p99 / 1000);
+        const frontEndCounts = Array.from({ length: p }, (_, i) => i + 1).filter((f) => p % f === 0 && p * (profile.vcpuPerProcess ?? 1) + f <= inst.vcpus);
+        for (const [maxDelayMs, frontEnds] of delays.flatMap((d) => frontEndCounts.map((f) => [d, f] as const))) {
+          const cap = capacityRps(servingModel(m, { mode: serving, processes: p, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs, frontEnds }), p99 / 1000);
           if (cap <= 0) continue;
           const count = Math.max(min, Math.ceil((rps * (1 + headroom)) / cap - 1e-9));
           if (count > 10_000) continue;
@@ -54,11 +57,7 @@ describe('the planner agrees with an exhaustive search over the catalog', () => 
   test('for random models, targets and serving modes, the chosen cost equals the exhaustive optimum', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...profiles),
-        fc.double({ min: 1, max: 100_000, noNaN: true }),
-        fc.double({ min: 0.5, max: 500, noNaN: true }),
-        fc.constantFrom<Hosting>('ec2', 'sagemaker'),
-        fc.constantFrom<ServingMode>('stock', 'batching'),
+        ...planningInputs(profiles, { min: 1, max: 100_000 }, { min: 0.5, max: 500 }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.integer({ min: 1, max: 4 }),
         (profile, rps, p99, hosting, serving, headroom, min) => {

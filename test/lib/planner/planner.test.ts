@@ -483,16 +483,34 @@ describe('a measurement predicts only the chip it was measured on', () => {
   });
 });
 
-describe("an instance holds no more than the model server's single front end carries", () => {
+describe("an instance holds no more than the model server's front ends carry", () => {
   // Device calls of 0.05 ms: 16 processes on inf2.8xlarge-sized hardware would hold far more than one core of HTTP.
   const fast = { coreVersion: 'v2', coresPerProcess: 1, batchSize: 1, throughputRps: 20000, p50Ms: 0.05, p99Ms: 0.06, source: 'fast' } as const;
   const tiny: ModelProfile = { id: 'tiny', deviceMemoryGiB: 1, hostMemoryGiB: 1, hostCpuMsPerRequest: 0.01, measurements: [fast] };
 
-  test('GIVEN calls far cheaper than the HTTP front end THEN capacity per instance is 60 % of one core of front-end work', () => {
+  test('GIVEN calls far cheaper than the HTTP front end THEN capacity per instance is 60 % of one core of front-end work per front end', () => {
     const chosen = plan(tiny, { throughputRps: 5000, p99Ms: 20 }, ec2, catalog);
-    // One request per call: 0.15 + 0.28 = 0.43 ms of front end; 0.6 core / 0.43 ms = 1395.3 requests/s.
-    expect(chosen.capacityPerInstanceRps).toBeCloseTo(0.6 / 0.00043, 0);
-    expect(chosen.warnings.some((w) => w.includes("model server's single front end"))).toBe(true);
+    // One request per call: 0.15 + 0.28 = 0.43 ms of front end; 0.6 core / 0.43 ms = 1395.3 requests/s each.
+    expect(chosen.frontEndsPerInstance).toBeGreaterThan(1);
+    expect(chosen.capacityPerInstanceRps).toBeCloseTo((chosen.frontEndsPerInstance * 0.6) / 0.00043, 0);
+    expect(chosen.warnings.some((w) => w.includes(`model server's ${chosen.frontEndsPerInstance} front ends carry`))).toBe(true);
+  });
+
+  test('GIVEN a large instance THEN its front ends, one per process at most and a vCPU each, bound it, not one core', () => {
+    const options = { region: 'us-east-1', hosting: 'ec2' as const, instanceTypes: ['inf2.48xlarge'] };
+    const chosen = plan(tiny, { throughputRps: 30000, p99Ms: 20 }, options, catalog);
+    // 24 processes on 192 vCPUs: room for 24 front ends, each carrying 1395.3 requests/s.
+    expect(chosen.processesPerInstance).toBe(24);
+    expect(chosen.frontEndsPerInstance).toBe(24);
+    expect(chosen.capacityPerInstanceRps).toBeCloseTo((24 * 0.6) / 0.00043, 0);
+    const oneFrontEnd = capacity(servingModel(fast, { mode: 'stock', processes: 24, hostMsPerRequest: 0.01, requestsPerBatch: 1, maxDelayMs: 0 }), 0.02);
+    expect(oneFrontEnd.rps).toBeCloseTo(0.6 / 0.00043, 0);
+  });
+
+  test('GIVEN calls the processes bound THEN one front end: a split queue pools less and buys nothing', () => {
+    const slow = { ...fast, throughputRps: 200, p50Ms: 5, p99Ms: 6 };
+    const chosen = plan({ ...tiny, measurements: [slow] }, { throughputRps: 300, p99Ms: 20 }, ec2, catalog);
+    expect(chosen.frontEndsPerInstance).toBe(1);
   });
 
   test('GIVEN the same calls THEN the queue alone would allow more, and capacity() names the front end as the bound', () => {

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import type { Hosting } from '../../../lib/catalog/types';
 import { InfeasibleError } from '../../../lib/errors';
 import { plan, planServingModel, simulateInstance } from '../../../lib/planner';
-import type { ServingMode } from '../../../lib/planner';
 import { builtInProfiles } from '../../../lib/profiles';
+import { planningInputs } from './planning-inputs';
 
 /*
  * The same check as `npm run bench:plans`, on random inputs: a chosen plan, replayed at its target rate with Poisson
@@ -17,11 +16,7 @@ describe('a chosen plan holds its target in a discrete-event replay', () => {
     let replayed = 0;
     fc.assert(
       fc.property(
-        fc.constantFrom(...profiles),
-        fc.double({ min: 10, max: 20_000, noNaN: true }),
-        fc.double({ min: 1, max: 300, noNaN: true }),
-        fc.constantFrom<Hosting>('ec2', 'sagemaker'),
-        fc.constantFrom<ServingMode>('stock', 'batching'),
+        ...planningInputs(profiles, { min: 10, max: 20_000 }, { min: 1, max: 300 }),
         (profile, throughputRps, p99Ms, hosting, serving) => {
           let chosen;
           try {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../../../lib/errors';
 import { parseProfile } from '../../../lib/profiles';
+import { inputError } from '../../support/input-error';
 
 /** A valid profile JSON to break one field at a time. */
 function validJson(): Record<string, unknown> {
@@ -17,15 +17,9 @@ function validJson(): Record<string, unknown> {
 }
 
 /** The problems `parseProfile` throws for `json`; fails the test when it does not throw an InputError. */
-function problemsOf(json: unknown): readonly string[] {
-  try {
-    parseProfile(json, 'my-profile.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as InputError).problems;
-  }
-  throw new Error('parseProfile accepted an invalid profile');
-}
+const problemsOf = (json: unknown): readonly string[] => inputError(() => parseProfile(json, 'my-profile.json')).problems;
+/** The `problems`, each prefixed with the profile's file name as parseProfile reports them. */
+const inProfileFile = (...problems: string[]): string[] => problems.map((p) => `my-profile.json: ${p}`);
 
 describe('parseProfile accepts a valid profile', () => {
   test('defaults vcpuPerProcess to 1 and names the file as the source of unsourced measurements', () => {
@@ -70,19 +64,6 @@ describe('parseProfile accepts memory per measurement and host CPU per request',
   test('leaves hostCpuMsPerRequest out when the file does, so the planner\'s default applies', () => {
     expect(parseProfile(validJson(), 'f.json')).not.toHaveProperty('hostCpuMsPerRequest');
   });
-
-  test('names a bad host CPU cost, a bad measurement memory and fractional copies', () => {
-    // GIVEN hostCpuMsPerRequest 0, hostCpuSource a number, measurements[0] with negative device memory and 1.5 copies
-    const json: Record<string, unknown> = { ...validJson(), hostCpuMsPerRequest: 0, hostCpuSource: 3 };
-    Object.assign((json.measurements as Record<string, unknown>[])[0], { deviceMemoryGiB: -1, measuredProcesses: 1.5 });
-    // THEN each is named with its value
-    expect(problemsOf(json)).toEqual([
-      'my-profile.json: hostCpuMsPerRequest: expected a positive number, got 0',
-      'my-profile.json: hostCpuSource: expected a string, got 3',
-      'my-profile.json: measurements[0].deviceMemoryGiB: expected a positive number, got -1',
-      'my-profile.json: measurements[0].measuredProcesses: expected a positive integer, got 1.5',
-    ]);
-  });
 });
 
 describe('the example profile the docs point to is valid', () => {
@@ -98,6 +79,18 @@ describe('the example profile the docs point to is valid', () => {
 });
 
 describe('parseProfile names the JSON path, the value and what is expected', () => {
+  test('a bad host CPU cost, a bad measurement memory and fractional copies', () => {
+    // GIVEN hostCpuMsPerRequest 0, hostCpuSource a number, measurements[0] with negative device memory and 1.5 copies
+    const json: Record<string, unknown> = { ...validJson(), hostCpuMsPerRequest: 0, hostCpuSource: 3 };
+    Object.assign((json.measurements as Record<string, unknown>[])[0], { deviceMemoryGiB: -1, measuredProcesses: 1.5 });
+    // THEN each is named with its value
+    expect(problemsOf(json)).toEqual(inProfileFile(
+      'hostCpuMsPerRequest: expected a positive number, got 0', 'hostCpuSource: expected a string, got 3',
+      'measurements[0].deviceMemoryGiB: expected a positive number, got -1',
+      'measurements[0].measuredProcesses: expected a positive integer, got 1.5',
+    ));
+  });
+
   test('a zero throughput', () => {
     // GIVEN measurements[1].throughputRps = 0
     const json = validJson();

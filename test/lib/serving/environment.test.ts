@@ -71,9 +71,20 @@ describe('the model server environment rendered from a plan', () => {
     ]);
   });
 
-  test('GIVEN the instance THEN one front-end process per 4 vCPUs share the port, 1 to 4 of them', () => {
-    const frontEnds = (vcpus: number) => modelServerEnvironment({ ...batchingPlan, instance: { vcpus } })[MODEL_SERVER_ENV.frontEnds];
-    expect([4, 8, 12, 32, 192].map(frontEnds)).toEqual(['1', '2', '3', '4', '4']);
+  test('GIVEN the plan\'s front ends THEN they are rendered; a count that does not share the workers evenly is refused', () => {
+    const twelve = { ...batchingPlan, visibleCores: Array.from({ length: 12 }, (_, i) => `${i}`) };
+    expect(modelServerEnvironment({ ...twelve, frontEndsPerInstance: 6 })[MODEL_SERVER_ENV.frontEnds]).toBe('6');
+    expect(problemsOf(() => modelServerEnvironment({ ...twelve, frontEndsPerInstance: 5 }))).toEqual([
+      'frontEndsPerInstance=5 must be a whole number of front ends that share the 12 worker(s) of visibleCores evenly (a divisor of their count); plan again to get one',
+    ]);
+  });
+
+  test('GIVEN no plan\'s front ends THEN one per 4 vCPUs, a divisor of the workers, with a vCPU beside each worker', () => {
+    const frontEnds = (vcpus: number, workers = 2) =>
+      modelServerEnvironment({ ...batchingPlan, visibleCores: Array.from({ length: workers }, (_, i) => `${i}`), instance: { vcpus } })[MODEL_SERVER_ENV.frontEnds];
+    expect([4, 8, 32].map((v) => frontEnds(v))).toEqual(['1', '2', '2']);
+    expect([frontEnds(96, 12), frontEnds(192, 24), frontEnds(32, 8), frontEnds(16, 3)]).toEqual(['12', '24', '8', '3']);
+    expect(frontEnds(4, 4)).toBe('1');
   });
 
   test('GIVEN the plan\'s device-call p99 THEN the watchdog allows 10 of them, at least 10 s, at most the deadline', () => {
