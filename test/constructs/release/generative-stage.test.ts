@@ -9,6 +9,7 @@ import { applyPolicyChecks } from '../../../constructs/nag';
 import { InferenceStage } from '../../../constructs/release/inference-stage';
 import type { InferenceStageGenerativeProps } from '../../../constructs/release/inference-stage';
 import { PromotionPipeline } from '../../../constructs/release/promotion-pipeline';
+import { GenerativeInferenceStack } from '../../../constructs/sagemaker/generative-inference-stack';
 import { parseEnvironments } from '../../../lib/environments';
 import { nagFindings } from '../../support/nag';
 
@@ -114,5 +115,15 @@ describe('an environment with a generative section needs the generative content'
       environment, application: 'bert-base-uncased', imageDigest: DIGEST, modelDataPath: MODEL_DIR,
       smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
     })).toThrow('environment "dev" has a generative section but the stage was given no generative { image, weights }');
+  });
+});
+
+describe('a GenerativeInferenceStack compiles its weights or serves given artifacts, exactly one', () => {
+  test('GIVEN neither weights nor compiled artifacts WHEN built THEN refused naming both options', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const plan = config().environments[0].generative!.plan;
+    const { image } = llamaStageContent('hf-token', VLLM_DIGEST);
+    expect(() => new GenerativeInferenceStack(app, 'Llama', { env: { account: '111111111111', region: 'us-east-1' }, plan, image }))
+      .toThrow('Llama: give either weights (the stack compiles them) or compiledArtifacts (it serves what another deploy compiled), not neither');
   });
 });
