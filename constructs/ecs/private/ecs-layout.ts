@@ -99,13 +99,9 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
       + `${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % usable by tasks); re-plan with `
       + 'fewer processes per instance (--processes) or a larger instance');
   }
-  if (problems.length > before) {
-    return undefined;
-  }
-  return {
-    instanceType: type,
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: plan.maxInstanceCount,
+  const fleet = ecsFleet(type, plan, problems, before);
+  return fleet && {
+    ...fleet,
     processesPerInstance: plan.processesPerInstance,
     coresPerProcess: plan.coresPerProcess,
     devices: neuronDevices(type.spec.chips),
@@ -114,6 +110,18 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
     plannedRpsPerInstance: plan.targets.throughputRps / plan.instanceCount,
     modelGiB: Math.max(plan.deviceMemoryGiB, plan.hostMemoryGiB),
   };
+}
+
+/**
+ * The fleet fields of every ECS layout, or undefined when the layout's checks recorded a problem after `before`
+ * (the length of `problems` when they started).
+ */
+export function ecsFleet(type: NeuronInstanceType, plan: Pick<Plan, 'instanceCount' | 'maxInstanceCount'>, problems: readonly string[],
+  before: number): Pick<EcsLayout, 'instanceType' | 'instanceCount' | 'maxInstanceCount'> | undefined {
+  if (problems.length > before) {
+    return undefined;
+  }
+  return { instanceType: type, instanceCount: plan.instanceCount, maxInstanceCount: plan.maxInstanceCount };
 }
 
 /**

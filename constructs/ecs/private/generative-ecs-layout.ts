@@ -2,7 +2,7 @@ import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
-import { ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
+import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
 
 /*
  * What NeuronGenerativeEcsService derives from a generative plan, and every check of the plan against ECS, as pure
@@ -112,13 +112,9 @@ GenerativeEcsLayout | undefined {
       + `${memoryMiBPerTask} MiB share of ${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % `
       + 'usable by tasks); re-plan on a larger instance or with fewer replicas per instance');
   }
-  if (problems.length > before) {
-    return undefined;
-  }
-  return {
-    instanceType: type,
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: plan.maxInstanceCount,
+  const fleet = ecsFleet(type, plan, problems, before);
+  return fleet && {
+    ...fleet,
     slots,
     cpuUnitsPerTask,
     memoryMiBPerTask,
