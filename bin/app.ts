@@ -42,7 +42,7 @@ import { requireProfile } from '../lib/profiles';
 import { messageOf, readJsonFile } from './commands/files';
 import { addEnvironmentStages, readEnvironmentsContext } from './environment-stages';
 import { addEcsExample, readEcsContext } from './ecs-example';
-import { addLlamaExample, readLlamaContext } from './llama-example';
+import { addLlamaExample, llamaStageContent, readLlamaContext } from './llama-example';
 import { misspelledContextKeyProblems, readContextNumber as readNumber } from './context-keys';
 import { addLlama70bTrn2Example, readTrn2Digest } from './llama70b-trn2-example';
 import type { EnvironmentsConfig } from '../lib/environments';
@@ -221,6 +221,8 @@ export function buildApp(app: App = new App()): App {
     requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES,
     smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
     cliCommand: 'node bin/cdk-inferentia.js',
+    // Environments with a generative section also serve the Llama example, compiled once and promoted.
+    generative: (digest) => llamaStageContent(llamaContext.tokenSecret, digest),
   }, path.join(__dirname, '..'), environments);
   applyPolicyChecks(app);
   return app;

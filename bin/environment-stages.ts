@@ -7,7 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as codecommit from 'aws-cdk-lib/aws-codecommit';
 import * as pipelines from 'aws-cdk-lib/pipelines';
 import { DeployRefusal } from '../constructs/proof/deploy-refusal';
-import { InferenceStage } from '../constructs/release/inference-stage';
+import { InferenceStage, type InferenceStageGenerativeProps } from '../constructs/release/inference-stage';
 import { PromotionPipeline } from '../constructs/release/promotion-pipeline';
 import type { SmokeBenchmarkOptions } from '../constructs/proof/smoke-benchmark-props';
 import type { EnvironmentsConfig } from '../lib/environments';
@@ -20,6 +20,12 @@ export interface StageContent {
   readonly smokeBenchmark: SmokeBenchmarkOptions;
   /** Runs the CLI in pipeline steps, e.g. `node bin/cdk-inferentia.js` in this repository. */
   readonly cliCommand?: string;
+  /**
+   * The generative model of environments with a `generative` section, given the config's vLLM image digest (the
+   * placeholder until one is pinned): its image and weights. The first such stage compiles; the later ones serve
+   * its compiled prefix.
+   */
+  readonly generative?: (imageDigest: string) => Omit<InferenceStageGenerativeProps, 'compiled'>;
 }
 
 /** The account, digest and connection that example configs ship with: each names nothing real. */
@@ -67,6 +73,8 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
   }
   const config = loaded;
   const digest = config.imageDigest ?? PLACEHOLDERS.imageDigest;
+  const generative = content.generative?.(config.generativeImageDigest ?? PLACEHOLDERS.imageDigest);
+  let compiled: InferenceStage['generativeArtifacts'];
   const stages = config.environments.map((environment) => {
     const stage = new InferenceStage(app, environment.name, {
       environment,
@@ -77,9 +85,16 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
       requiredModelFiles: content.requiredModelFiles,
       smokeBenchmark: content.smokeBenchmark,
       trustedAccounts: [config.pipeline.account],
+      // The first generative environment compiles; every later one serves that compiled prefix, promoted.
+      ...(generative !== undefined ? { generative: { ...generative, ...(compiled !== undefined ? { compiled } : {}) } } : {}),
     });
+    compiled ??= stage.generativeArtifacts;
     refusePlaceholders(stage.releaseStack, environment.account, undefined);
     refusePlaceholders(stage.inferenceStack, environment.account, digest);
+    if (stage.generativeStack !== undefined) {
+      // The vLLM image's placeholder digest is refused by the endpoint itself.
+      refusePlaceholders(stage.generativeStack, environment.account, undefined);
+    }
     return stage;
   });
   const source = config.pipeline.source;

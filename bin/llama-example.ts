@@ -153,6 +153,21 @@ export function planLlama(region: string, hosting: 'sagemaker' | 'ec2', catalog:
   return planGenerative(llamaProfile(), targets, { region, hosting }, catalog);
 }
 
+/**
+ * The generative model of the environments' stages: the example's Llama commit and token secret, on the pinned Neuron
+ * vLLM image with `digest` (the environments config's `generativeImageDigest`).
+ */
+export function llamaStageContent(tokenSecret: string, digest: string): { image: ModelImage; weights: (scope: Stack) => GenerativeWeights } {
+  return {
+    image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.inf2Trn1.tag, digest }),
+    weights: (scope: Stack) => GenerativeWeights.fromHuggingFace({
+      repository: LLAMA_REPOSITORY,
+      revision: LLAMA_REVISION,
+      token: secretsmanager.Secret.fromSecretNameV2(scope, 'HuggingFaceToken', tokenSecret),
+    }),
+  };
+}
+
 /** Adds the SageMaker stack and its ECS twin to `app`. */
 export function addLlamaExample(app: App, settings: { account: string; region: string; catalog: Catalog }, context: LlamaContext): Stack[] {
   const { account, region, catalog } = settings;

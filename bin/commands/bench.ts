@@ -32,7 +32,7 @@ import { endpointNameProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
-import { once } from './once';
+import { addOnceOptions, once } from './once';
 
 /** How the bench command runs, beyond its flags. */
 export interface BenchCommandOptions {
@@ -84,31 +84,31 @@ const MAX_SECONDS = 86_400;
  * rather than silently taking the last value.
  */
 export function registerBenchCommand(program: Command, io: CliIo, options: BenchCommandOptions = {}): Command {
-  return program
-    .command('bench')
+  return addOnceOptions(program.command('bench'), [
+    ['--url <url>', 'HTTP(S) URL to send requests to, e.g. a load balancer'],
+    ['--endpoint <name>', 'SageMaker endpoint to call with InvokeEndpoint'],
+    ['--region <region>', 'region of the SageMaker endpoint (default: the AWS SDK region chain)'],
+    ['--body <json>', 'request body; POSTed to a URL, required for an endpoint'],
+    ['--body-file <file>', 'read the request body from a file'],
+    ['--content-type <type>', 'content type of the body (default: application/json)'],
+    ['--concurrency <n>', 'requests in flight (closed loop, default 1); with --rate, the most in flight'],
+    ['--rate <rps>', 'send at this fixed rate instead (open loop; latency counted from the intended send time)'],
+    ['--duration <s>', `seconds to measure (default ${DEFAULT_DURATION_S} unless --requests is given)`],
+    ['--requests <n>', 'number of requests to measure'],
+    ['--warmup <s>', 'seconds of warm-up left out of the results (default 0)'],
+    ['--timeout <ms>', 'per-request timeout in milliseconds (default 10000)'],
+    ['--p50-max <ms>', 'threshold: maximum p50 latency in milliseconds'],
+    ['--p99-max <ms>', 'threshold: maximum p99 latency in milliseconds'],
+    ['--min-throughput <rps>', 'threshold: minimum successful requests per second'],
+    ['--max-error-rate <f>', 'threshold: maximum error rate, a fraction from 0 to 1'],
+    ['--expect-status <n>', 'HTTP status of a correct answer (default 200)'],
+    ['--expect-json <json>', 'a correct answer is exactly this JSON (key order aside)'],
+    ['--expect-regex <re>', 'a correct answer matches this regular expression'],
+  ])
     .description(
       'Benchmark an HTTP(S) URL or a SageMaker endpoint: latency percentiles, throughput, errors by kind, answer checks; ' +
         'exits 1 when a threshold is breached',
     )
-    .option('--url <url>', 'HTTP(S) URL to send requests to, e.g. a load balancer', once('--url'))
-    .option('--endpoint <name>', 'SageMaker endpoint to call with InvokeEndpoint', once('--endpoint'))
-    .option('--region <region>', 'region of the SageMaker endpoint (default: the AWS SDK region chain)', once('--region'))
-    .option('--body <json>', 'request body; POSTed to a URL, required for an endpoint', once('--body'))
-    .option('--body-file <file>', 'read the request body from a file', once('--body-file'))
-    .option('--content-type <type>', 'content type of the body (default: application/json)', once('--content-type'))
-    .option('--concurrency <n>', 'requests in flight (closed loop, default 1); with --rate, the most in flight', once('--concurrency'))
-    .option('--rate <rps>', 'send at this fixed rate instead (open loop; latency counted from the intended send time)', once('--rate'))
-    .option('--duration <s>', `seconds to measure (default ${DEFAULT_DURATION_S} unless --requests is given)`, once('--duration'))
-    .option('--requests <n>', 'number of requests to measure', once('--requests'))
-    .option('--warmup <s>', 'seconds of warm-up left out of the results (default 0)', once('--warmup'))
-    .option('--timeout <ms>', 'per-request timeout in milliseconds (default 10000)', once('--timeout'))
-    .option('--p50-max <ms>', 'threshold: maximum p50 latency in milliseconds', once('--p50-max'))
-    .option('--p99-max <ms>', 'threshold: maximum p99 latency in milliseconds', once('--p99-max'))
-    .option('--min-throughput <rps>', 'threshold: minimum successful requests per second', once('--min-throughput'))
-    .option('--max-error-rate <f>', 'threshold: maximum error rate, a fraction from 0 to 1', once('--max-error-rate'))
-    .option('--expect-status <n>', 'HTTP status of a correct answer (default 200)', once('--expect-status'))
-    .option('--expect-json <json>', 'a correct answer is exactly this JSON (key order aside)', once('--expect-json'))
-    .option('--expect-regex <re>', 'a correct answer matches this regular expression', once('--expect-regex'))
     .option('--json', 'print the report as JSON')
     .option(
       '--plan <file>',

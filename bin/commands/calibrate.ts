@@ -17,7 +17,7 @@ import { findProfile, parseProfile } from '../../lib/profiles';
 import type { ModelProfile } from '../../lib/profiles';
 import { messageOf, readJsonFile } from './files';
 import type { CliIo } from './io';
-import { once } from './once';
+import { addOnceOptions } from './once';
 
 /** The flags as commander hands them over. */
 export interface CalibrateFlags {
@@ -45,16 +45,16 @@ const EXAMPLE_URI = 's3://my-reports/smoke-benchmarks/bert-staging/latest.json';
  * credentials. Bad input throws `InputError` (exit 2); a report that cannot calibrate says why, also with exit 2.
  */
 export function registerCalibrateCommand(program: Command, io: CliIo, options: CalibrateCommandOptions = {}): Command {
-  return program
-    .command('calibrate')
+  return addOnceOptions(program.command('calibrate'), [
+    ['--report <uri|file>', `the report: an s3:// URI (e.g. ${EXAMPLE_URI}) or a local file`],
+    ['--out <file>', 'where to write the calibrated profile (JSON)'],
+    ['--profile <file>', 'the profile the plan was made from, when it is not the built-in one the report names'],
+    ['--region <region>', 'region of the S3 client for an s3:// report (default: the SDK chain; the bucket\'s own is followed)'],
+  ])
     .description(
       'turn a measured run into a calibrated profile: the capacity proof\'s report (s3:// URI or file) or bench --plan --json ' +
         'output, against the profile the plan was made from; then plan --profile OUT plans from what the deployment did',
     )
-    .option('--report <uri|file>', `the report: an s3:// URI (e.g. ${EXAMPLE_URI}) or a local file`, once('--report'))
-    .option('--out <file>', 'where to write the calibrated profile (JSON)', once('--out'))
-    .option('--profile <file>', 'the profile the plan was made from, when it is not the built-in one the report names', once('--profile'))
-    .option('--region <region>', 'region of the S3 client for an s3:// report (default: the SDK chain; the bucket\'s own is followed)', once('--region'))
     .option('--json', 'print { profile, warnings } as JSON instead of the summary')
     .action(async (flags: CalibrateFlags) => {
       checkFlags(flags);

@@ -11,7 +11,7 @@ import type { ModelProfile } from '../../lib/profiles/types';
 import type { Plan, PlanReport, Rejection, ServingMode } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
-import { once, onceParsed } from './once';
+import { addOnceOptions, once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
 import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
@@ -29,60 +29,55 @@ const SERVING_CHOICES = [...SERVING_MODES, 'any'] as const;
 
 /** Registers `plan` on the program. */
 export function registerPlanCommand(program: Command, io: CliIo): void {
-  const value = <T>(flag: string, parse: (v: string) => T) => onceParsed(flag, parse);
-  program
-    .command('plan')
+  addOnceOptions(program.command('plan'), [
+    new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile').argParser(once('--model')),
+    ['--profile <file>', 'your own model profile as JSON (format: docs/profile-format.md)'],
+    ['--throughput <rps>', 'steady requests per second to serve, as users send them (required)', positiveNumber],
+    ['--throughput-per-minute <rpm>', 'generative models: steady requests per minute, instead of --throughput', positiveNumber],
+    ['--p99 <ms>', 'single-call models: highest acceptable p99 latency of a request in milliseconds, queueing included (required)', positiveNumber],
+    ['--input-tokens <n>', 'generative models: mean prompt tokens per request (required)', positiveInteger],
+    ['--input-tokens-p99 <n>', 'generative models: 99th percentile prompt tokens (default: 3.59 x the mean, the spread of a public chat trace; see --fixed-lengths)', positiveInteger],
+    ['--output-tokens <n>', 'generative models: mean generated tokens per request (required)', positiveInteger],
+    ['--output-tokens-p99 <n>', 'generative models: 99th percentile generated tokens (default: 2.85 x the mean, the spread of a public chat trace)', positiveInteger],
+    new Option('--fixed-lengths', "generative models: every request at the mean lengths, instead of the default spread (a benchmark's shape, not traffic's)"),
+    new Option('--no-estimates', "generative models: plan from measured rows only, without the performance model's estimates"),
+    new Option('--no-speculative-decoding', 'generative models: leave speculative decoding out of the candidates'),
+    ['--accepted-tokens <n>', "generative models: tokens kept per speculative step (default: the model family's published figure)", positiveNumber],
+    new Option('--no-fp8', 'generative models: leave FP8 weights and KV cache out of the candidates'),
+    ['--prefix-hit-rate <fraction>', 'generative models: share of prompt tokens the prefix cache serves; makes prefix caching a candidate', nonNegativeNumber],
+    ['--ttft-p99 <ms>', 'generative models: highest acceptable p99 time to first token, queueing included (required)', positiveNumber],
+    ['--tpot-p99 <ms>', 'generative models: highest acceptable p99 time per output token (required)', positiveNumber],
+    ['--e2e-p99 <ms>', 'generative models: highest acceptable p99 end-to-end latency', positiveNumber],
+    ['--peak <rps>', 'peak requests per second autoscaling must reach', positiveNumber],
+    ['--inputs-per-request <n>', 'inputs (sentences, images) each request carries (default 1)', positiveInteger],
+    [
+      '--host-ms-per-request <ms>',
+      'CPU milliseconds one input costs your handler outside the device call (JSON, tokenizing or decoding, the answer); ' +
+        "default: the profile's hostCpuMsPerRequest, measured by kind of input (see `cdk-inferentia profiles`)",
+      positiveNumber,
+    ],
+    new Option(
+      '--serving <mode>',
+      `how requests become device calls (default stock). stock: ${SERVING_SUPPORT.stock}. batching: ${SERVING_SUPPORT.batching}. ` +
+        'any: the cheaper of the two',
+    ).argParser(onceParsed('--serving', oneOf(SERVING_CHOICES))),
+    new Option('--region <region>', 'AWS region, e.g. us-east-1').argParser(once('--region')).makeOptionMandatory(),
+    new Option('--hosting <hosting>', `EC2 instances or a SageMaker endpoint: ${HOSTINGS.join(' or ')}`)
+      .argParser(onceParsed('--hosting', oneOf(HOSTINGS)))
+      .makeOptionMandatory(),
+    ['--min-instances <n>', 'fewest instances, for availability (default 1)', positiveInteger],
+    ['--max-instances <n>', 'most instances allowed (quota or budget)', positiveInteger],
+    ['--headroom <fraction>', 'spare capacity above the target, a fraction from 0 to 1: 0.2 = 20 % (default 0.2)', nonNegativeNumber],
+    ['--processes <n>', 'pin model processes per instance; they must fit its NeuronCores', positiveInteger],
+    ['--instance-types <list>', 'consider only these instance types, comma-separated', list],
+    ['--pricing <kind>', `price to optimise: ${PRICING_KINDS.join(' or ')} (default on-demand)`, oneOf(PRICING_KINDS)],
+    ['--prices <file>', 'a price file that overrides or extends the built-in prices'],
+    ['--alternatives <n>', 'how many alternatives to show (default 5)', positiveInteger],
+  ])
     .description(
       'Pick the cheapest instance type, NeuronCore layout, serving mode and instance count that meet the targets; ' +
         'for generative models (see `cdk-inferentia profiles`), the tensor-parallel degree, replicas and concurrent sequences, in tokens',
     )
-    .addOption(new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile').argParser(once('--model')))
-    .addOption(new Option('--profile <file>', 'your own model profile as JSON (format: docs/profile-format.md)').argParser(once('--profile')))
-    .option('--throughput <rps>', 'steady requests per second to serve, as users send them (required)', value('--throughput', positiveNumber))
-    .option('--throughput-per-minute <rpm>', 'generative models: steady requests per minute, instead of --throughput', value('--throughput-per-minute', positiveNumber))
-    .option('--p99 <ms>', 'single-call models: highest acceptable p99 latency of a request in milliseconds, queueing included (required)', value('--p99', positiveNumber))
-    .option('--input-tokens <n>', 'generative models: mean prompt tokens per request (required)', value('--input-tokens', positiveInteger))
-    .option('--input-tokens-p99 <n>', 'generative models: 99th percentile prompt tokens (default: 3.59 x the mean, the spread of a public chat trace; see --fixed-lengths)', value('--input-tokens-p99', positiveInteger))
-    .option('--output-tokens <n>', 'generative models: mean generated tokens per request (required)', value('--output-tokens', positiveInteger))
-    .option('--output-tokens-p99 <n>', 'generative models: 99th percentile generated tokens (default: 2.85 x the mean, the spread of a public chat trace)', value('--output-tokens-p99', positiveInteger))
-    .option('--fixed-lengths', 'generative models: every request at the mean lengths, instead of the default spread (a benchmark\'s shape, not traffic\'s)')
-    .option('--no-estimates', 'generative models: plan from measured rows only, without the performance model\'s estimates')
-    .option('--no-speculative-decoding', 'generative models: leave speculative decoding out of the candidates')
-    .option('--accepted-tokens <n>', 'generative models: tokens kept per speculative step (default: the model family\'s published figure)', value('--accepted-tokens', positiveNumber))
-    .option('--no-fp8', 'generative models: leave FP8 weights and KV cache out of the candidates')
-    .option('--prefix-hit-rate <fraction>', 'generative models: share of prompt tokens the prefix cache serves; makes prefix caching a candidate', value('--prefix-hit-rate', nonNegativeNumber))
-    .option('--ttft-p99 <ms>', 'generative models: highest acceptable p99 time to first token, queueing included (required)', value('--ttft-p99', positiveNumber))
-    .option('--tpot-p99 <ms>', 'generative models: highest acceptable p99 time per output token (required)', value('--tpot-p99', positiveNumber))
-    .option('--e2e-p99 <ms>', 'generative models: highest acceptable p99 end-to-end latency', value('--e2e-p99', positiveNumber))
-    .option('--peak <rps>', 'peak requests per second autoscaling must reach', value('--peak', positiveNumber))
-    .option('--inputs-per-request <n>', 'inputs (sentences, images) each request carries (default 1)', value('--inputs-per-request', positiveInteger))
-    .option(
-      '--host-ms-per-request <ms>',
-      'CPU milliseconds one input costs your handler outside the device call (JSON, tokenizing or decoding, the answer); ' +
-        "default: the profile's hostCpuMsPerRequest, measured by kind of input (see `cdk-inferentia profiles`)",
-      value('--host-ms-per-request', positiveNumber),
-    )
-    .addOption(
-      new Option(
-        '--serving <mode>',
-        `how requests become device calls (default stock). stock: ${SERVING_SUPPORT.stock}. batching: ${SERVING_SUPPORT.batching}. ` +
-          'any: the cheaper of the two',
-      ).argParser(value('--serving', oneOf(SERVING_CHOICES))),
-    )
-    .requiredOption('--region <region>', 'AWS region, e.g. us-east-1', once('--region'))
-    .addOption(
-      new Option('--hosting <hosting>', `EC2 instances or a SageMaker endpoint: ${HOSTINGS.join(' or ')}`)
-        .argParser(value('--hosting', oneOf(HOSTINGS)))
-        .makeOptionMandatory(),
-    )
-    .option('--min-instances <n>', 'fewest instances, for availability (default 1)', value('--min-instances', positiveInteger))
-    .option('--max-instances <n>', 'most instances allowed (quota or budget)', value('--max-instances', positiveInteger))
-    .option('--headroom <fraction>', 'spare capacity above the target, a fraction from 0 to 1: 0.2 = 20 % (default 0.2)', value('--headroom', nonNegativeNumber))
-    .option('--processes <n>', 'pin model processes per instance; they must fit its NeuronCores', value('--processes', positiveInteger))
-    .option('--instance-types <list>', 'consider only these instance types, comma-separated', value('--instance-types', list))
-    .option('--pricing <kind>', `price to optimise: ${PRICING_KINDS.join(' or ')} (default on-demand)`, value('--pricing', oneOf(PRICING_KINDS)))
-    .option('--prices <file>', 'a price file that overrides or extends the built-in prices', once('--prices'))
-    .option('--alternatives <n>', 'how many alternatives to show (default 5)', value('--alternatives', positiveInteger))
     .option('--json', 'print { request, chosen, alternatives, rejected, profileWarnings } as JSON; with no plan, chosen is null and reasons say why')
     .action((flags: PlanFlags) => {
       const loaded = loadAnyProfile({ model: flags.model, profile: flags.profile });

@@ -28,7 +28,7 @@ import {
 import type { ExpressionScope } from '../../io/preflight/expression';
 import { readJsonFile } from './files';
 import type { CliIo } from './io';
-import { once } from './once';
+import { addOnceOptions } from './once';
 import { list } from './parse';
 
 /** The flags as commander hands them over. */
@@ -74,20 +74,20 @@ export const defaultClients: PreflightClientFactory = (region) => {
  * throws `AwsCallError` (exit 1, one line with the fix) before any check.
  */
 export function registerPreflightCommand(program: Command, io: CliIo, clients: PreflightClientFactory = defaultClients): Command {
-  return program
-    .command('preflight')
+  return addOnceOptions(program.command('preflight'), [
+    ['--plan <file>', 'a plan written by `cdk-inferentia plan ... --json > plan.json`'],
+    ['--stack <path>', 'a synthesized stack: a cdk.out directory or a *.template.json file'],
+    ['--stack-name <name>', 'with a cdk.out holding several stacks, the one to check'],
+    ['--region <region>', 'region of a --stack template file (a cdk.out names its own)'],
+    ['--image <uri>', 'with --plan: the image to deploy, <account>.dkr.ecr.<region>.amazonaws.com/<repo>@sha256:...'],
+    ['--model-data <s3-uri>', 'with --plan: the model data, s3://bucket/prefix/ or s3://bucket/model.tar.gz'],
+    ['--endpoint-name <name>', 'with --plan: the SageMaker endpoint name the deploy will create'],
+    ['--skip <checks>', `checks not to run, comma-separated: ${CHECK_IDS.join(', ')}`],
+  ])
     .description(
       'Before a deploy, check with your AWS credentials that it can start: instance type offered in 2+ zones, quota for ' +
         'the planned count, image digest and model data readable, endpoint name free; exits 1 when a check fails',
     )
-    .option('--plan <file>', 'a plan written by `cdk-inferentia plan ... --json > plan.json`', once('--plan'))
-    .option('--stack <path>', 'a synthesized stack: a cdk.out directory or a *.template.json file', once('--stack'))
-    .option('--stack-name <name>', 'with a cdk.out holding several stacks, the one to check', once('--stack-name'))
-    .option('--region <region>', 'region of a --stack template file (a cdk.out names its own)', once('--region'))
-    .option('--image <uri>', 'with --plan: the image to deploy, <account>.dkr.ecr.<region>.amazonaws.com/<repo>@sha256:...', once('--image'))
-    .option('--model-data <s3-uri>', 'with --plan: the model data, s3://bucket/prefix/ or s3://bucket/model.tar.gz', once('--model-data'))
-    .option('--endpoint-name <name>', 'with --plan: the SageMaker endpoint name the deploy will create', once('--endpoint-name'))
-    .option('--skip <checks>', `checks not to run, comma-separated: ${CHECK_IDS.join(', ')}`, once('--skip'))
     .option('--json', 'print the reports as JSON')
     .action(async (flags: PreflightFlags) => {
       const { targets, skip } = targetsFromFlags(flags);

@@ -93,6 +93,12 @@ export interface PromotionResult {
   } & ImageCopyResult;
   readonly artifact?: { readonly from: string; readonly to: string; readonly objects: number; readonly bytes: number; readonly sha256: string };
   readonly record?: { readonly parameter: string; readonly region: string; readonly account: string; readonly value: ReleaseRecord };
+  /**
+   * What this promotion means for the environment's generative model (its `generative` section): its compiled prefix
+   * travels inside the artifact prefix copied above, its vLLM image is the config's `generativeImageDigest` (public,
+   * pinned, nothing to copy), and its gate is the token proof its own stack's deploy runs.
+   */
+  readonly generative?: { readonly profile: string; readonly imageDigest?: string; readonly compiledPrefix: string; readonly gate: string };
 }
 
 /** Registers `promote` on the program. */
@@ -178,7 +184,10 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
   }
   const evidence = verdict.passed ? verdict.evidence : refuse([]);
   const gate = { passed: true as const, reportUri, fingerprint: deployment.fingerprint, invokedAt: evidence.smoke.invokedAt };
-  const base = { application: config.application, from: from.name, dryRun: flags.dryRun === true, gate };
+  const base = {
+    application: config.application, from: from.name, dryRun: flags.dryRun === true, gate,
+    ...(from.generative !== undefined ? { generative: generativeNote(config, to ?? from) } : {}),
+  };
   if (to === undefined) {
     return { ...base, checkOnly: true };
   }
@@ -354,6 +363,16 @@ function formatBytes(n: number): string {
   return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} B`;
 }
 
+/** What `promote` does for an environment's generative model, in its result. */
+function generativeNote(config: EnvironmentsConfig, env: EnvironmentConfig): NonNullable<PromotionResult['generative']> {
+  return {
+    profile: env.generative!.profileId,
+    ...(config.generativeImageDigest !== undefined ? { imageDigest: config.generativeImageDigest } : {}),
+    compiledPrefix: env.artifact !== undefined ? `s3://${env.artifact.bucket}/${env.artifact.prefix}<compile hash>/` : 'none (no artifact location)',
+    gate: `the token proof of ${env.name}-Generative, which fails its deploy (CloudFormation rolls back) on a miss`,
+  };
+}
+
 /** The human-readable account of a promotion. */
 export function formatResult(result: PromotionResult): string {
   const lines: string[] = [];
@@ -372,6 +391,11 @@ export function formatResult(result: PromotionResult): string {
   if (result.artifact) {
     lines.push(`  artifact: ${result.artifact.from} -> ${result.artifact.to} (${result.artifact.objects} objects, `
       + `${formatBytes(result.artifact.bytes)}, sha256 ${result.artifact.sha256})`);
+  }
+  if (result.generative) {
+    const g = result.generative;
+    lines.push(`  generative ${g.profile}: compiled prefix ${g.compiledPrefix} ${result.checkOnly ? 'is' : 'travels'} in the artifact `
+      + `prefix; vLLM image ${g.imageDigest ?? '(generativeImageDigest not set)'} is pinned in the config, not copied; gated by ${g.gate}`);
   }
   if (result.record) {
     lines.push(`  record: ssm:${result.record.parameter} in ${result.record.account} ${result.record.region}`

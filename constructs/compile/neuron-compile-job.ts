@@ -14,7 +14,7 @@ import { InputError } from '../../lib/errors';
 import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
-import { acknowledgeCompileFindings, compileJobResource, grantCompileLaunch, neoProblems } from './private/compile-backend';
+import { acknowledgeCompileFindings, compileHost, compileJobResource, grantCompileLaunch, neoProblems } from './private/compile-backend';
 import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */
@@ -251,21 +251,13 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
       if ('s3Uri' in spec.source && props.sourceBucket) {
         props.sourceBucket.grantRead(role, `${spec.source.s3Uri.replace(/^s3:\/\/[^/]+\//, '')}*`);
       }
-      const profile = new iam.InstanceProfile(this, 'InstanceProfile', { role });
-      const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-        vpc: props.vpc,
-        description: `Neuron compile host of ${spec.model}: no ingress; egress to S3 and the model source`,
-        allowAllOutbound: true,
-      });
-      const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+      const { securityGroup, launch } = compileHost(this, role, props, instanceTypes,
+        `Neuron compile host of ${spec.model}: no ingress; egress to S3 and the model source`);
       this.instanceRole = role;
       const amiParameter = props.amiParameter ?? DLAMI_PARAMETERS[spec.chip];
       config = {
         instance: {
-          instanceTypes,
-          subnetIds: subnets.subnetIds,
-          securityGroupIds: [securityGroup.securityGroupId],
-          instanceProfileArn: profile.instanceProfileArn,
+          ...launch,
           amiParameter,
           extraVolumeGiB: Math.ceil(20 + 4 * modelSizeGiB),
           scriptS3Uri: asset.s3ObjectUrl,

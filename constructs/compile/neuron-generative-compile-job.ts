@@ -34,7 +34,7 @@ import type { ModelImage } from '../image/model-image';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
 import { markOwned } from '../private/ownership';
-import { acknowledgeCompileFindings, compileJobResource, grantCompileLaunch } from './private/compile-backend';
+import { acknowledgeCompileFindings, compileHost, compileJobResource, grantCompileLaunch } from './private/compile-backend';
 
 /** Options of {@link GenerativeWeights.fromS3Prefix}. */
 export interface GenerativeWeightsS3Options {
@@ -368,13 +368,8 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
     this.bucket.grantPut(role, `${this.artifactPrefix}*`);
     props.weights.grantFetch(role);
     const image = props.image.bind(this, role, NeuronInstanceType.of(props.plan.instanceType));
-    const profile = new iam.InstanceProfile(this, 'InstanceProfile', { role });
-    const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: `Generative compile host of ${model}: no ingress; egress to S3, the image registry and the weights source`,
-      allowAllOutbound: true,
-    });
-    const subnets = props.vpc.selectSubnets(props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+    const { securityGroup, launch } = compileHost(this, role, props, instanceTypes,
+      `Generative compile host of ${model}: no ingress; egress to S3, the image registry and the weights source`);
     grantCompileLaunch(this, onEvent, isComplete, role, securityGroup, amiParameter, jobTag, this.hash);
     acknowledgeCompileFindings(role, [onEvent, isComplete], this.artifactPrefix);
 
@@ -390,10 +385,7 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
       image: image.imageUri,
       ...(props.weights.tokenSecret ? { tokenSecretArn: props.weights.tokenSecret.secretArn } : {}),
       instance: {
-        instanceTypes,
-        subnetIds: subnets.subnetIds,
-        securityGroupIds: [securityGroup.securityGroupId],
-        instanceProfileArn: profile.instanceProfileArn,
+        ...launch,
         amiParameter,
         scriptS3Uri: asset.s3ObjectUrl,
         scriptSha256: sha256Hex(program.content),

@@ -6,7 +6,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { Plan } from '../../lib/planner';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
@@ -14,11 +14,10 @@ import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_NEURON_MONITOR_NAMESPACE, MODEL_SERVER_PORT, NeuronEcsServiceProps } from './ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
 import { modelLoadBalancer, serviceEntrance, serviceProof } from './private/ecs-load-balancer';
-import { rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
+import { LoadBalancedEcsService, rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
 import { serviceNetwork } from './private/ecs-network';
 import { resolveService } from './private/ecs-validation';
 import { markOwned } from '../private/ownership';
-import { RollbackAlarms } from '../private/rollback-alarms';
 
 /**
  * A model on Inferentia2 or Trainium EC2 instances, run by Amazon ECS as the plan sized it.
@@ -41,7 +40,7 @@ import { RollbackAlarms } from '../private/rollback-alarms';
  * });
  * service.connections.allowDefaultPortFrom(clients);
  */
-export class NeuronEcsService extends Construct implements ec2.IConnectable {
+export class NeuronEcsService extends LoadBalancedEcsService implements ec2.IConnectable {
   /** The plan deployed. */
   readonly plan: Plan;
   /** The ECS service. */
@@ -87,7 +86,6 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
   get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
     return this.alarms.list;
   }
-  private readonly alarms = new RollbackAlarms();
   /** Task count scaling, when enabled. */
   readonly scalableTaskCount?: ecs.ScalableTaskCount;
   /** The smoke benchmark, when `smokeBenchmark` is set. */
@@ -281,48 +279,6 @@ export class NeuronEcsService extends Construct implements ec2.IConnectable {
         dependsOn: [this.service, this.listener, ...(this.scalableTaskCount ? [this.scalableTaskCount] : [])],
       });
     }
-  }
-
-  /** Requests the load balancer received (`RequestCount`, sum per 5 minutes unless overridden). */
-  metricRequestCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.loadBalancer.metrics.requestCount(options);
-  }
-
-  /** Seconds from the load balancer sending a request to a task until the answer (`TargetResponseTime`, p99 unless overridden). */
-  metricTargetResponseTime(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.targetResponseTime({ statistic: cloudwatch.Stats.p(99), ...options });
-  }
-
-  /** 5XX answers of the model servers (`HTTPCode_Target_5XX_Count`, sum unless overridden). */
-  metricTarget5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, options);
-  }
-
-  /** 5XX answers of the load balancer itself, e.g. no healthy task (`HTTPCode_ELB_5XX_Count`, sum unless overridden). */
-  metricLoadBalancer5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.loadBalancer.metrics.httpCodeElb(elbv2.HttpCodeElb.ELB_5XX_COUNT, options);
-  }
-
-  /** Tasks passing the `/ping` check (`HealthyHostCount`, average unless overridden). */
-  metricHealthyTaskCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.healthyHostCount(options);
-  }
-
-  /** Requests per task per minute: what target tracking follows (`RequestCountPerTarget`, sum per minute unless overridden). */
-  metricRequestCountPerTask(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.requestCountPerTarget({ period: Duration.minutes(1), ...options });
-  }
-
-  /**
-   * Adds an alarm of yours to the set that rolls a deployment back.
-   *
-   * ECS watches the service's deployment alarms during a deployment's bake time and rolls back when one fires, on
-   * top of the circuit breaker.
-   *
-   * @param alarm an alarm on any metric, e.g. your own latency or business metric
-   */
-  addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.add(alarm);
   }
 
   private acknowledgeFindings(): void {

@@ -6,13 +6,12 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { markOwned } from '../private/ownership';
-import { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import { DeployRefusal } from '../proof/deploy-refusal';
@@ -20,7 +19,7 @@ import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { neuronCapacity } from './private/ecs-capacity';
 import { modelLoadBalancer, serviceEntrance, serviceProof } from './private/ecs-load-balancer';
-import { engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, rollBackOnAlarms } from './private/ecs-monitoring';
+import { LoadBalancedEcsService, engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, rollBackOnAlarms } from './private/ecs-monitoring';
 import { serviceNetwork } from './private/ecs-network';
 import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
 import { resolveGenerativeService } from './private/generative-ecs-validation';
@@ -54,7 +53,7 @@ import { resolveGenerativeService } from './private/generative-ecs-validation';
  *   servedModelName: 'llama-3.1-8b-instruct',
  * });
  */
-export class NeuronGenerativeEcsService extends Construct implements ec2.IConnectable {
+export class NeuronGenerativeEcsService extends LoadBalancedEcsService implements ec2.IConnectable {
   /** The plan deployed. */
   readonly plan: GenerativePlan;
   /** The engine of each replica slot, as rendered from the plan. */
@@ -113,7 +112,6 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
   get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
     return this.alarms.list;
   }
-  private readonly alarms = new RollbackAlarms();
 
   constructor(scope: Construct, id: string, props: NeuronGenerativeEcsServiceProps) {
     super(scope, id);
@@ -280,35 +278,6 @@ export class NeuronGenerativeEcsService extends Construct implements ec2.IConnec
         + 'Zone outage stops the service. For production, plan with minInstances of 2 or more.');
     }
     this.acknowledgeFindings();
-  }
-
-  /** Requests the load balancer received (`RequestCount`, sum per 5 minutes unless overridden). */
-  metricRequestCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.loadBalancer.metrics.requestCount(options);
-  }
-
-  /** 5XX answers of the engines (`HTTPCode_Target_5XX_Count`, sum unless overridden). */
-  metricTarget5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, options);
-  }
-
-  /** Tasks passing the `/health` check (`HealthyHostCount`, average unless overridden). */
-  metricHealthyTaskCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.healthyHostCount(options);
-  }
-
-  /** Requests per task per minute: what target tracking follows (`RequestCountPerTarget`, sum per minute unless overridden). */
-  metricRequestCountPerTask(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.requestCountPerTarget({ period: Duration.minutes(1), ...options });
-  }
-
-  /**
-   * Adds an alarm of yours (e.g. on the engine's TTFT or TPOT) to the set that rolls a deployment back.
-   *
-   * @param alarm an alarm on any metric
-   */
-  addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.add(alarm);
   }
 
   /** Read-only access to the weights and artifacts prefixes, nothing else of the bucket. */

@@ -2,7 +2,11 @@ import { Annotations, CfnOutput, Duration, Stack, Stage, StageProps } from 'aws-
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
-import { Construct } from 'constructs';
+import { Construct, DependencyGroup } from 'constructs';
+import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR, type GenerativeArtifactFacts } from '../../lib/compile/generative-spec';
+import type { GenerativeWeights, ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
+import { GenerativeInferenceStack } from '../sagemaker/generative-inference-stack';
+import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { promotionRoleName, type EnvironmentConfig } from '../../lib/environments/environments';
 import { InputError } from '../../lib/errors';
 import { RECORD_PARAMETER_ROOT, deploymentParameterName, type DeploymentRecord } from '../../lib/release/records';
@@ -15,6 +19,35 @@ import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { markOwned } from '../private/ownership';
+
+/** What an {@link InferenceStage} serves for an environment with a `generative` section. */
+export interface InferenceStageGenerativeProps {
+  /** The Neuron vLLM image by digest (`ModelImage.fromNeuronVllm`), the same in every environment. */
+  readonly image: ModelImage;
+
+  /**
+   * The weights the first environment compiles (a Hugging Face commit or an S3 prefix), or a function of the stack
+   * returning them (for a token secret referenced in it).
+   */
+  readonly weights: GenerativeWeights | ((stack: Stack) => GenerativeWeights);
+
+  /**
+   * What an earlier environment compiled (its stage's `generativeArtifacts`): this stage then compiles nothing and
+   * serves `<artifact.prefix><hash>/` from its own artifact location, where `promote` copies the earlier
+   * environment's prefix before this stage deploys.
+   *
+   * @default - this stage compiles `weights` into its artifact location (the first environment)
+   */
+  readonly compiled?: Pick<ICompiledGenerativeArtifacts, 'hash' | 'manifest'>;
+
+  /**
+   * The proof in tokens gating each deploy; the stage sets its environment name. A miss fails the deploy and
+   * CloudFormation rolls the generative stack back.
+   *
+   * @default - the default golden prompt and a short streamed run judged against the environment's token targets
+   */
+  readonly smokeBenchmark?: GenerativeSmokeBenchmarkOptions;
+}
 
 /** Props of {@link InferenceStage}. */
 export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName'> {
@@ -71,6 +104,14 @@ export interface InferenceStageProps extends Omit<StageProps, 'env' | 'stageName
    * @default 'Inference'
    */
   readonly inferenceStackName?: string;
+
+  /**
+   * The generative model, for an environment whose config has a `generative` section (deployed as
+   * `<stage>-Generative`); ignored for one without.
+   *
+   * @default - none: an environment with a generative section is refused
+   */
+  readonly generative?: InferenceStageGenerativeProps;
 }
 
 /**
@@ -106,6 +147,16 @@ export class InferenceStage extends Stage {
   readonly deploymentRecordParameter: CfnOutput;
   /** The environment this stage deploys. */
   readonly environment: EnvironmentConfig;
+  /**
+   * The generative model's stack (SageMaker inference components, gated by its proof in tokens), when the environment
+   * has a `generative` section.
+   */
+  readonly generativeStack?: GenerativeInferenceStack;
+  /**
+   * What the generative stack serves: its own compile (first environment) or the promoted prefix; pass it to the
+   * next stage's `generative.compiled`.
+   */
+  readonly generativeArtifacts?: ICompiledGenerativeArtifacts;
 
   constructor(scope: Construct, id: string, props: InferenceStageProps) {
     const env = props.environment;
@@ -232,6 +283,39 @@ export class InferenceStage extends Stage {
       description: `SSM parameter with ${env.name}'s deployment record, read by cdk-inferentia promote`,
       value: parameter.parameterName,
     });
+    if (env.generative !== undefined) {
+      if (props.generative === undefined) {
+        throw new InputError(`InferenceStage ${id}: environment "${env.name}" has a generative section but the stage was `
+          + 'given no generative { image, weights }; pass them, or remove the section from the environments config');
+      }
+      this.generativeStack = this.defineGenerative(props.generative, description);
+      this.generativeArtifacts = this.generativeStack.compiledArtifacts;
+    }
+  }
+
+  /**
+   * The generative stack: compiles into the environment's artifact location (first environment), or serves the prefix
+   * an earlier one compiled, copied in by `promote` (which runs before the inference stack, so before this one).
+   */
+  private defineGenerative(props: InferenceStageGenerativeProps, description: string): GenerativeInferenceStack {
+    const env = this.environment;
+    const generative = env.generative!;
+    const t = generative.targets;
+    const artifactBucket = env.artifact === undefined ? undefined
+      : s3.Bucket.fromBucketName(this.releaseStack, 'GenerativeArtifactBucket', env.artifact.bucket);
+    const stack = new GenerativeInferenceStack(this, 'Generative', {
+      description: `${description}: ${generative.profileId} on SageMaker inference components for ${t.requestsPerSecond} `
+        + `requests/s at TTFT p99 ${t.ttftP99Ms} ms, TPOT p99 ${t.tpotP99Ms} ms`,
+      plan: generative.plan,
+      image: props.image,
+      ...(props.compiled === undefined
+        ? { weights: props.weights, ...(artifactBucket !== undefined ? { compileBucket: artifactBucket, compilePrefix: env.artifact!.prefix } : {}) }
+        : { compiledArtifacts: promotedGenerativeArtifacts(this.releaseStack, env, props.compiled) }),
+      smokeBenchmark: { ...props.smokeBenchmark, environmentName: env.name },
+    });
+    // After the inference stack, whose pipeline step promotes the image and the compiled prefix before it deploys.
+    stack.addStackDependency(this.inferenceStack, 'promote copies the compiled prefix before the inference stack deploys');
+    return stack;
   }
 
   /**
@@ -278,6 +362,33 @@ export class InferenceStage extends Stage {
       + 'compile job, unknown at synth.');
     return role;
   }
+}
+
+/**
+ * The compiled prefix an earlier environment produced, as this environment serves it once `promote` copied it:
+ * `<artifact.prefix><hash>/` in the environment's artifact bucket, compiled for the facts of `compiled.manifest`.
+ */
+function promotedGenerativeArtifacts(scope: Stack, env: EnvironmentConfig,
+  compiled: { readonly hash: string; readonly manifest: GenerativeArtifactFacts }): ICompiledGenerativeArtifacts {
+  if (env.artifact === undefined) {
+    throw new InputError(`environment "${env.name}" artifact: missing; the generative model's compiled prefix is promoted `
+      + 'into it: add artifact { bucket, prefix } to the environments config');
+  }
+  const bucket = s3.Bucket.fromBucketName(scope, 'PromotedGenerativeBucket', env.artifact.bucket);
+  const artifactPrefix = `${env.artifact.prefix}${compiled.hash}/`;
+  return {
+    hash: compiled.hash,
+    bucket,
+    artifactPrefix,
+    s3Uri: bucket.s3UrlForObject(`${artifactPrefix}${COMPILED_ARTIFACTS_DIR}`),
+    modelS3Uri: bucket.s3UrlForObject(`${artifactPrefix}${STAGED_MODEL_DIR}`),
+    manifest: compiled.manifest,
+    // Nothing to wait for in this stage: promote copied the prefix before the pipeline deployed it.
+    resource: new DependencyGroup(),
+    grantRead: (grantee) => {
+      bucket.grantRead(grantee, `${artifactPrefix}*`);
+    },
+  };
 }
 
 /**

@@ -1,8 +1,10 @@
 import { CfnOutput, Stack, StackProps } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative/types';
-import type { GenerativeWeights, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
+import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
+import { InputError } from '../../lib/errors';
 import { compileGenerativeInStack, deployTimeZones } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
@@ -22,9 +24,26 @@ export interface GenerativeInferenceStackProps extends StackProps {
 
   /**
    * The weights: an S3 prefix, or a Hugging Face Hub commit with a token secret; or a function of this stack returning
-   * them, for a secret or bucket referenced in the stack (`Secret.fromSecretNameV2(stack, ...)`).
+   * them, for a secret or bucket referenced in the stack (`Secret.fromSecretNameV2(stack, ...)`). Give either
+   * `weights` (the stack compiles them) or `compiledArtifacts` (it serves what another deploy compiled).
+   *
+   * @default - none: `compiledArtifacts` is given
    */
-  readonly weights: GenerativeWeights | ((stack: Stack) => GenerativeWeights);
+  readonly weights?: GenerativeWeights | ((stack: Stack) => GenerativeWeights);
+
+  /**
+   * Artifacts compiled elsewhere for this plan, e.g. the prefix an earlier environment compiled and `promote` copied
+   * here: the stack compiles nothing and serves them (refused at synth when they were compiled for another plan).
+   *
+   * @default - none: the stack compiles `weights`
+   */
+  readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
+
+  /** Bucket the stack's compile writes to. @default - the model data bucket */
+  readonly compileBucket?: s3.IBucket;
+
+  /** Key prefix of the stack's compile, empty or ending in `/`. @default 'compiled/' */
+  readonly compilePrefix?: string;
 
   /** Name clients send in the request's `model` field. @default - the plan's profile id */
   readonly servedModelName?: string;
@@ -55,7 +74,10 @@ export interface GenerativeInferenceStackProps extends StackProps {
  * Synthesizes offline with an explicit `env`: the compile VPC takes its zones from `Fn::GetAZs` at deploy time.
  */
 export class GenerativeInferenceStack extends Stack {
-  readonly compileJob: NeuronGenerativeCompileJob;
+  /** The compile in this stack's deploy; undefined when it serves `compiledArtifacts`. */
+  readonly compileJob?: NeuronGenerativeCompileJob;
+  /** What the endpoint serves: this stack's compile, or the artifacts it was given. */
+  readonly compiledArtifacts: ICompiledGenerativeArtifacts;
   readonly endpoint: NeuronGenerativeEndpoint;
   readonly smokeBenchmark: SmokeBenchmark;
 
@@ -63,11 +85,18 @@ export class GenerativeInferenceStack extends Stack {
     super(scope, id, props);
     markOwned(this);
     const servedModelName = props.servedModelName ?? props.plan.profileId;
-    this.compileJob = compileGenerativeInStack(this, props);
+    if ((props.weights === undefined) === (props.compiledArtifacts === undefined)) {
+      throw new InputError(`${this.node.path}: give either weights (the stack compiles them) or compiledArtifacts (it serves `
+        + `what another deploy compiled), not ${props.weights === undefined ? 'neither' : 'both'}`);
+    }
+    if (props.weights !== undefined) {
+      this.compileJob = compileGenerativeInStack(this, { ...props, weights: props.weights });
+    }
+    this.compiledArtifacts = this.compileJob ?? props.compiledArtifacts!;
     this.endpoint = new NeuronGenerativeEndpoint(this, 'Endpoint', {
       plan: props.plan,
       image: props.image,
-      compiledArtifacts: this.compileJob,
+      compiledArtifacts: this.compiledArtifacts,
       servedModelName,
       scaleToZero: props.scaleToZero,
     });

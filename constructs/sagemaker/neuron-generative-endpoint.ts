@@ -26,7 +26,7 @@ import { DeployRefusal } from '../proof/deploy-refusal';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_VARIANT_NAME, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
-import { EndpointBase } from './private/endpoint-base';
+import { EndpointBase, sageMakerScalableTarget } from './private/endpoint-base';
 import {
   endpointNetwork, errorRateAlarm, inferenceComponentProof, networkProblems, rollbackAlarmsReadBy,
 } from './private/endpoint-monitoring';
@@ -286,14 +286,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.cfnInferenceComponent.node.addDependency(this.logGroup, this.role);
 
     // Auto scaling of the copies; managed instance scaling adds and removes instances to hold them.
-    this.scalableTarget = new appscaling.ScalableTarget(this, 'ScalableTarget', {
-      serviceNamespace: appscaling.ServiceNamespace.SAGEMAKER,
-      resourceId: `inference-component/${this.inferenceComponentName}`,
-      scalableDimension: 'sagemaker:inference-component:DesiredCopyCount',
-      minCapacity: sizing.minCopies,
-      maxCapacity: sizing.maxCopies,
-    });
-    this.scalableTarget.node.addDependency(this.cfnInferenceComponent);
+    this.scalableTarget = sageMakerScalableTarget(this, `inference-component/${this.inferenceComponentName}`,
+      'sagemaker:inference-component:DesiredCopyCount', { min: sizing.minCopies, max: sizing.maxCopies }, this.cfnInferenceComponent);
     this.scalableTarget.scaleToTrackMetric('ConcurrentRequestsPerCopy', {
       // High resolution: published every 10 s, so scale-out reacts within a minute (SageMaker Developer Guide,
       // "Define a scaling policy", https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-add-code-define.html).

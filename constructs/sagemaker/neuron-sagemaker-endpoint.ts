@@ -33,7 +33,7 @@ import {
   NeuronSageMakerEndpointAttributes,
   NeuronSageMakerEndpointProps,
 } from './endpoint-props';
-import { EndpointBase } from './private/endpoint-base';
+import { EndpointBase, sageMakerScalableTarget } from './private/endpoint-base';
 import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
 import {
   endpointDashboard, endpointNetwork, endpointRollbackAlarms, networkProblems, rollbackAlarmsReadBy,
@@ -356,15 +356,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
     // Auto scaling.
     if (scaling) {
-      this.scalableTarget = new appscaling.ScalableTarget(this, 'ScalableTarget', {
-        serviceNamespace: appscaling.ServiceNamespace.SAGEMAKER,
-        resourceId: `endpoint/${this.endpointName}/variant/${this.variantName}`,
-        scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
-        minCapacity: scaling.min,
-        maxCapacity: scaling.max,
-      });
-      // The resource id is a plain string: register only once the endpoint exists.
-      this.scalableTarget.node.addDependency(this.cfnEndpoint);
+      this.scalableTarget = sageMakerScalableTarget(this, `endpoint/${this.endpointName}/variant/${this.variantName}`,
+        'sagemaker:variant:DesiredInstanceCount', scaling, this.cfnEndpoint);
       this.scalableTarget.scaleToTrackMetric('InvocationsPerInstance', {
         predefinedMetric: appscaling.PredefinedMetric.SAGEMAKER_VARIANT_INVOCATIONS_PER_INSTANCE,
         targetValue: scaling.targetInvocationsPerMinute,

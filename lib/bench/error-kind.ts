@@ -3,6 +3,7 @@
  * `./errors`, which classifies thrown errors (AWS SDK error shapes among them): the golden-answer check (`./answer`),
  * which the smoke benchmark construct compiles at synth, needs only this.
  */
+import type { RequestTally } from './types';
 
 /**
  * The kind a failed request is counted under in `BenchReport.errorsByKind`.
@@ -43,4 +44,32 @@ export function errorKindForStatus(status: number): ErrorKind {
     return 'throttled';
   }
   return `http-${status}`;
+}
+
+/**
+ * Adds the tallies of runs that went side by side (the load workers of a proof): counts and error kinds add, and
+ * each kind keeps the first sample seen. Workers that returned no result count under `worker-failed`, with the first
+ * one's failure as its sample.
+ */
+export function addTallies(tallies: readonly RequestTally[], failedWorkers: Readonly<Record<string, string>>): RequestTally {
+  const errorsByKind: Record<string, number> = {};
+  const errorSamples: Record<string, string> = {};
+  let requests = 0;
+  let errors = 0;
+  for (const tally of tallies) {
+    requests += tally.requests;
+    errors += tally.errors;
+    for (const [kind, count] of Object.entries(tally.errorsByKind)) {
+      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + count;
+    }
+    for (const [kind, sample] of Object.entries(tally.errorSamples)) {
+      errorSamples[kind] ??= sample;
+    }
+  }
+  const failed = Object.entries(failedWorkers);
+  if (failed.length > 0) {
+    errorsByKind['worker-failed'] = failed.length;
+    errorSamples['worker-failed'] = failed[0][1];
+  }
+  return { requests, errors, errorsByKind, errorSamples };
 }

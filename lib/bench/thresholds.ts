@@ -17,47 +17,19 @@ export type BenchStats = Pick<BenchReport, 'requests' | 'errors' | 'errorRate' |
 export function evaluateThresholds(stats: BenchStats, thresholds: Thresholds = {}): ThresholdResult[] {
   const hasSuccess = stats.requests > stats.errors;
   const results: ThresholdResult[] = [];
-  if (thresholds.p50MaxMs !== undefined) {
-    results.push({
-      name: 'p50',
-      limit: thresholds.p50MaxMs,
-      measured: stats.latencyMs.p50,
-      passed: hasSuccess && stats.latencyMs.p50 <= thresholds.p50MaxMs,
-    });
-  }
-  if (thresholds.p99MaxMs !== undefined) {
-    results.push({
-      name: 'p99',
-      limit: thresholds.p99MaxMs,
-      measured: stats.latencyMs.p99,
-      passed: hasSuccess && stats.latencyMs.p99 <= thresholds.p99MaxMs,
-    });
-  }
-  if (thresholds.minThroughputRps !== undefined) {
-    results.push({
-      name: 'throughput',
-      limit: thresholds.minThroughputRps,
-      measured: stats.throughputRps,
-      passed: stats.throughputRps >= thresholds.minThroughputRps,
-    });
-  }
-  if (thresholds.maxErrorRate !== undefined) {
-    results.push({
-      name: 'errorRate',
-      limit: thresholds.maxErrorRate,
-      measured: stats.errorRate,
-      passed: stats.requests > 0 && stats.errorRate <= thresholds.maxErrorRate,
-    });
-  }
-  if (thresholds.serverP99MaxMs !== undefined) {
-    // No header, no proof: a server that does not report its timing cannot pass a server-side limit.
-    const measured = stats.server?.latencyMs.p99;
-    results.push({
-      name: 'serverP99',
-      limit: thresholds.serverP99MaxMs,
-      measured: measured ?? 0,
-      passed: measured !== undefined && measured <= thresholds.serverP99MaxMs,
-    });
-  }
+  /** Adds the result of one limit when it is given; `holds` says whether the measurement meets it. */
+  const check = (name: ThresholdResult['name'], limit: number | undefined, measured: number, holds: (limit: number) => boolean): void => {
+    if (limit !== undefined) {
+      results.push({ name, limit, measured, passed: holds(limit) });
+    }
+  };
+  const { latencyMs, throughputRps, errorRate } = stats;
+  check('p50', thresholds.p50MaxMs, latencyMs.p50, (limit) => hasSuccess && latencyMs.p50 <= limit);
+  check('p99', thresholds.p99MaxMs, latencyMs.p99, (limit) => hasSuccess && latencyMs.p99 <= limit);
+  check('throughput', thresholds.minThroughputRps, throughputRps, (limit) => throughputRps >= limit);
+  check('errorRate', thresholds.maxErrorRate, errorRate, (limit) => stats.requests > 0 && errorRate <= limit);
+  // No header, no proof: a server that does not report its timing cannot pass a server-side limit.
+  const serverP99 = stats.server?.latencyMs.p99;
+  check('serverP99', thresholds.serverP99MaxMs, serverP99 ?? 0, (limit) => serverP99 !== undefined && serverP99 <= limit);
   return results;
 }

@@ -4,6 +4,7 @@
  * percentiles). Apart from `./token-proof` because it loads the histogram library, which the construct does not need.
  */
 import { z } from 'zod';
+import { addTallies } from './error-kind';
 import { LatencyRecorder } from './latency';
 import type { RequestTally } from './types';
 import type { TokenCapacityConfig, TokenMeasurement } from './token-proof';
@@ -82,36 +83,20 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
   const ttft = new LatencyRecorder();
   const tpot = new LatencyRecorder();
   const e2e = new LatencyRecorder();
-  const errorsByKind: Record<string, number> = {};
-  const errorSamples: Record<string, string> = {};
-  let requests = 0;
-  let errors = 0;
+  const { requests, errors, errorsByKind, errorSamples } = addTallies(results, failedWorkers);
   let outputTokens = 0;
   // Goodput only when every run counted it: a run that did not would read as none good.
   let good: number | undefined = results.length > 0 && results.every((r) => r.goodRequests !== undefined) ? 0 : undefined;
   let durationMs = 0;
   let elapsedMs = 0;
   for (const result of results) {
-    requests += result.requests;
-    errors += result.errors;
     outputTokens += result.outputTokens;
     good = good === undefined ? undefined : good + (result.goodRequests ?? 0);
     durationMs = Math.max(durationMs, result.durationMs);
     elapsedMs = Math.max(elapsedMs, result.elapsedMs ?? result.durationMs);
-    for (const [kind, count] of Object.entries(result.errorsByKind)) {
-      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + count;
-    }
-    for (const [kind, sample] of Object.entries(result.errorSamples)) {
-      errorSamples[kind] ??= sample;
-    }
     ttft.addEncoded(result.encoded.ttft);
     tpot.addEncoded(result.encoded.tpot);
     e2e.addEncoded(result.encoded.e2e);
-  }
-  const failed = Object.entries(failedWorkers);
-  if (failed.length > 0) {
-    errorsByKind['worker-failed'] = failed.length;
-    errorSamples['worker-failed'] = failed[0][1];
   }
   const perSecond = (count: number, overMs: number): number => (overMs > 0 ? Math.round((count * 1000 * 100) / overMs) / 100 : 0);
   return {

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
 import type { RequestTally } from './types';
 import type { WorkloadLengths } from '../generative/lengths';
-import { WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
+import { loadWindowShape, WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
 /** How a request is sent to vLLM's OpenAI-compatible server: `/v1/completions` or `/v1/chat/completions`. */
 export type TokenApi = 'completions' | 'chat';
@@ -203,9 +203,7 @@ export const tokenProofConfigSchema = z
         rateRps: positive,
         workers: z.number().int().min(1),
         streamsPerWorker: positive,
-        durationMs: positive,
-        warmupMs: z.number().min(0),
-        timeoutMs: positive,
+        ...loadWindowShape,
         inputTokens: z.number().int().positive(),
         outputTokens: z.number().int().positive(),
         lengths: z.object({ input: lengthDistribution, output: lengthDistribution }).strict().optional(),

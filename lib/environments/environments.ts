@@ -9,6 +9,8 @@ import { InfeasibleError, InputError } from '../errors';
 import { plan } from '../planner';
 import type { Plan, PlanTargets } from '../planner';
 import { closestProfileIds, findProfile } from '../profiles';
+import { builtInGenerativeProfiles, findGenerativeProfile, planGenerative } from '../generative';
+import type { GenerativePlan, GenerativeTargets } from '../generative';
 import { IMAGE_DIGEST, environmentsInputSchema } from './schema';
 
 /** When a smoke report counts as current, and whether the capacity proof must have passed too. */
@@ -69,6 +71,20 @@ export interface EnvironmentConfig {
   readonly promotionRoleArn: string;
   /** The plan for the targets in this region and hosting. */
   readonly plan: Plan;
+  /**
+   * The generative model this environment also serves on SageMaker inference components, planned in tokens; the
+   * first environment compiles it, later ones serve the compiled prefix `promote` copied into their `artifact`.
+   */
+  readonly generative?: GenerativeEnvironmentConfig;
+}
+
+/** An environment's generative model, resolved and planned. */
+export interface GenerativeEnvironmentConfig {
+  /** Built-in generative profile id, the same in every environment. */
+  readonly profileId: string;
+  readonly targets: GenerativeTargets;
+  /** The token plan for SageMaker in this environment's region. */
+  readonly plan: GenerativePlan;
 }
 
 /** Every environment of one application, in promotion order. */
@@ -82,6 +98,8 @@ export interface EnvironmentsConfig {
    * same in every environment: an environment with an `artifact` location serves `<artifact.prefix><hash>/`.
    */
   readonly artifactHash?: string;
+  /** Digest of the Neuron vLLM image every environment's generative stack runs; undefined until one is pinned. */
+  readonly generativeImageDigest?: string;
   /** Where the pipeline runs (the `pipeline` field, else the first environment's account and region) and its source. */
   readonly pipeline: {
     readonly account: string;
@@ -159,6 +177,12 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
     problems.push(`${source}: artifactHash is set but environment(s) ${input.environments.filter((e) => e.artifact === undefined)
       .map((e) => `"${e.name}"`).join(', ')} have no artifact { bucket, prefix } to serve it from; give every environment one`);
   }
+  if (input.generativeImageDigest !== undefined && !IMAGE_DIGEST.test(input.generativeImageDigest)) {
+    problems.push(`${source}: generativeImageDigest=${JSON.stringify(input.generativeImageDigest)} is not "sha256:" and 64 `
+      + 'lowercase hex digits; copy the digest of public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:<tag> '
+      + '(`docker buildx imagetools inspect`) or remove it until one is pinned');
+  }
+  problems.push(...generativeLayoutProblems(source, input.environments));
   const seen = new Set<string>();
   const environments: EnvironmentConfig[] = [];
   const last = input.environments.length - 1;
@@ -215,6 +239,11 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
     if (problems.length > before || profile === undefined) {
       return;
     }
+    const generative = env.generative === undefined ? undefined
+      : resolveGenerative(env.generative, env.region, catalog, (field, message) => at(name, `generative.${field}`, message));
+    if (problems.length > before) {
+      return;
+    }
     const targets: PlanTargets = { throughputRps: env.targets.throughputRps, p99Ms: env.targets.p99Ms, peakThroughputRps: peak };
     let planned: Plan;
     try {
@@ -250,8 +279,26 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
       promotionRoleArn: env.promotionRoleArn
         ?? `arn:${partitionOf(env.region)}:iam::${env.account}:role/${promotionRoleName(input.application, name)}`,
       plan: planned,
+      ...(generative !== undefined ? { generative } : {}),
     });
   });
+  const generativeEnvs = environments.filter((e) => e.generative !== undefined);
+  const compiledFor = generativeEnvs[0]?.generative?.plan;
+  for (const env of generativeEnvs.slice(1)) {
+    const engine = env.generative!.plan.generative.engine;
+    const first = compiledFor!.generative.engine;
+    const differs = (['tensorParallelSize', 'maxNumSeqs', 'maxModelLen', 'logicalNeuronCoreConfig'] as const)
+      .filter((k) => engine[k] !== first[k]).map((k) => `${k} ${engine[k]} (${generativeEnvs[0].name}: ${first[k]})`);
+    if (env.generative!.plan.instance.family !== compiledFor!.instance.family) {
+      differs.push(`instance family ${env.generative!.plan.instance.family} (${generativeEnvs[0].name}: ${compiledFor!.instance.family})`);
+    }
+    if (differs.length > 0) {
+      at(env.name, 'generative.targets', `plan a different compile than ${generativeEnvs[0].name}, which compiles the `
+        + `prefix every environment serves: ${differs.join(', ')}; give every environment targets whose plans compile `
+        + 'the same replica (the same lengths and TTFT/TPOT targets, and a throughput that keeps the sequences and chip: '
+        + 'compare them with `npx cdk-inferentia plan`); a replica compiled for other settings cannot be promoted');
+    }
+  }
   const repositories = new Map<string, string>();
   for (const env of environments) {
     const key = `${env.account}/${env.region}/${env.repositoryName}`;
@@ -272,6 +319,7 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
     application: input.application,
     ...(input.imageDigest !== undefined ? { imageDigest: input.imageDigest } : {}),
     ...(input.artifactHash !== undefined ? { artifactHash: input.artifactHash } : {}),
+    ...(input.generativeImageDigest !== undefined ? { generativeImageDigest: input.generativeImageDigest } : {}),
     pipeline: {
       account: input.pipeline?.account ?? first.account,
       region: input.pipeline?.region ?? first.region,
@@ -298,6 +346,87 @@ export function environmentNamed(config: EnvironmentsConfig, name: string, field
 /** The environment promoted into after `env`, or undefined for the last one. */
 export function nextEnvironment(config: EnvironmentsConfig, env: EnvironmentConfig): EnvironmentConfig | undefined {
   return config.environments[env.index + 1];
+}
+
+type GenerativeInput = NonNullable<z.infer<typeof environmentsInputSchema>['environments'][number]['generative']>;
+
+/**
+ * Every environment or none has a generative section, with one profile, and each has an `artifact` location when
+ * there are several: the compiled prefix is promoted, not recompiled.
+ */
+function generativeLayoutProblems(source: string, envs: z.infer<typeof environmentsInputSchema>['environments']): string[] {
+  const withModel = envs.filter((e) => e.generative !== undefined);
+  if (withModel.length === 0) {
+    return [];
+  }
+  const first = withModel[0];
+  const problems = envs.filter((e) => e.generative === undefined).map((e) => `${source}: environment "${e.name}" generative: `
+    + `missing while "${first.name}" has one; the same generative model is promoted through every environment: give it a `
+    + 'generative section (its own targets) or remove the others');
+  for (const e of withModel.slice(1)) {
+    if (e.generative!.profile !== first.generative!.profile) {
+      problems.push(`${source}: environment "${e.name}" generative.profile: "${e.generative!.profile}" differs from `
+        + `"${first.name}"'s "${first.generative!.profile}"; one model is promoted through every environment: give every `
+        + 'environment the same generative.profile');
+    }
+  }
+  if (envs.length > 1) {
+    for (const e of envs.filter((env) => env.artifact === undefined && env.generative !== undefined)) {
+      problems.push(`${source}: environment "${e.name}" artifact: missing, and its generative model is compiled once and `
+        + 'promoted: add artifact { "bucket": "<bucket in its account and region>", "prefix": "compiled/<application>/" }, '
+        + 'where its compiled prefix lives and promote copies it');
+    }
+  }
+  return problems;
+}
+
+/** The generative section checked and planned for SageMaker in `region`; undefined after reporting a problem. */
+function resolveGenerative(input: GenerativeInput, region: string, catalog: Catalog,
+  at: (field: string, message: string) => void): GenerativeEnvironmentConfig | undefined {
+  const profile = findGenerativeProfile(input.profile);
+  let ok = true;
+  if (profile === undefined) {
+    at('profile', `"${input.profile}" is not a built-in generative profile; use one of `
+      + `${builtInGenerativeProfiles().map((p) => `"${p.id}"`).join(', ')}`);
+    ok = false;
+  }
+  const t = input.targets;
+  if (t.peakRequestsPerSecond !== undefined && t.peakRequestsPerSecond < t.requestsPerSecond) {
+    at('targets.peakRequestsPerSecond', `${t.peakRequestsPerSecond} is below targets.requestsPerSecond=${t.requestsPerSecond}; `
+      + `the peak is the most autoscaling must serve: set it to ${t.requestsPerSecond} or more`);
+    ok = false;
+  }
+  for (const key of ['inputTokens', 'outputTokens'] as const) {
+    const { mean, p99 } = t[key];
+    if (p99 !== undefined && p99 < mean) {
+      at(`targets.${key}.p99`, `${p99} is below its mean ${mean}; the 99th percentile length is at least the mean: set it `
+        + `to ${mean} or more, or leave it out for fixed lengths`);
+      ok = false;
+    }
+  }
+  if (!ok || profile === undefined) {
+    return undefined;
+  }
+  const targets: GenerativeTargets = {
+    requestsPerSecond: t.requestsPerSecond,
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    ttftP99Ms: t.ttftP99Ms,
+    tpotP99Ms: t.tpotP99Ms,
+    ...(t.e2eP99Ms !== undefined ? { e2eP99Ms: t.e2eP99Ms } : {}),
+    ...(t.peakRequestsPerSecond !== undefined ? { peakRequestsPerSecond: t.peakRequestsPerSecond } : {}),
+  };
+  try {
+    return { profileId: profile.id, targets, plan: planGenerative(profile, targets, { region, hosting: 'sagemaker' }, catalog) };
+  } catch (e) {
+    if (e instanceof InfeasibleError || e instanceof InputError) {
+      at('targets', `no SageMaker deployment of ${profile.id} in ${region} meets ${t.requestsPerSecond} requests/s at TTFT p99 `
+        + `${t.ttftP99Ms} ms and TPOT p99 ${t.tpotP99Ms} ms: ${e.message.split('\n').join(' ')}; relax the targets or pick a `
+        + 'region with Inf2/Trn1 SageMaker prices');
+      return undefined;
+    }
+    throw e;
+  }
 }
 
 /** `environments[1] ("staging").targets.p99Ms` for a zod path. */

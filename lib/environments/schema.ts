@@ -33,6 +33,31 @@ export const ROLE_ARN = /^arn:aws(?:-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{
 
 const positive = z.number().positive();
 
+/** A token length: mean, and optionally its 99th percentile (at least the mean, checked by parseEnvironments). */
+const tokenLength = z.object({ mean: z.number().int().positive(), p99: z.number().int().positive().optional() }).strict();
+
+/**
+ * The generative model an environment also serves, planned in tokens on SageMaker inference components.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const generativeInputSchema = z
+  .object({
+    profile: z.string().min(1).default('llama-3.1-8b-instruct'),
+    targets: z
+      .object({
+        requestsPerSecond: positive,
+        peakRequestsPerSecond: positive.optional(),
+        inputTokens: tokenLength,
+        outputTokens: tokenLength,
+        ttftP99Ms: positive,
+        tpotP99Ms: positive,
+        e2eP99Ms: positive.optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
 /**
  * Schema of one environment as written in the config file.
  *
@@ -83,6 +108,7 @@ export const environmentInputSchema = z
       .strict()
       .optional(),
     promotionRoleArn: z.string().regex(ROLE_ARN, 'must be an IAM role ARN, e.g. "arn:aws:iam::111111111111:role/promote"').optional(),
+    generative: generativeInputSchema.optional(),
   })
   .strict();
 
@@ -97,6 +123,7 @@ export const environmentsInputSchema = z
     application: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be 1-40 lowercase letters, digits or "-" (e.g. "bert-base-uncased")'),
     imageDigest: z.string().optional(),
     artifactHash: z.string().optional(),
+    generativeImageDigest: z.string().optional(),
     pipeline: z
       .object({
         account: z.string().regex(/^\d{12}$/, 'must be a 12-digit AWS account id as a string').optional(),
@@ -140,6 +167,29 @@ export interface EnvironmentInput {
   readonly repositoryName?: string;
   readonly artifact?: { readonly bucket: string; readonly prefix: string };
   readonly promotionRoleArn?: string;
+  /** The generative model this environment also serves, planned in tokens (SageMaker inference components). */
+  readonly generative?: GenerativeEnvironmentInput;
+}
+
+/** A token length as written: the mean and, for drawn lengths, the 99th percentile. */
+export interface TokenLengthInput {
+  readonly mean: number;
+  readonly p99?: number;
+}
+
+/** An environment's generative section as written. */
+export interface GenerativeEnvironmentInput {
+  /** Built-in generative profile id. @default 'llama-3.1-8b-instruct' */
+  readonly profile?: string;
+  readonly targets: {
+    readonly requestsPerSecond: number;
+    readonly peakRequestsPerSecond?: number;
+    readonly inputTokens: TokenLengthInput;
+    readonly outputTokens: TokenLengthInput;
+    readonly ttftP99Ms: number;
+    readonly tpotP99Ms: number;
+    readonly e2eP99Ms?: number;
+  };
 }
 
 /** The config file as written. */
@@ -148,6 +198,8 @@ export interface EnvironmentsInput {
   readonly application: string;
   readonly imageDigest?: string;
   readonly artifactHash?: string;
+  /** Digest of the Neuron vLLM image every environment's generative stack runs. */
+  readonly generativeImageDigest?: string;
   readonly pipeline?: {
     readonly account?: string;
     readonly region?: string;

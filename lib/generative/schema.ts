@@ -6,17 +6,9 @@ import { z } from 'zod';
 import { NEURON_FAMILIES } from '../catalog/instance-type';
 import { InputError } from '../errors';
 import { closestName } from '../profiles';
-import { formatPath, formatValue, valueAt } from '../profiles/schema';
+import { formatPath, formatValue, nonEmptyString, positiveInteger, positiveNumber, valueAt } from '../profiles/schema';
 import type { GenerativeProfile } from './types';
 
-const POSITIVE_NUMBER = 'expected a positive number';
-const POSITIVE_INTEGER = 'expected a positive integer';
-const NON_EMPTY_STRING = 'expected a non-empty string';
-
-const positiveNumber = () => z.number({ error: POSITIVE_NUMBER }).positive({ error: POSITIVE_NUMBER });
-const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
-const nonEmptyString = () =>
-  z.string({ error: NON_EMPTY_STRING }).refine((s) => s.trim().length > 0, { error: NON_EMPTY_STRING });
 
 const generativeModelSchema = z.strictObject({
   architecture: z.enum(['decoder-only', 'encoder-decoder'], { error: "expected 'decoder-only' or 'encoder-decoder'" }),

@@ -12,9 +12,16 @@ const POSITIVE_NUMBER = 'expected a positive number';
 const POSITIVE_INTEGER = 'expected a positive integer';
 const NON_EMPTY_STRING = 'expected a non-empty string';
 
-const positiveNumber = () => z.number({ error: POSITIVE_NUMBER }).positive({ error: POSITIVE_NUMBER });
-const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
-const nonEmptyString = () =>
+/**
+ * The field rules every profile format shares (single-call and generative), with the messages users read.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const positiveNumber = () => z.number({ error: POSITIVE_NUMBER }).positive({ error: POSITIVE_NUMBER });
+/** @internal see {@link positiveNumber} */
+export const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
+/** @internal see {@link positiveNumber} */
+export const nonEmptyString = () =>
   z.string({ error: NON_EMPTY_STRING }).refine((s) => s.trim().length > 0, { error: NON_EMPTY_STRING });
 
 /** One measurement of a user's profile. `source` may be left out; it then names the file and the entry. */

@@ -3,6 +3,7 @@
  * percentiles. Apart from the contract in `./capacity` because it loads the histogram library, which the constructs
  * that read the contract's limits at synth do not need.
  */
+import { addTallies } from '../bench/error-kind';
 import { LatencyRecorder } from '../bench/latency';
 import { ServerTimingRecorder } from '../bench/server-timing';
 import type { LoadWorkerResult } from './capacity';
@@ -18,30 +19,14 @@ import type { CapacityMeasurement } from './capacity-verdict';
 export function mergeWorkerResults(results: readonly LoadWorkerResult[], failedWorkers: Readonly<Record<string, string>> = {}): CapacityMeasurement {
   const latency = new LatencyRecorder();
   const server = new ServerTimingRecorder();
-  const errorsByKind: Record<string, number> = {};
-  const errorSamples: Record<string, string> = {};
-  let requests = 0;
-  let errors = 0;
+  const { requests, errors, errorsByKind, errorSamples } = addTallies(results, failedWorkers);
   let durationMs = 0;
   for (const result of results) {
-    requests += result.requests;
-    errors += result.errors;
     durationMs = Math.max(durationMs, result.durationMs);
-    for (const [kind, count] of Object.entries(result.errorsByKind)) {
-      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + count;
-    }
-    for (const [kind, sample] of Object.entries(result.errorSamples)) {
-      errorSamples[kind] ??= sample;
-    }
     latency.addEncoded(result.encoded.latency);
     if (result.encoded.server !== undefined) {
       server.add(result.encoded.server);
     }
-  }
-  const failed = Object.entries(failedWorkers);
-  if (failed.length > 0) {
-    errorsByKind['worker-failed'] = failed.length;
-    errorSamples['worker-failed'] = failed[0][1];
   }
   const serverReport = server.report();
   return {

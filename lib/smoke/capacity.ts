@@ -218,6 +218,18 @@ export interface LoadWorkerRequest {
 }
 
 /**
+ * The fields of a load worker's window, the same for both proofs' workers: its measured phase, the warm-up before it
+ * and the per-request timeout, in milliseconds.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const loadWindowShape = {
+  durationMs: positive,
+  warmupMs: z.number().min(0),
+  timeoutMs: positive,
+};
+
+/**
  * Schema of {@link LoadWorkerRequest}: the worker checks its payload with it.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
@@ -226,9 +238,7 @@ export const loadWorkerRequestSchema = z
   .object({
     worker: z.number().int().min(0),
     rateRps: positive,
-    durationMs: positive,
-    warmupMs: z.number().min(0),
-    timeoutMs: positive,
+    ...loadWindowShape,
     maxInFlight: z.number().int().positive(),
     arrivals: z.literal('poisson'),
     seed: z.number().int().positive(),

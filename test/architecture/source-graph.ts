@@ -25,7 +25,8 @@ export function sourceFiles(folders: readonly string[] = SOURCE_FOLDERS): string
 
 /**
  * Every file the size rule holds: the TypeScript sources, the measurements in `bench/` (TypeScript and Python), and
- * the Python of the model server and its tests (`serving/`) (STYLE.md: "the same size rule holds there and in bench/").
+ * the Python of the model server and its tests (`serving/`) (STYLE.md: "the same size rule holds there and in bench/"),
+ * and the scripts (`scripts/`).
  */
 export function sizedFiles(): string[] {
   const python = (name: string): boolean => name.endsWith('.py');
@@ -33,6 +34,7 @@ export function sizedFiles(): string[] {
     ...sourceFiles(),
     ...walk(path.join(ROOT, 'bench'), (name) => isTypeScript(name) || python(name)),
     ...walk(path.join(ROOT, 'serving'), python),
+    ...walk(path.join(ROOT, 'scripts'), isTypeScript),
   ];
 }
 

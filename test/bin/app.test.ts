@@ -33,7 +33,7 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /**
  * Context that skips esbuild: the tests that read only plans, stack lists or refusals need no handler bundles, and
- * building them for the 11 stacks of each app was most of this file's time.
+ * building them for the 15 stacks of each app was most of this file's time.
  */
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
 
@@ -90,7 +90,7 @@ describe('The example app built from the cdk.json context', () => {
       // About 10 s of CPU: one cfn-lint process over the nine templates of the app this describe built.
       const outdir = app.synth().directory;
       const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
-      expect(templates).toHaveLength(12);
+      expect(templates).toHaveLength(15);
       const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
         '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
       expect(run.stderr).toBe('');
@@ -178,7 +178,7 @@ describe('The example app built from the cdk.json context', () => {
     expect(job.spec).toMatchObject({
       tensorParallelSize: engine.tensorParallelSize, maxNumSeqs: engine.maxNumSeqs, maxModelLen: engine.maxModelLen,
     });
-    expect(job.spec.weights).toEqual(sagemaker.compileJob.spec.weights);
+    expect(job.spec.weights).toEqual(sagemaker.compileJob!.spec.weights);
     expect(job.spec.weights).toMatchObject({ source: 'huggingface', repository: 'meta-llama/Llama-3.1-8B-Instruct' });
     for (const stack of [sagemaker, ecs]) {
       const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string }>; Outputs: object };

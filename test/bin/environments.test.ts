@@ -6,10 +6,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { EXAMPLE_MODEL_DATA, EXAMPLE_REQUIRED_MODEL_FILES, EXAMPLE_SMOKE_BENCHMARK } from '../../bin/app';
 import { PIPELINE_STACK_ID, addEnvironmentStages } from '../../bin/environment-stages';
 import { loadEnvironments, readCdkContext } from '../../bin/environments';
+import { llamaStageContent } from '../../bin/llama-example';
 import { InputError } from '../../lib/errors';
 
 const ROOT = path.join(__dirname, '..', '..');
-const CONTENT = { modelDataPath: EXAMPLE_MODEL_DATA, requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK };
+const CONTENT = {
+  modelDataPath: EXAMPLE_MODEL_DATA, requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
+  generative: (digest: string) => llamaStageContent('hf-token', digest),
+};
 
 function rules(template: Template): string[] {
   return Object.keys(template.toJSON().Rules ?? {});
@@ -32,6 +36,18 @@ describe('the app adds the environments of the context as stages and the pipelin
     // The placeholder account and digest in examples/environments.json make CloudFormation refuse the deploy.
     expect(rules(Template.fromStack(dev.inferenceStack)).join(' ')).toMatch(/PlaceholderAccount.*PlaceholderImageDigest/);
     expect(rules(Template.fromStack(built.pipelineStack!)).join(' ')).toMatch(/PlaceholderConnection/);
+    // Each stage also serves the Llama example: dev compiles, staging and prod serve that compiled prefix.
+    expect(built.stages.map((s) => s.generativeStack?.stackName)).toEqual(['dev-Generative', 'staging-Generative', 'prod-Generative']);
+    expect(built.stages.map((s) => s.generativeStack!.compileJob !== undefined)).toEqual([true, false, false]);
+    expect(new Set(built.stages.map((s) => s.generativeArtifacts!.hash)).size).toBe(1);
+    expect(rules(Template.fromStack(built.stages[2].generativeStack!)).join(' ')).toMatch(/PlaceholderAccount/);
+  });
+
+  test('GIVEN the shipped context and an app without generative content WHEN built THEN refused naming the fix', () => {
+    const app = new App({ context: { environments: readCdkContext(ROOT).environments } });
+    const singleCall = { modelDataPath: CONTENT.modelDataPath, requiredModelFiles: CONTENT.requiredModelFiles, smokeBenchmark: CONTENT.smokeBenchmark };
+    expect(() => addEnvironmentStages(app, singleCall, ROOT))
+      .toThrow('environment "dev" has a generative section but the stage was given no generative { image, weights }');
   });
 });
 

@@ -47,15 +47,21 @@ const ssm = mockClient(SSMClient);
 
 let dir: string;
 
-function config(overrides: { imageDigest?: string | null } = {}) {
+const GENERATIVE = {
+  targets: { requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60 },
+};
+
+function config(overrides: { imageDigest?: string | null; generative?: boolean } = {}) {
   const env = (name: string, account: string, region: string, extra: object = {}) => ({
     name, account, region, profile: 'bert-base-uncased',
     targets: { throughputRps: 200, p99Ms: 10 }, availability: { minInstances: 2 },
-    artifact: { bucket: `artifacts-${name}`, prefix: 'compiled/bert/' }, ...extra,
+    artifact: { bucket: `artifacts-${name}`, prefix: 'compiled/bert/' },
+    ...(overrides.generative ? { generative: GENERATIVE } : {}), ...extra,
   });
   const json: Record<string, unknown> = {
     application: 'bert',
     imageDigest: DIGEST,
+    ...(overrides.generative ? { generativeImageDigest: OTHER_DIGEST } : {}),
     environments: [
       env('dev', '111111111111', 'us-east-1'),
       env('staging', '222222222222', 'us-west-2', { promotionRoleArn: 'arn:aws:iam::222222222222:role/promote' }),
@@ -149,6 +155,25 @@ function expectNothingWritten() {
   expect(s3).not.toHaveReceivedCommand(PutObjectCommand);
   expect(ssm).not.toHaveReceivedCommand(PutParameterCommand);
 }
+
+describe('promote says what it promotes for the generative model', () => {
+  test('GIVEN environments with a generative section WHEN promoting dev to staging THEN the result names the compiled prefix it copies, the pinned vLLM image and the token-proof gate', async () => {
+    config({ generative: true });
+    const { code, stdout, stderr } = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS, '--json');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as PromotionResult;
+    expect(result.generative).toEqual({
+      profile: 'llama-3.1-8b-instruct',
+      imageDigest: OTHER_DIGEST,
+      compiledPrefix: 's3://artifacts-staging/compiled/bert/<compile hash>/',
+      gate: 'the token proof of staging-Generative, which fails its deploy (CloudFormation rolls back) on a miss',
+    });
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, { Bucket: 'artifacts-staging', Key: 'compiled/bert/model.pt' });
+    const human = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS, '--dry-run');
+    expect(human.stdout).toContain(`generative llama-3.1-8b-instruct: compiled prefix s3://artifacts-staging/compiled/bert/<compile hash>/ travels in the artifact prefix; vLLM image ${OTHER_DIGEST} is pinned in the config, not copied`);
+  });
+});
 
 describe('promote refuses what did not pass in the source environment and writes nothing', () => {
   test('GIVEN a config without an image digest WHEN promoting THEN refused before any AWS call', async () => {

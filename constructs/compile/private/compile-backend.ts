@@ -146,3 +146,32 @@ function acknowledgeProviderFindings(provider: cr.Provider): void {
     { id: 'AwsSolutions-SF2', reason },
   );
 }
+
+/** Where and as whom the compile host launches: the first fields of the custom resource's `instance` config. */
+export interface CompileHostLaunch {
+  readonly instanceTypes: readonly string[];
+  readonly subnetIds: string[];
+  readonly securityGroupIds: string[];
+  readonly instanceProfileArn: string;
+}
+
+/**
+ * The compile host's identity and network, shared by NeuronCompileJob and NeuronGenerativeCompileJob: an instance
+ * profile of `role`, a security group with no ingress (`description` says what its egress reaches), and the given
+ * subnets or the VPC's private subnets with egress.
+ */
+export function compileHost(scope: Construct, role: iam.Role, network: { vpc: ec2.IVpc; vpcSubnets?: ec2.SubnetSelection },
+  instanceTypes: readonly string[], description: string): { securityGroup: ec2.SecurityGroup; launch: CompileHostLaunch } {
+  const profile = new iam.InstanceProfile(scope, 'InstanceProfile', { role });
+  const securityGroup = new ec2.SecurityGroup(scope, 'SecurityGroup', { vpc: network.vpc, description, allowAllOutbound: true });
+  const subnets = network.vpc.selectSubnets(network.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+  return {
+    securityGroup,
+    launch: {
+      instanceTypes,
+      subnetIds: subnets.subnetIds,
+      securityGroupIds: [securityGroup.securityGroupId],
+      instanceProfileArn: profile.instanceProfileArn,
+    },
+  };
+}

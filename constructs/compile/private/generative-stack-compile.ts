@@ -1,5 +1,6 @@
 import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { GenerativePlan } from '../../../lib/generative/types';
 import type { ModelImage } from '../../image/model-image';
 import { NeuronGenerativeCompileJob } from '../neuron-generative-compile-job';
@@ -17,6 +18,10 @@ export interface GenerativeStackCompileOptions {
   readonly weights: StackGenerativeWeights;
   /** @default - a two-zone VPC with one NAT gateway and an S3 gateway endpoint */
   readonly compileVpc?: ec2.IVpc;
+  /** Where the artifacts land. @default - the job's default (the model data bucket) */
+  readonly compileBucket?: s3.IBucket;
+  /** Key prefix of the artifacts. @default - the job's default ('compiled/') */
+  readonly compilePrefix?: string;
 }
 
 /**
@@ -35,7 +40,9 @@ export function compileGenerativeInStack(stack: Stack, options: GenerativeStackC
     flowLogs: { Rejected: { trafficType: ec2.FlowLogTrafficType.REJECT } },
   });
   const weights = typeof options.weights === 'function' ? options.weights(stack) : options.weights;
-  const job = new NeuronGenerativeCompileJob(stack, 'Compile', { plan: options.plan, weights, image: options.image, vpc });
+  const job = new NeuronGenerativeCompileJob(stack, 'Compile', {
+    plan: options.plan, weights, image: options.image, vpc, bucket: options.compileBucket, prefix: options.compilePrefix,
+  });
   new CfnOutput(stack, 'CompiledArtifacts', { description: 'Staged weights and compiled artifacts (promote this prefix)', value: job.s3Uri });
   return job;
 }

@@ -79,36 +79,9 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
     problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is a SageMaker instance type; re-plan with `
       + "{ hosting: 'ec2' }");
   }
-  if (stackRegion !== undefined && plan.region !== stackRegion) {
-    problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
-      + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
-  }
-  let type: NeuronInstanceType | undefined;
-  const family = ec2Name(plan.instanceType).split('.')[0];
-  if (!NEURON_FAMILIES.includes(family)) {
-    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a Neuron instance type (families `
-      + `${NEURON_FAMILIES.join(', ')}); re-plan: the planner only picks Neuron instances`);
-  } else if (family === 'inf1') {
-    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: Inf1 cannot run on ECS here: ${INF1_REFUSAL}. `
-      + 'Re-plan on Inferentia2 (cdk-inferentia plan --hosting ec2 --instance-types inf2.xlarge,inf2.8xlarge,'
-      + 'inf2.24xlarge,inf2.48xlarge), or host the Inf1 plan on SageMaker (NeuronSageMakerEndpoint)');
-  } else if (!ECS_NEURON_AMI_FAMILIES.includes(family)) {
-    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: the ECS-optimized Neuron AMI does not list `
-      + `the ${family} family (it runs ${ECS_NEURON_AMI_FAMILIES.join(', ')}); re-plan on one of those`);
-  } else {
-    try {
-      type = NeuronInstanceType.of(ec2Name(plan.instanceType), plan.instance);
-    } catch (e) {
-      problems.push(`plan.instanceType: ${(e as Error).message}`);
-    }
-  }
-  if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
-    problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
-  }
-  if (!Number.isInteger(plan.maxInstanceCount) || plan.maxInstanceCount < plan.instanceCount) {
-    problems.push(`plan.maxInstanceCount=${plan.maxInstanceCount} must be a whole number of at least `
-      + `plan.instanceCount=${plan.instanceCount}; re-plan`);
-  }
+  const type = ecsHost(plan, stackRegion, 'Re-plan on Inferentia2 (cdk-inferentia plan --hosting ec2 --instance-types '
+    + 'inf2.xlarge,inf2.8xlarge,inf2.24xlarge,inf2.48xlarge), or host the Inf1 plan on SageMaker (NeuronSageMakerEndpoint)',
+  problems);
   if (!(plan.capacityPerInstanceRps > 0)) {
     problems.push(`plan.capacityPerInstanceRps=${plan.capacityPerInstanceRps} must be above 0; re-plan`);
   }
@@ -126,13 +99,9 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
       + `${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % usable by tasks); re-plan with `
       + 'fewer processes per instance (--processes) or a larger instance');
   }
-  if (problems.length > before) {
-    return undefined;
-  }
-  return {
-    instanceType: type,
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: plan.maxInstanceCount,
+  const fleet = ecsFleet(type, plan, problems, before);
+  return fleet && {
+    ...fleet,
     processesPerInstance: plan.processesPerInstance,
     coresPerProcess: plan.coresPerProcess,
     devices: neuronDevices(type.spec.chips),
@@ -141,6 +110,62 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
     plannedRpsPerInstance: plan.targets.throughputRps / plan.instanceCount,
     modelGiB: Math.max(plan.deviceMemoryGiB, plan.hostMemoryGiB),
   };
+}
+
+/**
+ * The fleet fields of every ECS layout, or undefined when the layout's checks recorded a problem after `before`
+ * (the length of `problems` when they started).
+ */
+export function ecsFleet(type: NeuronInstanceType, plan: Pick<Plan, 'instanceCount' | 'maxInstanceCount'>, problems: readonly string[],
+  before: number): Pick<EcsLayout, 'instanceType' | 'instanceCount' | 'maxInstanceCount'> | undefined {
+  if (problems.length > before) {
+    return undefined;
+  }
+  return { instanceType: type, instanceCount: plan.instanceCount, maxInstanceCount: plan.maxInstanceCount };
+}
+
+/**
+ * The fleet every ECS hosting checks before its own layout: the stack's region, an instance type the ECS-optimized
+ * Neuron AMI runs, and whole instance counts. Returns the instance type, or undefined after recording its problem.
+ *
+ * @param inf1Fix what the Inf1 refusal tells the user to do instead (the hosting that takes the plan differs)
+ */
+export function ecsHost(
+  plan: Pick<Plan, 'region' | 'instanceType' | 'instance' | 'instanceCount' | 'maxInstanceCount'>,
+  stackRegion: string | undefined,
+  inf1Fix: string,
+  problems: string[],
+): NeuronInstanceType | undefined {
+  if (stackRegion !== undefined && plan.region !== stackRegion) {
+    problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
+      + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
+  }
+  let type: NeuronInstanceType | undefined;
+  const family = ec2Name(plan.instanceType).split('.')[0];
+  if (!NEURON_FAMILIES.includes(family)) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a Neuron instance type (families `
+      + `${NEURON_FAMILIES.join(', ')}); re-plan: the planner only picks Neuron instances`);
+  } else if (family === 'inf1') {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: Inf1 cannot run on ECS here: ${INF1_REFUSAL}. `
+      + inf1Fix);
+  } else if (!ECS_NEURON_AMI_FAMILIES.includes(family)) {
+    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: the ECS-optimized Neuron AMI does not list `
+      + `the ${family} family (it runs ${ECS_NEURON_AMI_FAMILIES.join(', ')}); re-plan on one of those`);
+  } else {
+    try {
+      type = NeuronInstanceType.of(ec2Name(plan.instanceType), plan.instance);
+    } catch (e) {
+      problems.push(`plan.instanceType: ${(e as Error).message}`);
+    }
+  }
+  if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
+    problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
+  }
+  if (!Number.isInteger(plan.maxInstanceCount) || plan.maxInstanceCount < plan.instanceCount) {
+    problems.push(`plan.maxInstanceCount=${plan.maxInstanceCount} must be a whole number of at least `
+      + `plan.instanceCount=${plan.instanceCount}; re-plan`);
+  }
+  return type;
 }
 
 /**

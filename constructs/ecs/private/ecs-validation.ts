@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { InputError } from '../../../lib/errors';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../../../lib/serving/environment';
 import { defaultStartupTimeoutSeconds } from '../../private/endpoint-sizing';
-import { MODEL_SERVER_PORT, NeuronEcsServiceProps } from '../ecs-service-props';
+import { EcsHostingOptions, MODEL_SERVER_PORT, NeuronEcsServiceProps } from '../ecs-service-props';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB, rootVolumeGiB } from './ecs-capacity';
 import { EcsLayout, ecsLayoutFromPlan } from './ecs-layout';
 
@@ -30,13 +30,7 @@ export function resolveService(scope: Construct, props: NeuronEcsServiceProps): 
   const stack = Stack.of(scope);
   const layout = ecsLayoutFromPlan(props.plan, Token.isUnresolved(stack.region) ? undefined : stack.region, problems);
   const ports = resolvePorts(props, problems);
-  if (props.vpc === undefined && props.vpcSubnets !== undefined) {
-    problems.push('vpcSubnets is set without vpc; pass the vpc the subnets belong to, or remove vpcSubnets');
-  }
-  if (props.vpc !== undefined && props.availabilityZones !== undefined) {
-    problems.push('availabilityZones is set with vpc; it only shapes the VPC this construct defines: choose '
-      + 'zones with vpcSubnets instead');
-  }
+  networkProblems(props, problems);
   if (props.availabilityZones !== undefined && props.availabilityZones.length < 2) {
     problems.push(`availabilityZones=${JSON.stringify(props.availabilityZones)} names fewer than two zones; pass at `
       + 'least two, so an Availability Zone outage leaves instances serving');
@@ -91,6 +85,29 @@ export function resolveService(scope: Construct, props: NeuronEcsServiceProps): 
   };
 }
 
+/** The VPC checks both ECS services share: subnets need their VPC, and zones only shape a VPC the construct defines. */
+export function networkProblems(props: EcsHostingOptions, problems: string[]): void {
+  if (props.vpc === undefined && props.vpcSubnets !== undefined) {
+    problems.push('vpcSubnets is set without vpc; pass the vpc the subnets belong to, or remove vpcSubnets');
+  }
+  if (props.vpc !== undefined && props.availabilityZones !== undefined) {
+    problems.push('availabilityZones is set with vpc; it only shapes the VPC this construct defines: choose '
+      + 'zones with vpcSubnets instead');
+  }
+}
+
+/** The listener port (443 with a certificate, else 80) and the container port, each checked to be a TCP port. */
+export function tcpPorts(props: EcsHostingOptions & { readonly containerPort?: number }, defaultContainerPort: number, problems: string[]): { listener: number; container: number } {
+  const listener = props.listenerPort ?? (props.certificate ? 443 : 80);
+  const container = props.containerPort ?? defaultContainerPort;
+  for (const [name, value] of [['listenerPort', listener], ['containerPort', container]] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > 65535) {
+      problems.push(`${name}=${value} is not a TCP port; pass a whole number from 1 to 65535`);
+    }
+  }
+  return { listener, container };
+}
+
 function resolvePorts(props: NeuronEcsServiceProps, problems: string[]): { listener: number; container: number } | undefined {
   const before = problems.length;
   if (props.internetFacing && props.certificate === undefined) {
@@ -106,13 +123,7 @@ function resolvePorts(props: NeuronEcsServiceProps, problems: string[]): { liste
       + 'certificate does not cover the load balancer\'s own DNS name; pass domainName (the host the certificate '
       + 'covers, pointing at the load balancer)');
   }
-  const listener = props.listenerPort ?? (props.certificate ? 443 : 80);
-  const container = props.containerPort ?? MODEL_SERVER_PORT;
-  for (const [name, value] of [['listenerPort', listener], ['containerPort', container]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > 65535) {
-      problems.push(`${name}=${value} is not a TCP port; pass a whole number from 1 to 65535`);
-    }
-  }
+  const { listener, container } = tcpPorts(props, MODEL_SERVER_PORT, problems);
   if (props.certificate !== undefined && listener === 80) {
     problems.push('listenerPort=80 with certificate: port 80 carries the HTTP-to-HTTPS redirect; use 443 or '
       + 'another port for HTTPS');

@@ -1,9 +1,8 @@
-import { ec2Name } from '../../../lib/catalog/catalog';
-import { NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog/instance-type';
+import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
-import { ECS_NEURON_AMI_FAMILIES, INF1_REFUSAL, MAX_RESERVATION_SHARE } from './ecs-layout';
+import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
 
 /*
  * What NeuronGenerativeEcsService derives from a generative plan, and every check of the plan against ECS, as pure
@@ -88,23 +87,12 @@ GenerativeEcsLayout | undefined {
       + "SageMaker; re-plan with { hosting: 'ec2' } (cdk-inferentia plan --hosting ec2), or host it with the "
       + 'SageMaker generative endpoint');
   }
-  if (stackRegion !== undefined && plan.region !== stackRegion) {
-    problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
-      + `availability differ by region: re-plan with { region: '${stackRegion}' }`);
-  }
   if (plan.generative.architecture !== 'decoder-only') {
     problems.push(`plan.generative.architecture=${JSON.stringify(plan.generative.architecture)}: vLLM on Neuron serves `
       + 'decoder-only models; host an encoder-decoder model with the model server (NeuronEcsService, '
       + 'ModelImage.fromServer) and a handler that runs its generation loop');
   }
-  const type = instanceType(plan, problems);
-  if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
-    problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
-  }
-  if (!Number.isInteger(plan.maxInstanceCount) || plan.maxInstanceCount < plan.instanceCount) {
-    problems.push(`plan.maxInstanceCount=${plan.maxInstanceCount} must be a whole number of at least `
-      + `plan.instanceCount=${plan.instanceCount}; re-plan`);
-  }
+  const type = ecsHost(plan, stackRegion, 'Re-plan on Inferentia2 or Trainium', problems);
   if (!(plan.generative.capacityPerReplicaRps > 0)) {
     problems.push(`plan.generative.capacityPerReplicaRps=${plan.generative.capacityPerReplicaRps} must be above 0; re-plan`);
   }
@@ -124,13 +112,9 @@ GenerativeEcsLayout | undefined {
       + `${memoryMiBPerTask} MiB share of ${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % `
       + 'usable by tasks); re-plan on a larger instance or with fewer replicas per instance');
   }
-  if (problems.length > before) {
-    return undefined;
-  }
-  return {
-    instanceType: type,
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: plan.maxInstanceCount,
+  const fleet = ecsFleet(type, plan, problems, before);
+  return fleet && {
+    ...fleet,
     slots,
     cpuUnitsPerTask,
     memoryMiBPerTask,
@@ -168,26 +152,6 @@ export function defaultGraceSeconds(layout: Pick<GenerativeEcsLayout, 'weightsGi
 export function defaultGenerativeRootVolumeGiB(layout: Pick<GenerativeEcsLayout, 'slots' | 'weightsGiB' | 'artifactsGiB'>): number {
   const wanted = Math.ceil((IMAGE_ALLOWANCE_GIB + layout.slots.length * (layout.weightsGiB + layout.artifactsGiB)) * 1.25);
   return Math.min(Math.max(ROOT_VOLUME_MIN_GIB, wanted), ROOT_VOLUME_MAX_GIB);
-}
-
-function instanceType(plan: GenerativePlan, problems: string[]): NeuronInstanceType | undefined {
-  const family = ec2Name(plan.instanceType).split('.')[0];
-  if (!NEURON_FAMILIES.includes(family)) {
-    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)} is not a Neuron instance type; re-plan`);
-  } else if (family === 'inf1') {
-    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: Inf1 cannot run on ECS here: ${INF1_REFUSAL}; `
-      + 're-plan on Inferentia2 or Trainium');
-  } else if (!ECS_NEURON_AMI_FAMILIES.includes(family)) {
-    problems.push(`plan.instanceType=${JSON.stringify(plan.instanceType)}: the ECS-optimized Neuron AMI does not list `
-      + `the ${family} family (it runs ${ECS_NEURON_AMI_FAMILIES.join(', ')}); re-plan on one of those`);
-  } else {
-    try {
-      return NeuronInstanceType.of(ec2Name(plan.instanceType), plan.instance);
-    } catch (e) {
-      problems.push(`plan.instanceType: ${(e as Error).message}`);
-    }
-  }
-  return undefined;
 }
 
 /**

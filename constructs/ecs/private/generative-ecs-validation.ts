@@ -9,6 +9,7 @@ import { InputError } from '../../../lib/errors';
 import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import type { NeuronGenerativeEcsServiceProps } from '../generative-ecs-service-props';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
+import { networkProblems, tcpPorts } from './ecs-validation';
 import {
   defaultGenerativeRootVolumeGiB, defaultGraceSeconds, GenerativeEcsLayout, generativeEcsLayout,
   STREAM_TIMEOUT_MAX_SECONDS, streamTimeoutSeconds,
@@ -39,13 +40,7 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
   const stack = Stack.of(scope);
   const layout = generativeEcsLayout(props.plan, Token.isUnresolved(stack.region) ? undefined : stack.region, problems);
   const ports = resolvePorts(props, problems);
-  if (props.vpc === undefined && props.vpcSubnets !== undefined) {
-    problems.push('vpcSubnets is set without vpc; pass the vpc the subnets belong to, or remove vpcSubnets');
-  }
-  if (props.vpc !== undefined && props.availabilityZones !== undefined) {
-    problems.push('availabilityZones is set with vpc; it only shapes the VPC this construct defines: choose zones '
-      + 'with vpcSubnets instead');
-  }
+  networkProblems(props, problems);
   if (props.image.modelServer || props.image.needsModelData) {
     problems.push('image runs the cdk-inferentia model server, which does not serve generative plans; pass the Neuron '
       + 'vLLM container (ModelImage.fromNeuronVllm, or ModelImage.fromRepository with an image built FROM it)');
@@ -130,13 +125,7 @@ function resolvePorts(props: NeuronGenerativeEcsServiceProps, problems: string[]
     problems.push(`domainName=${JSON.stringify(props.domainName)} is set without certificate; pass certificate too, `
       + 'or remove domainName');
   }
-  const listener = props.listenerPort ?? (props.certificate ? 443 : 80);
-  const container = props.containerPort ?? 8080;
-  for (const [name, value] of [['listenerPort', listener], ['containerPort', container]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > 65535) {
-      problems.push(`${name}=${value} is not a TCP port; pass a whole number from 1 to 65535`);
-    }
-  }
+  const { listener, container } = tcpPorts(props, 8080, problems);
   if (props.certificate !== undefined && listener === 80) {
     problems.push('listenerPort=80 with certificate: port 80 carries the HTTP-to-HTTPS redirect; use 443');
   }

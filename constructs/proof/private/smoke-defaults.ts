@@ -45,3 +45,35 @@ export const DEFAULT_CONCURRENCY_WITHOUT_PLAN = 4;
 export const MAX_DEFAULT_CONCURRENCY = 32;
 export const REPORT_PREFIX = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 export const TARGET_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The pass rules and timing every capacity proof takes, whatever its units (requests or tokens). */
+export interface CapacityGates {
+  readonly rateShare: number;
+  readonly maxErrorRate: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+}
+
+/**
+ * `capacityProof`'s share of the rate to reach, error rate, duration and warmup with their defaults, each problem
+ * pushed onto `problems`: the single-call and token proofs differ in how they size the load, not in these.
+ */
+export function capacityGates(
+  options: { readonly rateShare?: number; readonly maxErrorRate?: number; readonly duration?: Duration; readonly warmup?: Duration },
+  problems: string[],
+): CapacityGates {
+  const rateShare = options.rateShare ?? DEFAULT_CAPACITY_RATE_SHARE;
+  if (!(rateShare > 0 && rateShare <= 1)) {
+    problems.push(`capacityProof.rateShare=${rateShare} must be above 0 and at most 1, e.g. 0.95`);
+  }
+  const maxErrorRate = options.maxErrorRate ?? DEFAULT_ERROR_RATE;
+  if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) {
+    problems.push(`capacityProof.maxErrorRate=${maxErrorRate} must be between 0 and 1, e.g. 0.01 for 1 %`);
+  }
+  const durationMs = (options.duration ?? DEFAULT_CAPACITY_DURATION).toMilliseconds();
+  const warmupMs = (options.warmup ?? DEFAULT_CAPACITY_WARMUP).toMilliseconds();
+  if (!(durationMs > 0)) {
+    problems.push(`capacityProof.duration=${durationMs} ms must be positive, e.g. Duration.seconds(60)`);
+  }
+  return { rateShare, maxErrorRate, durationMs, warmupMs };
+}

@@ -17,7 +17,7 @@ import type { SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props
 export type SingleCallProps = Omit<SmokeBenchmarkProps, 'plan'> & { readonly plan?: Plan };
 import { BoundTarget } from '../smoke-target';
 import { predictedP99At } from '../smoke-thresholds';
-import { MAX_SMOKE_TIMEOUT, DEFAULT_CAPACITY_DURATION, DEFAULT_CAPACITY_WARMUP, DEFAULT_CAPACITY_RATE_SHARE, LAMBDA_ENVIRONMENT_BYTES, TOKEN_VALUE_BYTES, DEFAULT_ERROR_RATE, DEFAULT_DURATION, DEFAULT_WARMUP, DEFAULT_REQUEST_TIMEOUT, DEFAULT_CONCURRENCY_WITHOUT_PLAN, MAX_DEFAULT_CONCURRENCY } from './smoke-defaults';
+import { MAX_SMOKE_TIMEOUT, capacityGates, LAMBDA_ENVIRONMENT_BYTES, TOKEN_VALUE_BYTES, DEFAULT_DURATION, DEFAULT_WARMUP, DEFAULT_REQUEST_TIMEOUT, DEFAULT_CONCURRENCY_WITHOUT_PLAN, MAX_DEFAULT_CONCURRENCY } from './smoke-defaults';
 
 export function resolveLoad(props: SingleCallProps, target: BoundTarget, problems: string[]): RunShape {
   const load = props.load ?? {};
@@ -138,19 +138,7 @@ export function resolveCapacity(
         'capacity on a smaller staging fleet',
     );
   }
-  const rateShare = options.rateShare ?? DEFAULT_CAPACITY_RATE_SHARE;
-  if (!(rateShare > 0 && rateShare <= 1)) {
-    problems.push(`capacityProof.rateShare=${rateShare} must be above 0 and at most 1, e.g. 0.95`);
-  }
-  const maxErrorRate = options.maxErrorRate ?? DEFAULT_ERROR_RATE;
-  if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) {
-    problems.push(`capacityProof.maxErrorRate=${maxErrorRate} must be between 0 and 1, e.g. 0.01 for 1 %`);
-  }
-  const durationMs = (options.duration ?? DEFAULT_CAPACITY_DURATION).toMilliseconds();
-  const warmupMs = (options.warmup ?? DEFAULT_CAPACITY_WARMUP).toMilliseconds();
-  if (!(durationMs > 0)) {
-    problems.push(`capacityProof.duration=${durationMs} ms must be positive, e.g. Duration.seconds(60)`);
-  }
+  const { rateShare, maxErrorRate, durationMs, warmupMs } = capacityGates(options, problems);
   if (problems.length > count || p99MaxMs === undefined) {
     return undefined;
   }

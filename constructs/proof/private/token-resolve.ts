@@ -18,7 +18,7 @@ import {
   type TokenSmokeRun,
 } from '../../../lib/bench/token-proof';
 import type { SmokeBenchmarkProps, TokenProofOptions } from '../smoke-benchmark-props';
-import { DEFAULT_CAPACITY_DURATION, DEFAULT_CAPACITY_RATE_SHARE, DEFAULT_CAPACITY_WARMUP, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
+import { capacityGates, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
 
 /** Requests of the smoke gate's short streamed run. */
 export const DEFAULT_TOKEN_SMOKE_REQUESTS = 20;
@@ -244,19 +244,7 @@ function resolveTokenCapacity(
         `the ${limit} a proof may fan out to; lower capacityProof.fraction or raise capacityProof.streamsPerWorker`,
     );
   }
-  const rateShare = options.rateShare ?? DEFAULT_CAPACITY_RATE_SHARE;
-  if (!(rateShare > 0 && rateShare <= 1)) {
-    problems.push(`capacityProof.rateShare=${rateShare} must be above 0 and at most 1, e.g. 0.95`);
-  }
-  const maxErrorRate = options.maxErrorRate ?? DEFAULT_ERROR_RATE;
-  if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) {
-    problems.push(`capacityProof.maxErrorRate=${maxErrorRate} must be between 0 and 1, e.g. 0.01 for 1 %`);
-  }
-  const durationMs = (options.duration ?? DEFAULT_CAPACITY_DURATION).toMilliseconds();
-  const warmupMs = (options.warmup ?? DEFAULT_CAPACITY_WARMUP).toMilliseconds();
-  if (!(durationMs > 0)) {
-    problems.push(`capacityProof.duration=${durationMs} ms must be positive, e.g. Duration.seconds(60)`);
-  }
+  const { rateShare, maxErrorRate, durationMs, warmupMs } = capacityGates(options, problems);
   if (problems.length > count) {
     return undefined;
   }

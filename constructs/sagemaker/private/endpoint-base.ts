@@ -1,6 +1,8 @@
 import { Resource } from 'aws-cdk-lib';
+import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct, IDependable } from 'constructs';
 import type { INeuronSageMakerEndpoint } from '../endpoint-props';
 
 /** CloudWatch namespace of SageMaker endpoint invocation metrics. */
@@ -52,4 +54,21 @@ export abstract class EndpointBase extends Resource implements INeuronSageMakerE
   metricInvocationsPerInstance(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric('InvocationsPerInstance', { statistic: cloudwatch.Stats.SUM, ...options });
   }
+}
+
+/**
+ * The scalable target of a SageMaker variant or inference component, for both endpoints. The resource id is a plain
+ * string, so the target registers only once `registered` (the endpoint or component it names) exists.
+ */
+export function sageMakerScalableTarget(scope: Construct, resourceId: string, scalableDimension: string,
+  capacity: { min: number; max: number }, registered: IDependable): appscaling.ScalableTarget {
+  const target = new appscaling.ScalableTarget(scope, 'ScalableTarget', {
+    serviceNamespace: appscaling.ServiceNamespace.SAGEMAKER,
+    resourceId,
+    scalableDimension,
+    minCapacity: capacity.min,
+    maxCapacity: capacity.max,
+  });
+  target.node.addDependency(registered);
+  return target;
 }

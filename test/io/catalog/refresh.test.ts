@@ -125,11 +125,14 @@ describe('refreshCatalog reads facts, offerings and on-demand prices from AWS', 
     const reread = parsePriceFile(JSON.parse(JSON.stringify(file)), 'refreshed.json');
     expect(reread).toEqual(file);
 
-    // THEN the refreshed number replaces the built-in one (its date shows it), and SageMaker gains a region
+    // THEN the refreshed number replaces the built-in one (its date shows it), and SageMaker's price in eu-west-1
+    // is the listed one, no longer the estimate from the region's EC2 price
     const catalog = Catalog.builtIn().withPriceFile(reread);
     expect(catalog.price('inf2.xlarge', 'us-east-1', 'ec2')).toMatchObject({ usdPerHour: 0.7582, unverified: false, asOf: '2026-11-22' });
-    expect(catalog.price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker')?.usdPerHour).toBe(1.09);
-    expect(catalog.regionsWithPrices('sagemaker', 'on-demand')).toEqual(['eu-west-1', 'us-east-1']);
+    expect(Catalog.builtIn().price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker')?.estimate).toBeDefined();
+    const listed = catalog.price('ml.inf2.xlarge', 'eu-west-1', 'sagemaker');
+    expect(listed?.usdPerHour).toBe(1.09);
+    expect(listed?.estimate).toBeUndefined();
   });
 
   test('without instanceTypes it reads every catalog type', async () => {
