@@ -31,7 +31,7 @@ import { lengthDistribution, normalQuantile } from './lengths';
 import type { EngineTiming, GenerativeMeasurement, GenerativeTargets } from './types';
 import { slotTurnoverTails } from './queueing';
 import type { PointMasses } from './queueing';
-import { atomPlusExponential, convolve, gridQuantile, mg1Wait, onGrid, quantilePoints } from './queueing';
+import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, quantilePoints } from './queueing';
 
 /**
  * The quantile TTFT and TPOT are predicted at, for the 99th-percentile targets. Not the 99th itself: the p99 a
@@ -163,6 +163,53 @@ function ttftQuantileSeconds(
   slotWaits: number,
   slotWaitMean: number,
 ): number {
+  const { own, queue, shift, mean, scv, longestOwn } = ttftTerms(timing, targets);
+  // The grid spans the waits' two-moment tails at 1 - 1e-4, far past their 99th percentiles.
+  const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4);
+  const slotFar = slotWaits > 1e-4 ? slotWaitMean * Math.log(slotWaits / 1e-4) : 0;
+  if (!Number.isFinite(queueFar) || !Number.isFinite(slotFar)) {
+    return Infinity;
+  }
+  const range = slotFar + queueFar + shift + longestOwn;
+  const delta = range / TTFT_GRID_CELLS;
+  const cells = TTFT_GRID_CELLS + 1;
+  const queueWait = mg1Wait(lambda, queue, delta, cells);
+  if (queueWait === undefined) {
+    return Infinity;
+  }
+  let total = convolve(onGrid(own, delta, cells), queueWait);
+  if (shift > 0) {
+    total = convolve(onGrid({ values: [shift], weights: [1] }, delta, cells), total);
+  }
+  if (slotWaits > 0) {
+    total = plusAtomExponential(total, slotWaits, slotWaitMean);
+  }
+  return gridQuantile(total, predictedQuantile(timing.maxSequences));
+}
+
+/** What TTFT adds up that does not depend on the arrival rate: the prompts' prefills, the queue's services. */
+interface TtftTerms {
+  /** The request's own prefill, jitter included. */
+  readonly own: PointMasses;
+  readonly longestOwn: number;
+  /** The services of the queue a request waits in (prefills; prefill + decode with one slot), their mean and SCV. */
+  readonly queue: PointMasses;
+  readonly mean: number;
+  readonly scv: number;
+  /** A decode step in progress (0 with one slot: nothing else runs). */
+  readonly shift: number;
+}
+
+/** Per timing (one compiled configuration), the terms per lengths: a capacity search asks for them at every rate. */
+const ttftTermsMemo = new WeakMap<EngineTiming, Map<string, TtftTerms>>();
+
+function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): TtftTerms {
+  const key = `${targets.inputTokens.mean}|${targets.inputTokens.p99}|${targets.outputTokens.mean}|${targets.outputTokens.p99}`;
+  let byLengths = ttftTermsMemo.get(timing);
+  const known = byLengths?.get(key);
+  if (known) {
+    return known;
+  }
   const inDist = lengthDistribution(targets.inputTokens);
   const outDist = lengthDistribution(targets.outputTokens);
   const draw = (dist: { mu: number; sigma: number }) => (z: number) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z)));
@@ -185,30 +232,17 @@ function ttftQuantileSeconds(
     queue = prefills;
     shift = timing.stepSeconds;
   }
-  // The grid spans the waits' two-moment tails at 1 - 1e-4, far past their 99th percentiles.
   const mean = queue.values.reduce((sum, v, i) => sum + v * queue.weights[i], 0);
   const secondMoment = queue.values.reduce((sum, v, i) => sum + v * v * queue.weights[i], 0);
-  const scv = mean > 0 ? secondMoment / (mean * mean) - 1 : 0;
-  const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4);
-  const slotFar = slotWaits > 1e-4 ? slotWaitMean * Math.log(slotWaits / 1e-4) : 0;
-  if (!Number.isFinite(queueFar) || !Number.isFinite(slotFar)) {
-    return Infinity;
+  const terms: TtftTerms = {
+    own, longestOwn: Math.max(...own.values), queue, mean, scv: mean > 0 ? secondMoment / (mean * mean) - 1 : 0, shift,
+  };
+  if (!byLengths) {
+    byLengths = new Map();
+    ttftTermsMemo.set(timing, byLengths);
   }
-  const range = slotFar + queueFar + shift + Math.max(...own.values);
-  const delta = range / TTFT_GRID_CELLS;
-  const cells = TTFT_GRID_CELLS + 1;
-  const queueWait = mg1Wait(lambda, queue, delta, cells);
-  if (queueWait === undefined) {
-    return Infinity;
-  }
-  let total = convolve(onGrid(own, delta, cells), queueWait);
-  if (shift > 0) {
-    total = convolve(onGrid({ values: [shift], weights: [1] }, delta, cells), total);
-  }
-  if (slotWaits > 0) {
-    total = convolve(total, atomPlusExponential(slotWaits, slotWaitMean, delta, cells));
-  }
-  return gridQuantile(total, predictedQuantile(timing.maxSequences));
+  byLengths.set(key, terms);
+  return terms;
 }
 
 /**
@@ -235,6 +269,39 @@ export function generalizedPoissonTail(theta: number, eta: number, k: number): n
     }
   }
   return Math.max(0, 1 - cdf);
+}
+
+/**
+ * `generalizedPoissonTail(theta, eta, k)` as a function of k, its terms summed once and kept: the TPOT search asks
+ * for many k of the same count.
+ */
+export function generalizedPoissonTails(theta: number, eta: number): (k: number) => number {
+  if (theta <= 0) {
+    return (k) => (k <= 0 ? 1 : 0);
+  }
+  const mean = theta / Math.max(1e-9, 1 - eta);
+  // tails[k] = P(J >= k), filled as far as asked; past the last term that matters it is 0.
+  const tails = [1, 1 - Math.exp(-theta)];
+  let cdf = Math.exp(-theta);
+  let logFactorial = 0;
+  let done = false;
+  return (k) => {
+    if (k <= 0) {
+      return 1;
+    }
+    while (!done && tails.length <= k) {
+      const j = tails.length - 1;
+      logFactorial += Math.log(j);
+      const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
+      cdf += term;
+      if (j > mean && term < 1e-15) {
+        done = true;
+        break;
+      }
+      tails.push(Math.max(0, 1 - cdf));
+    }
+    return k < tails.length ? tails[k] : 0;
+  };
 }
 
 /** E[J - k + 1 | J >= k] for J generalized-Poisson (`generalizedPoissonTail`); 1 when P(J >= k) is negligible. */
@@ -287,6 +354,7 @@ function tpotQuantileSeconds(
   const N = timing.maxSequences;
   const turnover = slotTurnoverTails(targets.outputTokens, N, gaps, Math.max(0, 1 - occupancy), normalQuantile);
   const turnoverFull = slotTurnoverTails(targets.outputTokens, N, gaps, 0, normalQuantile);
+  const arrivalTails = gaps.map((gap) => generalizedPoissonTails(lambda * (gap * timing.stepSeconds + prefill), rhoP));
   const tail = (x: number): number => {
     let sum = 0;
     gaps.forEach((gap, g) => {
@@ -294,11 +362,11 @@ function tpotQuantileSeconds(
       const budget = (x - step) * gap;
       const k = budget < prefillP99 ? 1 : 1 + Math.floor((budget - prefillP99) / prefill) + 1;
       // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
-      const arrivals = generalizedPoissonTail(lambda * (gap * timing.stepSeconds + prefill), rhoP, k);
+      const arrivals = arrivalTails[g](k);
       // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are free
       // now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, with every slot busy.
-      const slots = turnover[g][k] ?? 0;
-      const queued = slotWaits * (turnoverFull[g][k] ?? 0);
+      const slots = turnover[g](k);
+      const queued = slotWaits * turnoverFull[g](k);
       sum += kept[g].weight * Math.min(arrivals, slots, arrivals * slots + queued);
     });
     return sum / keptWeight;

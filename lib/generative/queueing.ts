@@ -104,10 +104,16 @@ export function mg1Wait(lambda: number, service: PointMasses, delta: number, cel
     running += full[k];
     r[k + 1] += running / mean;
   }
+  // The residual has no mass past the longest service: the recursion reads only that far back.
+  let support = cells - 1;
+  while (support > 0 && r[support] === 0) {
+    support--;
+  }
   pmf[0] = 1 - rho;
   for (let n = 1; n < cells; n++) {
     let sum = 0;
-    for (let j = 1; j <= n; j++) {
+    const reach = Math.min(n, support);
+    for (let j = 1; j <= reach; j++) {
       sum += r[j] * pmf[n - j];
     }
     pmf[n] = rho * sum;
@@ -115,16 +121,28 @@ export function mg1Wait(lambda: number, service: PointMasses, delta: number, cel
   return { delta, pmf };
 }
 
-/** The wait `0` with probability `1 - waits`, else exponential with mean `mean`, on the grid (cells rounded up). */
-export function atomPlusExponential(waits: number, mean: number, delta: number, cells: number): GridDistribution {
+/**
+ * The sum of `d` and a wait that is 0 with probability `1 - waits`, else exponential with mean `mean`, each of the
+ * exponential's cells rounded up (`waits (1 - q) q^(k-1)` in cell k >= 1, q = e^(-delta / mean)). The cells fall
+ * geometrically, so the convolution is a running sum: one pass instead of one per cell.
+ */
+export function plusAtomExponential(d: GridDistribution, waits: number, mean: number): GridDistribution {
+  const cells = d.pmf.length;
   const pmf = new Float64Array(cells);
-  pmf[0] = 1 - waits;
-  if (waits > 0 && mean > 0) {
-    for (let k = 1; k < cells; k++) {
-      pmf[k] = waits * (Math.exp(-((k - 1) * delta) / mean) - Math.exp(-(k * delta) / mean));
+  if (!(waits > 0 && mean > 0)) {
+    for (let n = 0; n < cells; n++) {
+      pmf[n] = (1 - waits) * d.pmf[n];
     }
+    return { delta: d.delta, pmf };
   }
-  return { delta, pmf };
+  const q = Math.exp(-d.delta / mean);
+  let running = 0;
+  for (let n = 0; n < cells; n++) {
+    // running = sum over k = 1..n of q^(k-1) d[n - k]
+    running = n === 0 ? 0 : d.pmf[n - 1] + q * running;
+    pmf[n] = (1 - waits) * d.pmf[n] + waits * (1 - q) * running;
+  }
+  return { delta: d.delta, pmf };
 }
 
 /** The distribution of the sum of two independent distributions on the same grid, cut to the grid. */
@@ -184,11 +202,21 @@ interface RenewalTable {
   readonly unbounded: boolean;
 }
 
-const memo = new Map<string, RenewalTable>();
+/** Memo entries kept before the oldest go: a plan asks for a handful of length and slot combinations. */
+const MEMO_LIMIT = 256;
 
-function renewalTable(outputTokens: TokenLength, gaps: readonly number[], normalQuantile: (p: number) => number): RenewalTable {
-  const key = `${outputTokens.mean}|${outputTokens.p99}|${gaps.join(',')}`;
-  const known = memo.get(key);
+function remember<T>(memo: Map<string, T>, key: string, value: T): T {
+  if (memo.size >= MEMO_LIMIT) {
+    memo.delete(memo.keys().next().value as string);
+  }
+  memo.set(key, value);
+  return value;
+}
+
+const tables = new Map<string, RenewalTable>();
+
+function renewalTable(key: string, outputTokens: TokenLength, gaps: readonly number[], normalQuantile: (p: number) => number): RenewalTable {
+  const known = tables.get(key);
   if (known) {
     return known;
   }
@@ -228,20 +256,69 @@ function renewalTable(outputTokens: TokenLength, gaps: readonly number[], normal
     for (const d of steps) sum += Math.min(d, r + 1) * weight;
     return meanSteps > 0 ? sum / meanSteps : 1;
   };
-  const table: RenewalTable = {
+  return remember(tables, key, {
     atLeast: gaps.map((gap) => cdfs.map((cdf, i) => (i === 0 ? 1 : gap >= 1 ? cdf[Math.min(gap - 1, longest - 1)] : 0))),
     endsWithin: gaps.map((gap) => (gap >= 1 ? residualCdf(gap - 1) : 0)),
     unbounded,
-  };
-  memo.set(key, table);
-  return table;
+  });
 }
 
 /**
- * For each gap (decode steps between a request's first and last token), `tails[g][k] = P(T >= k)` for k from 0 up;
- * beyond the array's end the probability is 0. Each other slot is free at the request's first token with
- * probability `free`; a busy one admits only if its sequence ends within the gap (its equilibrium residual). Every
- * entry is 1 (no bound) when a drawn output can be a single token.
+ * Per gap, `tails[a][k] = P(C_1 + ... + C_a >= k)` for a = 0 .. slots - 1, where `C = 1 + R` is what one admitting
+ * slot takes in: the a-fold sums do not depend on how many slots are free, so they are computed once per lengths and
+ * slots, and each rate only weighs them (`slotTurnoverTails`). Probabilities below 1e-15 are dropped.
+ */
+const admittedTails = new Map<string, readonly (readonly Float64Array[])[]>();
+
+function admittedCountTails(key: string, table: RenewalTable, slots: number): readonly (readonly Float64Array[])[] {
+  const known = admittedTails.get(key);
+  if (known) {
+    return known;
+  }
+  const byGap = new Map<string, Float64Array[]>();
+  return remember(admittedTails, key, table.atLeast.map((atLeast) => {
+    const seen = byGap.get(atLeast.join(','));
+    if (seen) {
+      return seen;
+    }
+    // count[c] = P(C = c): C = 1 + R, P(R = i) = atLeast[i] - atLeast[i + 1].
+    let length = atLeast.length;
+    while (length > 1 && atLeast[length - 1] < 1e-15) {
+      length--;
+    }
+    const count = new Float64Array(length + 1);
+    for (let i = 0; i < length; i++) {
+      count[i + 1] = atLeast[i] - (i + 1 < length ? atLeast[i + 1] : 0);
+    }
+    const tails: Float64Array[] = [];
+    let sum = Float64Array.of(1);
+    for (let a = 0; a < slots; a++) {
+      const tail = new Float64Array(sum.length + 1);
+      for (let k = sum.length - 1; k >= 0; k--) {
+        tail[k] = tail[k + 1] + sum[k];
+      }
+      tails.push(tail);
+      if (a + 1 < slots) {
+        const out = new Float64Array(sum.length + count.length - 1);
+        for (let x = 0; x < sum.length; x++) {
+          const p = sum[x];
+          if (p < 1e-15) continue;
+          for (let y = 1; y < count.length; y++) out[x + y] += p * count[y];
+        }
+        sum = out;
+      }
+    }
+    byGap.set(atLeast.join(','), tails);
+    return tails;
+  }));
+}
+
+/**
+ * For each gap (decode steps between a request's first and last token), `P(T >= k)` as a function of k: 1 at k <= 0,
+ * 0 beyond what the other slots can take in. Each other slot is free at the request's first token with probability
+ * `free`; a busy one admits only if its sequence ends within the gap (its equilibrium residual). So the admitting
+ * slots are binomial and each takes in `1 + R` sequences. Always 1 (no bound) when a drawn output can be a single
+ * token.
  */
 export function slotTurnoverTails(
   outputTokens: TokenLength,
@@ -249,27 +326,34 @@ export function slotTurnoverTails(
   gaps: readonly number[],
   free: number,
   normalQuantile: (p: number) => number,
-): readonly (readonly number[])[] {
-  const table = renewalTable(outputTokens, gaps, normalQuantile);
+): readonly ((k: number) => number)[] {
+  const key = `${outputTokens.mean}|${outputTokens.p99}|${gaps.join(',')}`;
+  const table = renewalTable(key, outputTokens, gaps, normalQuantile);
   if (table.unbounded) {
-    return gaps.map(() => Array.from({ length: 64 * slots }, () => 1));
+    return gaps.map(() => () => 1);
   }
+  const sums = admittedCountTails(`${key}|${slots}`, table, slots);
   return gaps.map((_, g) => {
-    // One other slot admits 0 sequences, or 1 + R with P(R >= i) = atLeast[i].
     const admits = free + (1 - free) * table.endsWithin[g];
-    const atLeast = table.atLeast[g];
-    const one = [1 - admits, ...atLeast.map((p, i) => admits * (p - (atLeast[i + 1] ?? 0)))];
-    let sum = [1];
-    for (let j = 0; j < slots - 1; j++) {
-      const out = new Array<number>(sum.length + one.length - 1).fill(0);
-      sum.forEach((a, x) => one.forEach((b, y) => { out[x + y] += a * b; }));
-      sum = out;
+    // Binomial(slots - 1, admits) weights of how many other slots admit.
+    const others = slots - 1;
+    const weights = new Float64Array(others + 1);
+    let choose = 1;
+    for (let a = 0; a <= others; a++) {
+      weights[a] = choose * Math.pow(admits, a) * Math.pow(1 - admits, others - a);
+      choose = (choose * (others - a)) / (a + 1);
     }
-    const tail = new Array<number>(sum.length + 1).fill(0);
-    for (let k = sum.length - 1; k >= 0; k--) {
-      tail[k] = tail[k + 1] + sum[k];
-    }
-    return tail;
+    const tails = sums[g];
+    return (k: number) => {
+      if (k <= 0) {
+        return 1;
+      }
+      let p = 0;
+      for (let a = 1; a <= others; a++) {
+        p += weights[a] * (tails[a][k] ?? 0);
+      }
+      return p;
+    };
   });
 }
 

@@ -1,5 +1,5 @@
 import { normalQuantile, singleSlotWaitQuantile } from '../../../lib/generative';
-import { convolve, gridQuantile, mg1Wait, onGrid, quantilePoints, slotTurnoverTails } from '../../../lib/generative/queueing';
+import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, quantilePoints, slotTurnoverTails } from '../../../lib/generative/queueing';
 
 describe('M/G/1 waiting time on a grid', () => {
   test('GIVEN fixed services WHEN the wait is solved on a grid THEN its quantiles are Erlang\'s exact M/D/1 ones, rounded up by under 1 %', () => {
@@ -30,6 +30,24 @@ describe('M/G/1 waiting time on a grid', () => {
     expect(gridQuantile(sum, 0.99)).toBeCloseTo(0.6, 12);
   });
 
+  test('GIVEN a wait that is zero or exponential WHEN added in one pass THEN it equals the cell-by-cell convolution', () => {
+    const delta = 0.01;
+    const cells = 300;
+    const d = onGrid({ values: [0.05, 0.4, 1.2], weights: [0.5, 0.3, 0.2] }, delta, cells);
+    const waits = 0.3;
+    const mean = 0.25;
+    // The exponential cut into cells, each cell's mass at its upper end.
+    const wait = new Float64Array(cells);
+    wait[0] = 1 - waits;
+    for (let k = 1; k < cells; k++) {
+      wait[k] = waits * (Math.exp(-((k - 1) * delta) / mean) - Math.exp(-(k * delta) / mean));
+    }
+    const expected = convolve(d, { delta, pmf: wait });
+    const actual = plusAtomExponential(d, waits, mean);
+    actual.pmf.forEach((p, k) => expect(p).toBeCloseTo(expected.pmf[k], 12));
+    expect(plusAtomExponential(d, 0, mean).pmf).toEqual(d.pmf);
+  });
+
   test('GIVEN a spread length WHEN cut into quantile bins THEN the weights sum to one and both tails are reached', () => {
     const points = quantilePoints(0.5, (z) => z, normalQuantile);
     expect(points.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
@@ -41,24 +59,24 @@ describe('M/G/1 waiting time on a grid', () => {
 describe('Prefills landing in a decode, bounded by slot turnover', () => {
   test('GIVEN fixed output lengths WHEN counted THEN exactly N - 1 can land: every running sequence ends first', () => {
     const [tails] = slotTurnoverTails({ mean: 256 }, 8, [255], 0, normalQuantile);
-    expect(tails.slice(0, 8)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
-    expect(tails[8] ?? 0).toBe(0);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map(tails)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(tails(8)).toBe(0);
   });
 
   test('GIVEN spread lengths and a long decode WHEN counted THEN short sequences may turn a slot over twice', () => {
     const [short, long] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60, 400], 0, normalQuantile);
     // A short decode: each busy slot admits only if its sequence ends within it.
-    expect(short[1]).toBeLessThan(1);
-    expect(short[4] ?? 0).toBeLessThan(0.01);
+    expect(short(1)).toBeLessThan(1);
+    expect(short(4)).toBeLessThan(0.01);
     // A long one: every slot turns over, and some twice or more.
-    expect(long[3]).toBeCloseTo(1, 6);
-    expect(long[4]).toBeGreaterThan(0.5);
+    expect(long(3)).toBeCloseTo(1, 6);
+    expect(long(4)).toBeGreaterThan(0.5);
   });
 
   test('GIVEN free slots WHEN counted THEN each may admit whatever the running sequences do', () => {
     const [busy] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60], 0, normalQuantile);
     const [idle] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60], 1, normalQuantile);
-    expect(idle[3]).toBeCloseTo(1, 9);
-    expect(busy[3]).toBeLessThan(idle[3]);
+    expect(idle(3)).toBeCloseTo(1, 9);
+    expect(busy(3)).toBeLessThan(idle(3));
   });
 });
