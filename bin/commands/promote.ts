@@ -253,7 +253,7 @@ async function readDeploymentRecord(ssm: SSMClient, name: string, env: Environme
     }
     throw e;
   }
-  const parsed = parseRecord(deploymentRecordSchema, safeJson(value), `ssm:${name} in ${env.account} ${env.region}`);
+  const parsed = parseRecord(deploymentRecordSchema(), safeJson(value), `ssm:${name} in ${env.account} ${env.region}`);
   if ('problem' in parsed) {
     throw new PromotionRefusedError(env.name, undefined, [parsed.problem]);
   }
@@ -271,7 +271,7 @@ async function readReport(s3: S3Client, deployment: DeploymentRecord, uri: strin
     }
     throw e;
   }
-  const parsed = parseRecord(smokeReportSchema, safeJson(text), uri);
+  const parsed = parseRecord(smokeReportSchema(), safeJson(text), uri);
   return 'problem' in parsed ? refuse([parsed.problem]) : parsed.value;
 }
 

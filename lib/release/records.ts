@@ -16,8 +16,9 @@
  *
  * @see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { IMAGE_DIGEST } from '../environments/schema';
+import { lazySchema } from '../lazy-schema';
 
 /** The path every record parameter lives under; IAM policies scope to it. */
 export const RECORD_PARAMETER_ROOT = '/cdk-inferentia';
@@ -32,7 +33,7 @@ export function releaseParameterName(application: string, environment: string): 
   return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/release`;
 }
 
-const planSummarySchema = z.object({
+const planSummarySchema = lazySchema((z) => z.object({
   profileId: z.string(),
   instanceType: z.string(),
   instanceCount: z.number(),
@@ -42,7 +43,7 @@ const planSummarySchema = z.object({
   capacityRps: z.number(),
   predictedP99Ms: z.number(),
   hourlyCostUsd: z.number(),
-});
+}));
 
 /** The plan in a record: enough to say what runs and what it was sized for. */
 export interface PlanSummary {
@@ -62,7 +63,7 @@ export interface PlanSummary {
  *
  * @internal zod types stay out of the published declarations (they need `esModuleInterop` to compile)
  */
-export const deploymentRecordSchema = z.object({
+export const deploymentRecordSchema = lazySchema((z) => z.object({
   schemaVersion: z.literal(1),
   application: z.string(),
   environment: z.string(),
@@ -77,9 +78,9 @@ export const deploymentRecordSchema = z.object({
   target: z.string().min(1),
   /** The smoke report CI reads: `latest.json` of this endpoint. */
   report: z.object({ bucket: z.string().min(1), key: z.string().min(1) }),
-  plan: planSummarySchema,
+  plan: planSummarySchema(),
   artifact: z.object({ bucket: z.string(), prefix: z.string() }).optional(),
-});
+}));
 
 /** What an environment runs, written by its stack. */
 export interface DeploymentRecord {
@@ -106,7 +107,7 @@ export interface DeploymentRecord {
  *
  * @internal zod types stay out of the published declarations
  */
-export const evidenceSchema = z.object({
+export const evidenceSchema = lazySchema((z) => z.object({
   smoke: z.object({
     reportUri: z.string(),
     passed: z.boolean(),
@@ -118,7 +119,7 @@ export const evidenceSchema = z.object({
     requests: z.number(),
   }),
   capacity: z.object({ passed: z.boolean(), summary: z.string() }).optional(),
-});
+}));
 
 /** The verdicts a promotion rested on. */
 export interface Evidence {
@@ -140,7 +141,7 @@ export interface Evidence {
  *
  * @internal zod types stay out of the published declarations
  */
-export const releaseRecordSchema = z.object({
+export const releaseRecordSchema = lazySchema((z) => z.object({
   schemaVersion: z.literal(1),
   application: z.string(),
   environment: z.string(),
@@ -167,10 +168,10 @@ export const releaseRecordSchema = z.object({
     environment: z.string(),
     target: z.string(),
     fingerprint: z.string(),
-    plan: planSummarySchema,
+    plan: planSummarySchema(),
   }),
-  evidence: evidenceSchema,
-});
+  evidence: evidenceSchema(),
+}));
 
 /** What `promote` copied into an environment and why it was allowed to. */
 export interface ReleaseRecord {
@@ -204,7 +205,7 @@ export interface ReleaseRecord {
  *
  * @internal zod types stay out of the published declarations
  */
-export const smokeReportSchema = z.looseObject({
+export const smokeReportSchema = lazySchema((z) => z.looseObject({
   schemaVersion: z.literal(1),
   name: z.string(),
   environment: z.string(),
@@ -229,7 +230,7 @@ export const smokeReportSchema = z.looseObject({
       z.looseObject({ skipped: z.string() }),
     ])
     .optional(),
-});
+}));
 
 /** The parts of a smoke report the gate reads; other fields pass through. */
 export interface SmokeReport {

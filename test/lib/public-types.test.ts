@@ -19,13 +19,13 @@ function fits<T>(value: T): T {
 describe('the published types match the zod schemas they stand for', () => {
   test('inputs and parsed records fit their published types', () => {
     const checks = [
-      fits<PriceFileInput>({} as z.input<typeof priceFileSchema>),
-      fits<CompileSpecInput>({} as z.input<typeof compileSpecSchema>),
-      fits<EnvironmentsInput>({} as z.input<typeof environmentsInputSchema>),
-      fits<DeploymentRecord>({} as z.output<typeof deploymentRecordSchema>),
-      fits<Evidence>({} as z.output<typeof evidenceSchema>),
-      fits<ReleaseRecord>({} as z.output<typeof releaseRecordSchema>),
-      fits<SmokeReport>({} as z.output<typeof smokeReportSchema>),
+      fits<PriceFileInput>({} as z.input<ReturnType<typeof priceFileSchema>>),
+      fits<CompileSpecInput>({} as z.input<ReturnType<typeof compileSpecSchema>>),
+      fits<EnvironmentsInput>({} as z.input<ReturnType<typeof environmentsInputSchema>>),
+      fits<DeploymentRecord>({} as z.output<ReturnType<typeof deploymentRecordSchema>>),
+      fits<Evidence>({} as z.output<ReturnType<typeof evidenceSchema>>),
+      fits<ReleaseRecord>({} as z.output<ReturnType<typeof releaseRecordSchema>>),
+      fits<SmokeReport>({} as z.output<ReturnType<typeof smokeReportSchema>>),
     ];
     expect(checks).toHaveLength(7);
   });
