@@ -10,6 +10,10 @@
  *   and capacity proof with their verdicts). SSM keeps every version (`GetParameterHistory`), so it is also the
  *   environment's promotion history.
  *
+ * An environment that also serves a generative model has a third, the **generative deployment record**
+ * (`.../<environment>/generative-deployment`), written by its `Generative` stack once its proof in tokens passed: the
+ * vLLM image digest and the compiled replica's hash and prefix it serves. The release record then names the same.
+ *
  * SSM rather than S3 because a parameter needs no bucket to exist before the first promotion, carries its own
  * version history, and is read with one small IAM action (`ssm:GetParameter`) on one ARN. Records stay under
  * SSM's 4 KB standard tier; `promote` writes with the Intelligent-Tiering tier so a long failure list still fits.
@@ -31,6 +35,11 @@ export function deploymentParameterName(application: string, environment: string
 /** The release record's parameter name. */
 export function releaseParameterName(application: string, environment: string): string {
   return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/release`;
+}
+
+/** The generative deployment record's parameter name (environments with a `generative` section). */
+export function generativeDeploymentParameterName(application: string, environment: string): string {
+  return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/generative-deployment`;
 }
 
 const planSummarySchema = lazySchema((z) => z.object({
@@ -103,6 +112,38 @@ export interface DeploymentRecord {
 }
 
 /**
+ * Schema of the generative deployment record.
+ *
+ * @internal zod types stay out of the published declarations (they need `esModuleInterop` to compile)
+ */
+export const generativeDeploymentRecordSchema = lazySchema((z) => z.object({
+  schemaVersion: z.literal(1),
+  application: z.string(),
+  environment: z.string(),
+  profileId: z.string().min(1),
+  imageDigest: z.string().regex(IMAGE_DIGEST),
+  hash: z.string().regex(/^[0-9a-f]+$/),
+  artifact: z.object({ bucket: z.string().min(1), prefix: z.string().min(1) }),
+}));
+
+/**
+ * What an environment's generative model serves, written by its `Generative` stack after its proof in tokens passed.
+ */
+export interface GenerativeDeploymentRecord {
+  readonly schemaVersion: 1;
+  readonly application: string;
+  readonly environment: string;
+  /** The generative profile planned for. */
+  readonly profileId: string;
+  /** Digest of the Neuron vLLM image the served image is built from (the environments config's `generativeImageDigest`). */
+  readonly imageDigest: string;
+  /** Content hash of the compiled replica: the weights' identity, the engine settings, the SDK and the compile program. */
+  readonly hash: string;
+  /** Where the compiled replica it serves is: `<artifact.prefix><hash>/` of the environment's artifact location. */
+  readonly artifact: { readonly bucket: string; readonly prefix: string };
+}
+
+/**
  * The verdicts `promote` promoted on.
  *
  * @internal zod types stay out of the published declarations
@@ -171,6 +212,13 @@ export const releaseRecordSchema = lazySchema((z) => z.object({
     plan: planSummarySchema(),
   }),
   evidence: evidenceSchema(),
+  generative: z.object({
+    profileId: z.string(),
+    imageDigest: z.string().regex(IMAGE_DIGEST),
+    hash: z.string(),
+    bucket: z.string(),
+    prefix: z.string(),
+  }).optional(),
 }));
 
 /** What `promote` copied into an environment and why it was allowed to. */
@@ -197,6 +245,17 @@ export interface ReleaseRecord {
   };
   readonly source: { readonly environment: string; readonly target: string; readonly fingerprint: string; readonly plan: PlanSummary };
   readonly evidence: Evidence;
+  /**
+   * The generative model promoted with it (environments with a `generative` section): the vLLM image digest the
+   * source ran, and the compiled replica's hash and prefix as copied into this environment (`<artifact.prefix><hash>/`).
+   */
+  readonly generative?: {
+    readonly profileId: string;
+    readonly imageDigest: string;
+    readonly hash: string;
+    readonly bucket: string;
+    readonly prefix: string;
+  };
 }
 
 /**

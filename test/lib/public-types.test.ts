@@ -8,8 +8,8 @@ import { priceFileSchema, type PriceFileInput } from '../../lib/catalog';
 import { compileSpecSchema, type CompileSpecInput } from '../../lib/compile';
 import { environmentsInputSchema, type EnvironmentsInput } from '../../lib/environments';
 import {
-  deploymentRecordSchema, evidenceSchema, releaseRecordSchema, smokeReportSchema,
-  type DeploymentRecord, type Evidence, type ReleaseRecord, type SmokeReport,
+  deploymentRecordSchema, evidenceSchema, generativeDeploymentRecordSchema, releaseRecordSchema, smokeReportSchema,
+  type DeploymentRecord, type Evidence, type GenerativeDeploymentRecord, type ReleaseRecord, type SmokeReport,
 } from '../../lib/release';
 
 function fits<T>(value: T): T {
@@ -24,9 +24,10 @@ describe('the published types match the zod schemas they stand for', () => {
       fits<EnvironmentsInput>({} as z.input<ReturnType<typeof environmentsInputSchema>>),
       fits<DeploymentRecord>({} as z.output<ReturnType<typeof deploymentRecordSchema>>),
       fits<Evidence>({} as z.output<ReturnType<typeof evidenceSchema>>),
+      fits<GenerativeDeploymentRecord>({} as z.output<ReturnType<typeof generativeDeploymentRecordSchema>>),
       fits<ReleaseRecord>({} as z.output<ReturnType<typeof releaseRecordSchema>>),
       fits<SmokeReport>({} as z.output<ReturnType<typeof smokeReportSchema>>),
     ];
-    expect(checks).toHaveLength(7);
+    expect(checks).toHaveLength(8);
   });
 });
