@@ -448,17 +448,23 @@ export function meetsTargets(p: ReplicaPrediction, targets: GenerativeTargets): 
   );
 }
 
-/**
- * Requests per second one replica holds with every predicted p99 within the targets; 0 when even a trickle misses.
- */
-export function replicaCapacityRps(timing: EngineTiming, targets: GenerativeTargets): number {
-  const outputMean = Math.max(1, targets.outputTokens.mean);
-  // Upper bound: every slot decoding flat out.
-  const upper = Math.min(
-    timing.maxSequences / (outputMean * timing.stepSeconds),
+/** The capacity search's precision, a share of `replicaRateBound`. */
+export const CAPACITY_PRECISION = 1e-4;
+
+/** The most requests per second a replica could take: every slot decoding flat out, or prefills back to back. */
+export function replicaRateBound(timing: EngineTiming, targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
+  return Math.min(
+    timing.maxSequences / (Math.max(1, targets.outputTokens.mean) * timing.stepSeconds),
     1 / timing.prefillSeconds(targets.inputTokens.mean),
   );
-  return largestFitting(upper, (rps) => meetsTargets(predictReplica(timing, targets, rps), targets), 1e-4);
+}
+
+/**
+ * Requests per second one replica holds with every predicted p99 within the targets; 0 when even a trickle misses.
+ * Exact to `CAPACITY_PRECISION` of `replicaRateBound`.
+ */
+export function replicaCapacityRps(timing: EngineTiming, targets: GenerativeTargets): number {
+  return largestFitting(replicaRateBound(timing, targets), (rps) => meetsTargets(predictReplica(timing, targets, rps), targets), CAPACITY_PRECISION);
 }
 
 /*

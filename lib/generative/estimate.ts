@@ -26,7 +26,7 @@ import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
-import { meetsTargets, predictReplica, replicaCapacityRps } from './continuous-batching';
+import { CAPACITY_PRECISION, meetsTargets, predictReplica, replicaCapacityRps, replicaRateBound } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers } from './engine-config';
@@ -287,10 +287,11 @@ export function estimatedConfigurations(
     }
   }
   for (const c of candidates.sort((a, b) => a.bound - b.bound || a.seqs - b.seqs)) {
-    if (prune && !mayBeatBest(c, prune, request.targets, cores)) {
+    const known = knowledgeOf(profile, [chip.chip, c.tp, c.seqs, c.levers, request.lengths, buckets], request.targets);
+    if (prune && !mayBeatBest(c, prune, request.targets, cores, known)) {
       continue;
     }
-    const capacity = replicaCapacityRps(c.timing, request.targets);
+    const capacity = searchedCapacity(known, c.timing, request.targets);
     if (capacity <= 0) {
       if (c.seqs === 1) {
         rejections.push(latencyReason(c.tp, c.timing, request.targets));
@@ -308,6 +309,68 @@ export function estimatedConfigurations(
 }
 
 /**
+ * What is known of each estimated configuration's capacity, per profile, by what its timing is made of and the
+ * targets that bound it (not the rate: a capacity does not depend on it). The example app and the promotion pipeline
+ * plan the same model for several environments, and each plan would search or probe the same configurations again.
+ * A replica that holds the targets at a rate holds them at every lower one, so two rates bracket the capacity.
+ */
+interface CapacityKnowledge {
+  /** The highest rate known to hold the targets (0: none yet). */
+  fits: number;
+  /** The lowest rate known to miss them (Infinity: none yet). */
+  misses: number;
+  /** The capacity search's answer, once run. */
+  capacity?: number;
+}
+
+const knowledge = new WeakMap<GenerativeProfile, Map<string, CapacityKnowledge>>();
+
+/** Configurations kept per profile before starting afresh (`bench:plans` plans thousands of targets). */
+const CONFIGURATIONS_KEPT = 2000;
+
+function knowledgeOf(profile: GenerativeProfile, timingKey: readonly unknown[], targets: GenerativeTargets): CapacityKnowledge {
+  const key = JSON.stringify([timingKey, targets.inputTokens, targets.outputTokens, targets.ttftP99Ms, targets.tpotP99Ms, targets.e2eP99Ms]);
+  let known = knowledge.get(profile);
+  if (!known || known.size >= CONFIGURATIONS_KEPT) {
+    known = new Map();
+    knowledge.set(profile, known);
+  }
+  let entry = known.get(key);
+  if (!entry) {
+    entry = { fits: 0, misses: Infinity };
+    known.set(key, entry);
+  }
+  return entry;
+}
+
+/** The capacity of a configuration: searched once (`replicaCapacityRps`), then remembered. */
+function searchedCapacity(entry: CapacityKnowledge, timing: EngineTiming, targets: GenerativeTargets): number {
+  if (entry.capacity === undefined) {
+    entry.capacity = replicaCapacityRps(timing, targets);
+    entry.fits = Math.max(entry.fits, entry.capacity);
+    entry.misses = Math.min(entry.misses, entry.capacity + CAPACITY_PRECISION * replicaRateBound(timing, targets));
+  }
+  return entry.capacity;
+}
+
+/** Whether the configuration holds the targets at `rate`: from what is known, else one prediction (then known). */
+function holdsAt(entry: CapacityKnowledge, timing: EngineTiming, targets: GenerativeTargets, rate: number): boolean {
+  if (rate <= entry.fits) {
+    return true;
+  }
+  if (rate >= entry.misses) {
+    return false;
+  }
+  const holds = meetsTargets(predictReplica(timing, targets, rate), targets);
+  if (holds) {
+    entry.fits = rate;
+  } else {
+    entry.misses = rate;
+  }
+  return holds;
+}
+
+/**
  * Whether a candidate can cost less than the cheapest plan found so far with its levers. Its bound must be lower, and
  * one replica must hold the rate the largest cheaper fleet would need of it: one prediction at that rate instead of
  * the capacity search (a dozen predictions), and the same verdict, since the largest rate that holds the targets is
@@ -318,6 +381,7 @@ function mayBeatBest(
   prune: NonNullable<EstimateRequest['prune']>,
   targets: GenerativeTargets,
   cores: number,
+  entry: CapacityKnowledge,
 ): boolean {
   const best = prune.best.get(c.key) ?? Infinity;
   if (c.bound >= best) {
@@ -332,7 +396,7 @@ function mayBeatBest(
   }
   const replicas = Math.floor(cores / c.tp);
   const needed = (targets.requestsPerSecond * (1 + prune.headroom)) / ((cheaperInstances + 1e-9) * replicas);
-  return meetsTargets(predictReplica(c.timing, targets, needed), targets);
+  return holdsAt(entry, c.timing, targets, needed);
 }
 
 function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeTargets): EstimateRejection {
