@@ -172,7 +172,9 @@ function ttftQuantileSeconds(
   }
   const range = slotFar + queueFar + shift + longestOwn;
   const delta = range / TTFT_GRID_CELLS;
-  const cells = TTFT_GRID_CELLS + 1;
+  // Each of the (up to three) terms is rounded up to its next cell, so their sum may reach three cells past the range:
+  // without them, at a trickle (no queue), the longest prompts' mass fell off the grid and TTFT read as Infinity.
+  const cells = TTFT_GRID_CELLS + 3;
   const queueWait = mg1Wait(lambda, queue, delta, cells);
   if (queueWait === undefined) {
     return Infinity;
@@ -355,20 +357,27 @@ function tpotQuantileSeconds(
   const turnover = slotTurnoverTails(targets.outputTokens, N, gaps, Math.max(0, 1 - occupancy), normalQuantile);
   const turnoverFull = slotTurnoverTails(targets.outputTokens, N, gaps, 0, normalQuantile);
   const arrivalTails = gaps.map((gap) => generalizedPoissonTails(lambda * (gap * timing.stepSeconds + prefill), rhoP));
+  // P(at least k prefills land in its decode), per gap and k: the search below asks for the same k again and again.
+  const landing = gaps.map(() => new Map<number, number>());
   const tail = (x: number): number => {
     let sum = 0;
-    gaps.forEach((gap, g) => {
+    for (let g = 0; g < gaps.length; g++) {
       // Smallest count of prefills (one of the p99 prompt, the rest the mean) that pushes this request's TPOT above x.
-      const budget = (x - step) * gap;
+      const budget = (x - step) * gaps[g];
       const k = budget < prefillP99 ? 1 : 1 + Math.floor((budget - prefillP99) / prefill) + 1;
-      // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
-      const arrivals = arrivalTails[g](k);
-      // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are free
-      // now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, with every slot busy.
-      const slots = turnover[g](k);
-      const queued = slotWaits * turnoverFull[g](k);
-      sum += kept[g].weight * Math.min(arrivals, slots, arrivals * slots + queued);
-    });
+      let p = landing[g].get(k);
+      if (p === undefined) {
+        // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
+        const arrivals = arrivalTails[g](k);
+        // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are
+        // free now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, every slot busy.
+        const slots = turnover[g](k);
+        const queued = slotWaits * turnoverFull[g](k);
+        p = Math.min(arrivals, slots, arrivals * slots + queued);
+        landing[g].set(k, p);
+      }
+      sum += kept[g].weight * p;
+    }
     return sum / keptWeight;
   };
   let low = step;
@@ -460,11 +469,18 @@ export function replicaRateBound(timing: EngineTiming, targets: Pick<GenerativeT
 }
 
 /**
- * Requests per second one replica holds with every predicted p99 within the targets; 0 when even a trickle misses.
- * Exact to `CAPACITY_PRECISION` of `replicaRateBound`.
+ * Requests per second one replica holds with every predicted p99 within the targets; 0 when even a trickle (one
+ * `CAPACITY_PRECISION` of `replicaRateBound`) misses. Exact to that precision.
  */
 export function replicaCapacityRps(timing: EngineTiming, targets: GenerativeTargets): number {
-  return largestFitting(replicaRateBound(timing, targets), (rps) => meetsTargets(predictReplica(timing, targets, rps), targets), CAPACITY_PRECISION);
+  const upper = replicaRateBound(timing, targets);
+  const fits = (rps: number) => meetsTargets(predictReplica(timing, targets, rps), targets);
+  // A configuration too slow even for a trickle (a prompt's own prefill past TTFT, a step past TPOT) is settled by one
+  // prediction, not a search down to 0.
+  if (!(upper > 0) || !fits(CAPACITY_PRECISION * upper)) {
+    return 0;
+  }
+  return largestFitting(upper, fits, CAPACITY_PRECISION);
 }
 
 /*
