@@ -26,8 +26,9 @@ import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
-import { CAPACITY_PRECISION, meetsTargets, predictReplica, replicaCapacityRps, replicaRateBound } from './continuous-batching';
-import { engineTiming } from './continuous-batching';
+import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
+import type { CapacityKnowledge } from './capacity-knowledge';
+import { engineTiming } from './engine-timing';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
@@ -306,68 +307,6 @@ export function estimatedConfigurations(
     configs.push({ tp: c.tp, seqs: c.seqs, levers: c.levers, memory: leverMemory(profile, instance, c.tp, c.seqs, request.maxModelLength, c.levers, buckets), timing: c.timing, capacity, buckets });
   }
   return { configs, rejections };
-}
-
-/**
- * What is known of each estimated configuration's capacity, per profile, by what its timing is made of and the
- * targets that bound it (not the rate: a capacity does not depend on it). The example app and the promotion pipeline
- * plan the same model for several environments, and each plan would search or probe the same configurations again.
- * A replica that holds the targets at a rate holds them at every lower one, so two rates bracket the capacity.
- */
-interface CapacityKnowledge {
-  /** The highest rate known to hold the targets (0: none yet). */
-  fits: number;
-  /** The lowest rate known to miss them (Infinity: none yet). */
-  misses: number;
-  /** The capacity search's answer, once run. */
-  capacity?: number;
-}
-
-const knowledge = new WeakMap<GenerativeProfile, Map<string, CapacityKnowledge>>();
-
-/** Configurations kept per profile before starting afresh (`bench:plans` plans thousands of targets). */
-const CONFIGURATIONS_KEPT = 2000;
-
-function knowledgeOf(profile: GenerativeProfile, timingKey: readonly unknown[], targets: GenerativeTargets): CapacityKnowledge {
-  const key = JSON.stringify([timingKey, targets.inputTokens, targets.outputTokens, targets.ttftP99Ms, targets.tpotP99Ms, targets.e2eP99Ms]);
-  let known = knowledge.get(profile);
-  if (!known || known.size >= CONFIGURATIONS_KEPT) {
-    known = new Map();
-    knowledge.set(profile, known);
-  }
-  let entry = known.get(key);
-  if (!entry) {
-    entry = { fits: 0, misses: Infinity };
-    known.set(key, entry);
-  }
-  return entry;
-}
-
-/** The capacity of a configuration: searched once (`replicaCapacityRps`), then remembered. */
-function searchedCapacity(entry: CapacityKnowledge, timing: EngineTiming, targets: GenerativeTargets): number {
-  if (entry.capacity === undefined) {
-    entry.capacity = replicaCapacityRps(timing, targets);
-    entry.fits = Math.max(entry.fits, entry.capacity);
-    entry.misses = Math.min(entry.misses, entry.capacity + CAPACITY_PRECISION * replicaRateBound(timing, targets));
-  }
-  return entry.capacity;
-}
-
-/** Whether the configuration holds the targets at `rate`: from what is known, else one prediction (then known). */
-function holdsAt(entry: CapacityKnowledge, timing: EngineTiming, targets: GenerativeTargets, rate: number): boolean {
-  if (rate <= entry.fits) {
-    return true;
-  }
-  if (rate >= entry.misses) {
-    return false;
-  }
-  const holds = meetsTargets(predictReplica(timing, targets, rate), targets);
-  if (holds) {
-    entry.fits = rate;
-  } else {
-    entry.misses = rate;
-  }
-  return holds;
 }
 
 /**
