@@ -1,7 +1,7 @@
 /**
  * zod schemas built on first use.
  *
- * zod is about 95 modules. A schema built at module level loads them all with the file, so importing
+ * zod is 95 modules. A schema built at module level loads them all with the file, so importing
  * `cdk-inferentia` or `cdk-inferentia/planner` would load zod though only parsing a file, a record or a hook's
  * settings needs it (no public type names zod). Every schema in `lib/` is therefore a {@link lazySchema}: zod is
  * required, and the schema built, the first time something parses; the schema is then kept, so every later parse

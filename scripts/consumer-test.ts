@@ -397,9 +397,10 @@ function checkLinkedInstall(dir: string): void {
  * lib/ was made pure (no SDK client on a synth), 321 once generative hosting joined; 299 since aws-cdk-lib's
  * implementations (VPC endpoints, Lambda runtimes, CloudWatch units) load when a construct is built rather than at
  * import, and handler-only code left the constructs' imports; 207 since zod (95 modules) loads when a schema first
- * parses (lib/lazy-schema.ts) rather than with the entry. No margin: a module added must pay for itself.
+ * parses (lib/lazy-schema.ts) rather than with the entry; 210 once the generative model's files split by idea
+ * (simulate.ts, engine-timing.ts, capacity-knowledge.ts). No margin: a module added must pay for itself.
  */
-const ROOT_MODULE_BUDGET = 207;
+const ROOT_MODULE_BUDGET = 210;
 
 function main(): void {
   const started = Date.now();

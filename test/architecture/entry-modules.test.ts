@@ -1,7 +1,7 @@
 /**
  * What importing a package entry loads at run time, not what its files name: zod is required by the schemas in
  * lib/ the first time one parses (lib/lazy-schema.ts), so neither `cdk-inferentia` nor `cdk-inferentia/planner`
- * loads it on import. A schema built at module level again would load zod's ~95 modules with the entry.
+ * loads it on import. A schema built at module level again would load zod's 95 modules with the entry.
  */
 import { execFileSync } from 'child_process';
 import * as path from 'path';
