@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
+import { Stack, StackProps } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { Construct } from 'constructs';
@@ -9,7 +9,9 @@ import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronEcsService } from './neuron-ecs-service';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { deployTimeZones } from '../compile/private/generative-stack-compile';
 import { markOwned } from '../private/ownership';
+import { stackOutputs } from '../private/stack-outputs';
 
 /** Props of {@link EcsInferenceStack}. */
 export interface EcsInferenceStackProps extends StackProps {
@@ -107,25 +109,15 @@ export class EcsInferenceStack extends Stack {
       smokeBenchmark: props.smokeBenchmark,
     });
 
-    new CfnOutput(this, 'Url', {
-      description: 'Load balancer URL of the model server (POST /invocations); internal to the VPC',
-      value: this.service.url,
-    });
-    new CfnOutput(this, 'RepositoryUri', {
-      description: 'ECR repository for the model server images of this model',
-      value: this.repository.repositoryUri,
-    });
-    new CfnOutput(this, 'PlanSummary', {
-      description: 'What the planner chose and why it meets the targets',
-      value: planSummary(props.plan),
+    stackOutputs(this, {
+      Url: ['Load balancer URL of the model server (POST /invocations); internal to the VPC', this.service.url],
+      RepositoryUri: ['ECR repository for the model server images of this model', this.repository.repositoryUri],
+      PlanSummary: ['What the planner chose and why it meets the targets', planSummary(props.plan)],
     });
   }
 
-  /**
-   * The zones given, or the first two zones of the region, resolved by CloudFormation: an explicit `env` would otherwise make the VPC
-   * look zones up at synth, which needs credentials.
-   */
+  /** The zones given, or the region's first two resolved by CloudFormation, so synth needs no lookup. */
   override get availabilityZones(): string[] {
-    return this.zones ?? [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+    return this.zones ?? deployTimeZones();
   }
 }

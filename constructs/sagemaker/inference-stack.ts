@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
+import { Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import type { CompileSpecInput } from '../../lib/compile';
@@ -10,7 +10,9 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { deployTimeZones } from '../compile/private/generative-stack-compile';
 import { markOwned } from '../private/ownership';
+import { stackOutputs } from '../private/stack-outputs';
 
 /** How {@link InferenceStack} compiles its model in the deploy. */
 export interface InferenceCompileOptions {
@@ -162,17 +164,10 @@ export class InferenceStack extends Stack {
       smokeBenchmark: props.smokeBenchmark,
     });
 
-    new CfnOutput(this, 'EndpointName', {
-      description: 'SageMaker endpoint to invoke',
-      value: this.endpoint.endpointName,
-    });
-    new CfnOutput(this, 'RepositoryUri', {
-      description: 'ECR repository for serving images built for this model',
-      value: this.repository.repositoryUri,
-    });
-    new CfnOutput(this, 'PlanSummary', {
-      description: 'What the planner chose and why it meets the targets',
-      value: planSummary(plan),
+    stackOutputs(this, {
+      EndpointName: ['SageMaker endpoint to invoke', this.endpoint.endpointName],
+      RepositoryUri: ['ECR repository for serving images built for this model', this.repository.repositoryUri],
+      PlanSummary: ['What the planner chose and why it meets the targets', planSummary(plan)],
     });
   }
 
@@ -181,7 +176,7 @@ export class InferenceStack extends Stack {
    * would otherwise look its zones up at synth, which needs credentials.
    */
   override get availabilityZones(): string[] {
-    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+    return deployTimeZones();
   }
 }
 

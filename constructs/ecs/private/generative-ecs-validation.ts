@@ -2,14 +2,13 @@
  * The generative service's props checked before any resource exists: every problem is collected, then thrown once,
  * and what the constructor builds from is returned resolved.
  */
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
 import { InputError } from '../../../lib/errors';
 import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import type { NeuronGenerativeEcsServiceProps } from '../generative-ecs-service-props';
-import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
-import { networkProblems, tcpPorts } from './ecs-validation';
+import { listenerPorts, networkProblems, startupProblems, TaskScaling, taskScaling } from './ecs-validation';
 import {
   defaultGenerativeRootVolumeGiB, defaultGraceSeconds, GenerativeEcsLayout, generativeEcsLayout,
   STREAM_TIMEOUT_MAX_SECONDS, streamTimeoutSeconds,
@@ -26,7 +25,7 @@ export interface ResolvedGenerativeService {
   readonly ports: { readonly listener: number; readonly container: number };
   /** One engine per replica slot, from lib/generative/engine-config. */
   readonly engines: readonly VllmReplicaConfig[];
-  readonly scaling?: { readonly requestsPerMinute: number; readonly scaleInCooldown: Duration; readonly scaleOutCooldown: Duration };
+  readonly scaling?: TaskScaling;
   readonly volumeGiB: number;
   readonly graceSeconds: number;
   readonly timeoutSeconds: number;
@@ -39,7 +38,7 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
   const problems: string[] = [];
   const stack = Stack.of(scope);
   const layout = generativeEcsLayout(props.plan, Token.isUnresolved(stack.region) ? undefined : stack.region, problems);
-  const ports = resolvePorts(props, problems);
+  const ports = listenerPorts(props, 8080, problems);
   networkProblems(props, problems);
   if (props.image.modelServer || props.image.needsModelData) {
     problems.push('image runs the cdk-inferentia model server, which does not serve generative plans; pass the Neuron '
@@ -92,16 +91,11 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
   }
   const scaling = layout ? resolveScaling(props, layout, problems) : undefined;
   const volumeGiB = props.rootVolumeSize?.toGibibytes() ?? (layout ? defaultGenerativeRootVolumeGiB(layout) : 0);
-  if (props.rootVolumeSize !== undefined && !Token.isUnresolved(volumeGiB)
-    && (!Number.isInteger(volumeGiB) || volumeGiB < ROOT_VOLUME_MIN_GIB || volumeGiB > ROOT_VOLUME_MAX_GIB)) {
-    problems.push(`rootVolumeSize=${volumeGiB} GiB must be a whole number from ${ROOT_VOLUME_MIN_GIB} to `
-      + `${ROOT_VOLUME_MAX_GIB} GiB; pass e.g. Size.gibibytes(300)`);
-  }
   const graceSeconds = props.healthCheckGracePeriod?.toSeconds() ?? (layout ? defaultGraceSeconds(layout, compiled) : 0);
-  if (props.healthCheckGracePeriod !== undefined && !Token.isUnresolved(graceSeconds) && graceSeconds < 60) {
-    problems.push(`healthCheckGracePeriod=${props.healthCheckGracePeriod.toHumanString()} is shorter than a minute; `
-      + 'vLLM loads the weights and compiled artifacts before /health answers 200: pass at least Duration.minutes(10)');
-  }
+  startupProblems(props, { volumeGiB, graceSeconds }, {
+    volume: '; pass e.g. Size.gibibytes(300)',
+    grace: 'vLLM loads the weights and compiled artifacts before /health answers 200: pass at least Duration.minutes(10)',
+  }, problems);
   const timeoutSeconds = props.requestTimeout?.toSeconds() ?? (layout ? streamTimeoutSeconds(props.plan) : 0);
   if (props.requestTimeout !== undefined && !Token.isUnresolved(timeoutSeconds)
     && (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > STREAM_TIMEOUT_MAX_SECONDS)) {
@@ -115,46 +109,12 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
   return { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds, compiled };
 }
 
-function resolvePorts(props: NeuronGenerativeEcsServiceProps, problems: string[]): { listener: number; container: number } | undefined {
-  const before = problems.length;
-  if (props.internetFacing && props.certificate === undefined) {
-    problems.push('internetFacing=true without certificate: a public load balancer must not serve plain HTTP; pass '
-      + 'certificate, or leave internetFacing unset for an internal one');
-  }
-  if (props.domainName !== undefined && props.certificate === undefined) {
-    problems.push(`domainName=${JSON.stringify(props.domainName)} is set without certificate; pass certificate too, `
-      + 'or remove domainName');
-  }
-  const { listener, container } = tcpPorts(props, 8080, problems);
-  if (props.certificate !== undefined && listener === 80) {
-    problems.push('listenerPort=80 with certificate: port 80 carries the HTTP-to-HTTPS redirect; use 443');
-  }
-  return problems.length > before ? undefined : { listener, container };
-}
-
 /**
  * Requests per target per minute target tracking holds: `60 x planned requests/s per replica`, where the planned
  * rate per replica is `targets.requestsPerSecond / (instanceCount x replicasPerInstance)`; the plan sized the replicas
  * so this rate keeps its headroom. With `targetUtilization`: `60 x capacityPerReplicaRps x targetUtilization`.
  */
-function resolveScaling(props: NeuronGenerativeEcsServiceProps, layout: GenerativeEcsLayout, problems: string[]):
-ResolvedGenerativeService['scaling'] {
-  const o = props.autoScaling ?? {};
-  if (o.enabled === false || layout.maxInstanceCount === layout.instanceCount) {
-    return undefined;
-  }
-  let rps = layout.plannedRpsPerReplica;
-  if (o.targetUtilization !== undefined) {
-    if (!(o.targetUtilization > 0 && o.targetUtilization <= 1)) {
-      problems.push(`autoScaling.targetUtilization=${o.targetUtilization} must be in (0, 1], e.g. 0.7 for 70 % of one `
-        + 'replica\'s capacity');
-      return undefined;
-    }
-    rps = props.plan.generative.capacityPerReplicaRps * o.targetUtilization;
-  }
-  return {
-    requestsPerMinute: Math.max(1, Math.floor(rps * 60)),
-    scaleInCooldown: o.scaleInCooldown ?? Duration.minutes(10),
-    scaleOutCooldown: o.scaleOutCooldown ?? Duration.minutes(5),
-  };
+function resolveScaling(props: NeuronGenerativeEcsServiceProps, layout: GenerativeEcsLayout, problems: string[]): TaskScaling | undefined {
+  return taskScaling(props.autoScaling, layout,
+    { planned: layout.plannedRpsPerReplica, capacity: props.plan.generative.capacityPerReplicaRps, of: 'one replica' }, problems);
 }

@@ -18,7 +18,7 @@ import {
   type TokenSmokeRun,
 } from '../../../lib/bench/token-proof';
 import type { SmokeBenchmarkProps, TokenProofOptions } from '../smoke-benchmark-props';
-import { capacityGates, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
+import { capacityGates, proofRate, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
 
 /** Requests of the smoke gate's short streamed run. */
 export const DEFAULT_TOKEN_SMOKE_REQUESTS = 20;
@@ -220,17 +220,7 @@ function resolveTokenCapacity(
     }
   }
   const count = problems.length;
-  const fraction = options.fraction ?? 1;
-  if (!(fraction > 0 && fraction <= 2)) {
-    problems.push(`capacityProof.fraction=${fraction} must be above 0 and at most 2, e.g. 1 for the planned rate`);
-  }
-  if (options.rateRps !== undefined && options.fraction !== undefined) {
-    problems.push(`capacityProof.rateRps=${options.rateRps} and capacityProof.fraction=${fraction} are both set; give one`);
-  }
-  const rateRps = options.rateRps ?? round2(plan.targets.requestsPerSecond * fraction);
-  if (!(rateRps > 0) || !Number.isFinite(rateRps)) {
-    problems.push(`capacityProof.rateRps=${rateRps} must be a positive number of requests per second, e.g. 2`);
-  }
+  const rateRps = proofRate(options, plan.targets.requestsPerSecond, { what: 'planned rate', example: 2 }, problems);
   const perWorker = options.streamsPerWorker ?? STREAMS_PER_WORKER;
   if (!(perWorker >= 1) || !Number.isFinite(perWorker)) {
     problems.push(`capacityProof.streamsPerWorker=${perWorker} must be at least 1, e.g. ${STREAMS_PER_WORKER}`);
