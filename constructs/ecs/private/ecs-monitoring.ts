@@ -1,7 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../../lib/generative';
 import type { Plan } from '../../../lib/planner';
@@ -25,66 +24,6 @@ export interface ServiceMetrics extends Construct {
   metricLoadBalancer5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
   metricHealthyTaskCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
   metricRequestCountPerTask(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
-}
-
-/**
- * The load balancer's metrics and the rollback alarm set of an ECS hosting, whatever serves behind it: the single-call
- * and generative services differ in their tasks, not in these (as aws-cdk's `BaseService` holds what every ECS service
- * shares).
- */
-export abstract class LoadBalancedEcsService extends Construct implements ServiceMetrics {
-  /** The Application Load Balancer in front of the tasks. */
-  abstract readonly loadBalancer: elbv2.ApplicationLoadBalancer;
-  /** The target group of the tasks. */
-  abstract readonly targetGroup: elbv2.ApplicationTargetGroup;
-  /** @internal */
-  protected readonly alarms = new RollbackAlarms();
-
-  /** Requests the load balancer received (`RequestCount`, sum per 5 minutes unless overridden). */
-  metricRequestCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.loadBalancer.metrics.requestCount(options);
-  }
-
-  /** Seconds from the load balancer sending a request to a task until the answer (`TargetResponseTime`, p99 unless overridden). */
-  metricTargetResponseTime(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.targetResponseTime({ statistic: cloudwatch.Stats.p(99), ...options });
-  }
-
-  /** 5XX answers of the tasks' servers (`HTTPCode_Target_5XX_Count`, sum unless overridden). */
-  metricTarget5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, options);
-  }
-
-  /** 5XX answers of the load balancer itself, e.g. no healthy task (`HTTPCode_ELB_5XX_Count`, sum unless overridden). */
-  metricLoadBalancer5xxErrors(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.loadBalancer.metrics.httpCodeElb(elbv2.HttpCodeElb.ELB_5XX_COUNT, options);
-  }
-
-  /**
-   * Tasks passing the health check (`HealthyHostCount`, average unless overridden): the model server's `/ping`, the
-   * engine's `/health`.
-   */
-  metricHealthyTaskCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.healthyHostCount(options);
-  }
-
-  /** Requests per task per minute: what target tracking follows (`RequestCountPerTarget`, sum per minute unless overridden). */
-  metricRequestCountPerTask(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.targetGroup.metrics.requestCountPerTarget({ period: Duration.minutes(1), ...options });
-  }
-
-  /**
-   * Adds an alarm of yours (e.g. your own latency or business metric, or the engine's TTFT or TPOT) to the set that
-   * rolls a deployment back.
-   *
-   * ECS watches the service's deployment alarms during a deployment's bake time and rolls back when one fires, on
-   * top of the circuit breaker.
-   *
-   * @param alarm an alarm on any metric
-   */
-  addRollbackAlarm(alarm: cloudwatch.AlarmBase): void {
-    this.alarms.add(alarm);
-  }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Plan } from '../../../lib/planner/types';
 import { requiredFunctionTimeoutMs, type RunShape } from '../../../lib/smoke/budget';
 import { capacityStageMs, DEFAULT_ACCOUNT_CONCURRENCY, MAX_FAN_OUT, PER_WORKER_RPS, planBasis, type CapacityConfig } from '../../../lib/smoke/capacity';
 import { MAX_IN_FLIGHT } from '../../../lib/smoke/config';
-import type { SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props';
+import type { CapacityProofOptions, SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props';
 
 /** The props of a single-call benchmark: its plan, if any, is a single-call `Plan`. */
 export type SingleCallProps = Omit<SmokeBenchmarkProps, 'plan'> & { readonly plan?: Plan };
@@ -82,18 +82,10 @@ export function resolveLoad(props: SingleCallProps, target: BoundTarget, problem
 }
 
 
-export function resolveCapacity(
-  props: SingleCallProps,
-  shape: RunShape,
-  allowance: Duration,
-  problems: string[],
-): CapacityConfig | undefined {
-  const options = props.capacityProof;
-  if (options === undefined) {
-    return undefined;
-  }
+/** The single-call capacity proof from `capacityProof` and the plan it proves (undefined when a rule failed). */
+export function resolveCapacity(options: CapacityProofOptions, plan: Plan | undefined, shape: RunShape, allowance: Duration, problems: string[]):
+CapacityConfig | undefined {
   const count = problems.length;
-  const plan = props.plan;
   const rateRps = proofRate(options, plan?.capacityRps, { what: 'planned capacity', example: 500 }, problems);
   const p99MaxMs =
     options.p99Max?.toMilliseconds() ??

@@ -17,7 +17,7 @@ import {
   type TokenCapacityConfig,
   type TokenSmokeRun,
 } from '../../../lib/bench/token-proof';
-import type { SmokeBenchmarkProps, TokenProofOptions } from '../smoke-benchmark-props';
+import type { CapacityProofOptions, SmokeBenchmarkProps, TokenProofOptions } from '../smoke-benchmark-props';
 import { capacityGates, proofRate, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
 
 /** Requests of the smoke gate's short streamed run. */
@@ -140,7 +140,7 @@ export function resolveTokenProof(
     predicted: { ttftP99Ms: g.predictedTtftP99Ms, tpotP99Ms: g.predictedTpotP99Ms, e2eP99Ms: g.predictedE2eP99Ms, outputTokensPerSecond: smokeTokens },
     thresholds: { ttftP99MaxMs, tpotP99MaxMs, minOutputTokensPerSecond: round2(share * smokeTokens), maxErrorRate: DEFAULT_ERROR_RATE },
   };
-  const capacity = resolveTokenCapacity(props, plan, smoke, problems);
+  const capacity = props.capacityProof && resolveTokenCapacity(props.capacityProof, plan, smoke, problems);
   const smokeRunMs = tokenSmokeStageMs(smoke);
   const capacityMs = capacity !== undefined ? tokenCapacityStageMs(capacity) : 0;
   const requiredMs = STARTUP_ALLOWANCE_MS + smokeRunMs + STOP_GRACE_MS + REPORT_RESERVE_MS + capacityMs;
@@ -201,16 +201,9 @@ function resolveGolden(options: TokenProofOptions, api: TokenApi, problems: stri
   return golden;
 }
 
-function resolveTokenCapacity(
-  props: SmokeBenchmarkProps,
-  plan: GenerativePlan,
-  smoke: TokenSmokeRun,
-  problems: string[],
-): TokenCapacityConfig | undefined {
-  const options = props.capacityProof;
-  if (options === undefined) {
-    return undefined;
-  }
+/** The proof in tokens at the plan's rate from `capacityProof` (undefined when a rule failed). */
+function resolveTokenCapacity(options: CapacityProofOptions, plan: GenerativePlan, smoke: TokenSmokeRun, problems: string[]):
+TokenCapacityConfig | undefined {
   for (const [name, given] of [['p99Max', options.p99Max], ['serverP99Max', options.serverP99Max], ['perWorkerRps', options.perWorkerRps]] as const) {
     if (given !== undefined) {
       problems.push(
