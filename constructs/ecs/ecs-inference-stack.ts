@@ -1,12 +1,11 @@
 import { Stack, StackProps } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { Construct } from 'constructs';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { planSummary } from '../sagemaker/inference-stack';
 import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
+import { stackModelServerImage } from '../image/private/stack-image';
 import { NeuronEcsService } from './neuron-ecs-service';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { deployTimeZones } from '../compile/private/generative-stack-compile';
@@ -83,22 +82,10 @@ export class EcsInferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: EcsInferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
-    if ((props.image === undefined) === (props.imageDigest === undefined)) {
-      throw new InputError(props.image === undefined
-        ? 'EcsInferenceStack: neither image nor imageDigest is set; pass the imageDigest of the model server image '
-          + "(with the model) pushed to the stack's repository, or image"
-        : 'EcsInferenceStack: both image and imageDigest are set; pass only one');
-    }
     this.zones = props.availabilityZones;
     this.repository = new ModelImageRepository(this, 'Repository');
-    if (props.imageRepositoryName !== undefined && props.imageDigest === undefined) {
-      throw new InputError('EcsInferenceStack: imageRepositoryName is set without imageDigest; pass the digest of the '
-        + 'image in that repository, or remove imageRepositoryName');
-    }
-    const source = props.imageRepositoryName === undefined
-      ? this.repository
-      : ecr.Repository.fromRepositoryName(this, 'ImageRepository', props.imageRepositoryName);
-    const image = props.image ?? ModelImage.fromRepository(source, props.imageDigest as string, { modelServer: true });
+    const image = stackModelServerImage(this, this.repository, props, 'EcsInferenceStack', 'pass the imageDigest of the '
+      + "model server image (with the model) pushed to the stack's repository, or image");
 
     this.service = new NeuronEcsService(this, 'Service', {
       plan: props.plan,

@@ -7,6 +7,7 @@ import type { Plan } from '../../lib/planner';
 import { ModelData } from '../model/model-data';
 import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
+import { stackModelServerImage } from '../image/private/stack-image';
 import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
@@ -117,13 +118,6 @@ export class InferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: InferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
-    if ((props.image === undefined) === (props.imageDigest === undefined)) {
-      throw new InputError(props.image === undefined
-        ? 'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromServer({ tag, '
-          + "digest })) or the imageDigest of an image pushed to the stack's repository"
-        : 'InferenceStack: both image and imageDigest are set; pass only one');
-    }
-
     const sources = (['modelDataPath', 'compile', 'modelData'] as const).filter((key) => props[key] !== undefined);
     if (sources.length !== 1) {
       throw new InputError(sources.length === 0
@@ -133,7 +127,8 @@ export class InferenceStack extends Stack {
     }
 
     this.repository = new ModelImageRepository(this, 'Repository');
-    const image = props.image ?? ModelImage.fromRepository(this.repository, props.imageDigest as string, { modelServer: true });
+    const image = stackModelServerImage(this, this.repository, props, 'InferenceStack', 'pass image (e.g. '
+      + "ModelImage.fromServer({ tag, digest })) or the imageDigest of an image pushed to the stack's repository");
     const plan = props.plan;
 
     let modelData: ModelData;
