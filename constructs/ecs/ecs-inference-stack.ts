@@ -5,12 +5,10 @@ import type { Plan } from '../../lib/planner';
 import { planSummary } from '../sagemaker/inference-stack';
 import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
-import { stackModelServerImage } from '../image/private/stack-image';
 import { NeuronEcsService } from './neuron-ecs-service';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
-import { deployTimeZones } from '../compile/private/generative-stack-compile';
 import { markOwned } from '../private/ownership';
-import { stackOutputs } from '../private/stack-outputs';
+import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
 /** Props of {@link EcsInferenceStack}. */
 export interface EcsInferenceStackProps extends StackProps {

@@ -6,10 +6,10 @@ import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative';
 import { InputError } from '../../lib/errors';
 import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
-import { compileGenerativeInStack, deployTimeZones } from '../compile/private/generative-stack-compile';
+import { compileGenerativeInStack } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
-import { stackOutputs } from '../private/stack-outputs';
+import { deployTimeZones, stackOutputs } from '../private/stack-parts';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { NeuronGenerativeEcsService } from './neuron-generative-ecs-service';
 

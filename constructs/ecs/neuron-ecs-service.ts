@@ -11,8 +11,7 @@ import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_NEURON_MONITOR_NAMESPACE, MODEL_SERVER_PORT, NeuronEcsServiceProps } from './ecs-service-props';
 import { serviceProof } from './private/ecs-load-balancer';
-import { rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
-import { LoadBalancedEcsService } from './private/load-balanced-ecs-service';
+import { LoadBalancedEcsService, rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
 import { resolveService } from './private/ecs-validation';
 import { markOwned } from '../private/ownership';
 

@@ -17,10 +17,9 @@ import { DeployRefusal } from '../proof/deploy-refusal';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { serviceProof } from './private/ecs-load-balancer';
-import { engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, rollBackOnAlarms } from './private/ecs-monitoring';
-import { LoadBalancedEcsService } from './private/load-balanced-ecs-service';
+import { engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, LoadBalancedEcsService, rollBackOnAlarms } from './private/ecs-monitoring';
 import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
-import { resolveGenerativeService } from './private/generative-ecs-validation';
+import { resolveGenerativeService } from './private/ecs-validation';
 
 /**
  * A generative model served by vLLM on Neuron from EC2 instances run by Amazon ECS, as the token planner sized it.

@@ -7,13 +7,11 @@ import type { Plan } from '../../lib/planner';
 import { ModelData } from '../model/model-data';
 import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
-import { stackModelServerImage } from '../image/private/stack-image';
 import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
-import { deployTimeZones } from '../compile/private/generative-stack-compile';
 import { markOwned } from '../private/ownership';
-import { stackOutputs } from '../private/stack-outputs';
+import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
 /** How {@link InferenceStack} compiles its model in the deploy. */
 export interface InferenceCompileOptions {

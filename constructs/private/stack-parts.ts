@@ -1,8 +1,32 @@
+/**
+ * What every inference stack of the library does alike, whatever it hosts: its outputs, its zones, and for the
+ * single-call stacks the model server image.
+ */
+import { CfnOutput, Fn } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import type { Construct } from 'constructs';
-import { InputError } from '../../../lib/errors';
-import { ModelImage } from '../model-image';
-import type { ModelImageRepository } from '../model-image-repository';
+import { InputError } from '../../lib/errors';
+import { ModelImage } from '../image/model-image';
+import type { ModelImageRepository } from '../image/model-image-repository';
+
+/**
+ * An inference stack's outputs (what to call, where its images go, what the planner chose), from one table of
+ * `id: [description, value]` in the order the template lists them: each hosting's stack names its own rows.
+ */
+export function stackOutputs(stack: Construct, outputs: Readonly<Record<string, readonly [description: string, value: string]>>): void {
+  for (const [id, [description, value]] of Object.entries(outputs)) {
+    new CfnOutput(stack, id, { description, value });
+  }
+}
+
+/**
+ * The region's first two zones, resolved by CloudFormation (`Fn::GetAZs`): with an explicit `env` a VPC would otherwise
+ * look its zones up at synth, which needs credentials. Every inference stack's `availabilityZones` returns these
+ * unless zones are given.
+ */
+export function deployTimeZones(): string[] {
+  return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+}
 
 /** How an inference stack names its model server image: the image itself, or a digest in a repository. */
 export interface StackImageProps {
