@@ -55,13 +55,12 @@ def _report_writer_failure(sentence):
 class Pending:
     """A request between arrival and answer."""
 
-    __slots__ = ("item", "future", "state", "batch", "retried")
+    __slots__ = ("item", "future", "state", "retried")
 
     def __init__(self, item, future):
         self.item = item
-        self.future = future
+        self.future = future  # (status, body, content type, the BatchStats of the call that answered it or None)
         self.state = "queued"  # queued -> assigned (a worker holds it) -> answered
-        self.batch = None  # the BatchStats of the device call that answered it, for the timing header
         self.retried = False  # it has been retried once after its worker died or hung
 
 
@@ -152,10 +151,10 @@ class Server(WorkerPool):
         if slot.writer is not None and not slot.writer.is_closing():
             slot.writer.write(protocol.encode(message))
 
-    def answer(self, pending, status, body, content_type):
+    def answer(self, pending, status, body, content_type, batch=None):
         pending.state = "answered"
         if not pending.future.done():
-            pending.future.set_result((status, body, content_type))
+            pending.future.set_result((status, body, content_type, batch))
 
     # ---- health and capacity -------------------------------------------------------------------------------------
 
@@ -229,35 +228,50 @@ class Server(WorkerPool):
             self.held_bytes -= len(body)
 
     async def execute(self, body, content_type, accept):
+        loop = asyncio.get_running_loop()
         now = time.monotonic()
         deadline = now + self.config.request_timeout_s
         item = protocol.WorkItem(next(self.ids), body, content_type, accept, now, deadline)
-        pending = Pending(item, asyncio.get_running_loop().create_future())
+        pending = Pending(item, loop.create_future())
         self.queue.append(pending)
         self.dispatch()
+        # The request's future itself, with one timer for its deadline: `asyncio.wait_for(asyncio.shield(...))` chains
+        # three futures whose callbacks each take a turn of the event loop, a task-wake-up per link (a CPU profile of
+        # a batch-1 front end: 11 turns of the loop per request; docs/model-server-bench.md).
+        timer = loop.call_later(self.config.request_timeout_s, self.time_out, pending)
         try:
-            status, body, content_type = await asyncio.wait_for(asyncio.shield(pending.future), self.config.request_timeout_s)
-        except asyncio.TimeoutError:
-            self.metrics.count("DeadlineExceeded")
-            where = "waiting in the queue" if pending.state == "queued" else "while a worker ran it"
-            self.withdraw(pending)
-            message = (f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
-                       f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}")
-            return 504, error_body(message), "application/json", {TIMING_HEADER: timing_attributes(now, None)}
+            status, body, content_type, batch = await pending.future
         finally:
-            if not pending.future.done():
-                self.withdraw(pending)  # the client went away
-        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, pending.batch)}
+            timer.cancel()
+            if not pending.future.done() or pending.future.cancelled():
+                self.withdraw(pending)  # the client went away (its task's cancellation cancelled the future)
+        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, batch)}
+
+    def time_out(self, pending):
+        """The request's deadline passed before its answer: a 504 now, out of the queue if not started; a worker's late
+        answer is ignored."""
+        if pending.future.done():
+            return
+        self.metrics.count("DeadlineExceeded")
+        where = "waiting in the queue" if pending.state == "queued" else "while a worker ran it"
+        message = (f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
+                   f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}")
+        self.unqueue(pending)
+        pending.future.set_result((504, error_body(message), "application/json", None))
 
     def withdraw(self, pending):
         """Drops a request nobody waits for: out of the queue if not started; a worker's late answer is ignored."""
+        self.unqueue(pending)
+        if not pending.future.done():
+            pending.future.cancel()
+
+    def unqueue(self, pending):
         if pending.state == "queued":
             try:
                 self.queue.remove(pending)
             except ValueError:
                 pass
-        if not pending.future.done():
-            pending.future.cancel()
+            pending.state = "withdrawn"
 
     # ---- lifecycle -----------------------------------------------------------------------------------------------
 

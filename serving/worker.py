@@ -72,6 +72,7 @@ class Worker:
 
     def __init__(self, sock, handler, model, max_batch_size, max_delay_s, overlap=True):
         self.sock = sock
+        self.frames = protocol.BlockingFrames(sock)
         self.overlap = overlap  # MODEL_SERVER_OVERLAP: 0 runs the three stages one after the other, in this thread
         self.handler = handler
         self.model = model
@@ -101,7 +102,7 @@ class Worker:
         self.deferred = b""
         with self.send_lock:
             self.sock.sendall(data)
-        kind, items = protocol.recv_blocking(self.sock)
+        kind, items = self.frames.recv()
         assert kind == protocol.REQUESTS, kind
         return items
 
