@@ -182,7 +182,8 @@ class Server(WorkerPool):
             "broken": f"{broken.describe()} failed to load {broken.failed_loads} times in a row: replace the instance" if broken else None,
             "workers": [
                 {
-                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "failedLoads": s.failed_loads,
+                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "idle": s.waiting is not None,
+                    "failedLoads": s.failed_loads,
                     **({"lastError": s.last_error} if s.last_error else {}),
                 }
                 for s in self.workers

@@ -184,6 +184,10 @@ class Worker:
             self.calling = True
             self.calling_alone = any(item.alone for item, _ in batch)
             self.state.notify_all()  # the next batch may be assembled while this one runs
+        if self.calling_alone and self.overlap:
+            # A suspect (a retried request) may kill the worker: the answers of the call before must be out first, or
+            # they die with it, unsent, and their requests count a second failure they had no part in.
+            self.finished.join()
         outputs, stats, isolation_calls = self.predict(batch, size, results)
         with self.state:
             self.calling = self.calling_alone = False
@@ -194,6 +198,7 @@ class Worker:
         """The answer stage: answers each batch the device stage passes on."""
         while True:
             self.finish_one(self.finished.get())
+            self.finished.task_done()  # its answers are sent (see call_one)
 
     def finish_one(self, called):
         """Each request's slice through its own `output_fn`, then the batch's answers to the front end."""
