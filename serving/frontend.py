@@ -101,23 +101,30 @@ class Server(WorkerPool):
 
     # ---- the queue -----------------------------------------------------------------------------------------------
 
-    def on_take(self, slot, max_requests, wait_s):
-        if self.give(slot, max_requests):
+    def on_take(self, slot, max_requests, wait_s, ahead=False):
+        """A worker asks for work; `ahead`: a stock worker asking for its next batch while its device call runs (see
+        worker.py), so that the hand-over is not part of its time between calls. A worker asking ahead is given work
+        only when no idle worker waits for it, and never a retried request (it would wait behind a call it is not in)."""
+        if self.give(slot, max_requests, ahead):
             return
         if wait_s == 0:
             self.send(slot, (protocol.REQUESTS, []))
             return
         timer = None if wait_s is None else asyncio.get_running_loop().call_later(wait_s, self.expire, slot)
-        slot.waiting = (max_requests, timer)
+        slot.waiting = (max_requests, timer, ahead)
         self.waiters.append(slot)
 
-    def give(self, slot, max_requests):
+    def give(self, slot, max_requests, ahead=False):
         """Sends the worker up to max_requests live requests from the head of the queue; False when there were none."""
         items = []
         while self.queue and len(items) < max_requests:
-            pending = self.queue.popleft()
+            pending = self.queue[0]
             if pending.future.done():
+                self.queue.popleft()
                 continue
+            if ahead and pending.item.alone:
+                break
+            self.queue.popleft()
             pending.state = "assigned"
             slot.inflight[pending.item.id] = pending
             items.append(pending.item)
@@ -128,12 +135,21 @@ class Server(WorkerPool):
 
     def dispatch(self):
         while self.queue and self.waiters:
-            # A worker filling a batch (it waits with a timer) goes first: adding to its batch is what batching is for.
-            slot = next((w for w in self.waiters if w.waiting[1] is not None), self.waiters[0])
-            max_requests, _ = slot.waiting
-            if not self.give(slot, max_requests):
+            # A worker filling a batch (it waits with a timer) goes first: adding to its batch is what batching is for;
+            # then an idle worker before one asking ahead of its call's end.
+            slot = next((w for w in self.waiters if w.waiting[1] is not None), None) or next(
+                (w for w in self.waiters if not w.waiting[2]), self.waiters[0]
+            )
+            max_requests, _, ahead = slot.waiting
+            if not self.give(slot, max_requests, ahead):
                 return
             self.stop_waiting(slot)
+
+    def done_calling(self, slot):
+        """The worker answered its call: if it asked ahead and still waits, it now waits as an idle worker."""
+        if slot.waiting is not None and slot.waiting[2]:
+            slot.waiting = (*slot.waiting[:2], False)
+            self.dispatch()
 
     def expire(self, slot):
         if slot.waiting is not None:
@@ -182,7 +198,7 @@ class Server(WorkerPool):
             "broken": f"{broken.describe()} failed to load {broken.failed_loads} times in a row: replace the instance" if broken else None,
             "workers": [
                 {
-                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "idle": s.waiting is not None,
+                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "idle": s.waiting is not None and not s.waiting[2],
                     "failedLoads": s.failed_loads,
                     **({"lastError": s.last_error} if s.last_error else {}),
                 }

@@ -15,7 +15,8 @@ _HEADER = struct.Struct("!Q")
 # Worker -> front end
 LOADED = "loaded"  # (LOADED, pid)
 LOAD_FAILED = "load_failed"  # (LOAD_FAILED, message)
-TAKE = "take"  # (TAKE, max_requests, wait_s or None): give me up to max_requests; wait at most wait_s for the first
+TAKE = "take"  # (TAKE, max_requests, wait_s or None[, ahead]): give me up to max_requests; wait at most wait_s for the
+# first; ahead: asked by a stock worker while its call runs (an idle worker goes first, no retried request)
 PUT_BACK = "put_back"  # (PUT_BACK, [request id, ...]): not started; return them to the head of the queue, in order
 DONE = "done"  # (DONE, [(request id, status, body, content type), ...], BatchStats or None, isolation calls)
 CALL = "call"  # (CALL, requests): a predict_fn call starts now; the front end's watchdog times it

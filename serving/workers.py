@@ -30,7 +30,7 @@ class WorkerSlot:
         self.writer = None
         self.ready = False
         self.inflight = {}  # request id -> Pending
-        self.waiting = None  # (max requests, timer handle or None) while the worker waits for work
+        self.waiting = None  # (max requests, timer handle or None, asked ahead) while the worker waits for work
         self.last_error = None
         self.failed_loads = 0
         self.ever_loaded = False
@@ -61,7 +61,7 @@ def exit_cause(code):
 
 class WorkerPool:
     """Needs of its host: `config`, `workers`, `metrics`, `stopping`, `log`, `queue`, `dispatch`, `answer`, `stop_waiting`,
-    `on_take`."""
+    `on_take`, `done_calling`."""
 
     def worker_environment(self, slot):
         env = serving_environment()
@@ -203,7 +203,7 @@ class WorkerPool:
         if kind == protocol.CALL:
             pass  # the watchdog restarts for this call (on_message)
         elif kind == protocol.TAKE:
-            self.on_take(slot, message[1], message[2])
+            self.on_take(slot, *message[1:])
         elif kind == protocol.DONE:
             for request_id, status, body, content_type in message[1]:
                 pending = slot.inflight.pop(request_id, None)
@@ -212,6 +212,7 @@ class WorkerPool:
             if message[2] is not None:
                 self.metrics.worker(slot.index).record_batch(message[2])
             self.metrics.count("IsolationCalls", message[3])
+            self.done_calling(slot)
         elif kind == protocol.PUT_BACK:
             for request_id in reversed(message[1]):
                 pending = slot.inflight.pop(request_id, None)
