@@ -1,6 +1,7 @@
 import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
+import { DOWNLOAD_SECONDS_PER_GIB, STARTUP_SECONDS_PER_GIB } from '../../private/endpoint-sizing';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
 import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
 
@@ -8,6 +9,11 @@ import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
  * What NeuronGenerativeEcsService derives from a generative plan, and every check of the plan against ECS, as pure
  * functions: the construct reads the result and never re-derives sizing.
  */
+
+/** Where the download container puts the weights and artifacts, and the engine reads them. */
+export const MODEL_MOUNT = '/models';
+export const WEIGHTS_DIRECTORY = `${MODEL_MOUNT}/weights`;
+export const ARTIFACTS_DIRECTORY = `${MODEL_MOUNT}/compiled`;
 
 /** Container image allowance on the root volume, GiB: a Neuron vLLM DLC unpacks to about 20 GiB; pulls need room for two. */
 const IMAGE_ALLOWANCE_GIB = 50;
@@ -17,12 +23,6 @@ const IMAGE_ALLOWANCE_GIB = 50;
  * the sharded weights beside the NEFFs, `save_sharded_checkpoint`; far less when it only saves the NEFFs).
  */
 export const ARTIFACTS_PER_WEIGHT_ESTIMATE = 1;
-
-/** Download budget per GiB from S3 at task start: about 35 MB/s, the SageMaker hosting default's pace (endpoint-sizing.ts). */
-export const DOWNLOAD_SECONDS_PER_GIB = 30;
-
-/** Loading budget per GiB of weights onto the NeuronCores, the single-call hosting's (endpoint-sizing.ts). */
-export const LOAD_SECONDS_PER_GIB = 45;
 
 /** Container start and engine start-up besides the weights (Python imports, tokenizer, warm-up), ESTIMATE. */
 export const START_SECONDS = 120;
@@ -140,7 +140,7 @@ export function streamTimeoutSeconds(plan: Pick<GenerativePlan, 'generative'>): 
  */
 export function defaultGraceSeconds(layout: Pick<GenerativeEcsLayout, 'weightsGiB' | 'artifactsGiB'>, compiled: boolean): number {
   const download = DOWNLOAD_SECONDS_PER_GIB * (layout.weightsGiB + (compiled ? layout.artifactsGiB : 0));
-  const seconds = Math.ceil(START_SECONDS + download + LOAD_SECONDS_PER_GIB * layout.weightsGiB
+  const seconds = Math.ceil(START_SECONDS + download + STARTUP_SECONDS_PER_GIB * layout.weightsGiB
     + (compiled ? 0 : COMPILE_SECONDS_ESTIMATE));
   return Math.min(Math.max(seconds, GRACE_MIN_SECONDS), GRACE_MAX_SECONDS);
 }

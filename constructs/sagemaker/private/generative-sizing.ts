@@ -17,6 +17,7 @@
  *   timeouts 60-3600 s.
  */
 import type { GenerativePlan } from '../../../lib/generative/types';
+import { DOWNLOAD_SECONDS_PER_GIB, STARTUP_SECONDS_PER_GIB } from '../../private/endpoint-sizing';
 
 /** Range SageMaker accepts for both startup timeouts, seconds. */
 export const STARTUP_TIMEOUT_MIN_SECONDS = 60;
@@ -24,19 +25,6 @@ export const STARTUP_TIMEOUT_MAX_SECONDS = 3600;
 
 /** Neither timeout goes below this: the runtime, the engine and its first graph load take minutes even when small. */
 const STARTUP_TIMEOUT_FLOOR_SECONDS = 600;
-
-/**
- * Download budget per GiB of weights: 30 s (about 35 MB/s), the same budget single-call endpoints use
- * (constructs/private/endpoint-sizing.ts), far below what S3 gives one instance, so it only bites when something is
- * wrong.
- */
-const DOWNLOAD_SECONDS_PER_GIB = 30;
-
-/**
- * Startup budget per GiB of weights with compiled artifacts: reading the checkpoint into host memory, sharding it
- * over the tensor-parallel ranks and loading the NEFFs onto the NeuronCores (45 s per GiB, as for single-call models).
- */
-const LOAD_SECONDS_PER_GIB = 45;
 
 /**
  * Host memory kept for the platform, not given to copies: the OS and page cache, Docker, and SageMaker's agents on
@@ -172,7 +160,7 @@ export function sizeComponent(plan: GenerativePlan, options: SizingOptions, prob
   const download = timeout(DOWNLOAD_SECONDS_PER_GIB * g.memoryGiB.weights);
   // Without compiled artifacts vLLM compiles at start (NEURON_COMPILED_ARTIFACTS missing): give it the API's most.
   const startup = options.compiledArtifacts
-    ? timeout(LOAD_SECONDS_PER_GIB * g.memoryGiB.weights)
+    ? timeout(STARTUP_SECONDS_PER_GIB * g.memoryGiB.weights)
     : { seconds: STARTUP_TIMEOUT_MAX_SECONDS, capped: false };
   return {
     devicesPerCopy,
