@@ -30,6 +30,8 @@ export { normalQuantile } from './lengths';
 import { lengthDistribution, normalQuantile } from './lengths';
 import type { EngineTiming, GenerativeTargets } from './types';
 import { slotTurnoverTails } from './queueing';
+import { generalizedPoissonExcess, generalizedPoissonTail, generalizedPoissonTails, prefillSums, SUMMED_PREFILLS } from './landing';
+export { generalizedPoissonTail } from './landing';
 import type { PointMasses } from './queueing';
 import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, quantilePoints } from './queueing';
 
@@ -201,7 +203,8 @@ interface TtftTerms {
   readonly scv: number;
   /** A decode step in progress (0 with one slot: nothing else runs). */
   readonly shift: number;
-  /** The prompts' prefill times: mean and squared coefficient of variation. */
+  /** The prompts' prefill times (own, without jitter), their mean and squared coefficient of variation. */
+  readonly prefills: PointMasses;
   readonly prefillMean: number;
   readonly prefillScv: number;
 }
@@ -246,7 +249,7 @@ function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'input
   const { mean, scv } = moments(queue);
   const prefillMoments = moments(prefills);
   const terms: TtftTerms = {
-    own, longestOwn: Math.max(...own.values), queue, mean, scv, shift, prefillMean: prefillMoments.mean, prefillScv: prefillMoments.scv,
+    own, longestOwn: Math.max(...own.values), queue, mean, scv, shift, prefills, prefillMean: prefillMoments.mean, prefillScv: prefillMoments.scv,
   };
   if (!byLengths) {
     byLengths = new Map();
@@ -254,89 +257,6 @@ function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'input
   }
   byLengths.set(key, terms);
   return terms;
-}
-
-/**
- * P(J >= k) for J generalized-Poisson (Consul): `P(J = j) = theta (theta + j eta)^(j-1) e^-(theta + j eta) / j!`, the
- * number of arrivals in a period that starts as `theta / lambda` seconds and grows by each arrival's own work of
- * `eta / lambda` seconds (arrivals during arrivals' prefills also count).
- */
-export function generalizedPoissonTail(theta: number, eta: number, k: number): number {
-  if (k <= 0) {
-    return 1;
-  }
-  if (theta <= 0) {
-    return 0;
-  }
-  const mean = theta / Math.max(1e-9, 1 - eta);
-  let cdf = Math.exp(-theta);
-  let logFactorial = 0;
-  for (let j = 1; j < k; j++) {
-    logFactorial += Math.log(j);
-    const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
-    cdf += term;
-    if (j > mean && term < 1e-15) {
-      return 0;
-    }
-  }
-  return Math.max(0, 1 - cdf);
-}
-
-/**
- * `generalizedPoissonTail(theta, eta, k)` as a function of k, its terms summed once and kept: the TPOT search asks
- * for many k of the same count.
- */
-export function generalizedPoissonTails(theta: number, eta: number): (k: number) => number {
-  if (theta <= 0) {
-    return (k) => (k <= 0 ? 1 : 0);
-  }
-  const mean = theta / Math.max(1e-9, 1 - eta);
-  // tails[k] = P(J >= k), filled as far as asked; past the last term that matters it is 0.
-  const tails = [1, 1 - Math.exp(-theta)];
-  let cdf = Math.exp(-theta);
-  let logFactorial = 0;
-  let done = false;
-  return (k) => {
-    if (k <= 0) {
-      return 1;
-    }
-    while (!done && tails.length <= k) {
-      const j = tails.length - 1;
-      logFactorial += Math.log(j);
-      const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
-      cdf += term;
-      if (j > mean && term < 1e-15) {
-        done = true;
-        break;
-      }
-      tails.push(Math.max(0, 1 - cdf));
-    }
-    return k < tails.length ? tails[k] : 0;
-  };
-}
-
-/** E[J - k + 1 | J >= k] for J generalized-Poisson (`generalizedPoissonTail`); 1 when P(J >= k) is negligible. */
-export function generalizedPoissonExcess(theta: number, eta: number, k: number): number {
-  if (theta <= 0) {
-    return 1;
-  }
-  const mean = theta / Math.max(1e-9, 1 - eta);
-  let mass = 0;
-  let excess = 0;
-  let logFactorial = 0;
-  for (let j = 1; j < 100000; j++) {
-    logFactorial += Math.log(j);
-    if (j < k) {
-      continue;
-    }
-    const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
-    mass += term;
-    excess += term * (j - k + 1);
-    if (j > mean && term < 1e-15) {
-      break;
-    }
-  }
-  return mass < 1e-12 ? 1 : excess / mass;
 }
 
 /**
@@ -348,7 +268,7 @@ export function generalizedPoissonExcess(theta: number, eta: number, k: number):
  */
 function tpotQuantileSeconds(
   timing: EngineTiming,
-  targets: Pick<GenerativeTargets, 'outputTokens'>,
+  targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
   load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number },
 ): number {
   const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits } = load;
@@ -368,22 +288,43 @@ function tpotQuantileSeconds(
   const arrivalTails = gaps.map((gap) => generalizedPoissonTails(lambda * (gap * timing.stepSeconds + prefill), rhoP));
   // P(at least k prefills land in its decode), per gap and k: the search below asks for the same k again and again.
   const landing = gaps.map(() => new Map<number, number>());
+  const atLeast = (g: number, k: number): number => {
+    let p = landing[g].get(k);
+    if (p === undefined) {
+      // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
+      const arrivals = arrivalTails[g](k);
+      // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are
+      // free now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, every slot busy.
+      const slots = turnover[g](k);
+      const queued = slotWaits * turnoverFull[g](k);
+      p = Math.min(arrivals, slots, arrivals * slots + queued);
+      landing[g].set(k, p);
+    }
+    return p;
+  };
+  // The prefills that land are drawn from the prompts' prefill times: up to SUMMED_PREFILLS of them, their sum's
+  // distribution decides (`prefillSums`); beyond, each is taken at the mean after one p99 prompt (conservative). One
+  // prefill time (fixed lengths) gives the exact count either way.
+  const { prefills, prefillMean } = ttftTerms(timing, targets);
+  const sums = prefillSums(timing, `${targets.inputTokens.mean}|${targets.inputTokens.p99}`, prefills, prefillMean);
   const tail = (x: number): number => {
     let sum = 0;
     for (let g = 0; g < gaps.length; g++) {
-      // Smallest count of prefills (one of the p99 prompt, the rest the mean) that pushes this request's TPOT above x.
       const budget = (x - step) * gaps[g];
+      // Smallest count of prefills (one of the p99 prompt, the rest the mean) that pushes this request's TPOT above x.
       const k = budget < prefillP99 ? 1 : 1 + Math.floor((budget - prefillP99) / prefill) + 1;
-      let p = landing[g].get(k);
-      if (p === undefined) {
-        // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
-        const arrivals = arrivalTails[g](k);
-        // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are
-        // free now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, every slot busy.
-        const slots = turnover[g](k);
-        const queued = slotWaits * turnoverFull[g](k);
-        p = Math.min(arrivals, slots, arrivals * slots + queued);
-        landing[g].set(k, p);
+      let p: number;
+      if (sums === undefined) {
+        p = atLeast(g, k);
+      } else {
+        // P(S_J > budget) = sum over j of P(J = j) P(S_j > budget), j up to SUMMED_PREFILLS; the rest by the count.
+        p = atLeast(g, Math.max(SUMMED_PREFILLS + 1, k));
+        let above = atLeast(g, 1);
+        for (let j = 1; j <= SUMMED_PREFILLS && above > 1e-12; j++) {
+          const next = atLeast(g, j + 1);
+          p += (above - next) * sums.exceeds(j, budget);
+          above = next;
+        }
       }
       sum += kept[g].weight * p;
     }
