@@ -14,7 +14,7 @@ import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } 
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import { InputError } from '../errors';
 import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
-import { coreLayout, supportedGroupSizes } from '../planner/layout';
+import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
@@ -296,6 +296,11 @@ function evaluateGroup(
         ? `tensor-parallel degree ${tp} needs ${tp} NeuronCores; ${instance.name} has ${cores}`
         : `NxD Inference does not support tensor-parallel degree ${tp} on ${instance.family} (it supports ${fitting.join(', ')} here)`,
     });
+    return;
+  }
+  const topology = deviceCountProblem(instance, tp);
+  if (topology !== undefined) {
+    outcome.rejections.push({ configuration, code: 'tensor-parallel', reason: topology });
     return;
   }
   const rows = allRows.filter((r) => (r.sequenceLength ?? r.inputTokens + r.outputTokens) >= request.maxModelLength);

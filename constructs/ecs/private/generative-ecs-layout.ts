@@ -1,6 +1,7 @@
 import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
+import { deviceCountProblem } from '../../../lib/planner/layout';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
 import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
 
@@ -165,6 +166,10 @@ function replicaProblems(plan: GenerativePlan, type: NeuronInstanceType): string
   if (replicas.length === 0 || replicas.length !== plan.generative.replicasPerInstance) {
     problems.push(`plan.generative.replicas has ${replicas.length} replicas for replicasPerInstance=`
       + `${plan.generative.replicasPerInstance}; one layout per replica is needed: re-plan`);
+  }
+  const topology = deviceCountProblem(type.spec, plan.generative.tensorParallelDegree);
+  if (topology !== undefined) {
+    problems.push(`plan.generative.tensorParallelDegree=${plan.generative.tensorParallelDegree}: ${topology}; re-plan`);
   }
   const devices = new Set<string>();
   const owner = new Map<number, number>();

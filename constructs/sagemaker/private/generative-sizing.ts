@@ -17,6 +17,7 @@
  *   timeouts 60-3600 s.
  */
 import type { GenerativePlan } from '../../../lib/generative/types';
+import { deviceCountProblem } from '../../../lib/planner/layout';
 
 /** Range SageMaker accepts for both startup timeouts, seconds. */
 export const STARTUP_TIMEOUT_MIN_SECONDS = 60;
@@ -139,6 +140,10 @@ export function sizeComponent(plan: GenerativePlan, options: SizingOptions, prob
   if (devicesPerCopy > instance.chips) {
     problems.push(`${where}: one replica spans ${devicesPerCopy} Neuron devices but ${instance.name} has ${instance.chips}; `
       + 'plan with a larger instance or a smaller tensor-parallel degree');
+  }
+  const topology = deviceCountProblem(instance, g.tensorParallelDegree);
+  if (topology !== undefined) {
+    problems.push(`${where}: generative.tensorParallelDegree=${g.tensorParallelDegree}: ${topology}; plan again with planGenerative`);
   }
   const devicesUsed = new Set(replicas.flatMap((r) => r.devices)).size;
   if (devicesUsed < replicas.length * devicesPerCopy) {

@@ -8,6 +8,7 @@ import type { ICompiledGenerativeArtifacts } from '../../../constructs/compile/n
 import { ModelImage } from '../../../constructs/image/model-image';
 import type { GenerativeArtifactFacts } from '../../../lib/compile/generative-spec';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
+import { Catalog } from '../../../lib/catalog/catalog';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
 import type { Plan } from '../../../lib/planner';
@@ -317,6 +318,23 @@ describe('Plans and props the generative ECS service refuses at synth, before an
     }));
     const plan = { ...small, generative: { ...small.generative, replicasPerInstance: 2, replicas } };
     expect(refusal(() => ({ plan }))).toMatch(/needs \/dev\/neuron6 but inf2\.24xlarge has \/dev\/neuron0 to \/dev\/neuron5/);
+  });
+
+  test('GIVEN a TP-8 replica on trn2.48xlarge (2 of its chips) THEN it names the topology rule and the degree that fits', () => {
+    const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+    if (!profile) throw new Error('no llama-3.1-8b-instruct profile');
+    const trn2 = planGenerative(profile, TARGETS, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['trn2.48xlarge'] },
+      Catalog.builtIn().withPriceFile({ instances: [], prices: [{ instanceType: 'trn2.48xlarge', region: 'us-east-1', hosting: 'ec2',
+        usdPerHour: 40, kind: 'on-demand', source: 'test price file', asOf: '2026-11-25', unverified: true }] }));
+    const replicas = [0, 1].map((index) => ({
+      index,
+      cores: Array.from({ length: 8 }, (_, i) => index * 8 + i),
+      visibleCores: `${index * 8}-${index * 8 + 7}`,
+      devices: [0, 1].map((d) => `/dev/neuron${index * 2 + d}`),
+    }));
+    const plan = { ...trn2, generative: { ...trn2.generative, tensorParallelDegree: 8, replicasPerInstance: 2, replicas } };
+    expect(refusal(() => ({ plan, image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.trn2.tag, digest: DIGEST }) })))
+      .toMatch(/plan\.generative\.tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16 .*Neuron scheduler extension.*use 16 NeuronCores \(4 devices\); re-plan/);
   });
 
   test('GIVEN the model server image THEN it asks for the vLLM container', () => {

@@ -77,6 +77,17 @@ function testPlan(overrides: Partial<GenerativePlan> = {}, generative: Partial<G
   return base;
 }
 
+/** The test plan moved onto ml.trn2.48xlarge (4 logical cores a chip at LNC=2), with copies of `tp` cores. */
+function trn2Plan(tp: number): GenerativePlan {
+  const instance = Catalog.builtIn().instance('trn2.48xlarge');
+  if (!instance) throw new Error('no trn2.48xlarge in the catalog');
+  const chips = Math.ceil(tp / 4);
+  return testPlan({ instanceType: 'ml.trn2.48xlarge', instance }, {
+    tensorParallelDegree: tp, replicasPerInstance: 1, replicas: [replica(0, 0, chips, 4)],
+    engine: { tensorParallelSize: tp, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 2 },
+  });
+}
+
 function newStack(): Stack {
   return new Stack(new App({ builtinCloudFormationValidation: false }), 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
 }
@@ -296,6 +307,8 @@ describe('Refusals before anything is created', () => {
     ['replicas sharing a device (TP 1 on Inf2)',
       () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }] }) }),
       /share Neuron devices/],
+    ['a TP-8 copy spanning 2 of trn2.48xlarge\'s chips (the torus takes 1, 4, 8 or 16)',
+      () => ({ plan: trn2Plan(8) }), /tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16.*use 16 NeuronCores/],
     ['an image that does not run vLLM',
       (stack) => ({ image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Repo', 'mine'), DIGEST) }), /fromNeuronVllm/],
     ['a compiled artifacts path outside the weights', () => ({ compiledArtifactsPath: '../other/' }), /compiledArtifactsPath="..\/other\/" must be a relative directory/],
