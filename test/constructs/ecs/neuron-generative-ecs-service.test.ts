@@ -171,9 +171,12 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     });
   });
 
-  test('GIVEN 14.96 GiB of weights and artifacts as large (ESTIMATE) WHEN synthesized THEN the grace period covers download and load', () => {
+  test('GIVEN 14.96 GiB of weights and artifacts as large (ESTIMATE) WHEN synthesized THEN the grace period is twice the predicted start, at least 600 s', () => {
     const weights = PLAN.generative.memoryGiB.weights;
-    const expected = Math.ceil(120 + 30 * 2 * weights + 45 * weights);
+    // 2 x 14.96 GiB at 200 MiB/s, 14.96 GiB onto the cores at 0.58 GiB/s (vLLM Neuron docs), 120 s of engine start
+    const predicted = Math.ceil((2 * weights * 1024) / 200) + Math.ceil(weights / (750e9 / 2 ** 30 / 1200)) + 120;
+    expect(predicted).toBe(300);
+    const expected = Math.max(600, 2 * predicted);
     expect(service.healthCheckGracePeriod.toSeconds()).toBe(expected);
     template.allResourcesProperties('AWS::ECS::Service', { HealthCheckGracePeriodSeconds: expected });
   });
@@ -209,14 +212,16 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
 });
 
 describe('A generative ECS service without compiled artifacts', () => {
-  test('WHEN synthesized THEN it warns that vLLM compiles at every start and adds 1800 s to the grace period', () => {
+  test('WHEN synthesized THEN it warns that vLLM compiles at every start and adds 1800 s to the predicted start', () => {
     const stack = newStack();
     const service = new NeuronGenerativeEcsService(stack, 'Llama', props(stack, {
       model: { bucket: s3.Bucket.fromBucketName(stack, 'Weights', 'weights-bucket'), weightsPrefix: 'models/llama' },
     }));
     Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('vLLM compiles the model at every task start'));
     const weights = PLAN.generative.memoryGiB.weights;
-    expect(service.healthCheckGracePeriod.toSeconds()).toBe(Math.ceil(120 + 30 * weights + 45 * weights + 1800));
+    // 2 x (weights only at 200 MiB/s: 77 s + load 26 s + 120 s + 1800 s of compile)
+    expect(weights).toBe(14.96);
+    expect(service.healthCheckGracePeriod.toSeconds()).toBe(2 * (77 + 26 + 120 + 1800));
     expect(service.engines[0].environment).not.toHaveProperty('NEURON_COMPILED_ARTIFACTS');
   });
 });
