@@ -29,7 +29,7 @@ import { chipOf } from '../planner/planner';
 import { meetsTargets, predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
-import { engineRunsLevers } from './engine-config';
+import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
 import type { GenerativeLeverOptions, LeverSet } from './perf-model';
 import { kvCachePerSequenceGiB, replicaMemory } from './memory';
@@ -254,7 +254,10 @@ export function estimatedConfigurations(
     return { configs, rejections };
   }
   const cores = neuronCores(instance);
-  const buckets = chooseBuckets(request.lengths, request.maxModelLength);
+  const chosen = chooseBuckets(request.lengths, request.maxModelLength);
+  // The vLLM Neuron plugin (Trn2, Trn3) compiles its own prefill buckets (engine-config.ts): time prefills at those.
+  const buckets = vllmEngineOf(instance.family) === 'vllm-neuron-plugin'
+    ? { ...chosen, contextEncoding: pluginPrefillBuckets(request.maxModelLength) } : chosen;
   const supported = (supportedGroupSizes(instance) ?? [cores]).filter((d) => d <= cores);
   // A degree whose copy would span a chip count the instance's topology refuses is not a candidate (layout.ts).
   const degrees = supported.filter((tp) => {

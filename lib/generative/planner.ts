@@ -224,7 +224,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
   const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
-  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
+  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {
     return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})${request.options.estimates === false ? ' (estimates are off)' : ', and the performance model has no figures for the chip'}` }] };

@@ -49,6 +49,24 @@ describe('Llama 3.3 70B on Trn2 with built-in prices', () => {
     }));
   });
 
+  test('GIVEN half the prompt tokens in the prefix cache WHEN planned at 2 requests/s THEN Trn2 is picked with prefix caching priced and rendered', () => {
+    const report = planGenerativeReport(LLAMA_70B, targets(2), { ...OHIO, levers: { prefixHitRate: 0.5 } });
+    const chosen = report.chosen;
+    expect(chosen.instance.family).toBe('trn2');
+    expect(chosen.generative.engine.levers).toEqual({ prefixHitRate: 0.5 });
+    const args = vllmReplicaConfigs(chosen, { model: '/opt/ml/model', servedModelName: 'llama' })[0].args;
+    const seqs = chosen.generative.maxConcurrentSequences;
+    expect(args).toEqual(expect.arrayContaining(['--enable-prefix-caching', '--block-size=32',
+      `--num-gpu-blocks-override=${Math.ceil(chosen.generative.maxModelLength / 32) * seqs}`]));
+  });
+
+  test('GIVEN speculation and FP8 turned off WHEN planned THEN no candidate on any chip carries them (the options reach the estimates)', () => {
+    const report = planGenerativeReport(LLAMA_70B, targets(1), { ...OHIO, instanceTypes: ['trn1.32xlarge'], levers: { fp8: false, speculativeDecoding: false } });
+    for (const plan of [report.chosen, ...report.alternatives]) {
+      expect(plan.generative.engine.levers).toBeUndefined();
+    }
+  });
+
   test('GIVEN 6 requests a minute WHEN planned THEN Trn2 is listed but not picked: one trn2.48xlarge costs more than the fleet that suffices', () => {
     const report = planGenerativeReport(LLAMA_70B, targets(0.1), { ...OHIO, instanceTypes: ['inf2.48xlarge', 'trn1.32xlarge', 'trn2.48xlarge'] });
     expect(report.chosen.instance.family).not.toBe('trn2');
