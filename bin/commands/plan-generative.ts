@@ -125,7 +125,7 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
   });
 }
 
-const length = (l: { mean: number; p99?: number }) => `${l.mean}${l.p99 !== undefined ? ` (p99 ${l.p99})` : ''}`;
+const length = (l: { mean: number; p99?: number }) => `${l.mean}${l.p99 !== undefined && l.p99 !== l.mean ? ` (p99 ${l.p99})` : ''}`;
 
 /** The chosen plan with its memory breakdown and layout, the alternatives and the rejections. */
 export function formatGenerativeReport(report: GenerativePlanReport, alternatives: number): string {

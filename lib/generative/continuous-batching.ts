@@ -1,7 +1,7 @@
 /**
  * The planner's model of one continuous-batching replica (vLLM on Neuron) under Poisson arrivals, and its capacity.
  *
- * Semantics (the same the replay in `queueing.ts` (`simulateGenerativeReplica`) executes exactly):
+ * Semantics (the same the replay in `simulate.ts` (`simulateGenerativeReplica`) executes exactly):
  * 1. A replica runs at most N sequences (`max_num_seqs`). A request waits, first come first served, for a free slot.
  * 2. Admitted, it waits for earlier prefills, then its own prefill runs (TTFT ends with the first token). Unless the
  *    rows ran chunked prefill, a prefill stops decoding for everyone while it runs.
@@ -28,7 +28,7 @@
 import { erlangC, largestFitting, waitQuantileSeconds } from '../planner/queueing';
 export { normalQuantile } from './lengths';
 import { lengthDistribution, normalQuantile } from './lengths';
-import type { EngineTiming, GenerativeMeasurement, GenerativeTargets } from './types';
+import type { EngineTiming, GenerativeTargets } from './types';
 import { slotTurnoverTails } from './queueing';
 import type { PointMasses } from './queueing';
 import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, quantilePoints } from './queueing';
@@ -172,7 +172,9 @@ function ttftQuantileSeconds(
   }
   const range = slotFar + queueFar + shift + longestOwn;
   const delta = range / TTFT_GRID_CELLS;
-  const cells = TTFT_GRID_CELLS + 1;
+  // Each of the (up to three) terms is rounded up to its next cell, so their sum may reach three cells past the range:
+  // without them, at a trickle (no queue), the longest prompts' mass fell off the grid and TTFT read as Infinity.
+  const cells = TTFT_GRID_CELLS + 3;
   const queueWait = mg1Wait(lambda, queue, delta, cells);
   if (queueWait === undefined) {
     return Infinity;
@@ -355,20 +357,27 @@ function tpotQuantileSeconds(
   const turnover = slotTurnoverTails(targets.outputTokens, N, gaps, Math.max(0, 1 - occupancy), normalQuantile);
   const turnoverFull = slotTurnoverTails(targets.outputTokens, N, gaps, 0, normalQuantile);
   const arrivalTails = gaps.map((gap) => generalizedPoissonTails(lambda * (gap * timing.stepSeconds + prefill), rhoP));
+  // P(at least k prefills land in its decode), per gap and k: the search below asks for the same k again and again.
+  const landing = gaps.map(() => new Map<number, number>());
   const tail = (x: number): number => {
     let sum = 0;
-    gaps.forEach((gap, g) => {
+    for (let g = 0; g < gaps.length; g++) {
       // Smallest count of prefills (one of the p99 prompt, the rest the mean) that pushes this request's TPOT above x.
-      const budget = (x - step) * gap;
+      const budget = (x - step) * gaps[g];
       const k = budget < prefillP99 ? 1 : 1 + Math.floor((budget - prefillP99) / prefill) + 1;
-      // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
-      const arrivals = arrivalTails[g](k);
-      // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are free
-      // now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, with every slot busy.
-      const slots = turnover[g](k);
-      const queued = slotWaits * turnoverFull[g](k);
-      sum += kept[g].weight * Math.min(arrivals, slots, arrivals * slots + queued);
-    });
+      let p = landing[g].get(k);
+      if (p === undefined) {
+        // Prompts that arrive during its decode, or its own prefill (served before its first decode step)...
+        const arrivals = arrivalTails[g](k);
+        // ...land only in slots that turn over (`queueing.ts`); future arrivals are independent of which slots are
+        // free now. Prompts already queued for a slot (P(wait) = slotWaits) land as slots turn over, every slot busy.
+        const slots = turnover[g](k);
+        const queued = slotWaits * turnoverFull[g](k);
+        p = Math.min(arrivals, slots, arrivals * slots + queued);
+        landing[g].set(k, p);
+      }
+      sum += kept[g].weight * p;
+    }
     return sum / keptWeight;
   };
   let low = step;
@@ -448,71 +457,28 @@ export function meetsTargets(p: ReplicaPrediction, targets: GenerativeTargets): 
   );
 }
 
-/**
- * Requests per second one replica holds with every predicted p99 within the targets; 0 when even a trickle misses.
- */
-export function replicaCapacityRps(timing: EngineTiming, targets: GenerativeTargets): number {
-  const outputMean = Math.max(1, targets.outputTokens.mean);
-  // Upper bound: every slot decoding flat out.
-  const upper = Math.min(
-    timing.maxSequences / (outputMean * timing.stepSeconds),
+/** The capacity search's precision, a share of `replicaRateBound`. */
+export const CAPACITY_PRECISION = 1e-4;
+
+/** The most requests per second a replica could take: every slot decoding flat out, or prefills back to back. */
+export function replicaRateBound(timing: EngineTiming, targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
+  return Math.min(
+    timing.maxSequences / (Math.max(1, targets.outputTokens.mean) * timing.stepSeconds),
     1 / timing.prefillSeconds(targets.inputTokens.mean),
   );
-  return largestFitting(upper, (rps) => meetsTargets(predictReplica(timing, targets, rps), targets), 1e-4);
 }
 
-/*
- * How long a continuous-batching engine's steps take, read from measured rows of one compiled configuration
- * (chip, tensor-parallel degree, Neuron SDK, chunked prefill or not).
- *
- * - A decode step gives every running sequence one token (its time per output token: `perOutputTokenMs`). On Neuron the decode graph is compiled for a fixed batch
- *   (`max_num_seqs`) and runs padded to it whatever the number of running sequences (static shapes: AWS Neuron docs,
- *   NxD Inference feature guide, "bucketing" covers sequence lengths), so a step takes the TPOT p50 measured at the
- *   compiled batch size: a row measured with one request in flight on a batch-32 artifact gives the batch-32 step.
- * - A prefill (context encoding) of `L` prompt tokens takes the TTFT p50 of the configuration's smallest-batch row,
- *   scaled by `L / row input tokens` when `L` is longer (prefill is compute-bound, linear in tokens) and never below
- *   the measured value (its fixed costs). A row with no TTFT (the Neuron encoder-decoder rows state per-token latency
- *   only) is charged one decode step per 128 prompt tokens, an ESTIMATE the plan warns about.
- */
-/** Prompt tokens one decode step's time is charged per, where a row states no TTFT (ESTIMATE). */
-export const PREFILL_TOKENS_PER_STEP_ESTIMATE = 128;
-
 /**
- * The timings of a configuration compiled for `maxSequences`, from rows of the same chip, tensor-parallel degree, SDK
- * and prefill mode: the decode step from the rows at `maxSequences` (the slowest, when several), the prefill from the
- * smallest batch at or below it.
- *
- * @throws Error when no row has a batch size of `maxSequences` (the planner only asks for measured batch sizes)
+ * Requests per second one replica holds with every predicted p99 within the targets; 0 when even a trickle (one
+ * `CAPACITY_PRECISION` of `replicaRateBound`) misses. Exact to that precision.
  */
-export function engineTiming(rows: readonly GenerativeMeasurement[], maxSequences: number): EngineTiming {
-  const atBatch = rows.filter((r) => r.batchSize === maxSequences);
-  if (atBatch.length === 0) {
-    throw new Error(`no measured row at batch ${maxSequences}`);
+export function replicaCapacityRps(timing: EngineTiming, targets: GenerativeTargets): number {
+  const upper = replicaRateBound(timing, targets);
+  const fits = (rps: number) => meetsTargets(predictReplica(timing, targets, rps), targets);
+  // A configuration too slow even for a trickle (a prompt's own prefill past TTFT, a step past TPOT) is settled by one
+  // prediction, not a search down to 0.
+  if (!(upper > 0) || !fits(CAPACITY_PRECISION * upper)) {
+    return 0;
   }
-  const slowest = atBatch.reduce((a, b) => (perOutputTokenMs(b) > perOutputTokenMs(a) ? b : a));
-  const prefillRow = rows.filter((r) => r.batchSize <= maxSequences).sort((a, b) => a.batchSize - b.batchSize)[0];
-  const stepSeconds = perOutputTokenMs(slowest) / 1000;
-  const measuredTtft = prefillRow.ttftP50Ms;
-  const prefillEstimated = measuredTtft === undefined;
-  return {
-    maxSequences,
-    stepSeconds,
-    prefillSeconds: measuredTtft === undefined
-      ? (tokens: number) => Math.max(1, Math.ceil(tokens / PREFILL_TOKENS_PER_STEP_ESTIMATE)) * stepSeconds
-      : (tokens: number) => (measuredTtft / 1000) * Math.max(1, tokens / prefillRow.inputTokens),
-    tpotTail: (slowest.tpotP99Ms ?? slowest.tpotP50Ms) / slowest.tpotP50Ms,
-    ttftTail: measuredTtft === undefined ? 1 : (prefillRow.ttftP99Ms ?? measuredTtft) / measuredTtft,
-    chunkedPrefill: rows.every((r) => r.chunkedPrefill === true),
-    prefillEstimated,
-  };
-}
-
-/**
- * A row's TPOT p50 per output token: as stated, or, where the source divides by input and output tokens together,
- * the request's whole time (`tpot x (input + output)`) spread over its output tokens.
- */
-export function perOutputTokenMs(row: GenerativeMeasurement): number {
-  return row.latencyCounts === 'input-and-output'
-    ? (row.tpotP50Ms * (row.inputTokens + row.outputTokens)) / row.outputTokens
-    : row.tpotP50Ms;
+  return largestFitting(upper, fits, CAPACITY_PRECISION);
 }

@@ -26,8 +26,9 @@ import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
-import { meetsTargets, predictReplica, replicaCapacityRps } from './continuous-batching';
-import { engineTiming } from './continuous-batching';
+import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
+import type { CapacityKnowledge } from './capacity-knowledge';
+import { engineTiming } from './engine-timing';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
@@ -298,10 +299,11 @@ export function estimatedConfigurations(
     }
   }
   for (const c of candidates.sort((a, b) => a.bound - b.bound || a.seqs - b.seqs)) {
-    if (prune && !mayBeatBest(c, prune, request.targets, cores)) {
+    const known = knowledgeOf(profile, [chip.chip, c.tp, c.seqs, c.levers, request.lengths, buckets], request.targets);
+    if (prune && !mayBeatBest(c, prune, request.targets, cores, known)) {
       continue;
     }
-    const capacity = replicaCapacityRps(c.timing, request.targets);
+    const capacity = searchedCapacity(known, c.timing, request.targets);
     if (capacity <= 0) {
       if (c.seqs === 1) {
         rejections.push(latencyReason(c.tp, c.timing, request.targets));
@@ -329,6 +331,7 @@ function mayBeatBest(
   prune: NonNullable<EstimateRequest['prune']>,
   targets: GenerativeTargets,
   cores: number,
+  entry: CapacityKnowledge,
 ): boolean {
   const best = prune.best.get(c.key) ?? Infinity;
   if (c.bound >= best) {
@@ -343,7 +346,7 @@ function mayBeatBest(
   }
   const replicas = Math.floor(cores / c.tp);
   const needed = (targets.requestsPerSecond * (1 + prune.headroom)) / ((cheaperInstances + 1e-9) * replicas);
-  return meetsTargets(predictReplica(c.timing, targets, needed), targets);
+  return holdsAt(entry, c.timing, targets, needed);
 }
 
 function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeTargets): EstimateRejection {

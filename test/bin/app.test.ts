@@ -343,7 +343,7 @@ describe('The Llama example\'s targets come from context', () => {
     [{ llamaInputTokens: '10.5' }, 'context llamaInputTokens="10.5" is not a whole number of at least 1 (tokens); pass e.g. -c llamaInputTokens=1024'],
     [{ llamaOutputTokens: 300, llamaOutputTokensP99: 200 }, 'context llamaOutputTokensP99=200 is below llamaOutputTokens=300'],
     [{ llamaThroughput: 4, llamaPeak: 3 }, 'context llamaPeak=3 is below llamaThroughput=4'],
-    [{ llamaInputTokens: 200000 }, "context llama targets: input plus output tokens at p99 (200256) exceed llama-3.1-8b-instruct's context"],
+    [{ llamaInputTokens: 200000 }, "context llama targets: input plus output tokens at p99 (200730) exceed llama-3.1-8b-instruct's context"],
   ])('GIVEN %j THEN the app is refused naming the key, the value and the fix', (context, message) => {
     const app = new App({ context: { ...CDK_JSON.context, ...context } });
     expect(() => buildApp(app)).toThrow(message);

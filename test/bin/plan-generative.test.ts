@@ -7,10 +7,13 @@ async function run(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const EXAMPLE = [
+const TRAFFIC = [
   'plan', '--model', 'llama-3.1-8b-instruct', '--throughput', '2', '--input-tokens', '1024', '--output-tokens', '256',
   '--ttft-p99', '2000', '--tpot-p99', '60', '--region', 'us-east-1', '--hosting', 'sagemaker',
 ];
+
+/** The measured rows' plan of an earlier issue's example: every request at the mean lengths, no estimates. */
+const EXAMPLE = [...TRAFFIC, '--fixed-lengths', '--no-estimates'];
 
 describe('plan for a generative model', () => {
   test('GIVEN the issue example WHEN planned THEN the report shows degree, replicas, memory, TTFT/TPOT, tokens/s and cost per 1M output tokens', async () => {
@@ -23,6 +26,17 @@ describe('plan for a generative model', () => {
     expect(stdout).toMatch(/\$[\d.]+ per 1M output tokens/);
     expect(stdout).toContain('NEURON_RT_VISIBLE_CORES');
     expect(stderr).toMatch(/warning: .*UNVERIFIED/);
+  });
+
+  test('GIVEN means only WHEN planned THEN lengths spread as chat traffic does, stated in the header, the report and the JSON', async () => {
+    const { code, stdout } = await run(...TRAFFIC);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Plan for llama-3\.1-8b-instruct: 2 requests\/s of 1024 \(p99 3677\) input and 256 \(p99 730\) output tokens/);
+    expect(stdout.replace(/[\s│]+/g, ' ')).toContain('3.59 x, default spread');
+    const json = await run(...TRAFFIC, '--json');
+    const g = JSON.parse(json.stdout).chosen.generative;
+    expect(g.lengths.input).toMatchObject({ mean: 1024, p99: 3677, spread: 'default' });
+    expect(g.measurement ?? g.estimate).toBeDefined();
   });
 
   test('GIVEN --json WHEN planned THEN chosen.generative carries the fields scripts read', async () => {

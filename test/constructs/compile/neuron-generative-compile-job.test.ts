@@ -22,9 +22,10 @@ import { problemsOf } from '../../support/input-error';
 
 const DIGEST = `sha256:${'e'.repeat(64)}`;
 const COMMIT = '0e9e39f249a16976918f6564b8830bc894c89659';
+/** The measured rows' plan (fixed lengths, no estimates): TP 8 on inf2, which the host checks below are written against. */
 const PLAN: GenerativePlan = planGenerative(findGenerativeProfile('llama-3.1-8b-instruct')!, {
-  requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
-}, { region: 'us-east-1', hosting: 'sagemaker' });
+  requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60, fixedLengths: true,
+}, { region: 'us-east-1', hosting: 'sagemaker', estimates: false });
 const ENGINE = PLAN.generative.engine;
 
 function build(props: (stack: Stack) => Partial<NeuronGenerativeCompileJobProps> = () => ({})) {

@@ -14,7 +14,7 @@ import { nagFindings } from '../../support/nag';
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const COMMIT = '0e9e39f249a16976918f6564b8830bc894c89659';
 
-/** Llama 3.1 8B on inf2.48xlarge for ECS: 3 replicas per instance at TP 8. */
+/** Llama 3.1 8B on inf2.48xlarge for ECS: 3 replicas per instance at TP 8 (the measured rows' layout: fixed lengths, no estimates). */
 function ecsPlan(): GenerativePlan {
   const profile = findGenerativeProfile('llama-3.1-8b-instruct');
   if (!profile) {
@@ -22,8 +22,8 @@ function ecsPlan(): GenerativePlan {
   }
   return planGenerative(profile, {
     requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
-    peakRequestsPerSecond: 6,
-  }, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], minInstances: 2 });
+    peakRequestsPerSecond: 6, fixedLengths: true,
+  }, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], minInstances: 2, estimates: false });
 }
 
 /** Hub weights with a token secret referenced in the stack, as the example gives them. */

@@ -14,12 +14,13 @@ function llamaPlan(): GenerativePlan {
   return LLAMA_PLAN;
 }
 
+/** The measured rows' plan (fixed lengths, no estimates): TP 8 on inf2.48xlarge, three replicas. */
 function planLlama(): GenerativePlan {
   const profile = findGenerativeProfile('llama-3.1-8b-instruct');
   if (!profile) throw new Error('no llama profile');
   const report = planGenerativeReport(profile, {
-    requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60,
-  }, { region: 'us-east-1', hosting: 'sagemaker' }, CATALOG);
+    requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60, fixedLengths: true,
+  }, { region: 'us-east-1', hosting: 'sagemaker', estimates: false }, CATALOG);
   if (!report.chosen) throw new Error('no plan');
   return report.chosen;
 }

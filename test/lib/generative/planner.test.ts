@@ -5,7 +5,7 @@ import {
   engineTiming, findGenerativeProfile, kvCachePerSequenceGiB, kvSharding, parseGenerativeProfile, planGenerativeReport,
   predictReplica, replicaMemory, simulateGenerativeReplica, weightsGiB,
 } from '../../../lib/generative';
-import type { GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../../lib/generative';
+import type { EngineTiming, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../../lib/generative';
 
 const GIB = 1024 ** 3;
 
@@ -230,6 +230,27 @@ describe('Continuous-batching model against its replay', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(6);
+  });
+});
+
+describe('A trickle of requests waits for nothing', () => {
+  test('GIVEN spread prompts and a rate near zero WHEN predicted THEN TTFT p99 is the longest prompts\' own prefill after a decode step, finite', () => {
+    // Rounded up cell by cell, the own prefill plus the step in progress once reached past the grid's end: at a
+    // trickle the longest prompts' mass fell off and TTFT read as Infinity, so capacity searches took such
+    // configurations for ones that hold nothing.
+    // Prefill timed at its bucket (as estimates are): every prompt past 2,048 tokens takes the top bucket's 0.9 s.
+    const timing: EngineTiming = {
+      maxSequences: 16, stepSeconds: 0.02, prefillSeconds: (tokens) => (tokens > 2048 ? 0.9 : 0.3),
+      tpotTail: 1, ttftTail: 1, chunkedPrefill: false, prefillEstimated: false,
+    };
+    const targets = { inputTokens: { mean: 1000, p99: 3590 }, outputTokens: { mean: 200, p99: 570 } };
+    const trickle = predictReplica(timing, targets, 1e-6);
+    const busier = predictReplica(timing, targets, 0.5);
+    expect(Number.isFinite(trickle.ttftP99Ms)).toBe(true);
+    // The top bucket's prefill after the decode step in progress, rounded up by at most three cells of 1/800.
+    expect(trickle.ttftP99Ms).toBeGreaterThanOrEqual(900);
+    expect(trickle.ttftP99Ms).toBeLessThanOrEqual(920 * (1 + 3 / 800));
+    expect(trickle.ttftP99Ms).toBeLessThanOrEqual(busier.ttftP99Ms);
   });
 });
 
