@@ -1,8 +1,6 @@
-import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
+import { Stack, StackProps } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { Construct } from 'constructs';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { planSummary } from '../sagemaker/inference-stack';
 import { ModelImage } from '../image/model-image';
@@ -10,6 +8,7 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronEcsService } from './neuron-ecs-service';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { markOwned } from '../private/ownership';
+import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
 /** Props of {@link EcsInferenceStack}. */
 export interface EcsInferenceStackProps extends StackProps {
@@ -81,22 +80,10 @@ export class EcsInferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: EcsInferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
-    if ((props.image === undefined) === (props.imageDigest === undefined)) {
-      throw new InputError(props.image === undefined
-        ? 'EcsInferenceStack: neither image nor imageDigest is set; pass the imageDigest of the model server image '
-          + "(with the model) pushed to the stack's repository, or image"
-        : 'EcsInferenceStack: both image and imageDigest are set; pass only one');
-    }
     this.zones = props.availabilityZones;
     this.repository = new ModelImageRepository(this, 'Repository');
-    if (props.imageRepositoryName !== undefined && props.imageDigest === undefined) {
-      throw new InputError('EcsInferenceStack: imageRepositoryName is set without imageDigest; pass the digest of the '
-        + 'image in that repository, or remove imageRepositoryName');
-    }
-    const source = props.imageRepositoryName === undefined
-      ? this.repository
-      : ecr.Repository.fromRepositoryName(this, 'ImageRepository', props.imageRepositoryName);
-    const image = props.image ?? ModelImage.fromRepository(source, props.imageDigest as string, { modelServer: true });
+    const image = stackModelServerImage(this, this.repository, props, 'EcsInferenceStack', 'pass the imageDigest of the '
+      + "model server image (with the model) pushed to the stack's repository, or image");
 
     this.service = new NeuronEcsService(this, 'Service', {
       plan: props.plan,
@@ -107,25 +94,15 @@ export class EcsInferenceStack extends Stack {
       smokeBenchmark: props.smokeBenchmark,
     });
 
-    new CfnOutput(this, 'Url', {
-      description: 'Load balancer URL of the model server (POST /invocations); internal to the VPC',
-      value: this.service.url,
-    });
-    new CfnOutput(this, 'RepositoryUri', {
-      description: 'ECR repository for the model server images of this model',
-      value: this.repository.repositoryUri,
-    });
-    new CfnOutput(this, 'PlanSummary', {
-      description: 'What the planner chose and why it meets the targets',
-      value: planSummary(props.plan),
+    stackOutputs(this, {
+      Url: ['Load balancer URL of the model server (POST /invocations); internal to the VPC', this.service.url],
+      RepositoryUri: ['ECR repository for the model server images of this model', this.repository.repositoryUri],
+      PlanSummary: ['What the planner chose and why it meets the targets', planSummary(props.plan)],
     });
   }
 
-  /**
-   * The zones given, or the first two zones of the region, resolved by CloudFormation: an explicit `env` would otherwise make the VPC
-   * look zones up at synth, which needs credentials.
-   */
+  /** The zones given, or the region's first two resolved by CloudFormation, so synth needs no lookup. */
   override get availabilityZones(): string[] {
-    return this.zones ?? [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+    return this.zones ?? deployTimeZones();
   }
 }

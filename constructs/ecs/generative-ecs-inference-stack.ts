@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, StackProps } from 'aws-cdk-lib';
+import { Stack, StackProps } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -6,9 +6,10 @@ import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative';
 import { InputError } from '../../lib/errors';
 import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
-import { compileGenerativeInStack, deployTimeZones } from '../compile/private/generative-stack-compile';
+import { compileGenerativeInStack } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
+import { deployTimeZones, stackOutputs } from '../private/stack-parts';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
 import { NeuronGenerativeEcsService } from './neuron-generative-ecs-service';
 
@@ -117,13 +118,9 @@ export class GenerativeEcsInferenceStack extends Stack {
       domainName: props.domainName,
       smokeBenchmark: props.smokeBenchmark ?? {},
     });
-    new CfnOutput(this, 'Url', {
-      description: 'Load balancer URL of vLLM (POST /v1/chat/completions, /v1/completions); internal to the VPC',
-      value: this.service.url,
-    });
-    new CfnOutput(this, 'PlanSummary', {
-      description: 'What the token planner chose and what it predicts',
-      value: generativePlanSummary(props.plan),
+    stackOutputs(this, {
+      Url: ['Load balancer URL of vLLM (POST /v1/chat/completions, /v1/completions); internal to the VPC', this.service.url],
+      PlanSummary: ['What the token planner chose and what it predicts', generativePlanSummary(props.plan)],
     });
   }
 

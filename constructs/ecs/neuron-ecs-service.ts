@@ -1,9 +1,7 @@
 import { Annotations, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
-import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -12,10 +10,8 @@ import { ModelServerMetrics } from '../monitoring/model-server-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_NEURON_MONITOR_NAMESPACE, MODEL_SERVER_PORT, NeuronEcsServiceProps } from './ecs-service-props';
-import { neuronCapacity } from './private/ecs-capacity';
-import { modelLoadBalancer, serviceEntrance, serviceProof } from './private/ecs-load-balancer';
+import { serviceProof } from './private/ecs-load-balancer';
 import { LoadBalancedEcsService, rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
-import { serviceNetwork } from './private/ecs-network';
 import { resolveService } from './private/ecs-validation';
 import { markOwned } from '../private/ownership';
 
@@ -45,32 +41,14 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
   readonly plan: Plan;
   /** The ECS service. */
   readonly service: ecs.Ec2Service;
-  /** The cluster. */
-  readonly cluster: ecs.Cluster;
   /** The task definition. */
   readonly taskDefinition: ecs.Ec2TaskDefinition;
   /** The model server container. */
   readonly container: ecs.ContainerDefinition;
-  /** The container instances. */
-  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
-  /** The capacity provider that scales the instances for the tasks. */
-  readonly capacityProvider: ecs.AsgCapacityProvider;
-  /** The launch template of the instances. */
-  readonly launchTemplate: ec2.LaunchTemplate;
-  /** The VPC, given or defined here. */
-  readonly vpc: ec2.IVpc;
-  /** The load balancer. */
-  readonly loadBalancer: elbv2.ApplicationLoadBalancer;
-  /** The listener clients call. */
-  readonly listener: elbv2.ApplicationListener;
-  /** The target group of the tasks. */
-  readonly targetGroup: elbv2.ApplicationTargetGroup;
   /** The container logs. */
   readonly logGroup: logs.LogGroup;
   /** `http(s)://host[:port]` of the load balancer; POST to `${url}/invocations`. */
   readonly url: string;
-  /** The load balancer's security group: admit clients with `connections.allowDefaultPortFrom(...)`. */
-  readonly connections: ec2.Connections;
   /** The container environment: the plan-derived variables merged with `environment`. */
   readonly environment: Readonly<Record<string, string>>;
   /** Value of the model server metrics' `Service` dimension. */
@@ -106,28 +84,14 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
     this.plan = props.plan;
     const type = layout.instanceType;
 
-    // Network.
-    const network = serviceNetwork(this, props);
-    this.vpc = network.vpc;
-    const privateSubnets = network.privateSubnets;
-
-    // Cluster and capacity.
-    this.cluster = new ecs.Cluster(this, 'Cluster', {
-      vpc: this.vpc,
-      containerInsightsV2: ecs.ContainerInsights.ENABLED,
-    });
-    const capacity = neuronCapacity(this, {
-      cluster: this.cluster,
-      vpc: this.vpc,
-      vpcSubnets: privateSubnets,
+    // Network, cluster and capacity.
+    const network = this.buildFleet(props, {
       layout,
       rootVolumeGiB: volumeGiB,
       // A rolling deployment at the peak starts a new task, on a new instance, next to every old one.
       maxInstances: 2 * layout.maxInstanceCount,
     });
-    this.autoScalingGroup = capacity.autoScalingGroup;
-    this.capacityProvider = capacity.capacityProvider;
-    this.launchTemplate = capacity.launchTemplate;
+    const privateSubnets = network.privateSubnets;
 
     // Task.
     this.taskDefinition = new ecs.Ec2TaskDefinition(this, 'TaskDefinition', { networkMode: ecs.NetworkMode.AWS_VPC });
@@ -210,26 +174,13 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
     this.service.node.addDependency(this.cluster);
 
     // Load balancer.
-    const lbOptions = {
-      vpc: this.vpc,
-      internetFacing: props.internetFacing ?? false,
-      certificate: props.certificate,
-      domainName: props.domainName,
+    this.url = this.buildEntrance(props, network, [this.service], {
       listenerPort: ports.listener,
-    };
-    const lb = modelLoadBalancer(this, {
-      ...lbOptions,
-      vpcSubnets: network.loadBalancerSubnets,
       containerPort: ports.container,
       // Longer than a request's deadline, so a task leaving the target group finishes what it is serving, and no
       // longer: every rolling deploy waits this long per batch of replaced tasks.
       deregistrationDelay: Duration.seconds(Math.ceil(requestTimeoutMs / 1000) + 5),
-      accessLogBucket: props.accessLogBucket,
     });
-    this.loadBalancer = lb.loadBalancer;
-    this.listener = lb.listener;
-    this.targetGroup = lb.targetGroup;
-    ({ connections: this.connections, url: this.url } = serviceEntrance(lb, [this.service], lbOptions));
     this.alarms.add(...serviceRollbackAlarms(this, this.plan));
     rollBackOnAlarms([this.service], this.alarms);
 

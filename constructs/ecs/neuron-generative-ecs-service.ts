@@ -1,5 +1,4 @@
 import { Annotations, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -17,12 +16,10 @@ import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import { DeployRefusal } from '../proof/deploy-refusal';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
-import { neuronCapacity } from './private/ecs-capacity';
-import { modelLoadBalancer, serviceEntrance, serviceProof } from './private/ecs-load-balancer';
-import { LoadBalancedEcsService, engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, rollBackOnAlarms } from './private/ecs-monitoring';
-import { serviceNetwork } from './private/ecs-network';
+import { serviceProof } from './private/ecs-load-balancer';
+import { engineLatencyAlarms, errorRateAlarm, generativeServiceDashboard, LoadBalancedEcsService, rollBackOnAlarms } from './private/ecs-monitoring';
 import { GenerativeEcsReplica, GenerativeModelSource } from './private/generative-ecs-replica';
-import { resolveGenerativeService } from './private/generative-ecs-validation';
+import { resolveGenerativeService } from './private/ecs-validation';
 
 /**
  * A generative model served by vLLM on Neuron from EC2 instances run by Amazon ECS, as the token planner sized it.
@@ -62,30 +59,12 @@ export class NeuronGenerativeEcsService extends LoadBalancedEcsService implement
   readonly services: readonly ecs.Ec2Service[];
   /** One task definition per replica slot, in slot order. */
   readonly taskDefinitions: readonly ecs.Ec2TaskDefinition[];
-  /** The cluster. */
-  readonly cluster: ecs.Cluster;
-  /** The container instances. */
-  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
-  /** The capacity provider that scales the instances for the tasks. */
-  readonly capacityProvider: ecs.AsgCapacityProvider;
-  /** The launch template of the instances. */
-  readonly launchTemplate: ec2.LaunchTemplate;
-  /** The VPC, given or defined here. */
-  readonly vpc: ec2.IVpc;
-  /** The load balancer. */
-  readonly loadBalancer: elbv2.ApplicationLoadBalancer;
-  /** The listener clients call. */
-  readonly listener: elbv2.ApplicationListener;
-  /** The target group of every task. */
-  readonly targetGroup: elbv2.ApplicationTargetGroup;
   /** The container logs. */
   readonly logGroup: logs.LogGroup;
   /** `http(s)://host[:port]` of the load balancer: POST to `${url}/v1/chat/completions` or `${url}/v1/completions`. */
   readonly url: string;
   /** The proof in tokens, when `smokeBenchmark` is set. */
   readonly smokeBenchmark?: SmokeBenchmark;
-  /** The load balancer's security group: admit clients with `connections.allowDefaultPortFrom(...)`. */
-  readonly connections: ec2.Connections;
   /** Longest a request may take: the load balancer's idle timeout and the deregistration delay. */
   readonly requestTimeout: Duration;
   /** Time a new task has to download and load the model before failed health checks count. */
@@ -128,25 +107,14 @@ export class NeuronGenerativeEcsService extends LoadBalancedEcsService implement
     this.requestTimeout = Duration.seconds(timeoutSeconds);
     this.healthCheckGracePeriod = Duration.seconds(graceSeconds);
 
-    // Network.
-    const network = serviceNetwork(this, props);
-    this.vpc = network.vpc;
-    const privateSubnets = network.privateSubnets;
-
-    // Cluster and capacity.
-    this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
-    const capacity = neuronCapacity(this, {
-      cluster: this.cluster,
-      vpc: this.vpc,
-      vpcSubnets: privateSubnets,
+    // Network, cluster and capacity.
+    const network = this.buildFleet(props, {
       layout: { instanceType: layout.instanceType, instanceCount: layout.instanceCount },
       rootVolumeGiB: volumeGiB,
       // A rolling deployment at the peak starts every slot's new task on new instances next to the old ones.
       maxInstances: 2 * layout.maxInstanceCount,
     });
-    this.autoScalingGroup = capacity.autoScalingGroup;
-    this.capacityProvider = capacity.capacityProvider;
-    this.launchTemplate = capacity.launchTemplate;
+    const privateSubnets = network.privateSubnets;
 
     // Tasks: one service per replica slot.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
@@ -201,27 +169,14 @@ export class NeuronGenerativeEcsService extends LoadBalancedEcsService implement
     this.taskDefinitions = replicas.map((r) => r.taskDefinition);
 
     // Load balancer.
-    const lbOptions = {
-      vpc: this.vpc,
-      internetFacing: props.internetFacing ?? false,
-      certificate: props.certificate,
-      domainName: props.domainName,
+    this.url = this.buildEntrance(props, network, this.services, {
       listenerPort: ports.listener,
-    };
-    const lb = modelLoadBalancer(this, {
-      ...lbOptions,
-      vpcSubnets: network.loadBalancerSubnets,
       containerPort: ports.container,
       deregistrationDelay: this.requestTimeout,
       idleTimeout: this.requestTimeout,
-      accessLogBucket: props.accessLogBucket,
       healthCheckPath: replicas[0].healthCheckPath,
       loadBalancingAlgorithm: elbv2.TargetGroupLoadBalancingAlgorithmType.LEAST_OUTSTANDING_REQUESTS,
     });
-    this.loadBalancer = lb.loadBalancer;
-    this.listener = lb.listener;
-    this.targetGroup = lb.targetGroup;
-    ({ connections: this.connections, url: this.url } = serviceEntrance(lb, this.services, lbOptions));
 
     this.alarms.add(errorRateAlarm(this, 'engine'));
     this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.metricsNamespace, service: this.metricsService, plan: this.plan });

@@ -34,13 +34,14 @@ export const TIMEOUT_DEFAULT_SECONDS = 600;
  * model hosting guide uses for models above ~40 GB (SageMaker Developer Guide, large model inference). About 35 MB/s, far below what S3
  * delivers to one instance, so it only bites when something is wrong.
  */
-const DOWNLOAD_SECONDS_PER_GIB = 30;
+export const DOWNLOAD_SECONDS_PER_GIB = 30;
 
 /**
  * Seconds of container startup budgeted per GiB of model: loading weights onto NeuronCores (and, for traced
- * models, deserialising the NEFF) is slower than the download; 40 GiB gets the guide's 1800 s.
+ * models, deserialising the NEFF) is slower than the download; 40 GiB gets the guide's 1800 s. The generative
+ * hostings budget loading a checkpoint and its NEFFs at the same pace.
  */
-const STARTUP_SECONDS_PER_GIB = 45;
+export const STARTUP_SECONDS_PER_GIB = 45;
 
 /**
  * Copies of the model the volume holds: the S3 download in `/opt/ml/model`, and the TorchServe model archive the

@@ -115,7 +115,7 @@ export class SmokeBenchmark extends Construct {
         problems.push(shareProblem);
       }
       this.thresholds = { ...smokeThresholdDefaults(singleProps.plan, shape, allowance, share), ...props.thresholds };
-      this.capacity = resolveCapacity(singleProps, shape, allowance, problems);
+      this.capacity = props.capacityProof && resolveCapacity(props.capacityProof, singleProps.plan, shape, allowance, problems);
       this.timeout = resolveTimeout(props.timeout, shape, problems, this.capacity);
       if (props.request === undefined) {
         problems.push('request is not set: give the golden request the endpoint answers, e.g. { body: \'{"inputs":"hello"}\' }');

@@ -113,8 +113,52 @@ export interface EndpointNetworkOptions {
   readonly securityGroups?: ec2.ISecurityGroup[];
 }
 
+/**
+ * What every SageMaker endpoint of this library takes with the same meaning and defaults, whatever it serves: its
+ * network, role, storage key, name and log retention ({@link NeuronSageMakerEndpointProps},
+ * {@link NeuronGenerativeEndpointProps}).
+ */
+export interface EndpointHostingOptions extends EndpointNetworkOptions {
+  /**
+   * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
+   * rollback alarms need; an imported immutable role must already allow all of that (ECR pull, S3 read on the
+   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms, and with `vpc`
+   * the EC2 network-interface actions SageMaker lists for a VPC config).
+   *
+   * @default - a `NeuronSageMakerExecutionRole`
+   */
+  readonly role?: iam.IRole;
+
+  /**
+   * KMS key that encrypts the ML storage volume. Not supported on Trainium (trn1, trn1n, trn2: local NVMe only).
+   *
+   * @default - a key this construct defines, with rotation, on Inferentia; none on Trainium
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Name of the endpoint.
+   *
+   * A fixed name makes any replacement of the endpoint conflict with itself, and after a failed deploy SageMaker
+   * may recreate its log group `/aws/sagemaker/Endpoints/<name>`, which then blocks the next deploy ("already
+   * exists") until you delete it.
+   *
+   * @default - generated: this construct's path in lower case (SageMaker lower-cases endpoint ARNs) plus the last
+   * 12 hex digits of the stack's id, new each time the stack is created and fixed for its life; known before any
+   * resource exists, so the log group is defined with retention first
+   */
+  readonly endpointName?: string;
+
+  /**
+   * Retention of the endpoint's log group (and of an inference component's).
+   *
+   * @default logs.RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
 /** Props of {@link NeuronSageMakerEndpoint}. */
-export interface NeuronSageMakerEndpointProps extends EndpointNetworkOptions {
+export interface NeuronSageMakerEndpointProps extends EndpointHostingOptions {
   /**
    * The sizing plan to deploy (`plan(...)` from `lib/planner`, hosting `sagemaker`): instance type and count,
    * processes and cores per process, latency target and capacity.
@@ -175,23 +219,6 @@ export interface NeuronSageMakerEndpointProps extends EndpointNetworkOptions {
    * @default - none: the image carries the model (not allowed with `networkIsolation`)
    */
   readonly modelData?: ModelData;
-
-  /**
-   * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
-   * rollback alarms need; an imported immutable role must already allow all of that (ECR pull, S3 read on the
-   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms, and with `vpc`
-   * the EC2 network-interface actions SageMaker lists for a VPC config).
-   *
-   * @default - a `NeuronSageMakerExecutionRole`
-   */
-  readonly role?: iam.IRole;
-
-  /**
-   * KMS key that encrypts the ML storage volume. Not supported on trn1/trn1n (local NVMe only).
-   *
-   * @default - a key this construct defines, with rotation, on inf1/inf2; none on trn1/trn1n
-   */
-  readonly encryptionKey?: kms.IKey;
 
   /**
    * ML storage volume per instance, 1-512 GiB. Not supported on trn1/trn1n (local NVMe only).
@@ -272,31 +299,11 @@ export interface NeuronSageMakerEndpointProps extends EndpointNetworkOptions {
   readonly environment?: Record<string, string>;
 
   /**
-   * Name of the endpoint.
-   *
-   * A fixed name makes any replacement of the endpoint conflict with itself, and after a failed deploy SageMaker
-   * may recreate its log group `/aws/sagemaker/Endpoints/<name>`, which then blocks the next deploy ("already
-   * exists") until you delete it.
-   *
-   * @default - generated: this construct's path in lower case (SageMaker lower-cases endpoint ARNs) plus the last
-   * 12 hex digits of the stack's id, new each time the stack is created and fixed for its life; known before any
-   * resource exists, so the log group is defined with retention first
-   */
-  readonly endpointName?: string;
-
-  /**
    * p99 `ModelLatency` above which the rollback alarm fires (2 of 3 minutes).
    *
    * @default - the plan's p99 target x 1.5 (`P99_ALARM_FACTOR`); no latency alarm without a plan
    */
   readonly latencyAlarmThreshold?: Duration;
-
-  /**
-   * Retention of the endpoint's log group.
-   *
-   * @default logs.RetentionDays.THREE_MONTHS
-   */
-  readonly logRetention?: logs.RetentionDays;
 
   /**
    * Prove every deployment of this endpoint: right after CloudFormation deploys it, a Lambda runs a smoke benchmark

@@ -2,15 +2,12 @@
  * What a {@link NeuronGenerativeEndpoint} takes.
  */
 import { Duration } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import type { GenerativePlan } from '../../lib/generative/types';
 import type { ModelImage } from '../image/model-image';
 import type { ModelData } from '../model/model-data';
 import type { ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
 import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
-import type { EndpointNetworkOptions } from './endpoint-props';
+import type { EndpointHostingOptions } from './endpoint-props';
 
 /** Scale to zero copies (and zero instances) when idle, and back on the first request. */
 export interface GenerativeScaleToZeroOptions {
@@ -47,7 +44,7 @@ export interface GenerativeDeploymentOptions {
 }
 
 /** Props of {@link NeuronGenerativeEndpoint}. */
-export interface NeuronGenerativeEndpointProps extends EndpointNetworkOptions {
+export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
   /** The generative plan to deploy (`planGenerative`, hosting `sagemaker`). */
   readonly plan: GenerativePlan;
 
@@ -107,20 +104,6 @@ export interface NeuronGenerativeEndpointProps extends EndpointNetworkOptions {
   readonly deployment?: GenerativeDeploymentOptions;
 
   /**
-   * The role SageMaker runs the endpoint as.
-   *
-   * @default - a `NeuronSageMakerExecutionRole`
-   */
-  readonly role?: iam.IRole;
-
-  /**
-   * KMS key of the ML storage volume. Not supported on trn1/trn1n/trn2 (local NVMe only).
-   *
-   * @default - a key this construct defines, with rotation, on inf2; none on Trainium
-   */
-  readonly encryptionKey?: kms.IKey;
-
-  /**
    * Extra container environment, merged over the engine's (`VLLM_SERVE_ARGS`, `VLLM_NEURON_FRAMEWORK`,
    * `NEURON_COMPILED_ARTIFACTS`, `NEURON_LOGICAL_NC_CONFIG` on Trn2).
    *
@@ -129,26 +112,12 @@ export interface NeuronGenerativeEndpointProps extends EndpointNetworkOptions {
   readonly environment?: Record<string, string>;
 
   /**
-   * Name of the endpoint.
-   *
-   * @default - generated from the construct path and the stack id (see `NeuronSageMakerEndpoint`)
-   */
-  readonly endpointName?: string;
-
-  /**
    * A CloudWatch dashboard: the component's invocations, errors, latency and copies, and the engine's TTFT, TPOT,
    * queue, KV cache and tokens beside the plan's predictions.
    *
    * @default true
    */
   readonly dashboard?: boolean;
-
-  /**
-   * Retention of the endpoint's and the inference component's log groups.
-   *
-   * @default logs.RetentionDays.THREE_MONTHS
-   */
-  readonly logRetention?: logs.RetentionDays;
 
   /**
    * Prove every deployment of this endpoint in tokens: right after CloudFormation deploys it, a Lambda sends the

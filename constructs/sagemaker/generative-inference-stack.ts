@@ -1,13 +1,14 @@
-import { CfnOutput, Stack, StackProps } from 'aws-cdk-lib';
+import { Stack, StackProps } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative/types';
 import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
 import { InputError } from '../../lib/errors';
-import { compileGenerativeInStack, deployTimeZones } from '../compile/private/generative-stack-compile';
+import { compileGenerativeInStack } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
 import { markOwned } from '../private/ownership';
+import { deployTimeZones, stackOutputs } from '../private/stack-parts';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import type { GenerativeScaleToZeroOptions } from './generative-endpoint-props';
@@ -103,9 +104,11 @@ export class GenerativeInferenceStack extends Stack {
     this.smokeBenchmark = new SmokeBenchmark(this, 'SmokeBenchmark',
       inferenceComponentProof(this.endpoint, props.plan, servedModelName, props.smokeBenchmark ?? {}));
 
-    new CfnOutput(this, 'EndpointName', { description: 'SageMaker endpoint to invoke (with InferenceComponentName)', value: this.endpoint.endpointName });
-    new CfnOutput(this, 'InferenceComponentName', { description: 'Inference component serving the model', value: this.endpoint.inferenceComponentName });
-    new CfnOutput(this, 'PlanSummary', { description: 'What the token planner chose and what it predicts', value: generativePlanLine(props.plan) });
+    stackOutputs(this, {
+      EndpointName: ['SageMaker endpoint to invoke (with InferenceComponentName)', this.endpoint.endpointName],
+      InferenceComponentName: ['Inference component serving the model', this.endpoint.inferenceComponentName],
+      PlanSummary: ['What the token planner chose and what it predicts', generativePlanLine(props.plan)],
+    });
   }
 
   /**

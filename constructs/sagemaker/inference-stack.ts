@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack, StackProps } from 'aws-cdk-lib';
+import { Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import type { CompileSpecInput } from '../../lib/compile';
@@ -11,6 +11,7 @@ import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { markOwned } from '../private/ownership';
+import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
 /** How {@link InferenceStack} compiles its model in the deploy. */
 export interface InferenceCompileOptions {
@@ -115,13 +116,6 @@ export class InferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: InferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
-    if ((props.image === undefined) === (props.imageDigest === undefined)) {
-      throw new InputError(props.image === undefined
-        ? 'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromServer({ tag, '
-          + "digest })) or the imageDigest of an image pushed to the stack's repository"
-        : 'InferenceStack: both image and imageDigest are set; pass only one');
-    }
-
     const sources = (['modelDataPath', 'compile', 'modelData'] as const).filter((key) => props[key] !== undefined);
     if (sources.length !== 1) {
       throw new InputError(sources.length === 0
@@ -131,7 +125,8 @@ export class InferenceStack extends Stack {
     }
 
     this.repository = new ModelImageRepository(this, 'Repository');
-    const image = props.image ?? ModelImage.fromRepository(this.repository, props.imageDigest as string, { modelServer: true });
+    const image = stackModelServerImage(this, this.repository, props, 'InferenceStack', 'pass image (e.g. '
+      + "ModelImage.fromServer({ tag, digest })) or the imageDigest of an image pushed to the stack's repository");
     const plan = props.plan;
 
     let modelData: ModelData;
@@ -162,17 +157,10 @@ export class InferenceStack extends Stack {
       smokeBenchmark: props.smokeBenchmark,
     });
 
-    new CfnOutput(this, 'EndpointName', {
-      description: 'SageMaker endpoint to invoke',
-      value: this.endpoint.endpointName,
-    });
-    new CfnOutput(this, 'RepositoryUri', {
-      description: 'ECR repository for serving images built for this model',
-      value: this.repository.repositoryUri,
-    });
-    new CfnOutput(this, 'PlanSummary', {
-      description: 'What the planner chose and why it meets the targets',
-      value: planSummary(plan),
+    stackOutputs(this, {
+      EndpointName: ['SageMaker endpoint to invoke', this.endpoint.endpointName],
+      RepositoryUri: ['ECR repository for serving images built for this model', this.repository.repositoryUri],
+      PlanSummary: ['What the planner chose and why it meets the targets', planSummary(plan)],
     });
   }
 
@@ -181,7 +169,7 @@ export class InferenceStack extends Stack {
    * would otherwise look its zones up at synth, which needs credentials.
    */
   override get availabilityZones(): string[] {
-    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
+    return deployTimeZones();
   }
 }
 

@@ -91,7 +91,9 @@ export function predictReplica(
 ): ReplicaPrediction {
   const len = lengths(targets);
   const lambda = requestsPerSecond;
-  const prefill = timing.prefillSeconds(len.inputMean);
+  // The prompts' mean prefill time and its SCV, over the length distribution: a prefill at the mean length is shorter
+  // than the mean prefill (buckets round up, attention grows with the square), which left decode more time than it has.
+  const { prefillMean: prefill, prefillScv } = ttftTerms(timing, targets);
   const rhoP = lambda * prefill;
   if (rhoP >= 1) {
     return UNSTABLE;
@@ -106,7 +108,6 @@ export function predictReplica(
   }
   const decodeSeconds = decodeTokens * stepMean;
 
-  const prefillScv = lengthDistribution(targets.inputTokens).scv;
   let slotWaits = 0;
   let slotWaitMean = 0;
   let occupancy = 1;
@@ -200,6 +201,9 @@ interface TtftTerms {
   readonly scv: number;
   /** A decode step in progress (0 with one slot: nothing else runs). */
   readonly shift: number;
+  /** The prompts' prefill times: mean and squared coefficient of variation. */
+  readonly prefillMean: number;
+  readonly prefillScv: number;
 }
 
 /** Per timing (one compiled configuration), the terms per lengths: a capacity search asks for them at every rate. */
@@ -234,10 +238,15 @@ function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'input
     queue = prefills;
     shift = timing.stepSeconds;
   }
-  const mean = queue.values.reduce((sum, v, i) => sum + v * queue.weights[i], 0);
-  const secondMoment = queue.values.reduce((sum, v, i) => sum + v * v * queue.weights[i], 0);
+  const moments = (m: PointMasses) => {
+    const mean = m.values.reduce((sum, v, i) => sum + v * m.weights[i], 0);
+    const second = m.values.reduce((sum, v, i) => sum + v * v * m.weights[i], 0);
+    return { mean, scv: mean > 0 ? Math.max(0, second / (mean * mean) - 1) : 0 };
+  };
+  const { mean, scv } = moments(queue);
+  const prefillMoments = moments(prefills);
   const terms: TtftTerms = {
-    own, longestOwn: Math.max(...own.values), queue, mean, scv: mean > 0 ? secondMoment / (mean * mean) - 1 : 0, shift,
+    own, longestOwn: Math.max(...own.values), queue, mean, scv, shift, prefillMean: prefillMoments.mean, prefillScv: prefillMoments.scv,
   };
   if (!byLengths) {
     byLengths = new Map();

@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { GenerativePlan } from '../../../lib/generative/types';
@@ -45,12 +45,4 @@ export function compileGenerativeInStack(stack: Stack, options: GenerativeStackC
   });
   new CfnOutput(stack, 'CompiledArtifacts', { description: 'Staged weights and compiled artifacts (promote this prefix)', value: job.s3Uri });
   return job;
-}
-
-/**
- * The region's first two zones, resolved by CloudFormation (`Fn::GetAZs`): with an explicit `env` a VPC would otherwise
- * look its zones up at synth, which needs credentials. A generative stack's `availabilityZones` returns these.
- */
-export function deployTimeZones(): string[] {
-  return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
 }

@@ -1,5 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
+import type * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
@@ -9,9 +11,14 @@ import type { GenerativeEngineMetrics } from '../../monitoring/generative-engine
 import type { ModelServerMetrics } from '../../monitoring/model-server-metrics';
 import { RollbackAlarms } from '../../private/rollback-alarms';
 import { ERROR_RATE_ALARM_PERCENT, P99_ALARM_FACTOR } from '../../sagemaker/endpoint-props';
+import type { EcsHostingOptions } from '../ecs-service-props';
+import { neuronCapacity, type NeuronCapacityOptions } from './ecs-capacity';
+import { modelLoadBalancer, serviceEntrance, type ModelLoadBalancerOptions } from './ecs-load-balancer';
+import { serviceNetwork, type ServiceNetwork } from './ecs-network';
 
 /*
- * Rollback alarms and dashboards of the ECS hostings, from the load balancer's metrics and the server's own (the model
+ * The base every ECS hosting extends (its fleet, its entrance and the load balancer's metrics), and the rollback
+ * alarms and dashboards of the ECS hostings, from the load balancer's metrics and the server's own (the model
  * server's for NeuronEcsService, the engine's for NeuronGenerativeEcsService). The thresholds are the SageMaker
  * endpoints', so a deployment either hosting keeps would be kept by the other. A third engine's service reuses the
  * 5XX alarm, the rollback wiring and the load balancer graphs, and adds its own latency alarms and widgets.
@@ -27,18 +34,83 @@ export interface ServiceMetrics extends Construct {
   metricRequestCountPerTask(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
 }
 
+/** What the fleet and the entrance are built from: the hosting options, and whether a proof runs (its VPC endpoints). */
+type FleetProps = EcsHostingOptions & { readonly smokeBenchmark?: { readonly capacityProof?: unknown } };
+
 /**
- * The load balancer's metrics and the rollback alarm set of an ECS hosting, whatever serves behind it: the single-call
- * and generative services differ in their tasks, not in these (as aws-cdk's `BaseService` holds what every ECS service
- * shares).
+ * What every ECS hosting is, whatever serves behind it: Neuron instances in a cluster, an Application Load Balancer in
+ * front of the tasks, its metrics and the rollback alarm set. The single-call and generative services differ in their
+ * tasks, not in these (as aws-cdk's `BaseService` holds what every ECS service shares); a third engine's service
+ * builds its tasks between {@link buildFleet} and {@link buildEntrance} and reuses the rest.
  */
 export abstract class LoadBalancedEcsService extends Construct implements ServiceMetrics {
+  // Set once by buildFleet and buildEntrance, at the points of the constructor where the subclass builds them, so each
+  // resource keeps its place in the template; readonly to everyone else.
+  /** The VPC, given or defined here. */
+  declare readonly vpc: ec2.IVpc;
+  /** The cluster. */
+  declare readonly cluster: ecs.Cluster;
+  /** The container instances. */
+  declare readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  /** The capacity provider that scales the instances for the tasks. */
+  declare readonly capacityProvider: ecs.AsgCapacityProvider;
+  /** The launch template of the instances. */
+  declare readonly launchTemplate: ec2.LaunchTemplate;
   /** The Application Load Balancer in front of the tasks. */
-  abstract readonly loadBalancer: elbv2.ApplicationLoadBalancer;
+  declare readonly loadBalancer: elbv2.ApplicationLoadBalancer;
+  /** The listener clients call. */
+  declare readonly listener: elbv2.ApplicationListener;
   /** The target group of the tasks. */
-  abstract readonly targetGroup: elbv2.ApplicationTargetGroup;
+  declare readonly targetGroup: elbv2.ApplicationTargetGroup;
+  /** The load balancer's security group: admit clients with `connections.allowDefaultPortFrom(...)`. */
+  declare readonly connections: ec2.Connections;
   /** @internal */
   protected readonly alarms = new RollbackAlarms();
+
+  /**
+   * The network, the cluster and its Neuron instances (first in the template of either service), kept in
+   * {@link vpc}, {@link cluster}, {@link autoScalingGroup}, {@link capacityProvider} and {@link launchTemplate}.
+   *
+   * @internal
+   */
+  protected buildFleet(props: FleetProps, capacity: Pick<NeuronCapacityOptions, 'layout' | 'rootVolumeGiB' | 'maxInstances'>): ServiceNetwork {
+    const network = serviceNetwork(this, props);
+    const cluster = new ecs.Cluster(this, 'Cluster', { vpc: network.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+    const instances = neuronCapacity(this, { cluster, vpc: network.vpc, vpcSubnets: network.privateSubnets, ...capacity });
+    const { autoScalingGroup, capacityProvider, launchTemplate } = instances;
+    Object.assign(this, { vpc: network.vpc, cluster, autoScalingGroup, capacityProvider, launchTemplate });
+    return network;
+  }
+
+  /**
+   * The load balancer in front of `services` and the clients' way in, kept in {@link loadBalancer}, {@link listener},
+   * {@link targetGroup} and {@link connections}; returns the URL clients call.
+   *
+   * @internal
+   */
+  protected buildEntrance(
+    props: FleetProps,
+    network: ServiceNetwork,
+    services: readonly ecs.BaseService[],
+    target: Omit<ModelLoadBalancerOptions, 'vpc' | 'vpcSubnets' | 'internetFacing' | 'certificate' | 'domainName' | 'accessLogBucket'>,
+  ): string {
+    const lbOptions = {
+      vpc: network.vpc,
+      internetFacing: props.internetFacing ?? false,
+      certificate: props.certificate,
+      domainName: props.domainName,
+      listenerPort: target.listenerPort,
+    };
+    const lb = modelLoadBalancer(this, {
+      ...lbOptions,
+      ...target,
+      vpcSubnets: network.loadBalancerSubnets,
+      accessLogBucket: props.accessLogBucket,
+    });
+    const { connections, url } = serviceEntrance(lb, services, lbOptions);
+    Object.assign(this, { loadBalancer: lb.loadBalancer, listener: lb.listener, targetGroup: lb.targetGroup, connections });
+    return url;
+  }
 
   /** Requests the load balancer received (`RequestCount`, sum per 5 minutes unless overridden). */
   metricRequestCount(options?: cloudwatch.MetricOptions): cloudwatch.Metric {

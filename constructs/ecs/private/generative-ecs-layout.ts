@@ -12,6 +12,11 @@ import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
  * functions: the construct reads the result and never re-derives sizing.
  */
 
+/** Where the download container puts the weights and artifacts, and the engine reads them. */
+export const MODEL_MOUNT = '/models';
+export const WEIGHTS_DIRECTORY = `${MODEL_MOUNT}/weights`;
+export const ARTIFACTS_DIRECTORY = `${MODEL_MOUNT}/compiled`;
+
 /** Container image allowance on the root volume, GiB: a Neuron vLLM DLC unpacks to about 20 GiB; pulls need room for two. */
 const IMAGE_ALLOWANCE_GIB = 50;
 

@@ -7,8 +7,7 @@ import { Construct } from 'constructs';
 import { vllmServeCommand, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import type { EngineMetricsTarget } from '../../../lib/generative/engine-image';
 import type { ModelImageConfig } from '../../image/model-image';
-import { DOWNLOAD_MEMORY_MIB, GenerativeEcsLayout } from './generative-ecs-layout';
-import { ARTIFACTS_DIRECTORY, MODEL_MOUNT, WEIGHTS_DIRECTORY } from './generative-ecs-validation';
+import { ARTIFACTS_DIRECTORY, DOWNLOAD_MEMORY_MIB, GenerativeEcsLayout, MODEL_MOUNT, WEIGHTS_DIRECTORY } from './generative-ecs-layout';
 
 /** Where a task downloads the model from: `s3://bucket/prefix/` URIs (tokens allowed). */
 export interface GenerativeModelSource {

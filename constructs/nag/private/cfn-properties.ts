@@ -36,6 +36,22 @@ export function isIntrinsic(value: unknown): boolean {
 }
 
 /**
+ * `property.field` of a `type` resource as rendered (`value` undefined when `property` or the field is absent), for a
+ * rule that judges one nested setting; undefined where the rule does not apply: another resource type, or an
+ * intrinsic function in `property`'s place that synth cannot judge.
+ */
+export function nestedSetting(node: CfnResource, type: string, property: string, field: string): { readonly value: unknown } | undefined {
+  if (node.cfnResourceType !== type) {
+    return undefined;
+  }
+  const outer = renderedProperties(node)[property];
+  if (isIntrinsic(outer)) {
+    return undefined;
+  }
+  return { value: isRecord(outer) ? outer[field] : undefined };
+}
+
+/**
  * A CloudFormation boolean as written in the template: `true`/`false` or the strings `"true"`/`"false"`, which
  * CloudFormation accepts too.
  *

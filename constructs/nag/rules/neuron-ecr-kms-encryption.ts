@@ -1,6 +1,6 @@
 import { CfnResource } from 'aws-cdk-lib';
 import { NagRuleCompliance } from 'cdk-nag/lib/nag-rules';
-import { isIntrinsic, isRecord, renderedProperties } from '../private/cfn-properties';
+import { nestedSetting } from '../private/cfn-properties';
 
 /** Encryption types that put images under a KMS key (`AES256`, the default, does not). */
 const KMS_ENCRYPTION_TYPES = ['KMS', 'KMS_DSSE'];
@@ -14,18 +14,11 @@ const KMS_ENCRYPTION_TYPES = ['KMS', 'KMS_DSSE'];
  * @param node the CfnResource to check
  */
 export function NeuronEcrKmsEncryption(node: CfnResource): NagRuleCompliance {
-  if (node.cfnResourceType !== 'AWS::ECR::Repository') {
+  const setting = nestedSetting(node, 'AWS::ECR::Repository', 'EncryptionConfiguration', 'EncryptionType');
+  if (setting === undefined || (setting.value !== undefined && typeof setting.value !== 'string')) {
     return NagRuleCompliance.NOT_APPLICABLE;
   }
-  const encryption = renderedProperties(node).EncryptionConfiguration;
-  if (isIntrinsic(encryption)) {
-    return NagRuleCompliance.NOT_APPLICABLE;
-  }
-  const encryptionType = isRecord(encryption) ? encryption.EncryptionType : undefined;
-  if (encryptionType !== undefined && typeof encryptionType !== 'string') {
-    return NagRuleCompliance.NOT_APPLICABLE;
-  }
-  return encryptionType !== undefined && KMS_ENCRYPTION_TYPES.includes(encryptionType)
+  return typeof setting.value === 'string' && KMS_ENCRYPTION_TYPES.includes(setting.value)
     ? NagRuleCompliance.COMPLIANT
     : NagRuleCompliance.NON_COMPLIANT;
 }

@@ -1,6 +1,6 @@
 import { CfnResource } from 'aws-cdk-lib';
 import { NagRuleCompliance } from 'cdk-nag/lib/nag-rules';
-import { cfnBoolean, isIntrinsic, isRecord, renderedProperties } from '../private/cfn-properties';
+import { cfnBoolean, nestedSetting } from '../private/cfn-properties';
 
 /**
  * ECR repositories scan every image for known vulnerabilities when it is pushed.
@@ -11,15 +11,9 @@ import { cfnBoolean, isIntrinsic, isRecord, renderedProperties } from '../privat
  * @param node the CfnResource to check
  */
 export function NeuronEcrScanOnPush(node: CfnResource): NagRuleCompliance {
-  if (node.cfnResourceType !== 'AWS::ECR::Repository') {
-    return NagRuleCompliance.NOT_APPLICABLE;
-  }
-  const scanning = renderedProperties(node).ImageScanningConfiguration;
-  if (isIntrinsic(scanning)) {
-    return NagRuleCompliance.NOT_APPLICABLE;
-  }
-  const scanOnPush = cfnBoolean(isRecord(scanning) ? scanning.ScanOnPush : undefined);
-  if (scanOnPush === 'unresolved') {
+  const setting = nestedSetting(node, 'AWS::ECR::Repository', 'ImageScanningConfiguration', 'ScanOnPush');
+  const scanOnPush = setting === undefined ? undefined : cfnBoolean(setting.value);
+  if (setting === undefined || scanOnPush === 'unresolved') {
     return NagRuleCompliance.NOT_APPLICABLE;
   }
   return scanOnPush === true ? NagRuleCompliance.COMPLIANT : NagRuleCompliance.NON_COMPLIANT;

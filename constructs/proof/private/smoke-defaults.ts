@@ -77,3 +77,30 @@ export function capacityGates(
   }
   return { rateShare, maxErrorRate, durationMs, warmupMs };
 }
+
+/**
+ * The rate `capacityProof` drives: `rateRps`, or the plan's rate (its capacity, or its target rate for a generative
+ * plan) x `fraction`, each problem pushed onto `problems`; NaN with a problem when there is no plan to take it from.
+ * `what` names the plan's rate in the messages and `example` is a sensible rate for the workload.
+ */
+export function proofRate(
+  options: { readonly rateRps?: number; readonly fraction?: number },
+  planRps: number | undefined,
+  hint: { readonly what: string; readonly example: number },
+  problems: string[],
+): number {
+  const fraction = options.fraction ?? 1;
+  if (!(fraction > 0 && fraction <= 2)) {
+    problems.push(`capacityProof.fraction=${fraction} must be above 0 and at most 2, e.g. 1 for the ${hint.what}`);
+  }
+  if (options.rateRps !== undefined && options.fraction !== undefined) {
+    problems.push(`capacityProof.rateRps=${options.rateRps} and capacityProof.fraction=${fraction} are both set; give one`);
+  }
+  const rateRps = options.rateRps ?? (planRps !== undefined ? Math.round(planRps * fraction * 100) / 100 : NaN);
+  if (options.rateRps === undefined && planRps === undefined) {
+    problems.push(`capacityProof needs a plan to take its rate from, or capacityProof.rateRps, e.g. ${hint.example}`);
+  } else if (!(rateRps > 0) || !Number.isFinite(rateRps)) {
+    problems.push(`capacityProof.rateRps=${rateRps} must be a positive number of requests per second, e.g. ${hint.example}`);
+  }
+  return rateRps;
+}

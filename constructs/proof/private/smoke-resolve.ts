@@ -11,13 +11,13 @@ import type { Plan } from '../../../lib/planner/types';
 import { requiredFunctionTimeoutMs, type RunShape } from '../../../lib/smoke/budget';
 import { capacityStageMs, DEFAULT_ACCOUNT_CONCURRENCY, MAX_FAN_OUT, PER_WORKER_RPS, planBasis, type CapacityConfig } from '../../../lib/smoke/capacity';
 import { MAX_IN_FLIGHT } from '../../../lib/smoke/config';
-import type { SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props';
+import type { CapacityProofOptions, SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props';
 
 /** The props of a single-call benchmark: its plan, if any, is a single-call `Plan`. */
 export type SingleCallProps = Omit<SmokeBenchmarkProps, 'plan'> & { readonly plan?: Plan };
 import { BoundTarget } from '../smoke-target';
 import { predictedP99At } from '../smoke-thresholds';
-import { MAX_SMOKE_TIMEOUT, capacityGates, LAMBDA_ENVIRONMENT_BYTES, TOKEN_VALUE_BYTES, DEFAULT_DURATION, DEFAULT_WARMUP, DEFAULT_REQUEST_TIMEOUT, DEFAULT_CONCURRENCY_WITHOUT_PLAN, MAX_DEFAULT_CONCURRENCY } from './smoke-defaults';
+import { MAX_SMOKE_TIMEOUT, capacityGates, proofRate, LAMBDA_ENVIRONMENT_BYTES, TOKEN_VALUE_BYTES, DEFAULT_DURATION, DEFAULT_WARMUP, DEFAULT_REQUEST_TIMEOUT, DEFAULT_CONCURRENCY_WITHOUT_PLAN, MAX_DEFAULT_CONCURRENCY } from './smoke-defaults';
 
 export function resolveLoad(props: SingleCallProps, target: BoundTarget, problems: string[]): RunShape {
   const load = props.load ?? {};
@@ -82,31 +82,11 @@ export function resolveLoad(props: SingleCallProps, target: BoundTarget, problem
 }
 
 
-export function resolveCapacity(
-  props: SingleCallProps,
-  shape: RunShape,
-  allowance: Duration,
-  problems: string[],
-): CapacityConfig | undefined {
-  const options = props.capacityProof;
-  if (options === undefined) {
-    return undefined;
-  }
+/** The single-call capacity proof from `capacityProof` and the plan it proves (undefined when a rule failed). */
+export function resolveCapacity(options: CapacityProofOptions, plan: Plan | undefined, shape: RunShape, allowance: Duration, problems: string[]):
+CapacityConfig | undefined {
   const count = problems.length;
-  const plan = props.plan;
-  const fraction = options.fraction ?? 1;
-  if (options.fraction !== undefined && !(fraction > 0 && fraction <= 2)) {
-    problems.push(`capacityProof.fraction=${fraction} must be above 0 and at most 2, e.g. 1 for the planned capacity`);
-  }
-  if (options.rateRps !== undefined && options.fraction !== undefined) {
-    problems.push(`capacityProof.rateRps=${options.rateRps} and capacityProof.fraction=${fraction} are both set; give one`);
-  }
-  const rateRps = options.rateRps ?? (plan !== undefined ? round2(plan.capacityRps * fraction) : NaN);
-  if (options.rateRps === undefined && plan === undefined) {
-    problems.push('capacityProof needs a plan to take its rate from, or capacityProof.rateRps, e.g. 500');
-  } else if (!(rateRps > 0) || !Number.isFinite(rateRps)) {
-    problems.push(`capacityProof.rateRps=${rateRps} must be a positive number of requests per second, e.g. 500`);
-  }
+  const rateRps = proofRate(options, plan?.capacityRps, { what: 'planned capacity', example: 500 }, problems);
   const p99MaxMs =
     options.p99Max?.toMilliseconds() ??
     (plan !== undefined ? round2(predictedP99At(plan, rateRps) + allowance.toMilliseconds()) : undefined);

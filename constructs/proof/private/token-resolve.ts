@@ -17,8 +17,8 @@ import {
   type TokenCapacityConfig,
   type TokenSmokeRun,
 } from '../../../lib/bench/token-proof';
-import type { SmokeBenchmarkProps, TokenProofOptions } from '../smoke-benchmark-props';
-import { capacityGates, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
+import type { CapacityProofOptions, SmokeBenchmarkProps, TokenProofOptions } from '../smoke-benchmark-props';
+import { capacityGates, proofRate, DEFAULT_ERROR_RATE, DEFAULT_THROUGHPUT_SHARE } from './smoke-defaults';
 
 /** Requests of the smoke gate's short streamed run. */
 export const DEFAULT_TOKEN_SMOKE_REQUESTS = 20;
@@ -140,7 +140,7 @@ export function resolveTokenProof(
     predicted: { ttftP99Ms: g.predictedTtftP99Ms, tpotP99Ms: g.predictedTpotP99Ms, e2eP99Ms: g.predictedE2eP99Ms, outputTokensPerSecond: smokeTokens },
     thresholds: { ttftP99MaxMs, tpotP99MaxMs, minOutputTokensPerSecond: round2(share * smokeTokens), maxErrorRate: DEFAULT_ERROR_RATE },
   };
-  const capacity = resolveTokenCapacity(props, plan, smoke, problems);
+  const capacity = props.capacityProof && resolveTokenCapacity(props.capacityProof, plan, smoke, problems);
   const smokeRunMs = tokenSmokeStageMs(smoke);
   const capacityMs = capacity !== undefined ? tokenCapacityStageMs(capacity) : 0;
   const requiredMs = STARTUP_ALLOWANCE_MS + smokeRunMs + STOP_GRACE_MS + REPORT_RESERVE_MS + capacityMs;
@@ -201,16 +201,9 @@ function resolveGolden(options: TokenProofOptions, api: TokenApi, problems: stri
   return golden;
 }
 
-function resolveTokenCapacity(
-  props: SmokeBenchmarkProps,
-  plan: GenerativePlan,
-  smoke: TokenSmokeRun,
-  problems: string[],
-): TokenCapacityConfig | undefined {
-  const options = props.capacityProof;
-  if (options === undefined) {
-    return undefined;
-  }
+/** The proof in tokens at the plan's rate from `capacityProof` (undefined when a rule failed). */
+function resolveTokenCapacity(options: CapacityProofOptions, plan: GenerativePlan, smoke: TokenSmokeRun, problems: string[]):
+TokenCapacityConfig | undefined {
   for (const [name, given] of [['p99Max', options.p99Max], ['serverP99Max', options.serverP99Max], ['perWorkerRps', options.perWorkerRps]] as const) {
     if (given !== undefined) {
       problems.push(
@@ -220,17 +213,7 @@ function resolveTokenCapacity(
     }
   }
   const count = problems.length;
-  const fraction = options.fraction ?? 1;
-  if (!(fraction > 0 && fraction <= 2)) {
-    problems.push(`capacityProof.fraction=${fraction} must be above 0 and at most 2, e.g. 1 for the planned rate`);
-  }
-  if (options.rateRps !== undefined && options.fraction !== undefined) {
-    problems.push(`capacityProof.rateRps=${options.rateRps} and capacityProof.fraction=${fraction} are both set; give one`);
-  }
-  const rateRps = options.rateRps ?? round2(plan.targets.requestsPerSecond * fraction);
-  if (!(rateRps > 0) || !Number.isFinite(rateRps)) {
-    problems.push(`capacityProof.rateRps=${rateRps} must be a positive number of requests per second, e.g. 2`);
-  }
+  const rateRps = proofRate(options, plan.targets.requestsPerSecond, { what: 'planned rate', example: 2 }, problems);
   const perWorker = options.streamsPerWorker ?? STREAMS_PER_WORKER;
   if (!(perWorker >= 1) || !Number.isFinite(perWorker)) {
     problems.push(`capacityProof.streamsPerWorker=${perWorker} must be at least 1, e.g. ${STREAMS_PER_WORKER}`);

@@ -1,5 +1,6 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -355,6 +356,14 @@ describe('Plans and props the generative ECS service refuses at synth, before an
     }));
     expect(text).toMatch(/model\.weightsPrefix="models\/llama\/"/);
     expect(text).toMatch(/requestTimeout=2 hours/);
+  });
+
+  test('GIVEN a certificate and a proof but no domainName THEN it asks for the host the certificate covers', () => {
+    // The proof in tokens verifies TLS against the URL, and the certificate does not cover the load balancer's name.
+    expect(refusal((stack) => ({
+      certificate: acm.Certificate.fromCertificateArn(stack, 'Cert', 'arn:aws:acm:us-east-1:111111111111:certificate/abc'),
+      smokeBenchmark: {},
+    }))).toMatch(/certificate and smokeBenchmark are set without domainName/);
   });
 });
 
