@@ -37,6 +37,7 @@ import { findGenerativeProfile, planGenerative, type GenerativePlan, type Genera
 import { caseListEnv, positiveIntegerEnv, readBenchEnv } from './env';
 import { spawnStandin } from './vllm-standin/spawn';
 import { standinTimingOfPlan } from './vllm-standin/timing';
+import { formatPrefillBuckets } from './vllm-standin/engine';
 
 const REQUESTS = readBenchEnv(() => positiveIntegerEnv(process.env, 'BENCH_REQUESTS', 200));
 /**
@@ -122,8 +123,11 @@ async function runCase(c: Case): Promise<number> {
   console.log(`\n== ${c.label}`);
   console.log(
     `plan: ${plan.instanceCount} x ${plan.instanceType}, ${g.replicasPerInstance} replica(s) each, tp=${g.tensorParallelDegree} ` +
-      `max_num_seqs=${g.maxConcurrentSequences}; step ${fmt(timing.stepMs, 2)} ms, prefill max(${fmt(timing.prefillFloorMs, 1)} ms, ` +
-      `${fmt(timing.prefillMsPerToken, 4)} ms/token) = ${fmt(Math.max(timing.prefillFloorMs, timing.prefillMsPerToken * c.targets.inputTokens.mean), 1)} ms; ` +
+      `max_num_seqs=${g.maxConcurrentSequences}; step ${fmt(timing.stepMs, 2)} ms, prefill ` +
+      (timing.prefillBuckets !== undefined
+        ? `per prompt bucket ${timing.prefillBuckets.map((b) => `${b.tokens}: ${fmt(b.ms, 1)} ms`).join(', ')}; `
+        : `max(${fmt(timing.prefillFloorMs, 1)} ms, ${fmt(timing.prefillMsPerToken, 4)} ms/token) = ` +
+          `${fmt(Math.max(timing.prefillFloorMs, timing.prefillMsPerToken * c.targets.inputTokens.mean), 1)} ms; `) +
       `time scaled down ${K}x`,
   );
   if (g.lengths !== undefined) {
@@ -138,6 +142,7 @@ async function runCase(c: Case): Promise<number> {
     '--step-ms', String(timing.stepMs),
     '--prefill-ms-per-token', String(timing.prefillMsPerToken),
     '--prefill-floor-ms', String(timing.prefillFloorMs),
+    ...(timing.prefillBuckets !== undefined ? ['--prefill-buckets', formatPrefillBuckets(timing.prefillBuckets)] : []),
     '--slowdown', String(1 / K),
     '--max-model-len', String(g.maxModelLength),
   ];

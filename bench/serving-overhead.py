@@ -5,7 +5,11 @@ and drives it from one aiohttp client on 127.0.0.1, closed loop:
 - batch 1: one request in flight, `MODEL_SERVER_MAX_BATCH_SIZE=1`;
 - batch 8: eight requests in flight, `MODEL_SERVER_MAX_BATCH_SIZE=8`, no batching delay (full batches form from the
   backlog, so the figure is the overhead at full batches, not the delay).
-Compared against the same handler called in-process (input_fn -> predict_fn -> output_fn). Prints figures only;
+Both with the stock worker (`MODEL_SERVER_OVERLAP=0`, one stage after the other: a stock plan's) and the pipelined one
+(`1`, a batching plan's). Compared against the same handler called in-process (input_fn -> predict_fn -> output_fn).
+CPU is read from /proc per process (the front end apart from its workers), so a loaded machine stretches the wall
+times far more than the CPU figures; the front end's CPU at batch 1 and at batch 8 splits into the planner's part per
+request and part per device call (`FRONT_END_MS_PER_REQUEST`, `FRONT_END_MS_PER_CALL`). Prints figures only;
 the client shares the host's cores with the server, so read them as upper bounds. Usage: npm run bench:serving-overhead
 """
 import asyncio
@@ -26,20 +30,22 @@ REQUESTS = int(os.environ.get("BENCH_REQUESTS", "3000"))
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def process_cpu_seconds(pid):
+    """User + system CPU of one process, from /proc: CPU time, which other processes on the cores do not inflate as
+    they inflate wall time."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
 def cpu_seconds(pid):
-    """User + system CPU of a process and its live children (the workers), from /proc."""
-    pids = [pid]
+    """(front end, workers): the CPU of the server's process and of its live children (the workers)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as children:
-            pids += [int(child) for child in children.read().split()]
+            workers = [int(child) for child in children.read().split()]
     except FileNotFoundError:
-        pass
-    total = 0
-    for each in pids:
-        with open(f"/proc/{each}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / TICKS
+        workers = []
+    return process_cpu_seconds(pid), sum(process_cpu_seconds(w) for w in workers)
 
 
 def direct_call_ms(batch):
@@ -57,9 +63,10 @@ def direct_call_ms(batch):
     return (time.perf_counter() - started) * 1000 / REQUESTS
 
 
-async def drive(batch):
+async def drive(batch, overlap):
     server = ServerProcess(
-        MODEL_SERVER_MAX_BATCH_SIZE=batch, MODEL_BATCH_SIZE=batch, MODEL_SERVER_MAX_DELAY_MS=0, TEST_CALL_LOG="", TEST_LOAD_LOG=""
+        MODEL_SERVER_MAX_BATCH_SIZE=batch, MODEL_BATCH_SIZE=batch, MODEL_SERVER_MAX_DELAY_MS=0, MODEL_SERVER_OVERLAP=overlap,
+        TEST_CALL_LOG="", TEST_LOAD_LOG=""
     )
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=batch)) as session:
         await server.start(session)
@@ -75,11 +82,11 @@ async def drive(batch):
 
             await client(200)  # warm-up: connections, first calls
             latencies.clear()
-            cpu_before = cpu_seconds(server.process.pid)
+            front_before, workers_before = cpu_seconds(server.process.pid)
             started = time.perf_counter()
             await asyncio.gather(*(client(REQUESTS // batch) for _ in range(batch)))
             elapsed = time.perf_counter() - started
-            cpu = cpu_seconds(server.process.pid) - cpu_before
+            front_after, workers_after = cpu_seconds(server.process.pid)
         finally:
             server.stop()
     latencies.sort()
@@ -87,20 +94,32 @@ async def drive(batch):
         "rps": len(latencies) / elapsed,
         "p50": statistics.median(latencies),
         "p99": latencies[int(len(latencies) * 0.99) - 1],
-        "cpu_ms": cpu * 1000 / len(latencies),
+        "front_ms": (front_after - front_before) * 1000 / len(latencies),
+        "worker_ms": (workers_after - workers_before) * 1000 / len(latencies),
     }
 
 
 def main():
-    print(f"model server overhead, {REQUESTS} single-input requests per row, one worker, device call 0 ms, {os.cpu_count()} cores")
-    print(f"{'batch':>5}  {'requests/s':>10}  {'p50 ms':>7}  {'p99 ms':>7}  {'server CPU ms/request':>21}  {'direct call ms/request':>22}")
-    for batch in (1, 8):
-        result = asyncio.run(drive(batch))
-        direct = direct_call_ms(batch)
-        print(
-            f"{batch:>5}  {result['rps']:>10.0f}  {result['p50']:>7.2f}  {result['p99']:>7.2f}  "
-            f"{result['cpu_ms']:>21.3f}  {direct:>22.4f}"
-        )
+    print(f"model server overhead, {REQUESTS} single-input requests per row, one worker, device call 0 ms, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'worker':>14}  {'batch':>5}  {'requests/s':>10}  {'p50 ms':>7}  {'p99 ms':>7}  {'front-end CPU ms/req':>20}  "
+          f"{'worker CPU ms/req':>17}  {'direct call ms/request':>22}")
+    for overlap, mode in ((0, "stock"), (1, "overlap")):
+        front = {}
+        for batch in (1, 8):
+            result = asyncio.run(drive(batch, overlap))
+            direct = direct_call_ms(batch)
+            front[batch] = result["front_ms"]
+            print(
+                f"{mode:>14}  {batch:>5}  {result['rps']:>10.0f}  {result['p50']:>7.2f}  {result['p99']:>7.2f}  "
+                f"{result['front_ms']:>20.3f}  {result['worker_ms']:>17.3f}  {direct:>22.4f}"
+            )
+        # The planner's front-end model (lib/planner/serving.ts): CPU per request = a part per request + a part per
+        # device call / requests per call. Batch 1 is one request per call and batch 8 eight (full batches from the
+        # backlog): two equations, two unknowns.
+        per_call = (front[1] - front[8]) * 8 / 7
+        print(f"{mode:>14}  front-end CPU: {front[1] - per_call:.3f} ms per request + {per_call:.3f} ms per device call "
+              f"(load average {os.getloadavg()[0]:.2f})")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ export interface StageContent {
    * placeholder until one is pinned): its image and weights. The first such stage compiles; the later ones serve
    * its compiled prefix.
    */
-  readonly generative?: (imageDigest: string) => Omit<InferenceStageGenerativeProps, 'compiled'>;
+  readonly generative?: (imageDigest: string) => Omit<InferenceStageGenerativeProps, 'compiled' | 'imageDigest'>;
 }
 
 /** The account, digest and connection that example configs ship with: each names nothing real. */
@@ -73,7 +73,9 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
   }
   const config = loaded;
   const digest = config.imageDigest ?? PLACEHOLDERS.imageDigest;
-  const generative = content.generative?.(config.generativeImageDigest ?? PLACEHOLDERS.imageDigest);
+  const generativeDigest = config.generativeImageDigest ?? PLACEHOLDERS.imageDigest;
+  const generativeContent = content.generative?.(generativeDigest);
+  const generative = generativeContent === undefined ? undefined : { ...generativeContent, imageDigest: generativeDigest };
   let compiled: InferenceStage['generativeArtifacts'];
   const stages = config.environments.map((environment) => {
     const stage = new InferenceStage(app, environment.name, {

@@ -55,13 +55,12 @@ def _report_writer_failure(sentence):
 class Pending:
     """A request between arrival and answer."""
 
-    __slots__ = ("item", "future", "state", "batch", "retried")
+    __slots__ = ("item", "future", "state", "retried")
 
     def __init__(self, item, future):
         self.item = item
-        self.future = future
+        self.future = future  # (status, body, content type, the BatchStats of the call that answered it or None)
         self.state = "queued"  # queued -> assigned (a worker holds it) -> answered
-        self.batch = None  # the BatchStats of the device call that answered it, for the timing header
         self.retried = False  # it has been retried once after its worker died or hung
 
 
@@ -102,23 +101,30 @@ class Server(WorkerPool):
 
     # ---- the queue -----------------------------------------------------------------------------------------------
 
-    def on_take(self, slot, max_requests, wait_s):
-        if self.give(slot, max_requests):
+    def on_take(self, slot, max_requests, wait_s, ahead=False):
+        """A worker asks for work; `ahead`: a stock worker asking for its next batch while its device call runs (see
+        worker.py), so that the hand-over is not part of its time between calls. A worker asking ahead is given work
+        only when no idle worker waits for it, and never a retried request (it would wait behind a call it is not in)."""
+        if self.give(slot, max_requests, ahead):
             return
         if wait_s == 0:
             self.send(slot, (protocol.REQUESTS, []))
             return
         timer = None if wait_s is None else asyncio.get_running_loop().call_later(wait_s, self.expire, slot)
-        slot.waiting = (max_requests, timer)
+        slot.waiting = (max_requests, timer, ahead)
         self.waiters.append(slot)
 
-    def give(self, slot, max_requests):
+    def give(self, slot, max_requests, ahead=False):
         """Sends the worker up to max_requests live requests from the head of the queue; False when there were none."""
         items = []
         while self.queue and len(items) < max_requests:
-            pending = self.queue.popleft()
+            pending = self.queue[0]
             if pending.future.done():
+                self.queue.popleft()
                 continue
+            if ahead and pending.item.alone:
+                break
+            self.queue.popleft()
             pending.state = "assigned"
             slot.inflight[pending.item.id] = pending
             items.append(pending.item)
@@ -129,12 +135,21 @@ class Server(WorkerPool):
 
     def dispatch(self):
         while self.queue and self.waiters:
-            # A worker filling a batch (it waits with a timer) goes first: adding to its batch is what batching is for.
-            slot = next((w for w in self.waiters if w.waiting[1] is not None), self.waiters[0])
-            max_requests, _ = slot.waiting
-            if not self.give(slot, max_requests):
+            # A worker filling a batch (it waits with a timer) goes first: adding to its batch is what batching is for;
+            # then an idle worker before one asking ahead of its call's end.
+            slot = next((w for w in self.waiters if w.waiting[1] is not None), None) or next(
+                (w for w in self.waiters if not w.waiting[2]), self.waiters[0]
+            )
+            max_requests, _, ahead = slot.waiting
+            if not self.give(slot, max_requests, ahead):
                 return
             self.stop_waiting(slot)
+
+    def done_calling(self, slot):
+        """The worker answered its call: if it asked ahead and still waits, it now waits as an idle worker."""
+        if slot.waiting is not None and slot.waiting[2]:
+            slot.waiting = (*slot.waiting[:2], False)
+            self.dispatch()
 
     def expire(self, slot):
         if slot.waiting is not None:
@@ -152,10 +167,10 @@ class Server(WorkerPool):
         if slot.writer is not None and not slot.writer.is_closing():
             slot.writer.write(protocol.encode(message))
 
-    def answer(self, pending, status, body, content_type):
+    def answer(self, pending, status, body, content_type, batch=None):
         pending.state = "answered"
         if not pending.future.done():
-            pending.future.set_result((status, body, content_type))
+            pending.future.set_result((status, body, content_type, batch))
 
     # ---- health and capacity -------------------------------------------------------------------------------------
 
@@ -183,7 +198,8 @@ class Server(WorkerPool):
             "broken": f"{broken.describe()} failed to load {broken.failed_loads} times in a row: replace the instance" if broken else None,
             "workers": [
                 {
-                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "failedLoads": s.failed_loads,
+                    "worker": s.index, "visibleCores": s.cores, "loaded": s.ready, "idle": s.waiting is not None and not s.waiting[2],
+                    "failedLoads": s.failed_loads,
                     **({"lastError": s.last_error} if s.last_error else {}),
                 }
                 for s in self.workers
@@ -229,35 +245,50 @@ class Server(WorkerPool):
             self.held_bytes -= len(body)
 
     async def execute(self, body, content_type, accept):
+        loop = asyncio.get_running_loop()
         now = time.monotonic()
         deadline = now + self.config.request_timeout_s
         item = protocol.WorkItem(next(self.ids), body, content_type, accept, now, deadline)
-        pending = Pending(item, asyncio.get_running_loop().create_future())
+        pending = Pending(item, loop.create_future())
         self.queue.append(pending)
         self.dispatch()
+        # The request's future itself, with one timer for its deadline: `asyncio.wait_for(asyncio.shield(...))` chains
+        # three futures whose callbacks each take a turn of the event loop, a task-wake-up per link (a CPU profile of
+        # a batch-1 front end: 11 turns of the loop per request; docs/model-server-bench.md).
+        timer = loop.call_later(self.config.request_timeout_s, self.time_out, pending)
         try:
-            status, body, content_type = await asyncio.wait_for(asyncio.shield(pending.future), self.config.request_timeout_s)
-        except asyncio.TimeoutError:
-            self.metrics.count("DeadlineExceeded")
-            where = "waiting in the queue" if pending.state == "queued" else "while a worker ran it"
-            self.withdraw(pending)
-            message = (f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
-                       f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}")
-            return 504, error_body(message), "application/json", {TIMING_HEADER: timing_attributes(now, None)}
+            status, body, content_type, batch = await pending.future
         finally:
-            if not pending.future.done():
-                self.withdraw(pending)  # the client went away
-        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, pending.batch)}
+            timer.cancel()
+            if not pending.future.done() or pending.future.cancelled():
+                self.withdraw(pending)  # the client went away (its task's cancellation cancelled the future)
+        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, batch)}
+
+    def time_out(self, pending):
+        """The request's deadline passed before its answer: a 504 now, out of the queue if not started; a worker's late
+        answer is ignored."""
+        if pending.future.done():
+            return
+        self.metrics.count("DeadlineExceeded")
+        where = "waiting in the queue" if pending.state == "queued" else "while a worker ran it"
+        message = (f"the request's deadline of {self.config.request_timeout_s * 1000:.0f} ms "
+                   f"(MODEL_SERVER_REQUEST_TIMEOUT_MS) passed {where}")
+        self.unqueue(pending)
+        pending.future.set_result((504, error_body(message), "application/json", None))
 
     def withdraw(self, pending):
         """Drops a request nobody waits for: out of the queue if not started; a worker's late answer is ignored."""
+        self.unqueue(pending)
+        if not pending.future.done():
+            pending.future.cancel()
+
+    def unqueue(self, pending):
         if pending.state == "queued":
             try:
                 self.queue.remove(pending)
             except ValueError:
                 pass
-        if not pending.future.done():
-            pending.future.cancel()
+            pending.state = "withdrawn"
 
     # ---- lifecycle -----------------------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ class GuardedServer(web.Server):
         self.on_refused = on_refused
         self.on_timeout = on_timeout
         self.open = 0
-        self.timers = {}  # RequestHandler -> (timer handle, what it waits for)
+        self.timers = {}  # RequestHandler -> [timer handle, what it waits for (headers, busy, idle), since when]
 
     def connection_made(self, handler, transport):
         super().connection_made(handler, transport)
@@ -52,23 +52,40 @@ class GuardedServer(web.Server):
 
     def request_started(self, handler):
         """The headers of a request have arrived: its handler owns the time from here."""
-        entry = self.timers.pop(handler, None)
+        entry = self.timers.get(handler)
         if entry is not None:
-            entry[0].cancel()
+            entry[1] = "busy"  # the timer, if it fires first, finds the connection busy and lets it be
 
     def request_finished(self, handler):
-        """The handler has its response: the connection may now idle until the next request."""
-        self._arm(handler, self.idle_timeout_s, "idle")
+        """The handler has its response: the connection may now idle until the next request.
+
+        Lazily: the connection's one timer is kept and, when it fires, sleeps again for what is left of the idle bound
+        since the last response; a new timer per request was a heap push and a cancelled entry per request."""
+        now = self.guard_loop.time()
+        entry = self.timers.get(handler)
+        if entry is None or entry[0].when() > now + self.idle_timeout_s:
+            self._arm(handler, self.idle_timeout_s, "idle")
+        else:
+            entry[1], entry[2] = "idle", now
 
     def _arm(self, handler, delay, what):
         entry = self.timers.pop(handler, None)
         if entry is not None:
             entry[0].cancel()
-        self.timers[handler] = (self.guard_loop.call_later(delay, self._expire, handler, what), what)
+        self.timers[handler] = [self.guard_loop.call_later(delay, self._expire, handler), what, self.guard_loop.time()]
 
-    def _expire(self, handler, what):
-        if self.timers.pop(handler, None) is None:
+    def _expire(self, handler):
+        entry = self.timers.get(handler)
+        if entry is None:
             return
+        what, since = entry[1], entry[2]
+        if what == "busy":
+            del self.timers[handler]  # request_finished arms it again
+            return
+        if what == "idle" and since + self.idle_timeout_s > self.guard_loop.time():
+            entry[0] = self.guard_loop.call_at(since + self.idle_timeout_s, self._expire, handler)
+            return
+        del self.timers[handler]
         if what == "headers":
             self.on_timeout()
         handler.force_close()

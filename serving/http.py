@@ -13,7 +13,7 @@ import resource
 import socket
 import time
 
-from aiohttp import web
+from aiohttp import http_writer, web
 
 from .guard import GuardedServer
 
@@ -22,6 +22,39 @@ from .guard import GuardedServer
 # to withdraw a request nobody waits for (3.8, Debian's, always cancels and has no such parameter).
 CANCEL_ON_DISCONNECT = (
     {"handler_cancellation": True} if "handler_cancellation" in inspect.signature(web.Server.__init__).parameters else {}
+)
+
+
+class CoalescingWriter(http_writer.StreamWriter):
+    """Holds a response's status line and headers until its body, so that an answer leaves in one write.
+
+    Why: aiohttp 3.8 (Debian's) writes the headers and then the body, two send() calls per answer, and a profile of the
+    front end at batch 1 found send() its largest cost after waiting (9,016 sends for 3,000 requests, a third of its
+    CPU on a loaded host): one of them a small packet that wakes the client for nothing. Used only where StreamWriter
+    has the 3.8 shape this relies on (`_serialize_headers`, `_write`); otherwise aiohttp's own writer is kept.
+    """
+
+    _held = b""
+
+    async def write_headers(self, status_line, headers):
+        on_headers_sent = getattr(self, "_on_headers_sent", None)
+        if on_headers_sent is not None:
+            await on_headers_sent(headers)
+        self._held = http_writer._serialize_headers(status_line, headers)
+
+    def _write(self, chunk):
+        if self._held:
+            chunk, self._held = self._held + chunk, b""
+        super()._write(chunk)
+
+    async def write_eof(self, chunk=b""):
+        if self._held and not chunk and not getattr(self, "_eof", False):
+            super()._write(b"")  # no body: the headers alone
+        await super().write_eof(chunk)
+
+
+COALESCE = hasattr(http_writer, "_serialize_headers") and all(
+    hasattr(http_writer.StreamWriter, name) for name in ("_write", "write_headers", "write_eof")
 )
 
 
@@ -61,9 +94,10 @@ class HttpFront:
         return runner
 
     def make_request(self, message, payload, protocol_, writer, task):
-        return web.BaseRequest(
-            message, payload, protocol_, writer, task, asyncio.get_running_loop(), client_max_size=self.config.max_body_bytes
-        )
+        loop = asyncio.get_running_loop()
+        if COALESCE:
+            writer = CoalescingWriter(protocol_, loop)
+        return web.BaseRequest(message, payload, protocol_, writer, task, loop, client_max_size=self.config.max_body_bytes)
 
     async def handle(self, request):
         self.server.request_started(request.protocol)
@@ -92,7 +126,10 @@ class HttpFront:
         if request.headers.get("Expect", "").lower() == "100-continue":
             await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         try:
-            body = await asyncio.wait_for(request.read(), max(0.0, arrived + self.config.read_timeout_s - time.monotonic()))
+            if request.content.is_eof():
+                body = await request.read()  # the whole body came with the headers: no wait, so no timer or task for it
+            else:
+                body = await asyncio.wait_for(request.read(), max(0.0, arrived + self.config.read_timeout_s - time.monotonic()))
         except asyncio.TimeoutError:
             self.backend.count("ReadTimeouts")
             return json_error(

@@ -30,12 +30,13 @@ class WorkerSlot:
         self.writer = None
         self.ready = False
         self.inflight = {}  # request id -> Pending
-        self.waiting = None  # (max requests, timer handle or None) while the worker waits for work
+        self.waiting = None  # (max requests, timer handle or None, asked ahead) while the worker waits for work
         self.last_error = None
         self.failed_loads = 0
         self.ever_loaded = False
         self.loaded_this_run = False
         self.watchdog = None  # timer that kills the worker when it holds requests without a word for too long
+        self.heard = 0.0  # the loop's time of its last word (or hand-over) while it held requests
         self.hung = False  # the watchdog killed it
 
     def describe(self):
@@ -60,7 +61,7 @@ def exit_cause(code):
 
 class WorkerPool:
     """Needs of its host: `config`, `workers`, `metrics`, `stopping`, `log`, `queue`, `dispatch`, `answer`, `stop_waiting`,
-    `on_take`."""
+    `on_take`, `done_calling`."""
 
     def worker_environment(self, slot):
         env = serving_environment()
@@ -87,26 +88,22 @@ class WorkerPool:
             )
         finally:
             child.close()
-        reader, slot.writer = await asyncio.open_unix_connection(sock=parent, limit=self.config.max_body_bytes + (1 << 20))
+        slot.writer, link = await protocol.open_frames(parent, lambda message: self.on_message(slot, message))
         self.log(f"{slot.describe()} started as pid {slot.process.pid}")
-        return reader
+        return link
 
     async def supervise(self, slot):
         while not self.stopping:
             slot.loaded_this_run = False
             try:
-                reader = await self.start_worker(slot)
+                link = await self.start_worker(slot)
             except OSError as error:  # fork/exec failed (memory, file descriptors): retry like a failed load
                 slot.last_error = f"could not start the worker: {error}"
                 slot.failed_loads += 1
                 self.log(f"{slot.describe()}: {slot.last_error}")
                 await asyncio.sleep(min(MAX_RESTART_DELAY_S, 0.5 * 2 ** (slot.failed_loads - 1)))
                 continue
-            try:
-                while True:
-                    self.on_message(slot, await protocol.read_message(reader))
-            except (asyncio.IncompleteReadError, ConnectionError):
-                pass  # the worker's end closed: it is exiting
+            await link.closed  # the worker's end closed: it is exiting (its messages are handled as they arrive)
             code = await slot.process.wait()
             loaded = slot.loaded_this_run
             self.on_worker_exit(slot, code)
@@ -156,18 +153,35 @@ class WorkerPool:
         return f"it held requests for more than {self.config.watchdog_s * 1000:.0f} ms without a word, MODEL_SERVER_WATCHDOG_MS"
 
     def arm(self, slot):
-        """(Re)starts the worker's watchdog while it holds requests: every message from it, and every hand-over, resets it."""
-        self.disarm(slot)
+        """(Re)starts the worker's watchdog while it holds requests: every message from it, and every hand-over, resets it.
+
+        Lazily: a reset records the time, and the one timer, when it fires, sleeps again for what is left of the bound
+        since the last word. Cancelling and re-creating a timer on every message cost the front end two timers per
+        device call (a CPU profile at batch 1: a fifth of the loop's turns were timer work; docs/model-server-bench.md).
+        """
         if slot.inflight and slot.process is not None:
-            slot.watchdog = asyncio.get_running_loop().call_later(self.config.watchdog_s, self.on_hung, slot)
+            loop = asyncio.get_running_loop()
+            slot.heard = loop.time()
+            if slot.watchdog is None:
+                slot.watchdog = loop.call_at(slot.heard + self.config.watchdog_s, self.check_hung, slot)
 
     def disarm(self, slot):
         if slot.watchdog is not None:
             slot.watchdog.cancel()
             slot.watchdog = None
 
-    def on_hung(self, slot):
+    def check_hung(self, slot):
+        """The watchdog's timer: the worker is hung if it still holds requests a whole bound after its last word."""
         slot.watchdog = None
+        if not slot.inflight or slot.process is None:
+            return  # it holds nothing: the next hand-over arms it again
+        due = slot.heard + self.config.watchdog_s
+        if asyncio.get_running_loop().time() < due:
+            slot.watchdog = asyncio.get_running_loop().call_at(due, self.check_hung, slot)
+            return
+        self.on_hung(slot)
+
+    def on_hung(self, slot):
         if slot.process is None or slot.process.returncode is not None:
             return
         self.log(f"{slot.describe()} is hung ({self.watchdog_phrase()}): killing it")
@@ -189,16 +203,16 @@ class WorkerPool:
         if kind == protocol.CALL:
             pass  # the watchdog restarts for this call (on_message)
         elif kind == protocol.TAKE:
-            self.on_take(slot, message[1], message[2])
+            self.on_take(slot, *message[1:])
         elif kind == protocol.DONE:
             for request_id, status, body, content_type in message[1]:
                 pending = slot.inflight.pop(request_id, None)
                 if pending is not None:
-                    pending.batch = message[2]
-                    self.answer(pending, status, body, content_type)
+                    self.answer(pending, status, body, content_type, message[2])
             if message[2] is not None:
                 self.metrics.worker(slot.index).record_batch(message[2])
             self.metrics.count("IsolationCalls", message[3])
+            self.done_calling(slot)
         elif kind == protocol.PUT_BACK:
             for request_id in reversed(message[1]):
                 pending = slot.inflight.pop(request_id, None)

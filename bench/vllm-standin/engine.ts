@@ -30,13 +30,46 @@ export interface StandinTiming {
   readonly prefillMsPerToken: number;
   /** Least a prefill takes (its fixed costs). */
   readonly prefillFloorMs: number;
+  /**
+   * Compiled prompt buckets and each one's prefill time, ascending: a prompt runs in the smallest bucket that holds it
+   * (the last one when none does), as NxD Inference runs context encoding. Replaces the line when given.
+   */
+  readonly prefillBuckets?: readonly { readonly tokens: number; readonly ms: number }[];
   /** Every duration is multiplied by this (above 1: slower than the plan). @default 1 */
   readonly slowdown?: number;
 }
 
-/** Prefill time of `tokens` prompt tokens, ms: linear in tokens, never below the floor. */
+/** Prefill time of `tokens` prompt tokens, ms: its bucket's, or linear in tokens, never below the floor. */
 export function prefillMs(timing: StandinTiming, tokens: number): number {
-  return Math.max(timing.prefillFloorMs, timing.prefillMsPerToken * tokens) * (timing.slowdown ?? 1);
+  const buckets = timing.prefillBuckets;
+  const ms = buckets !== undefined && buckets.length > 0
+    ? (buckets.find((b) => b.tokens >= tokens) ?? buckets[buckets.length - 1]).ms
+    : Math.max(timing.prefillFloorMs, timing.prefillMsPerToken * tokens);
+  return ms * (timing.slowdown ?? 1);
+}
+
+/** `--prefill-buckets` text (`tokens:ms,...`) of a timing's buckets. */
+export function formatPrefillBuckets(buckets: readonly { readonly tokens: number; readonly ms: number }[]): string {
+  return buckets.map((b) => `${b.tokens}:${b.ms}`).join(',');
+}
+
+/**
+ * Reads `--prefill-buckets` (`tokens:ms,...`, ascending tokens).
+ *
+ * @throws Error naming the entry that is not `tokens:ms` with a whole number of tokens and a time of at least 0
+ */
+export function parsePrefillBuckets(text: string): { tokens: number; ms: number }[] {
+  const buckets = text.split(',').map((entry) => {
+    const [tokens, ms] = entry.split(':').map(Number);
+    if (!Number.isInteger(tokens) || tokens < 1 || !Number.isFinite(ms) || ms < 0) {
+      throw new Error(`--prefill-buckets entry "${entry}": give tokens:ms, e.g. 1024:120.5`);
+    }
+    return { tokens, ms };
+  });
+  if (buckets.some((b, i) => i > 0 && b.tokens <= buckets[i - 1].tokens)) {
+    throw new Error(`--prefill-buckets=${text}: list the buckets by ascending tokens`);
+  }
+  return buckets;
 }
 
 /** One generation the engine runs. */

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import type { StandinTiming } from './engine';
+import { parsePrefillBuckets, type StandinTiming } from './engine';
 import { startStandin } from './server';
 import { standinTimingOfProfile } from './timing';
 
@@ -22,6 +22,7 @@ const program = new Command('vllm-standin')
   .addOption(new Option('--step-ms <ms>', 'decode step time').env('STANDIN_STEP_MS'))
   .addOption(new Option('--prefill-ms-per-token <ms>', 'prefill time per prompt token').env('STANDIN_PREFILL_MS_PER_TOKEN'))
   .addOption(new Option('--prefill-floor-ms <ms>', 'least time a prefill takes').env('STANDIN_PREFILL_FLOOR_MS').default('0'))
+  .addOption(new Option('--prefill-buckets <list>', 'compiled prompt buckets as tokens:ms,... (ascending): a prompt takes its bucket\'s time, instead of the line').env('STANDIN_PREFILL_BUCKETS'))
   .addOption(new Option('--profile <id>', 'take the timings from this built-in generative profile').env('STANDIN_PROFILE'))
   .addOption(new Option('--instance-type <type>', 'with --profile: the rows of this instance type').env('STANDIN_INSTANCE_TYPE'))
   .addOption(new Option('--tensor-parallel-size <n>', 'with --profile: the rows of this degree').env('STANDIN_TENSOR_PARALLEL_SIZE'))
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       stepMs: positive('--step-ms', o.stepMs),
       prefillMsPerToken: positive('--prefill-ms-per-token', o.prefillMsPerToken),
       prefillFloorMs: positive('--prefill-floor-ms', o.prefillFloorMs),
+      ...(o.prefillBuckets !== undefined ? { prefillBuckets: parsePrefillBuckets(o.prefillBuckets) } : {}),
       slowdown,
     };
   }

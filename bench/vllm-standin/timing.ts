@@ -27,8 +27,8 @@ export function standinTimingOf(timing: EngineTiming, slowdown = 1): StandinTimi
 
 /**
  * The stand-in timing of the engine a plan priced (`planTiming`): its measured rows, or for an ESTIMATE the
- * performance model's decode step, and its prefill as a line through the mean prompt (the stand-in's prefill is linear
- * in tokens; the model's steps with its context-encoding buckets, which this follows at the mean).
+ * performance model's decode step and its prefill per compiled prompt bucket (the engine runs a prompt in the smallest
+ * bucket that holds it), so the stand-in's prefills are the plan's, prompt by prompt.
  */
 export function standinTimingOfPlan(plan: GenerativePlan, slowdown = 1): StandinTiming {
   const profile = findGenerativeProfile(plan.profileId);
@@ -40,11 +40,13 @@ export function standinTimingOfPlan(plan: GenerativePlan, slowdown = 1): Standin
     return standinTimingOf(timing, slowdown);
   }
   const mean = plan.generative.lengths?.input.mean ?? plan.targets.inputTokens.mean;
+  const buckets = plan.generative.engine.contextEncodingBuckets ?? [];
   return {
     maxNumSeqs: timing.maxSequences,
     stepMs: timing.stepSeconds * 1000,
     prefillFloorMs: 0,
     prefillMsPerToken: (timing.prefillSeconds(mean) * 1000) / mean,
+    ...(buckets.length > 0 ? { prefillBuckets: buckets.map((tokens) => ({ tokens, ms: timing.prefillSeconds(tokens) * 1000 })) } : {}),
     slowdown,
   };
 }

@@ -200,7 +200,7 @@ export function readPlanBasis(file: string): PlanBasis {
   }
   try {
     const basis = planBasis(chosen as Plan);
-    const result = planBasisSchema.safeParse(JSON.parse(JSON.stringify(basis)));
+    const result = planBasisSchema().safeParse(JSON.parse(JSON.stringify(basis)));
     if (result.success) {
       return basis;
     }

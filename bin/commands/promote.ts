@@ -13,7 +13,7 @@ import { createHash } from 'crypto';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { _Object } from '@aws-sdk/client-s3';
-import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { Command } from 'commander';
 import { environmentNamed, nextEnvironment } from '../../lib/environments';
@@ -23,12 +23,13 @@ import {
   PromotionRefusedError, deploymentParameterName, deploymentRecordSchema, evaluateGate, parseRecord,
   releaseParameterName, smokeReportSchema,
 } from '../../lib/release';
-import type { DeploymentRecord, ReleaseRecord, SmokeReport } from '../../lib/release';
+import type { DeploymentRecord, GenerativeDeploymentRecord, ReleaseRecord, SmokeReport } from '../../lib/release';
 import { loadEnvironments, readCdkContext } from '../environments';
 import { copyImage, getManifest } from './image-copy';
 import type { ImageCopyResult, RepositoryRef } from './image-copy';
 import type { CliIo } from './io';
 import { once } from './once';
+import { checkGenerativeSource, readRecord, safeJson } from './promote-records';
 
 /** The clients of one environment. */
 export interface EnvironmentClients {
@@ -94,11 +95,18 @@ export interface PromotionResult {
   readonly artifact?: { readonly from: string; readonly to: string; readonly objects: number; readonly bytes: number; readonly sha256: string };
   readonly record?: { readonly parameter: string; readonly region: string; readonly account: string; readonly value: ReleaseRecord };
   /**
-   * What this promotion means for the environment's generative model (its `generative` section): its compiled prefix
-   * travels inside the artifact prefix copied above, its vLLM image is the config's `generativeImageDigest` (public,
-   * pinned, nothing to copy), and its gate is the token proof its own stack's deploy runs.
+   * What this promotion means for the environment's generative model (its `generative` section), as the source's
+   * generative deployment record names it: its compiled replica (`hash`) travels inside the artifact prefix copied
+   * above, to `compiledPrefix`; its vLLM image is the digest the source runs, the config's `generativeImageDigest`
+   * (public, pinned, nothing to copy); and its gate is the token proof its own stack's deploy runs.
    */
-  readonly generative?: { readonly profile: string; readonly imageDigest?: string; readonly compiledPrefix: string; readonly gate: string };
+  readonly generative?: {
+    readonly profile: string;
+    readonly imageDigest: string;
+    readonly hash: string;
+    readonly compiledPrefix: string;
+    readonly gate: string;
+  };
 }
 
 /** Registers `promote` on the program. */
@@ -179,14 +187,21 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
   const verdict = evaluateGate({
     environment: from.name, deployment, report, reportUri, settings: from.gate, expectedDigest: config.imageDigest, now,
   });
-  if (!verdict.passed) {
-    refuse([...verdict.reasons]);
+  // The generative model moves with the artifact prefix: what its stack recorded is checked with the same gate.
+  const generativeSource = from.generative === undefined ? undefined : await checkGenerativeSource(source.ssm, config, from);
+  const reasons = [
+    ...(verdict.passed ? [] : verdict.reasons),
+    ...(generativeSource !== undefined && 'reasons' in generativeSource ? generativeSource.reasons : []),
+  ];
+  if (reasons.length > 0) {
+    refuse(reasons);
   }
   const evidence = verdict.passed ? verdict.evidence : refuse([]);
+  const generative = generativeSource !== undefined && 'record' in generativeSource ? generativeSource.record : undefined;
   const gate = { passed: true as const, reportUri, fingerprint: deployment.fingerprint, invokedAt: evidence.smoke.invokedAt };
   const base = {
     application: config.application, from: from.name, dryRun: flags.dryRun === true, gate,
-    ...(from.generative !== undefined ? { generative: generativeNote(config, to ?? from) } : {}),
+    ...(generative !== undefined ? { generative: generativeNote(from, to ?? from, generative) } : {}),
   };
   if (to === undefined) {
     return { ...base, checkOnly: true };
@@ -203,6 +218,11 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
     throw e;
   }) ?? refuse([`${repoUri(srcRepo)} does not hold ${digest}, the image ${from.name} runs; was it deleted by a lifecycle rule?`]);
   const artifactCopies = await planArtifactCopy(source.s3, from, to);
+  if (generative !== undefined && !(artifactCopies?.copies ?? []).some((c) => c.from.startsWith(generative.artifact.prefix))) {
+    refuse([`s3://${generative.artifact.bucket}/${generative.artifact.prefix}, the compiled replica ${from.name}'s generative `
+      + `model serves (hash ${generative.hash}), holds no object to promote; redeploy ${from.name} (npx cdk deploy `
+      + `'${from.name}/*') so its compile writes it again`]);
+  }
   const dryRun = flags.dryRun === true;
   const image = await copyImage(source.ecr, target.ecr, srcRepo, dstRepo, manifest, { dryRun, tag: digest.replace(':', '-') });
   const artifact = artifactCopies === undefined ? undefined : summarizeArtifact(from, to, artifactCopies);
@@ -221,6 +241,12 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
     ...(artifact !== undefined ? { artifact: { bucket: to.artifact!.bucket, prefix: to.artifact!.prefix, objects: artifact.objects, bytes: artifact.bytes, sha256: artifact.sha256 } } : {}),
     source: { environment: from.name, target: deployment.target, fingerprint: deployment.fingerprint, plan: deployment.plan },
     evidence,
+    ...(generative !== undefined && to.artifact !== undefined ? {
+      generative: {
+        profileId: generative.profileId, imageDigest: generative.imageDigest, hash: generative.hash,
+        bucket: to.artifact.bucket, prefix: promotedPrefix(from, to, generative),
+      },
+    } : {}),
   };
   const recordParameter = releaseParameterName(config.application, to.name);
   if (!dryRun) {
@@ -244,20 +270,7 @@ export async function promote(config: EnvironmentsConfig, flags: PromoteFlags, c
 }
 
 async function readDeploymentRecord(ssm: SSMClient, name: string, env: EnvironmentConfig): Promise<DeploymentRecord | undefined> {
-  let value: string | undefined;
-  try {
-    value = (await ssm.send(new GetParameterCommand({ Name: name }))).Parameter?.Value;
-  } catch (e) {
-    if ((e as { name?: string }).name === 'ParameterNotFound') {
-      return undefined;
-    }
-    throw e;
-  }
-  const parsed = parseRecord(deploymentRecordSchema, safeJson(value), `ssm:${name} in ${env.account} ${env.region}`);
-  if ('problem' in parsed) {
-    throw new PromotionRefusedError(env.name, undefined, [parsed.problem]);
-  }
-  return parsed.value;
+  return readRecord(ssm, name, deploymentRecordSchema(), env);
 }
 
 async function readReport(s3: S3Client, deployment: DeploymentRecord, uri: string, refuse: (r: string[]) => never): Promise<SmokeReport | undefined> {
@@ -271,16 +284,8 @@ async function readReport(s3: S3Client, deployment: DeploymentRecord, uri: strin
     }
     throw e;
   }
-  const parsed = parseRecord(smokeReportSchema, safeJson(text), uri);
+  const parsed = parseRecord(smokeReportSchema(), safeJson(text), uri);
   return 'problem' in parsed ? refuse([parsed.problem]) : parsed.value;
-}
-
-function safeJson(text: string | undefined): unknown {
-  try {
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** S3's limit for one PutObject; larger objects need a multipart copy this command does not do. */
@@ -363,12 +368,23 @@ function formatBytes(n: number): string {
   return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} B`;
 }
 
+/**
+ * Where the source's compiled replica lands in the target: the same path under the target's artifact prefix, as every
+ * artifact object is copied.
+ */
+function promotedPrefix(from: EnvironmentConfig, to: EnvironmentConfig, generative: GenerativeDeploymentRecord): string {
+  return from.artifact === undefined || to.artifact === undefined ? generative.artifact.prefix
+    : `${to.artifact.prefix}${generative.artifact.prefix.slice(from.artifact.prefix.length)}`;
+}
+
 /** What `promote` does for an environment's generative model, in its result. */
-function generativeNote(config: EnvironmentsConfig, env: EnvironmentConfig): NonNullable<PromotionResult['generative']> {
+function generativeNote(from: EnvironmentConfig, env: EnvironmentConfig, generative: GenerativeDeploymentRecord): NonNullable<PromotionResult['generative']> {
+  const bucket = env === from || env.artifact === undefined ? generative.artifact.bucket : env.artifact.bucket;
   return {
-    profile: env.generative!.profileId,
-    ...(config.generativeImageDigest !== undefined ? { imageDigest: config.generativeImageDigest } : {}),
-    compiledPrefix: env.artifact !== undefined ? `s3://${env.artifact.bucket}/${env.artifact.prefix}<compile hash>/` : 'none (no artifact location)',
+    profile: generative.profileId,
+    imageDigest: generative.imageDigest,
+    hash: generative.hash,
+    compiledPrefix: `s3://${bucket}/${env === from ? generative.artifact.prefix : promotedPrefix(from, env, generative)}`,
     gate: `the token proof of ${env.name}-Generative, which fails its deploy (CloudFormation rolls back) on a miss`,
   };
 }
@@ -394,8 +410,8 @@ export function formatResult(result: PromotionResult): string {
   }
   if (result.generative) {
     const g = result.generative;
-    lines.push(`  generative ${g.profile}: compiled prefix ${g.compiledPrefix} ${result.checkOnly ? 'is' : 'travels'} in the artifact `
-      + `prefix; vLLM image ${g.imageDigest ?? '(generativeImageDigest not set)'} is pinned in the config, not copied; gated by ${g.gate}`);
+    lines.push(`  generative ${g.profile}: compiled replica ${g.hash} at ${g.compiledPrefix} ${result.checkOnly ? 'is' : 'travels'} in the `
+      + `artifact prefix; vLLM image ${g.imageDigest} is pinned in the config, not copied; gated by ${g.gate}`);
   }
   if (result.record) {
     lines.push(`  record: ssm:${result.record.parameter} in ${result.record.account} ${result.record.region}`

@@ -95,6 +95,9 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
 
     // Task.
     this.taskDefinition = new ecs.Ec2TaskDefinition(this, 'TaskDefinition', { networkMode: ecs.NetworkMode.AWS_VPC });
+    // Task-level CPU (optional on EC2, up to 192 vCPUs; AWS::ECS::TaskDefinition Cpu): the workers' vCPUs and one per
+    // front end, so ECS places the task only where they are free. Ec2TaskDefinitionProps has no cpu: the L1 carries it.
+    (this.taskDefinition.node.defaultChild as ecs.CfnTaskDefinition).cpu = `${layout.cpuUnits}`;
     const executionRole = this.taskDefinition.obtainExecutionRole();
     const image = props.image.bind(this, executionRole, type);
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
@@ -123,6 +126,7 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
       image: ecs.ContainerImage.fromRegistry(image.imageUri),
       essential: true,
       memoryReservationMiB: layout.memoryReservationMiB,
+      cpu: layout.cpuUnits,
       environment: this.environment,
       linuxParameters,
       portMappings: [{ containerPort: ports.container, protocol: ecs.Protocol.TCP, name: 'http' }],

@@ -217,10 +217,10 @@ export class SmokeBenchmark extends Construct {
     }
     // The handler parses the same schema: a mismatch here is a bug in this construct, not bad input.
     if ('kind' in config) {
-      tokenProofConfigSchema.parse(config);
+      tokenProofConfigSchema().parse(config);
       this.tokenProof = config;
     } else {
-      smokeConfigSchema.parse(config);
+      smokeConfigSchema().parse(config);
     }
 
     this.reportBucket = props.reportBucket ?? this.defineReportBucket();

@@ -9,7 +9,10 @@ import { GenerativeInferenceStack } from '../sagemaker/generative-inference-stac
 import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { promotionRoleName, type EnvironmentConfig } from '../../lib/environments/environments';
 import { InputError } from '../../lib/errors';
-import { RECORD_PARAMETER_ROOT, deploymentParameterName, type DeploymentRecord } from '../../lib/release/records';
+import {
+  RECORD_PARAMETER_ROOT, deploymentParameterName, generativeDeploymentParameterName, type DeploymentRecord,
+  type GenerativeDeploymentRecord,
+} from '../../lib/release/records';
 import { EcsInferenceStack } from '../ecs/ecs-inference-stack';
 import { InferenceStack } from '../sagemaker/inference-stack';
 import { ModelData } from '../model/model-data';
@@ -24,6 +27,12 @@ import { markOwned } from '../private/ownership';
 export interface InferenceStageGenerativeProps {
   /** The Neuron vLLM image by digest (`ModelImage.fromNeuronVllm`), the same in every environment. */
   readonly image: ModelImage;
+
+  /**
+   * Digest of the Neuron vLLM image `image` is built from (the environments config's `generativeImageDigest`), named
+   * in the generative deployment record so `promote` checks it against the config.
+   */
+  readonly imageDigest: string;
 
   /**
    * The weights the first environment compiles (a Hugging Face commit or an S3 prefix), or a function of the stack
@@ -288,7 +297,7 @@ export class InferenceStage extends Stage {
         throw new InputError(`InferenceStage ${id}: environment "${env.name}" has a generative section but the stage was `
           + 'given no generative { image, weights }; pass them, or remove the section from the environments config');
       }
-      this.generativeStack = this.defineGenerative(props.generative, description);
+      this.generativeStack = this.defineGenerative(props.generative, props.application, description);
       this.generativeArtifacts = this.generativeStack.compiledArtifacts;
     }
   }
@@ -297,7 +306,7 @@ export class InferenceStage extends Stage {
    * The generative stack: compiles into the environment's artifact location (first environment), or serves the prefix
    * an earlier one compiled, copied in by `promote` (which runs before the inference stack, so before this one).
    */
-  private defineGenerative(props: InferenceStageGenerativeProps, description: string): GenerativeInferenceStack {
+  private defineGenerative(props: InferenceStageGenerativeProps, application: string, description: string): GenerativeInferenceStack {
     const env = this.environment;
     const generative = env.generative!;
     const t = generative.targets;
@@ -315,6 +324,23 @@ export class InferenceStage extends Stage {
     });
     // After the inference stack, whose pipeline step promotes the image and the compiled prefix before it deploys.
     stack.addStackDependency(this.inferenceStack, 'promote copies the compiled prefix before the inference stack deploys');
+    const compiled = stack.compiledArtifacts;
+    const record: GenerativeDeploymentRecord = {
+      schemaVersion: 1,
+      application,
+      environment: env.name,
+      profileId: generative.profileId,
+      imageDigest: props.imageDigest,
+      hash: compiled.hash,
+      artifact: { bucket: compiled.bucket.bucketName, prefix: compiled.artifactPrefix },
+    };
+    const parameter = new ssm.StringParameter(stack, 'GenerativeDeploymentRecord', {
+      parameterName: generativeDeploymentParameterName(application, env.name),
+      description: `What ${env.name}'s generative model serves: vLLM image digest, compiled replica hash and prefix`,
+      stringValue: stack.toJsonString(record),
+    });
+    // Written after the proof in tokens passed, so promote never moves on a replica whose gate failed.
+    parameter.node.addDependency(stack.smokeBenchmark);
     return stack;
   }
 
@@ -336,7 +362,8 @@ export class InferenceStage extends Stage {
       service: 'ssm', resource: 'parameter', resourceName: `${RECORD_PARAMETER_ROOT.slice(1)}/${props.application}/${env.name}/${name}`,
     });
     role.addToPolicy(new iam.PolicyStatement({
-      sid: 'ReadRecords', actions: ['ssm:GetParameter'], resources: [record('deployment'), record('release')],
+      sid: 'ReadRecords', actions: ['ssm:GetParameter'],
+      resources: [record('deployment'), record('release'), ...(env.generative !== undefined ? [record('generative-deployment')] : [])],
     }));
     // The deployment record belongs to CloudFormation; promote writes only the release record.
     role.addToPolicy(new iam.PolicyStatement({ sid: 'WriteReleaseRecord', actions: ['ssm:PutParameter'], resources: [record('release')] }));

@@ -312,7 +312,7 @@ export async function startCompileJob(config: CompileJobConfig, clients: Compile
 /** Reads the failure record of an attempt, if the boot script wrote one. */
 export async function readFailure(config: Pick<CompileJobConfig, 'bucket' | 'prefix' | 'hash'>, clients: CompileJobClients, attemptId: string): Promise<CompileFailure | undefined> {
   const json = await readJson(clients, config.bucket, `${artifactPrefix(config)}attempts/${attemptId}/failure.json`);
-  return json === undefined ? undefined : failureSchema.parse(json);
+  return json === undefined ? undefined : failureSchema().parse(json);
 }
 
 /** Terminates an instance; one already gone is fine. */

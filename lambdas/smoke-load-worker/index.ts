@@ -42,7 +42,7 @@ export async function handler(
   if (isTokenProofConfig(process.env[SMOKE_ENV.config])) {
     return runTokenWorker(event, process.env, () => context.getRemainingTimeInMillis(), tokenProofClient);
   }
-  const parsed = loadWorkerRequestSchema.safeParse(event);
+  const parsed = loadWorkerRequestSchema().safeParse(event);
   if (!parsed.success) {
     throw new Error(
       `load worker payload is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ')}`,

@@ -21,7 +21,7 @@ export async function runTokenWorker(
   remainingMs: () => number,
   client: TokenProofClient,
 ): Promise<TokenWorkerResult> {
-  const parsed = tokenWorkerRequestSchema.safeParse(event);
+  const parsed = tokenWorkerRequestSchema().safeParse(event);
   if (!parsed.success) {
     throw new Error(
       `load worker payload is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ')}`,

@@ -6,7 +6,7 @@
  * Written by the capacity proof (`capacity.calibration` of its S3 report) and by `bench --plan FILE --json`
  * (`calibration`). Versioned: a reader refuses a version it does not know rather than misreading it.
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { planBasisSchema, type PlanBasis } from '../smoke/capacity';
 import type { BenchReport, RequestCounts, ServerTimingReport } from './types';
 
@@ -88,38 +88,38 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-const positive = z.number().positive();
-const nonNegative = z.number().min(0);
-const percentiles = z.object({ p50: nonNegative, p90: nonNegative, p99: nonNegative, max: nonNegative });
+const positive = lazySchema((z) => z.number().positive());
+const nonNegative = lazySchema((z) => z.number().min(0));
+const percentiles = lazySchema((z) => z.object({ p50: nonNegative(), p90: nonNegative(), p99: nonNegative(), max: nonNegative() }));
 
 /**
  * Schema of {@link CalibrationRecord}; unknown fields pass (a newer writer may add some within a version).
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const calibrationRecordSchema = z.object({
+export const calibrationRecordSchema = lazySchema((z) => z.object({
   schemaVersion: z.literal(CALIBRATION_RECORD_VERSION),
   writer: z.enum(['capacity-proof', 'bench']),
   measuredAt: z.string().min(1),
-  plan: planBasisSchema,
-  offeredRps: positive,
-  achievedRps: nonNegative,
-  achievedPerInstanceRps: nonNegative,
+  plan: planBasisSchema(),
+  offeredRps: positive(),
+  achievedRps: nonNegative(),
+  achievedPerInstanceRps: nonNegative(),
   loadApplied: z.boolean(),
   loadProblem: z.string().optional(),
   requests: z.number().int().min(0),
   errors: z.number().int().min(0),
   errorsByKind: z.record(z.string(), z.number()),
-  latencyMs: percentiles,
+  latencyMs: percentiles(),
   server: z
     .object({
       answers: z.number().int().min(0),
-      latencyMs: percentiles,
-      meanBatchRequests: positive.optional(),
-      meanBatchInputs: positive.optional(),
-      deviceMs: percentiles.optional(),
-      overheadMs: percentiles.extend({ p5: nonNegative }).optional(),
+      latencyMs: percentiles(),
+      meanBatchRequests: positive().optional(),
+      meanBatchInputs: positive().optional(),
+      deviceMs: percentiles().optional(),
+      overheadMs: percentiles().extend({ p5: nonNegative() }).optional(),
     })
     .optional(),
-  httpOverheadMs: nonNegative.optional(),
-});
+  httpOverheadMs: nonNegative().optional(),
+}));

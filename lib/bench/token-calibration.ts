@@ -6,7 +6,7 @@
  * Written by the gate as `capacity.calibration` of its S3 report when its settings carry the plan's basis (`plan` of
  * the token proof's settings). Versioned as the single-call record is; told apart by `kind: 'generative'`.
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import type { GenerativePlan } from '../generative/types';
 
 /** p50, p90, p99 and max in milliseconds. */
@@ -95,51 +95,51 @@ export function generativeCalibrationRecord(plan: GenerativePlanBasis, measured:
   };
 }
 
-const positive = z.number().positive();
-const positiveInt = z.number().int().positive();
-const nonNegative = z.number().min(0);
-const percentiles = z.object({ p50: nonNegative, p90: nonNegative, p99: nonNegative, max: nonNegative });
+const positive = lazySchema((z) => z.number().positive());
+const positiveInt = lazySchema((z) => z.number().int().positive());
+const nonNegative = lazySchema((z) => z.number().min(0));
+const percentiles = lazySchema((z) => z.object({ p50: nonNegative(), p90: nonNegative(), p99: nonNegative(), max: nonNegative() }));
 
 /**
  * Schema of {@link GenerativePlanBasis}, as the token proof's settings carry it.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const generativePlanBasisSchema = z
+export const generativePlanBasisSchema = lazySchema((z) => z
   .object({
     profileId: z.string().min(1),
     instanceType: z.string().min(1),
-    instanceCount: positiveInt,
-    replicasPerInstance: positiveInt,
-    tensorParallelDegree: positiveInt,
-    maxConcurrentSequences: positiveInt,
-    maxModelLength: positiveInt,
-    inputTokens: positive,
-    outputTokens: positive,
+    instanceCount: positiveInt(),
+    replicasPerInstance: positiveInt(),
+    tensorParallelDegree: positiveInt(),
+    maxConcurrentSequences: positiveInt(),
+    maxModelLength: positiveInt(),
+    inputTokens: positive(),
+    outputTokens: positive(),
     neuronSdkVersion: z.string().min(1),
   })
-  .strict();
+  .strict());
 
 /**
  * Schema of {@link GenerativeCalibrationRecord}; unknown fields pass (a newer writer may add some within a version).
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const generativeCalibrationRecordSchema = z.object({
+export const generativeCalibrationRecordSchema = lazySchema((z) => z.object({
   schemaVersion: z.literal(GENERATIVE_CALIBRATION_VERSION),
   kind: z.literal('generative'),
   writer: z.literal('token-proof'),
   measuredAt: z.string().min(1),
-  plan: generativePlanBasisSchema,
+  plan: generativePlanBasisSchema(),
   measured: z.object({
     requests: z.number().int().min(0),
     errors: z.number().int().min(0),
-    offeredRps: nonNegative,
-    achievedRps: nonNegative,
-    ttftMs: percentiles,
-    tpotMs: percentiles,
-    e2eMs: percentiles,
-    goodputRps: nonNegative.optional(),
+    offeredRps: nonNegative(),
+    achievedRps: nonNegative(),
+    ttftMs: percentiles(),
+    tpotMs: percentiles(),
+    e2eMs: percentiles(),
+    goodputRps: nonNegative().optional(),
   }),
   loadApplied: z.boolean(),
-});
+}));

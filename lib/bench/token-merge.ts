@@ -3,7 +3,7 @@
  * results merge (HDR histograms of TTFT, TPOT and end-to-end latency added exactly, never percentiles of
  * percentiles). Apart from `./token-proof` because it loads the histogram library, which the construct does not need.
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { addTallies } from './error-kind';
 import { LatencyRecorder } from './latency';
 import type { RequestTally } from './types';
@@ -26,7 +26,7 @@ export interface TokenWorkerRequest {
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const tokenWorkerRequestSchema = z
+export const tokenWorkerRequestSchema = lazySchema((z) => z
   .object({
     kind: z.literal('tokens'),
     worker: z.number().int().min(0),
@@ -36,7 +36,7 @@ export const tokenWorkerRequestSchema = z
     inputTokens: z.number().int().positive(),
     outputTokens: z.number().int().positive(),
   })
-  .strict();
+  .strict());
 
 /** A streamed run's counts and its distributions as HdrHistogram compressed base64 (microseconds). */
 export interface TokenRunResult extends RequestTally {

@@ -9,7 +9,7 @@
  *
  * @see https://github.com/ray-project/llmperf (TTFT, inter-token latency, output throughput)
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
 import type { RequestTally } from './types';
 import type { WorkloadLengths } from '../generative/lengths';
@@ -136,36 +136,36 @@ export interface TokenProofConfig {
  */
 export const STREAMS_PER_WORKER = 64;
 
-const positive = z.number().positive();
-const lengthDistribution = z
+const positive = lazySchema((z) => z.number().positive());
+const lengthDistribution = lazySchema((z) => z
   .object({
     spread: z.enum(['stated', 'default', 'fixed']),
-    mean: positive,
-    p99: positive,
+    mean: positive(),
+    p99: positive(),
     mu: z.number(),
     sigma: z.number().min(0),
     scv: z.number().min(0),
-    max: positive.optional(),
+    max: positive().optional(),
     source: z.string(),
   })
-  .strict();
-const figures = z.object({ ttftP99Ms: positive, tpotP99Ms: positive, e2eP99Ms: positive, outputTokensPerSecond: positive }).strict();
-const thresholds = z
+  .strict());
+const figures = lazySchema((z) => z.object({ ttftP99Ms: positive(), tpotP99Ms: positive(), e2eP99Ms: positive(), outputTokensPerSecond: positive() }).strict());
+const thresholds = lazySchema((z) => z
   .object({
-    ttftP99MaxMs: positive,
-    tpotP99MaxMs: positive,
+    ttftP99MaxMs: positive(),
+    tpotP99MaxMs: positive(),
     minOutputTokensPerSecond: z.number().min(0).optional(),
     rateShare: z.number().positive().max(1).optional(),
     maxErrorRate: z.number().min(0).max(1),
   })
-  .strict();
+  .strict());
 
 /**
  * Schema of {@link TokenProofConfig}: the construct checks what it writes with it, the handlers what they read.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const tokenProofConfigSchema = z
+export const tokenProofConfigSchema = lazySchema((z) => z
   .object({
     schemaVersion: z.literal(1),
     kind: z.literal('tokens'),
@@ -190,35 +190,35 @@ export const tokenProofConfigSchema = z
       .object({
         requests: z.number().int().positive(),
         concurrency: z.number().int().positive(),
-        rateRps: positive,
+        rateRps: positive(),
         inputTokens: z.number().int().positive(),
         outputTokens: z.number().int().positive(),
-        timeoutMs: positive,
-        predicted: figures,
-        thresholds,
+        timeoutMs: positive(),
+        predicted: figures(),
+        thresholds: thresholds(),
       })
       .strict(),
     capacity: z
       .object({
-        rateRps: positive,
+        rateRps: positive(),
         workers: z.number().int().min(1),
-        streamsPerWorker: positive,
-        ...loadWindowShape,
+        streamsPerWorker: positive(),
+        ...loadWindowShape(),
         inputTokens: z.number().int().positive(),
         outputTokens: z.number().int().positive(),
-        lengths: z.object({ input: lengthDistribution, output: lengthDistribution }).strict().optional(),
+        lengths: z.object({ input: lengthDistribution(), output: lengthDistribution() }).strict().optional(),
         lengthSeed: z.number().int().min(0).optional(),
-        predicted: figures.extend({ rateRps: positive }).strict(),
-        thresholds: thresholds.extend({ rateShare: z.number().positive().max(1) }).strict(),
+        predicted: figures().extend({ rateRps: positive() }).strict(),
+        thresholds: thresholds().extend({ rateShare: z.number().positive().max(1) }).strict(),
       })
       .strict()
       .optional(),
-    plan: generativePlanBasisSchema.optional(),
+    plan: generativePlanBasisSchema().optional(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
   })
-  .strict();
+  .strict());
 
 /** True when a `SMOKE_CONFIG` document is a proof in tokens (it says `"kind":"tokens"`). */
 export function isTokenProofConfig(text: string | undefined): boolean {

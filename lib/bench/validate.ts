@@ -1,8 +1,8 @@
 /**
  * Validates benchmark options before any request is sent, reporting every problem at once.
  */
-import { z } from 'zod';
 import { InputError } from '../errors';
+import { lazySchema, loadZod } from '../lazy-schema';
 import { compileAnswerCheck } from './answer';
 import type { BenchOptions } from './types';
 
@@ -23,25 +23,25 @@ export const MAX_RATE_RPS = 100_000;
 export const MAX_IN_FLIGHT = 10_000;
 
 const positive = (what: string, example: string) =>
-  z.number().refine((n) => Number.isFinite(n) && n > 0, `${what} must be a positive number, e.g. ${example}`);
+  loadZod().number().refine((n) => Number.isFinite(n) && n > 0, `${what} must be a positive number, e.g. ${example}`);
 const positiveInt = (what: string, example: string) =>
-  z.number().refine((n) => Number.isInteger(n) && n >= 1, `${what} must be a whole number >= 1, e.g. ${example}`);
+  loadZod().number().refine((n) => Number.isInteger(n) && n >= 1, `${what} must be a whole number >= 1, e.g. ${example}`);
 const nonNegative = (what: string, example: string) =>
-  z.number().refine((n) => Number.isFinite(n) && n >= 0, `${what} must be a number >= 0, e.g. ${example}`);
+  loadZod().number().refine((n) => Number.isFinite(n) && n >= 0, `${what} must be a number >= 0, e.g. ${example}`);
 
-const httpUrl = z.string().refine((value) => {
+const httpUrl = lazySchema((z) => z.string().refine((value) => {
   try {
     const { protocol } = new URL(value);
     return protocol === 'http:' || protocol === 'https:';
   } catch {
     return false;
   }
-}, 'must be an absolute http(s) URL, e.g. https://my-alb.example.com/invocations');
+}, 'must be an absolute http(s) URL, e.g. https://my-alb.example.com/invocations'));
 
-const target = z.discriminatedUnion('kind', [
+const target = lazySchema((z) => z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('http'),
-    url: httpUrl,
+    url: httpUrl(),
     method: z.enum(['GET', 'POST', 'PUT']).optional(),
     headers: z.record(z.string(), z.string()).optional(),
   }),
@@ -51,9 +51,9 @@ const target = z.discriminatedUnion('kind', [
     region: z.string().min(1, 'must be a region name such as us-east-1, or be left out').optional(),
     targetVariant: z.string().min(1, 'must name a production variant, or be left out').optional(),
   }),
-]);
+]));
 
-const mode = z.discriminatedUnion('kind', [
+const mode = lazySchema((z) => z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('closed'),
     concurrency: positiveInt('concurrency', '4').refine((n) => n <= MAX_IN_FLIGHT, `concurrency must be at most ${MAX_IN_FLIGHT}`),
@@ -67,16 +67,16 @@ const mode = z.discriminatedUnion('kind', [
     arrivals: z.enum(['uniform', 'poisson'], { error: "arrivals must be 'uniform' or 'poisson'" }).optional(),
     seed: z.number({ error: 'seed must be an integer, e.g. 1' }).int('seed must be an integer, e.g. 1').optional(),
   }),
-]);
+]));
 
-const stop = z
+const stop = lazySchema((z) => z
   .object({ durationMs: positive('durationMs', '10000').optional(), requests: positiveInt('requests', '500').optional() })
   .refine(
     (s) => (s.durationMs === undefined) !== (s.requests === undefined),
     'give exactly one of durationMs (run for a time) or requests (run for a count)',
-  );
+  ));
 
-const answerCheck = z
+const answerCheck = lazySchema((z) => z
   .discriminatedUnion('kind', [
     z.object({ kind: z.literal('json'), value: z.unknown() }),
     z.object({ kind: z.literal('json-path'), path: z.string(), value: z.unknown() }),
@@ -88,9 +88,9 @@ const answerCheck = z
     } catch (err) {
       ctx.addIssue({ code: 'custom', message: (err as Error).message, input: check });
     }
-  });
+  }));
 
-const thresholds = z.object({
+const thresholds = lazySchema((z) => z.object({
   p50MaxMs: positive('p50MaxMs', '50').optional(),
   p99MaxMs: positive('p99MaxMs', '200').optional(),
   minThroughputRps: nonNegative('minThroughputRps', '100').optional(),
@@ -99,15 +99,15 @@ const thresholds = z.object({
     .refine((n) => n >= 0 && n <= 1, 'maxErrorRate is a fraction between 0 and 1, e.g. 0.01 for 1 %')
     .optional(),
   serverP99MaxMs: positive('serverP99MaxMs', '50').optional(),
-});
+}));
 
-const options = z
+const options = lazySchema((z) => z
   .object({
-    target,
+    target: target(),
     body: z.string().optional(),
     contentType: z.string().min(1, 'must be a MIME type such as application/json, or be left out').optional(),
-    mode,
-    stop,
+    mode: mode(),
+    stop: stop(),
     warmupMs: nonNegative('warmupMs', '2000').optional(),
     timeoutMs: positive('timeoutMs', '10000')
       .refine((n) => n <= MAX_TIMER_MS, `timeoutMs must be at most ${MAX_TIMER_MS} (the longest Node timer)`)
@@ -116,8 +116,8 @@ const options = z
       .number()
       .refine((n) => Number.isInteger(n) && n >= 100 && n <= 599, 'must be an HTTP status between 100 and 599')
       .optional(),
-    expect: answerCheck.optional(),
-    thresholds: thresholds.optional(),
+    expect: answerCheck().optional(),
+    thresholds: thresholds().optional(),
   })
   .superRefine((value, ctx) => {
     if (value.target.kind !== 'sagemaker') {
@@ -140,7 +140,7 @@ const options = z
           'SageMaker answers 200 on success and wraps any other model status in a ModelError (424): leave it out or use 200',
       });
     }
-  });
+  }));
 
 /**
  * Checks options before a run.
@@ -148,7 +148,7 @@ const options = z
  * @throws InputError listing every problem, each naming the option, the value received and the fix.
  */
 export function validateBenchOptions(value: BenchOptions): void {
-  const result = options.safeParse(value, { reportInput: true });
+  const result = options().safeParse(value, { reportInput: true });
   if (result.success) {
     return;
   }

@@ -33,7 +33,7 @@ export function readGenerativeCalibrationRecord(json: unknown, origin: string): 
   const inReport = valueAt(json, ['capacity', 'calibration']) !== undefined;
   const record = inReport ? valueAt(json, ['capacity', 'calibration']) : json;
   const path = inReport ? 'capacity.calibration.' : '';
-  const result = generativeCalibrationRecordSchema.safeParse(record);
+  const result = generativeCalibrationRecordSchema().safeParse(record);
   if (!result.success) {
     throw new InputError(
       result.error.issues.map((issue) => `${origin}: ${path}${formatPath(issue.path)}: ${issue.message}, got ${formatValue(valueAt(record, issue.path))}`),

@@ -61,7 +61,7 @@ export function readCalibrationRecord(json: unknown, origin: string): Calibratio
         'use the cdk-inferentia version that wrote the report',
     );
   }
-  const result = calibrationRecordSchema.safeParse(record);
+  const result = calibrationRecordSchema().safeParse(record);
   if (!result.success) {
     throw new InputError(
       result.error.issues.map(

@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InputError } from '../errors';
+import { lazySchema, loadZod } from '../lazy-schema';
 import { Catalog, PriceFile, priceKey } from './catalog';
 import { isAwsRegion } from './regions';
 import { HOSTINGS, InstanceSpec, Price, PRICING_KINDS } from './types';
@@ -13,43 +14,43 @@ export const UNDATED = 'undated';
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/;
 const EC2_NAME = /^[a-z][a-z0-9-]*\.[a-z0-9-]+$/;
 
-const positiveNumber = z.number({ error: 'expected a positive number' })
-  .positive({ error: 'expected a positive number' });
-const positiveInteger = z.number({ error: 'expected a positive whole number' })
+const positiveNumber = lazySchema((z) => z.number({ error: 'expected a positive number' })
+  .positive({ error: 'expected a positive number' }));
+const positiveInteger = lazySchema((z) => z.number({ error: 'expected a positive whole number' })
   .int({ error: 'expected a positive whole number' })
-  .positive({ error: 'expected a positive whole number' });
-const nonEmptyString = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
-const isoDate = z.string({ error: 'expected an ISO date such as 2026-11-22' })
-  .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' });
-const flag = z.boolean({ error: 'expected true or false' });
+  .positive({ error: 'expected a positive whole number' }));
+const nonEmptyString = (what: string) => loadZod().string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
+const isoDate = lazySchema((z) => z.string({ error: 'expected an ISO date such as 2026-11-22' })
+  .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' }));
+const flag = lazySchema((z) => z.boolean({ error: 'expected true or false' }));
 
-const instanceSchema = z.strictObject({
+const instanceSchema = lazySchema((z) => z.strictObject({
   name: nonEmptyString('an EC2 instance type name such as inf2.xlarge'),
   family: nonEmptyString('an instance family such as inf2').optional(),
-  chips: positiveInteger,
-  coresPerChip: positiveInteger,
-  logicalNeuronCoreConfig: positiveInteger.optional(),
+  chips: positiveInteger(),
+  coresPerChip: positiveInteger(),
+  logicalNeuronCoreConfig: positiveInteger().optional(),
   coreVersion: z.enum(['v1', 'v2', 'v3', 'v4'], { error: 'expected "v1" (Inf1), "v2" (Inf2, Trn1), "v3" (Trn2) or "v4" (Trn3)' }),
-  deviceMemoryPerChipGiB: positiveNumber,
-  vcpus: positiveInteger,
-  memoryGiB: positiveNumber,
+  deviceMemoryPerChipGiB: positiveNumber(),
+  vcpus: positiveInteger(),
+  memoryGiB: positiveNumber(),
   source: nonEmptyString('a non-empty description of where the numbers come from').optional(),
-  unverified: flag.default(false),
-});
+  unverified: flag().default(false),
+}));
 
-const priceSchema = z.strictObject({
+const priceSchema = lazySchema((z) => z.strictObject({
   instanceType: nonEmptyString('an EC2 instance type name such as inf2.xlarge'),
   region: nonEmptyString('an AWS region code such as us-east-1'),
   hosting: z.enum(HOSTINGS as ['ec2', 'sagemaker'], { error: 'expected "ec2" or "sagemaker"' }),
-  usdPerHour: positiveNumber,
+  usdPerHour: positiveNumber(),
   kind: z.enum(PRICING_KINDS as ['on-demand', 'ri-effective', 'capacity-block'], {
     error: 'expected "on-demand", "ri-effective" or "capacity-block" (EC2 Capacity Blocks for ML)',
   })
     .default('on-demand'),
   source: nonEmptyString('a non-empty description of where the number comes from').optional(),
-  asOf: isoDate.optional(),
-  unverified: flag.default(false),
-});
+  asOf: isoDate().optional(),
+  unverified: flag().default(false),
+}));
 
 /**
  * The JSON shape of a price file, for `--prices FILE`.
@@ -62,12 +63,12 @@ const priceSchema = z.strictObject({
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const priceFileSchema = z.strictObject({
+export const priceFileSchema = lazySchema((z) => z.strictObject({
   source: nonEmptyString('a non-empty description of where the file comes from').optional(),
-  asOf: isoDate.optional(),
-  instances: z.array(instanceSchema, { error: 'expected a list of instance types' }).default([]),
-  prices: z.array(priceSchema, { error: 'expected a list of prices' }),
-}, { error: 'expected a JSON object with a "prices" list' });
+  asOf: isoDate().optional(),
+  instances: z.array(instanceSchema(), { error: 'expected a list of instance types' }).default([]),
+  prices: z.array(priceSchema(), { error: 'expected a list of prices' }),
+}, { error: 'expected a JSON object with a "prices" list' }));
 
 /** A price file as written by hand, before defaults: what `parsePriceFile` accepts. */
 export interface PriceFileInput {
@@ -92,7 +93,7 @@ export interface PriceFileInput {
  * @throws InputError listing every problem, one line each, naming its JSON path and the value received
  */
 export function parsePriceFile(json: unknown, origin: string): PriceFile {
-  const parsed = priceFileSchema.safeParse(json, { reportInput: true });
+  const parsed = priceFileSchema().safeParse(json, { reportInput: true });
   const problems = parsed.success ? [] : parsed.error.issues.map(describeIssue);
   problems.push(...checkReferences(json));
   InputError.throwIfAny(problems.map((p) => `${origin}: ${p}`));

@@ -7,8 +7,8 @@
  * reads from their own prefix), `manifest.json`, and `attempts/<id>/` (failure records and logs).
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { InputError } from '../errors';
+import { lazySchema } from '../lazy-schema';
 import {
   GENERATIVE_CHIPS,
   HF_COMMIT,
@@ -76,22 +76,22 @@ export interface GenerativeManifest extends GenerativeArtifactFacts {
   readonly image: string;
 }
 
-const weightsIdentitySchema = z.union([
+const weightsIdentitySchema = lazySchema((z) => z.union([
   z.object({ source: z.literal('s3'), s3Uri: z.string().startsWith('s3://'), version: z.string().optional() }),
   z.object({ source: z.literal('huggingface'), repository: z.string().min(1), revision: z.string().regex(HF_COMMIT) }),
-]);
+]));
 
 /**
  * Zod schema of a generative `manifest.json`.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const generativeManifestSchema = z.object({
+export const generativeManifestSchema = lazySchema((z) => z.object({
   formatVersion: z.literal(GENERATIVE_MANIFEST_FORMAT_VERSION),
   kind: z.literal('generative'),
   model: z.string().min(1),
   hash: z.string().regex(/^[0-9a-f]+$/),
-  weights: weightsIdentitySchema,
+  weights: weightsIdentitySchema(),
   weightsDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   tensorParallelSize: z.int().positive(),
   maxNumSeqs: z.int().positive(),
@@ -107,7 +107,7 @@ export const generativeManifestSchema = z.object({
   check: z.object({ prompt: z.string(), output: z.string() }),
   hostInstanceType: z.string().min(1),
   image: z.string().min(1),
-});
+}));
 
 /**
  * Checks a generative manifest read back from S3.
@@ -115,7 +115,7 @@ export const generativeManifestSchema = z.object({
  * @throws InputError naming each field that does not match the format
  */
 export function parseGenerativeManifest(json: unknown, origin: string): GenerativeManifest {
-  const result = generativeManifestSchema.safeParse(json);
+  const result = generativeManifestSchema().safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((i) => `${origin}: ${i.path.join('.') || '(manifest)'}: ${i.message}; `
       + 'the file was not written by this version of the generative compile: compile again'));

@@ -15,8 +15,8 @@
  * ({@link checkGenerativeArtifacts}) before they create anything.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { InputError } from '../errors';
+import { lazySchema, loadZod } from '../lazy-schema';
 import { pluginEngineKwargs, VLLM_ENV, vllmEngineOf, type VllmReplicaConfig } from '../generative/engine-config';
 import type { GenerativePlan } from '../generative/types';
 import { canonicalJson, HASH_LENGTH } from './hash';
@@ -106,11 +106,11 @@ export interface GenerativeCompileSpecInput extends Omit<GenerativeCompileSpec, 
 export const DEFAULT_LNC: Readonly<Record<GenerativeChip, number>> = { inf2: 1, trn1: 1, trn2: 2 };
 
 const POSITIVE = 'expected a positive integer';
-const positive = () => z.int({ error: POSITIVE }).positive({ error: POSITIVE });
+const positive = () => loadZod().int({ error: POSITIVE }).positive({ error: POSITIVE });
 const SDK = 'expected a Neuron SDK version such as "2.29.0"';
-const nonEmpty = (what: string) => z.string({ error: `expected ${what}` }).refine((s) => s.trim().length > 0 && !/\s/.test(s), { error: `expected ${what} without spaces` });
+const nonEmpty = (what: string) => loadZod().string({ error: `expected ${what}` }).refine((s) => s.trim().length > 0 && !/\s/.test(s), { error: `expected ${what} without spaces` });
 
-const weightsSchema = z.union([
+const weightsSchema = lazySchema((z) => z.union([
   z.strictObject({
     source: z.literal('s3'),
     s3Uri: z.string().regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/\S+\/$/, {
@@ -128,17 +128,17 @@ const weightsSchema = z.union([
         + 'always mean the same weights); copy it from the repository\'s "Files and versions" history',
     }),
   }),
-], { error: 'expected { "source": "s3", "s3Uri": "s3://bucket/prefix/" } or { "source": "huggingface", "repository": "owner/name", "revision": "<40-hex commit>" }' });
+], { error: 'expected { "source": "s3", "s3Uri": "s3://bucket/prefix/" } or { "source": "huggingface", "repository": "owner/name", "revision": "<40-hex commit>" }' }));
 
 /**
  * Zod schema of a generative compile spec.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const generativeCompileSpecSchema = z.strictObject({
+export const generativeCompileSpecSchema = lazySchema((z) => z.strictObject({
   kind: z.literal('generative').default('generative'),
   model: z.string({ error: 'expected a model name' }).refine((s) => s.trim().length > 0, { error: 'expected a non-empty model name' }),
-  weights: weightsSchema,
+  weights: weightsSchema(),
   tensorParallelSize: positive(),
   maxNumSeqs: positive(),
   maxModelLen: positive(),
@@ -153,7 +153,7 @@ export const generativeCompileSpecSchema = z.strictObject({
     cpuCompile: z.boolean(),
     engine: z.record(z.string(), z.unknown()),
   }).optional(),
-});
+}));
 
 /**
  * Validates a generative compile spec and fills in its defaults.
@@ -162,7 +162,7 @@ export const generativeCompileSpecSchema = z.strictObject({
  * @throws InputError listing every problem, one line each, naming the field, the value and the fix
  */
 export function parseGenerativeCompileSpec(json: unknown, origin: string): GenerativeCompileSpec {
-  const result = generativeCompileSpecSchema.safeParse(json);
+  const result = generativeCompileSpecSchema().safeParse(json);
   if (!result.success) {
     throw new InputError(specProblems(result.error.issues, json, origin,
       'an object with model, weights, tensorParallelSize, maxNumSeqs, maxModelLen, chip and neuronSdkVersion'));

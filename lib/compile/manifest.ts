@@ -5,7 +5,7 @@
  * (serving/compile/compile.py) writes exactly these fields; `parseManifest` checks them when the job or a deploy
  * reads the file back.
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import type { CoreVersion } from '../catalog/types';
 import { InputError } from '../errors';
 import { NEURON_CHIPS, type NeuronChip } from './spec';
@@ -61,24 +61,24 @@ export interface CompileManifest {
   readonly profile: string | null;
 }
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected a SHA-256 hex digest' });
-const positiveInt = z.int().positive();
+const hex64 = lazySchema((z) => z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected a SHA-256 hex digest' }));
+const positiveInt = lazySchema((z) => z.int().positive());
 
 /**
  * Zod schema of `manifest.json`.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const manifestSchema = z.object({
+export const manifestSchema = lazySchema((z) => z.object({
   formatVersion: z.literal(MANIFEST_FORMAT_VERSION, { error: `expected format version ${MANIFEST_FORMAT_VERSION}` }),
   model: z.string().min(1),
   hash: z.string().regex(/^[0-9a-f]+$/),
   chip: z.enum(NEURON_CHIPS as [NeuronChip, ...NeuronChip[]]),
   coreVersion: z.enum(['v1', 'v2', 'v3']),
-  coresPerProcess: positiveInt,
-  batchSizes: z.array(positiveInt).min(1),
-  sequenceLength: positiveInt.optional(),
-  imageSize: positiveInt.optional(),
+  coresPerProcess: positiveInt(),
+  batchSizes: z.array(positiveInt()).min(1),
+  sequenceLength: positiveInt().optional(),
+  imageSize: positiveInt().optional(),
   traceApi: z.string().min(1),
   versions: z.object({
     neuronSdk: z.string(),
@@ -87,13 +87,13 @@ export const manifestSchema = z.object({
     torch: z.string(),
     torchNeuron: z.string(),
   }),
-  sourceSha256: hex64,
-  artifacts: z.array(z.object({ batchSize: positiveInt, file: z.string().min(1), sha256: hex64, bytes: z.int().nonnegative() })).min(1),
+  sourceSha256: hex64(),
+  artifacts: z.array(z.object({ batchSize: positiveInt(), file: z.string().min(1), sha256: hex64(), bytes: z.int().nonnegative() })).min(1),
   compileSeconds: z.number().nonnegative(),
   accuracy: z.object({ passed: z.boolean(), maxAbsError: z.number().nonnegative(), tolerance: z.number().positive() }),
   hostInstanceType: z.string().min(1),
   profile: z.string().nullable(),
-});
+}));
 
 /**
  * Checks a manifest read back from S3.
@@ -103,7 +103,7 @@ export const manifestSchema = z.object({
  * @throws InputError naming each field that does not match the format
  */
 export function parseManifest(json: unknown, origin: string): CompileManifest {
-  const result = manifestSchema.safeParse(json);
+  const result = manifestSchema().safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((i) => `${origin}: ${i.path.join('.') || '(manifest)'}: ${i.message}; `
       + 'the file was not written by this version of the compile script: compile again'));
@@ -132,11 +132,11 @@ export interface CompileFailure {
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const failureSchema = z.object({
+export const failureSchema = lazySchema((z) => z.object({
   kind: z.enum(['out-of-memory', 'unsupported-operators', 'accuracy', 'timeout', 'error']).catch('error'),
   reason: z.string().catch('the compile failed without a reason'),
   exitCode: z.number().optional().catch(undefined),
   operators: z.array(z.string()).optional().catch(undefined),
   instanceType: z.string().optional().catch(undefined),
   logTail: z.string().optional().catch(undefined),
-});
+}));

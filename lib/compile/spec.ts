@@ -6,9 +6,10 @@
  * compile runs, not what it produces, so they stay out of the content hash. Validated with zod; every problem is
  * reported at once, naming the JSON path, the value received and the fix.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CoreVersion } from '../catalog/types';
 import { InputError } from '../errors';
+import { lazySchema, loadZod } from '../lazy-schema';
 
 /** Chips a compile targets: Inferentia (Inf1), Inferentia2 (Inf2), Trainium (Trn1, Trn1n). */
 export type NeuronChip = 'inf1' | 'inf2' | 'trn1';
@@ -104,14 +105,14 @@ const POSITIVE_INTEGER = 'expected a positive integer';
  */
 export const MAX_COMPILE_BATCH_SIZE = 1024;
 const NON_EMPTY = 'expected a non-empty string';
-const nonEmpty = () => z.string({ error: NON_EMPTY }).refine((s) => s.trim().length > 0, { error: NON_EMPTY });
-const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
+const nonEmpty = () => loadZod().string({ error: NON_EMPTY }).refine((s) => s.trim().length > 0, { error: NON_EMPTY });
+const positiveInteger = () => loadZod().int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
 const s3Uri = (what: string) =>
-  z.string({ error: `expected an s3:// URI of ${what}` }).regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/\S+$/, {
+  loadZod().string({ error: `expected an s3:// URI of ${what}` }).regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/\S+$/, {
     error: `expected an s3:// URI of ${what}, e.g. s3://my-bucket/models/bert/`,
   });
 
-const sourceSchema = z.union(
+const sourceSchema = lazySchema((z) => z.union(
   [
     z.strictObject({ s3Uri: s3Uri('a Hugging Face model directory ending with /'), format: z.literal('huggingface') }),
     z.strictObject({ s3Uri: s3Uri('a TorchScript file'), format: z.literal('torchscript') }),
@@ -122,16 +123,16 @@ const sourceSchema = z.union(
       'expected { "s3Uri": "s3://bucket/prefix/", "format": "huggingface" }, { "s3Uri": "s3://bucket/model.pt", ' +
       '"format": "torchscript" } or { "hubModelId": "bert-base-uncased" }',
   },
-);
+));
 
 /**
  * Zod schema of a compile spec file (`cdk-inferentia compile --spec FILE`, `NeuronCompileJob` props).
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const compileSpecSchema = z.strictObject({
+export const compileSpecSchema = lazySchema((z) => z.strictObject({
   model: nonEmpty(),
-  source: sourceSchema,
+  source: sourceSchema(),
   task: z.enum(COMPILE_TASKS as [CompileTask, ...CompileTask[]], { error: `expected one of ${COMPILE_TASKS.join(', ')}` }),
   sequenceLength: positiveInteger().optional(),
   imageSize: positiveInteger().optional(),
@@ -148,7 +149,7 @@ export const compileSpecSchema = z.strictObject({
   neuronSdkVersion: z.string({ error: 'expected a Neuron SDK version such as "2.26.1"' })
     .regex(/^\d+\.\d+(\.\d+)?$/, { error: 'expected a Neuron SDK version such as "2.26.1"' }),
   tolerance: z.number({ error: 'expected a positive number' }).positive({ error: 'expected a positive number' }).default(0.02),
-});
+}));
 
 /** The spec as written in a file, before defaults: what `parseCompileSpec` accepts. */
 export interface CompileSpecInput extends Omit<CompileSpec, 'autoCast' | 'compilerArgs' | 'tolerance'> {
@@ -208,7 +209,7 @@ export function specProblems(issues: z.ZodError['issues'], json: unknown, origin
 }
 
 /** Rules zod cannot state field by field: shapes per task, batch order, Inf1 limits. */
-function crossFieldProblems(spec: z.output<typeof compileSpecSchema>): string[] {
+function crossFieldProblems(spec: z.output<ReturnType<typeof compileSpecSchema>>): string[] {
   const problems: string[] = [];
   const text = TEXT_TASKS.includes(spec.task);
   if (text && spec.sequenceLength === undefined) {
@@ -252,7 +253,7 @@ function crossFieldProblems(spec: z.output<typeof compileSpecSchema>): string[] 
  * @throws InputError listing every problem, one line each
  */
 export function parseCompileSpec(json: unknown, origin: string): CompileSpec {
-  const result = compileSpecSchema.safeParse(json);
+  const result = compileSpecSchema().safeParse(json);
   if (!result.success) {
     throw new InputError(specProblems(result.error.issues, json, origin,
       'a JSON object with model, source, task, batchSizes, chip, coresPerProcess and neuronSdkVersion'));

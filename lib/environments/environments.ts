@@ -156,7 +156,7 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
   const { source } = options;
   const catalog = options.catalog ?? Catalog.builtIn();
   const hostings = options.hostings ?? ['sagemaker', 'ec2'];
-  const result = environmentsInputSchema.safeParse(json);
+  const result = environmentsInputSchema().safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((issue) => `${source}: ${describeIssue(json, issue)}`));
   }
@@ -348,13 +348,13 @@ export function nextEnvironment(config: EnvironmentsConfig, env: EnvironmentConf
   return config.environments[env.index + 1];
 }
 
-type GenerativeInput = NonNullable<z.infer<typeof environmentsInputSchema>['environments'][number]['generative']>;
+type GenerativeInput = NonNullable<z.infer<ReturnType<typeof environmentsInputSchema>>['environments'][number]['generative']>;
 
 /**
  * Every environment or none has a generative section, with one profile, and each has an `artifact` location when
  * there are several: the compiled prefix is promoted, not recompiled.
  */
-function generativeLayoutProblems(source: string, envs: z.infer<typeof environmentsInputSchema>['environments']): string[] {
+function generativeLayoutProblems(source: string, envs: z.infer<ReturnType<typeof environmentsInputSchema>>['environments']): string[] {
   const withModel = envs.filter((e) => e.generative !== undefined);
   if (withModel.length === 0) {
     return [];

@@ -6,7 +6,7 @@
  * checked with zod; {@link parseEnvironments} then checks what only the catalog and the targets can tell (region
  * without the family or its prices, thresholds looser than targets, production below two instances).
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 
 /** An environment name: a CDK Stage id, a path segment of its SSM parameters and a GitHub environment. */
 export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{0,23}$/;
@@ -31,39 +31,39 @@ export const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
  */
 export const ROLE_ARN = /^arn:aws(?:-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
-const positive = z.number().positive();
+const positive = lazySchema((z) => z.number().positive());
 
 /** A token length: mean, and optionally its 99th percentile (at least the mean, checked by parseEnvironments). */
-const tokenLength = z.object({ mean: z.number().int().positive(), p99: z.number().int().positive().optional() }).strict();
+const tokenLength = lazySchema((z) => z.object({ mean: z.number().int().positive(), p99: z.number().int().positive().optional() }).strict());
 
 /**
  * The generative model an environment also serves, planned in tokens on SageMaker inference components.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const generativeInputSchema = z
+export const generativeInputSchema = lazySchema((z) => z
   .object({
     profile: z.string().min(1).default('llama-3.1-8b-instruct'),
     targets: z
       .object({
-        requestsPerSecond: positive,
-        peakRequestsPerSecond: positive.optional(),
-        inputTokens: tokenLength,
-        outputTokens: tokenLength,
-        ttftP99Ms: positive,
-        tpotP99Ms: positive,
-        e2eP99Ms: positive.optional(),
+        requestsPerSecond: positive(),
+        peakRequestsPerSecond: positive().optional(),
+        inputTokens: tokenLength(),
+        outputTokens: tokenLength(),
+        ttftP99Ms: positive(),
+        tpotP99Ms: positive(),
+        e2eP99Ms: positive().optional(),
       })
       .strict(),
   })
-  .strict();
+  .strict());
 
 /**
  * Schema of one environment as written in the config file.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const environmentInputSchema = z
+export const environmentInputSchema = lazySchema((z) => z
   .object({
     name: z.string().regex(ENVIRONMENT_NAME, 'must be 1-24 lowercase letters, digits or "-", starting with a letter (e.g. "dev")'),
     account: z.string().regex(/^\d{12}$/, 'must be a 12-digit AWS account id as a string, e.g. "111111111111"'),
@@ -72,9 +72,9 @@ export const environmentInputSchema = z
     profile: z.string().min(1),
     targets: z
       .object({
-        throughputRps: positive,
-        p99Ms: positive,
-        peakThroughputRps: positive.optional(),
+        throughputRps: positive(),
+        p99Ms: positive(),
+        peakThroughputRps: positive().optional(),
       })
       .strict(),
     availability: z
@@ -88,9 +88,9 @@ export const environmentInputSchema = z
     production: z.boolean().optional(),
     smoke: z
       .object({
-        p99MaxMs: positive.optional(),
+        p99MaxMs: positive().optional(),
         maxErrorRate: z.number().min(0).max(1).default(0.01),
-        maxReportAgeHours: positive.default(168),
+        maxReportAgeHours: positive().default(168),
       })
       .strict()
       .default({ maxErrorRate: 0.01, maxReportAgeHours: 168 }),
@@ -108,16 +108,16 @@ export const environmentInputSchema = z
       .strict()
       .optional(),
     promotionRoleArn: z.string().regex(ROLE_ARN, 'must be an IAM role ARN, e.g. "arn:aws:iam::111111111111:role/promote"').optional(),
-    generative: generativeInputSchema.optional(),
+    generative: generativeInputSchema().optional(),
   })
-  .strict();
+  .strict());
 
 /**
  * Schema of the whole config file.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const environmentsInputSchema = z
+export const environmentsInputSchema = lazySchema((z) => z
   .object({
     $schema: z.string().optional(),
     application: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be 1-40 lowercase letters, digits or "-" (e.g. "bert-base-uncased")'),
@@ -143,9 +143,9 @@ export const environmentsInputSchema = z
       })
       .strict()
       .optional(),
-    environments: z.array(environmentInputSchema).min(1, 'must list at least one environment, in promotion order'),
+    environments: z.array(environmentInputSchema()).min(1, 'must list at least one environment, in promotion order'),
   })
-  .strict();
+  .strict());
 
 /** One environment as written in the config file; the optional fields have the defaults {@link parseEnvironments} fills in. */
 export interface EnvironmentInput {

@@ -2,7 +2,8 @@
  * Validation of a user's generative profile file (`plan --profile FILE` with `"kind": "generative"`): every problem
  * at once, each naming the field, the value and what is expected. docs/profile-format.md documents the format.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { NEURON_FAMILIES } from '../catalog/instance-type';
 import { InputError } from '../errors';
 import { closestName } from '../profiles';
@@ -10,7 +11,7 @@ import { formatPath, formatValue, nonEmptyString, positiveInteger, positiveNumbe
 import type { GenerativeProfile } from './types';
 
 
-const generativeModelSchema = z.strictObject({
+const generativeModelSchema = lazySchema((z) => z.strictObject({
   architecture: z.enum(['decoder-only', 'encoder-decoder'], { error: "expected 'decoder-only' or 'encoder-decoder'" }),
   parametersBillions: positiveNumber(),
   dtype: z.enum(['fp32', 'bf16', 'fp16', 'fp8', 'int8'], { error: "expected one of 'fp32', 'bf16', 'fp16', 'fp8', 'int8'" }),
@@ -21,7 +22,7 @@ const generativeModelSchema = z.strictObject({
   vocabulary: positiveInteger(),
   maxContextTokens: positiveInteger(),
   source: nonEmptyString(),
-});
+}));
 
 /** A Neuron SDK release as the Neuron release notes write it: `2.26`, `2.26.1` (not `latest`, which pins nothing). */
 const SDK_VERSION = /^\d+\.\d+(\.\d+)?$/;
@@ -32,7 +33,7 @@ function familyOf(instanceType: string): string {
   return instanceType.replace(/^ml\./, '').split('.')[0];
 }
 
-const generativeMeasurementSchema = z.strictObject({
+const generativeMeasurementSchema = lazySchema((z) => z.strictObject({
   // A row on a GPU instance is not a Neuron measurement: refused here, rather than never matching a catalog instance.
   instanceType: nonEmptyString().refine((t) => NEURON_FAMILIES.includes(familyOf(t)), {
     error: 'NEURON_INSTANCE',
@@ -53,23 +54,23 @@ const generativeMeasurementSchema = z.strictObject({
   chunkedPrefill: z.boolean({ error: 'expected true or false' }).optional(),
   source: nonEmptyString(),
   unverified: z.boolean({ error: 'expected true or false' }).optional(),
-});
+}));
 
 /**
  * The JSON shape of a generative profile; `parseGenerativeProfile` adds the cross-field rules.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const generativeProfileSchema = z.strictObject({
+export const generativeProfileSchema = lazySchema((z) => z.strictObject({
   kind: z.literal('generative', { error: "expected 'generative'" }),
   id: nonEmptyString(),
   huggingFaceId: nonEmptyString().optional(),
   description: z.string({ error: 'expected a string' }).optional(),
-  model: generativeModelSchema,
+  model: generativeModelSchema(),
   measurements: z
-    .array(generativeMeasurementSchema, { error: 'expected an array of measurements' })
+    .array(generativeMeasurementSchema(), { error: 'expected an array of measurements' })
     .min(1, { error: 'expected at least one measurement' }),
-});
+}));
 
 function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
@@ -87,7 +88,7 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
 }
 
 /** Checks across fields: p50 <= p99, sequence length covers the row's lengths, KV heads divide the query heads. */
-function crossFieldProblems(profile: z.infer<typeof generativeProfileSchema>): string[] {
+function crossFieldProblems(profile: z.infer<ReturnType<typeof generativeProfileSchema>>): string[] {
   const problems: string[] = [];
   const { model } = profile;
   if (model.attentionHeads % model.kvHeads !== 0) {
@@ -121,7 +122,7 @@ function crossFieldProblems(profile: z.infer<typeof generativeProfileSchema>): s
 export function parseGenerativeProfile(json: unknown, origin: string): GenerativeProfile {
   // A kind slip is one problem, said as such, not a field-by-field refusal of the rest.
   profileKindOf(json, origin);
-  const result = generativeProfileSchema.safeParse(json);
+  const result = generativeProfileSchema().safeParse(json);
   if (!result.success) {
     throw new InputError(result.error.issues.map((issue) => `${origin}: ${describeIssue(json, issue)}`));
   }

@@ -157,12 +157,19 @@ export function saturationPerProcessRps(model: ServingModel): number {
  * Front-end CPU of the model server (`serving/frontend.py`), in ms of one core: a part per request (HTTP, the
  * deadline, the answer's slice) and a part per device call (the hop to the worker process and back).
  *
- * Measured by `npm run bench:serving` (docs/model-server-bench.md, 2026-11-23): 0.31-0.43 ms per request at one
- * request per call and 0.18-0.34 ms at eight; the split below reproduces the high end of both.
+ * First measured by `npm run bench:serving` (docs/model-server-bench.md, 2026-11-23) on a quiet 2-core machine:
+ * 0.31-0.43 ms per request at one request per call and 0.18-0.34 ms at eight, split as 0.15 ms per request + 0.28 ms
+ * per call. Issue 30 cut the request path (one future and one timer per request, worker messages handled in the
+ * socket's read callback, lazy watchdog and idle timers, one write per answer, a stock worker's TAKE sent ahead);
+ * `npm run bench:serving-overhead` (docs/model-server-bench.md, 2026-11-27, `nice -n -15`, a stock worker, the old
+ * and the new code three runs each on the shared machine at load average 8-15) split the front end's CPU into
+ * 0.214 ms per request + 0.280 ms per call before and 0.181 + 0.253 after (means): 0.85 and 0.90 of the old. That
+ * machine's load inflates the absolute figures (the old code read 0.45-0.52 ms at batch 1 against the quiet 0.43), so
+ * the quiet split is scaled by those ratios: 0.15 x 0.85 = 0.13, 0.28 x 0.90 = 0.25.
  */
-export const FRONT_END_MS_PER_REQUEST = 0.15;
+export const FRONT_END_MS_PER_REQUEST = 0.13;
 /** See {@link FRONT_END_MS_PER_REQUEST}. */
-export const FRONT_END_MS_PER_CALL = 0.28;
+export const FRONT_END_MS_PER_CALL = 0.25;
 
 /**
  * Latency every request spends in the model server outside the queue and the worker's busy time, in ms: the front

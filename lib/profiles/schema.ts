@@ -4,8 +4,9 @@
  * Same shape as `ModelProfile`. Every problem is reported at once, one line each, naming the JSON path, the value
  * received and what is expected: `measurements[1].throughputRps: expected a positive number, got 0`.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InputError } from '../errors';
+import { lazySchema, loadZod } from '../lazy-schema';
 import type { ModelProfile } from './types';
 
 const POSITIVE_NUMBER = 'expected a positive number';
@@ -17,15 +18,15 @@ const NON_EMPTY_STRING = 'expected a non-empty string';
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const positiveNumber = () => z.number({ error: POSITIVE_NUMBER }).positive({ error: POSITIVE_NUMBER });
+export const positiveNumber = () => loadZod().number({ error: POSITIVE_NUMBER }).positive({ error: POSITIVE_NUMBER });
 /** @internal see {@link positiveNumber} */
-export const positiveInteger = () => z.int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
+export const positiveInteger = () => loadZod().int({ error: POSITIVE_INTEGER }).positive({ error: POSITIVE_INTEGER });
 /** @internal see {@link positiveNumber} */
 export const nonEmptyString = () =>
-  z.string({ error: NON_EMPTY_STRING }).refine((s) => s.trim().length > 0, { error: NON_EMPTY_STRING });
+  loadZod().string({ error: NON_EMPTY_STRING }).refine((s) => s.trim().length > 0, { error: NON_EMPTY_STRING });
 
 /** One measurement of a user's profile. `source` may be left out; it then names the file and the entry. */
-const measurementSchema = z.strictObject({
+const measurementSchema = lazySchema((z) => z.strictObject({
   coreVersion: z.enum(['v1', 'v2', 'v3'], { error: "expected 'v1' (Inf1), 'v2' (Inf2, Trn1) or 'v3' (Trn2)" }),
   coresPerProcess: positiveInteger(),
   batchSize: positiveInteger(),
@@ -40,10 +41,10 @@ const measurementSchema = z.strictObject({
   memorySource: z.string({ error: 'expected a string' }).optional(),
   measuredProcesses: positiveInteger().optional(),
   capacityFactor: positiveNumber().optional(),
-});
+}));
 
 /** The `calibration` block `cdk-inferentia calibrate` writes. */
-const calibrationSchema = z.strictObject({
+const calibrationSchema = lazySchema((z) => z.strictObject({
   source: nonEmptyString(),
   measuredAt: nonEmptyString(),
   calibratedAt: nonEmptyString(),
@@ -68,7 +69,7 @@ const calibrationSchema = z.strictObject({
   }),
   capacityPerInstanceRps: positiveNumber(),
   changes: z.array(z.string({ error: 'expected a string' })),
-});
+}));
 
 /**
  * Zod schema of a user's profile JSON.
@@ -81,7 +82,7 @@ const calibrationSchema = z.strictObject({
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const profileSchema = z.strictObject({
+export const profileSchema = lazySchema((z) => z.strictObject({
   id: nonEmptyString(),
   description: z.string({ error: 'expected a string' }).optional(),
   deviceMemoryGiB: positiveNumber(),
@@ -91,10 +92,10 @@ export const profileSchema = z.strictObject({
   hostCpuMsPerRequest: positiveNumber().optional(),
   hostCpuSource: z.string({ error: 'expected a string' }).optional(),
   measurements: z
-    .array(measurementSchema, { error: 'expected an array of measurements' })
+    .array(measurementSchema(), { error: 'expected an array of measurements' })
     .min(1, { error: 'expected at least one measurement' }),
-  calibration: calibrationSchema.optional(),
-});
+  calibration: calibrationSchema().optional(),
+}));
 
 /** `['measurements', 1, 'throughputRps']` -> `measurements[1].throughputRps`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -163,7 +164,7 @@ function latencyOrderProblems(json: unknown): string[] {
  * @throws InputError listing every problem, one line each
  */
 export function parseProfile(json: unknown, origin: string): ModelProfile {
-  const result = profileSchema.safeParse(json);
+  const result = profileSchema().safeParse(json);
   const problems = [
     ...(result.success ? [] : result.error.issues.map((issue) => describeIssue(json, issue))),
     ...latencyOrderProblems(json),

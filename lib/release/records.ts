@@ -10,14 +10,19 @@
  *   and capacity proof with their verdicts). SSM keeps every version (`GetParameterHistory`), so it is also the
  *   environment's promotion history.
  *
+ * An environment that also serves a generative model has a third, the **generative deployment record**
+ * (`.../<environment>/generative-deployment`), written by its `Generative` stack once its proof in tokens passed: the
+ * vLLM image digest and the compiled replica's hash and prefix it serves. The release record then names the same.
+ *
  * SSM rather than S3 because a parameter needs no bucket to exist before the first promotion, carries its own
  * version history, and is read with one small IAM action (`ssm:GetParameter`) on one ARN. Records stay under
  * SSM's 4 KB standard tier; `promote` writes with the Intelligent-Tiering tier so a long failure list still fits.
  *
  * @see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { IMAGE_DIGEST } from '../environments/schema';
+import { lazySchema } from '../lazy-schema';
 
 /** The path every record parameter lives under; IAM policies scope to it. */
 export const RECORD_PARAMETER_ROOT = '/cdk-inferentia';
@@ -32,7 +37,12 @@ export function releaseParameterName(application: string, environment: string): 
   return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/release`;
 }
 
-const planSummarySchema = z.object({
+/** The generative deployment record's parameter name (environments with a `generative` section). */
+export function generativeDeploymentParameterName(application: string, environment: string): string {
+  return `${RECORD_PARAMETER_ROOT}/${application}/${environment}/generative-deployment`;
+}
+
+const planSummarySchema = lazySchema((z) => z.object({
   profileId: z.string(),
   instanceType: z.string(),
   instanceCount: z.number(),
@@ -42,7 +52,7 @@ const planSummarySchema = z.object({
   capacityRps: z.number(),
   predictedP99Ms: z.number(),
   hourlyCostUsd: z.number(),
-});
+}));
 
 /** The plan in a record: enough to say what runs and what it was sized for. */
 export interface PlanSummary {
@@ -62,7 +72,7 @@ export interface PlanSummary {
  *
  * @internal zod types stay out of the published declarations (they need `esModuleInterop` to compile)
  */
-export const deploymentRecordSchema = z.object({
+export const deploymentRecordSchema = lazySchema((z) => z.object({
   schemaVersion: z.literal(1),
   application: z.string(),
   environment: z.string(),
@@ -77,9 +87,9 @@ export const deploymentRecordSchema = z.object({
   target: z.string().min(1),
   /** The smoke report CI reads: `latest.json` of this endpoint. */
   report: z.object({ bucket: z.string().min(1), key: z.string().min(1) }),
-  plan: planSummarySchema,
+  plan: planSummarySchema(),
   artifact: z.object({ bucket: z.string(), prefix: z.string() }).optional(),
-});
+}));
 
 /** What an environment runs, written by its stack. */
 export interface DeploymentRecord {
@@ -102,11 +112,43 @@ export interface DeploymentRecord {
 }
 
 /**
+ * Schema of the generative deployment record.
+ *
+ * @internal zod types stay out of the published declarations (they need `esModuleInterop` to compile)
+ */
+export const generativeDeploymentRecordSchema = lazySchema((z) => z.object({
+  schemaVersion: z.literal(1),
+  application: z.string(),
+  environment: z.string(),
+  profileId: z.string().min(1),
+  imageDigest: z.string().regex(IMAGE_DIGEST),
+  hash: z.string().regex(/^[0-9a-f]+$/),
+  artifact: z.object({ bucket: z.string().min(1), prefix: z.string().min(1) }),
+}));
+
+/**
+ * What an environment's generative model serves, written by its `Generative` stack after its proof in tokens passed.
+ */
+export interface GenerativeDeploymentRecord {
+  readonly schemaVersion: 1;
+  readonly application: string;
+  readonly environment: string;
+  /** The generative profile planned for. */
+  readonly profileId: string;
+  /** Digest of the Neuron vLLM image the served image is built from (the environments config's `generativeImageDigest`). */
+  readonly imageDigest: string;
+  /** Content hash of the compiled replica: the weights' identity, the engine settings, the SDK and the compile program. */
+  readonly hash: string;
+  /** Where the compiled replica it serves is: `<artifact.prefix><hash>/` of the environment's artifact location. */
+  readonly artifact: { readonly bucket: string; readonly prefix: string };
+}
+
+/**
  * The verdicts `promote` promoted on.
  *
  * @internal zod types stay out of the published declarations
  */
-export const evidenceSchema = z.object({
+export const evidenceSchema = lazySchema((z) => z.object({
   smoke: z.object({
     reportUri: z.string(),
     passed: z.boolean(),
@@ -118,7 +160,7 @@ export const evidenceSchema = z.object({
     requests: z.number(),
   }),
   capacity: z.object({ passed: z.boolean(), summary: z.string() }).optional(),
-});
+}));
 
 /** The verdicts a promotion rested on. */
 export interface Evidence {
@@ -140,7 +182,7 @@ export interface Evidence {
  *
  * @internal zod types stay out of the published declarations
  */
-export const releaseRecordSchema = z.object({
+export const releaseRecordSchema = lazySchema((z) => z.object({
   schemaVersion: z.literal(1),
   application: z.string(),
   environment: z.string(),
@@ -167,10 +209,17 @@ export const releaseRecordSchema = z.object({
     environment: z.string(),
     target: z.string(),
     fingerprint: z.string(),
-    plan: planSummarySchema,
+    plan: planSummarySchema(),
   }),
-  evidence: evidenceSchema,
-});
+  evidence: evidenceSchema(),
+  generative: z.object({
+    profileId: z.string(),
+    imageDigest: z.string().regex(IMAGE_DIGEST),
+    hash: z.string(),
+    bucket: z.string(),
+    prefix: z.string(),
+  }).optional(),
+}));
 
 /** What `promote` copied into an environment and why it was allowed to. */
 export interface ReleaseRecord {
@@ -196,6 +245,17 @@ export interface ReleaseRecord {
   };
   readonly source: { readonly environment: string; readonly target: string; readonly fingerprint: string; readonly plan: PlanSummary };
   readonly evidence: Evidence;
+  /**
+   * The generative model promoted with it (environments with a `generative` section): the vLLM image digest the
+   * source ran, and the compiled replica's hash and prefix as copied into this environment (`<artifact.prefix><hash>/`).
+   */
+  readonly generative?: {
+    readonly profileId: string;
+    readonly imageDigest: string;
+    readonly hash: string;
+    readonly bucket: string;
+    readonly prefix: string;
+  };
 }
 
 /**
@@ -204,7 +264,7 @@ export interface ReleaseRecord {
  *
  * @internal zod types stay out of the published declarations
  */
-export const smokeReportSchema = z.looseObject({
+export const smokeReportSchema = lazySchema((z) => z.looseObject({
   schemaVersion: z.literal(1),
   name: z.string(),
   environment: z.string(),
@@ -229,7 +289,7 @@ export const smokeReportSchema = z.looseObject({
       z.looseObject({ skipped: z.string() }),
     ])
     .optional(),
-});
+}));
 
 /** The parts of a smoke report the gate reads; other fields pass through. */
 export interface SmokeReport {

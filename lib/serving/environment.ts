@@ -144,6 +144,11 @@ export function frontEndsWithoutPlan(workers: number, vcpus: number): number {
   return frontEnds;
 }
 
+/** The front ends the server runs for `plan` (`MODEL_SERVER_FRONT_ENDS`): the plan's, else {@link frontEndsWithoutPlan}. */
+export function frontEndsOf(plan: Pick<ModelServerPlan, 'frontEndsPerInstance' | 'visibleCores' | 'instance'>): number {
+  return plan.frontEndsPerInstance ?? frontEndsWithoutPlan(plan.visibleCores.length, plan.instance?.vcpus ?? 1);
+}
+
 /**
  * The plan fields the server needs, structurally (a planner `Plan` satisfies it).
  *
@@ -237,7 +242,7 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
     [MODEL_SERVER_ENV.readTimeoutMs]: `${options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.idleTimeoutMs]: `${options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS}`,
     [MODEL_SERVER_ENV.maxConnections]: `${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`,
-    [MODEL_SERVER_ENV.frontEnds]: `${plan.frontEndsPerInstance ?? frontEndsWithoutPlan(plan.visibleCores.length, plan.instance?.vcpus ?? 1)}`,
+    [MODEL_SERVER_ENV.frontEnds]: `${frontEndsOf(plan)}`,
   };
   return env;
 }

@@ -7,7 +7,7 @@
  * `SMOKE_CONFIG`), what the hook sends each worker and what a worker returns. How the results merge is
  * `./capacity-merge` and how the merged run is judged `./capacity-verdict`, both the hook's alone.
  */
-import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import type { BenchReport, RequestTally } from '../bench/types';
 import type { Plan } from '../planner/types';
 
@@ -141,15 +141,15 @@ export function planBasis(plan: Plan): PlanBasis {
   };
 }
 
-const positive = z.number().positive();
-const nonNegative = z.number().min(0);
+const positive = lazySchema((z) => z.number().positive());
+const nonNegative = lazySchema((z) => z.number().min(0));
 
 /**
  * Schema of {@link PlanBasis}.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const planBasisSchema = z
+export const planBasisSchema = lazySchema((z) => z
   .object({
     profileId: z.string().min(1),
     instanceType: z.string().min(1),
@@ -160,14 +160,14 @@ export const planBasisSchema = z
     coresPerProcess: z.number().int().positive(),
     batchSize: z.number().int().positive(),
     serving: z.enum(['stock', 'batching']),
-    maxDelayMs: nonNegative,
+    maxDelayMs: nonNegative(),
     inputsPerRequest: z.number().int().positive(),
-    p99TargetMs: positive,
-    capacityPerInstanceRps: positive,
-    hostCpuMsPerRequest: nonNegative,
-    measurement: z.object({ throughputRps: positive, p50Ms: positive, p99Ms: positive, capacityFactor: positive.optional() }).strict(),
+    p99TargetMs: positive(),
+    capacityPerInstanceRps: positive(),
+    hostCpuMsPerRequest: nonNegative(),
+    measurement: z.object({ throughputRps: positive(), p50Ms: positive(), p99Ms: positive(), capacityFactor: positive().optional() }).strict(),
   })
-  .strict();
+  .strict());
 
 
 /**
@@ -175,26 +175,26 @@ export const planBasisSchema = z
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const capacityConfigSchema = z
+export const capacityConfigSchema = lazySchema((z) => z
   .object({
-    rateRps: positive,
+    rateRps: positive(),
     workers: z.number().int().min(1).max(MAX_FAN_OUT),
-    durationMs: positive,
+    durationMs: positive(),
     warmupMs: z.number().min(0),
-    timeoutMs: positive,
+    timeoutMs: positive(),
     maxInFlightPerWorker: z.number().int().positive(),
-    predicted: z.object({ rateRps: positive, p99Ms: positive }).strict(),
+    predicted: z.object({ rateRps: positive(), p99Ms: positive() }).strict(),
     thresholds: z
       .object({
         minRateRps: z.number().min(0),
-        p99MaxMs: positive,
-        serverP99MaxMs: positive.optional(),
+        p99MaxMs: positive(),
+        serverP99MaxMs: positive().optional(),
         maxErrorRate: z.number().min(0).max(1),
       })
       .strict(),
-    plan: planBasisSchema.optional(),
+    plan: planBasisSchema().optional(),
   })
-  .strict();
+  .strict());
 
 /** What the hook sends one load worker (the Invoke payload). */
 export interface LoadWorkerRequest {
@@ -223,27 +223,27 @@ export interface LoadWorkerRequest {
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const loadWindowShape = {
-  durationMs: positive,
+export const loadWindowShape = lazySchema((z) => ({
+  durationMs: positive(),
   warmupMs: z.number().min(0),
-  timeoutMs: positive,
-};
+  timeoutMs: positive(),
+}));
 
 /**
  * Schema of {@link LoadWorkerRequest}: the worker checks its payload with it.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const loadWorkerRequestSchema = z
+export const loadWorkerRequestSchema = lazySchema((z) => z
   .object({
     worker: z.number().int().min(0),
-    rateRps: positive,
-    ...loadWindowShape,
+    rateRps: positive(),
+    ...loadWindowShape(),
     maxInFlight: z.number().int().positive(),
     arrivals: z.literal('poisson'),
     seed: z.number().int().positive(),
   })
-  .strict();
+  .strict());
 
 /** What one load worker returns. */
 export interface LoadWorkerResult extends RequestTally {

@@ -9,7 +9,8 @@
  * Values that may be CloudFormation tokens (the endpoint name, the URL, the bucket, the stack id, the environment
  * name) each get a variable of their own; every literal setting travels as one JSON document in `SMOKE_CONFIG`.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, loadZod } from '../lazy-schema';
 import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../bench/types';
 import { capacityConfigSchema, type CapacityConfig } from './capacity';
 
@@ -97,21 +98,21 @@ export interface HookSettings<C> {
 /** Everything one single-call run needs, parsed from the environment. */
 export type SmokeSettings = HookSettings<SmokeConfig>;
 
-const positive = z.number().positive();
-const positiveInt = z.number().int().positive();
+const positive = lazySchema((z) => z.number().positive());
+const positiveInt = lazySchema((z) => z.number().int().positive());
 
-const answerCheck = z.discriminatedUnion('kind', [
+const answerCheck = lazySchema((z) => z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('json'), value: z.unknown() }),
   z.object({ kind: z.literal('json-path'), path: z.string().min(1), value: z.unknown() }),
   z.object({ kind: z.literal('regex'), pattern: z.string().min(1) }),
-]);
+]));
 
 /**
  * Schema of {@link SmokeConfig}; the construct checks what it writes with it, the handler what it reads.
  *
  * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
  */
-export const smokeConfigSchema = z
+export const smokeConfigSchema = lazySchema((z) => z
   .object({
     schemaVersion: z.literal(1),
     target: z.discriminatedUnion('kind', [
@@ -127,35 +128,36 @@ export const smokeConfigSchema = z
     fingerprint: z.string().min(1).optional(),
     request: z.object({ body: z.string(), contentType: z.string().min(1) }).strict(),
     expectStatus: z.number().int().min(100).max(599).optional(),
-    expect: answerCheck.optional(),
+    expect: answerCheck().optional(),
     mode: z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('closed'), concurrency: positiveInt.max(MAX_IN_FLIGHT) }).strict(),
-      z.object({ kind: z.literal('open'), rateRps: positive, maxInFlight: positiveInt.max(MAX_IN_FLIGHT) }).strict(),
+      z.object({ kind: z.literal('closed'), concurrency: positiveInt().max(MAX_IN_FLIGHT) }).strict(),
+      z.object({ kind: z.literal('open'), rateRps: positive(), maxInFlight: positiveInt().max(MAX_IN_FLIGHT) }).strict(),
     ]),
-    stop: z.union([z.object({ durationMs: positive }).strict(), z.object({ requests: positiveInt }).strict()]),
+    stop: z.union([z.object({ durationMs: positive() }).strict(), z.object({ requests: positiveInt() }).strict()]),
     warmupMs: z.number().min(0),
-    timeoutMs: positive,
+    timeoutMs: positive(),
     thresholds: z
       .object({
-        p50MaxMs: positive.optional(),
-        p99MaxMs: positive.optional(),
+        p50MaxMs: positive().optional(),
+        p99MaxMs: positive().optional(),
         minThroughputRps: z.number().min(0).optional(),
         maxErrorRate: z.number().min(0).max(1).optional(),
-        serverP99MaxMs: positive.optional(),
+        serverP99MaxMs: positive().optional(),
       })
       .strict(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
-    capacity: capacityConfigSchema.optional(),
+    capacity: capacityConfigSchema().optional(),
   })
-  .strict();
+  .strict());
 
 const required = (name: string) =>
-  z.string({ error: `${name} is not set` }).min(1, `${name} is empty`);
+  loadZod().string({ error: `${name} is not set` }).min(1, `${name} is empty`);
 
 /** The environment schema around one workload's config schema: every hook reads the same variables. */
 function settingsSchema<C extends { readonly capacity?: unknown }>(configSchema: z.ZodType<C>) {
+  const z = loadZod();
   return z.object({
     [SMOKE_ENV.config]: required(SMOKE_ENV.config)
       .transform((text, ctx) => {
@@ -235,11 +237,11 @@ export function readHookSettings<C extends { readonly capacity?: unknown }>(
  * @throws Error listing every missing or malformed value (only a construct/handler mismatch produces one)
  */
 export function readSettings(env: Readonly<Record<string, string | undefined>>): SmokeSettings {
-  return readHookSettings(env, smokeConfigSchema as z.ZodType<SmokeConfig>);
+  return readHookSettings(env, smokeConfigSchema() as z.ZodType<SmokeConfig>);
 }
 
 /** What a load worker reads from its environment: the target and the literal settings, as the hook has them. */
 export function readWorkerSettings(env: Readonly<Record<string, string | undefined>>): Pick<SmokeSettings, 'config' | 'target'> {
-  const { config, target } = readHookSettings(env, smokeConfigSchema as z.ZodType<SmokeConfig>, { worker: true });
+  const { config, target } = readHookSettings(env, smokeConfigSchema() as z.ZodType<SmokeConfig>, { worker: true });
   return { config, target };
 }

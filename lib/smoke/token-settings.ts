@@ -16,5 +16,5 @@ export type TokenSettings = HookSettings<TokenProofConfig>;
  * @throws Error listing every missing or malformed value (only a construct/handler mismatch produces one)
  */
 export function readTokenSettings(env: Readonly<Record<string, string | undefined>>, worker = false): TokenSettings {
-  return readHookSettings(env, tokenProofConfigSchema as z.ZodType<TokenProofConfig>, { worker, of: ' of the proof in tokens' });
+  return readHookSettings(env, tokenProofConfigSchema() as z.ZodType<TokenProofConfig>, { worker, of: ' of the proof in tokens' });
 }

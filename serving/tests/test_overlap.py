@@ -70,3 +70,24 @@ class WithoutOverlap(ServerTestCase):
         calls = server.calls()
         overlapping = [d for d in decodes() for c in calls if d["start"] < c["end"] and c["start"] < d["end"]]
         self.assertEqual(overlapping, [], calls)
+
+    async def test_a_stock_worker_asking_ahead_during_its_call_never_takes_work_an_idle_worker_could_start(self):
+        # GIVEN two stock workers (MODEL_SERVER_OVERLAP=0) of one request per call: a worker asks for its next request
+        # as its call starts, so that the hand-over is not between its calls
+        server = await self.server(
+            MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_MAX_BATCH_SIZE=1, MODEL_BATCH_SIZE=1, MODEL_SERVER_MAX_DELAY_MS=0,
+            MODEL_SERVER_OVERLAP=0, TEST_DEVICE_MS=300,
+        )
+        # WHEN a long call (900 ms) starts on one worker, then a short one (300 ms) on the other, which ends first and
+        # waits behind the long call's worker in the order they asked ahead
+        long_call = asyncio.ensure_future(server.invoke(self.session, [1000]))
+        await server.wait_for(self.session, lambda _, __: len(server.attempts()) == 1, "the long call to start")
+        self.assertEqual((await server.invoke(self.session, [2]))[0], 200)
+        # AND a third request comes while the long call still runs
+        third = await server.invoke(self.session, [3])
+        # THEN the idle worker runs it at once, beside the long call, not the busy worker that asked ahead first (the
+        # short call and the third request have 600 ms of the long call to fit in, a loaded machine's slack)
+        self.assertEqual([(s, b["outputs"]) for s, b, _ in (await long_call, third)], [(200, [2000.0]), (200, [6.0])])
+        long_one, _, last = server.calls()
+        self.assertNotEqual(long_one["pid"], last["pid"])
+        self.assertLess(last["start"], long_one["end"])

@@ -43,12 +43,17 @@ class Watchdog(ServerTestCase):
             MODEL_SERVER_REQUEST_TIMEOUT_MS=600000, TEST_DEVICE_MS=20,
         )
         stopped = next(l["pid"] for l in server.loads() if l["worker"] == "0")
-        # WHEN worker 0 hangs (SIGSTOP) while it waits for work
+        # WHEN worker 0 hangs (SIGSTOP) while it waits for work: once it has asked for work, not merely loaded (on a
+        # loaded machine a stop between the load and its first request for work left it holding nothing, never hung)
+        await server.wait_for(self.session, lambda _, body: body and body["workers"][0]["idle"], "worker 0 to ask for work")
         os.kill(stopped, signal.SIGSTOP)
         replies = await asyncio.gather(*(server.invoke(self.session, [i]) for i in range(12)))
         # THEN every request is answered, those handed to the hung worker by worker 1
         self.assertEqual([(s, b["outputs"]) for s, b, _ in replies], [(200, [2.0 * i]) for i in range(12)])
-        self.assertIn("worker 0 (NEURON_RT_VISIBLE_CORES=0) is hung", server.stderr())
+        # (the log line goes out through the front end's stderr writer thread, which a loaded machine may run late)
+        await server.wait_for(
+            self.session, lambda _, __: "worker 0 (NEURON_RT_VISIBLE_CORES=0) is hung" in server.stderr(), "the watchdog's log line"
+        )
         # AND the hung worker was killed and restarted, while /ping stayed in service with one worker serving
         status, body = await server.ping(self.session)
         self.assertEqual(status, 200, body)

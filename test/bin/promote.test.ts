@@ -156,9 +156,32 @@ function expectNothingWritten() {
   expect(ssm).not.toHaveReceivedCommand(PutParameterCommand);
 }
 
-describe('promote says what it promotes for the generative model', () => {
-  test('GIVEN environments with a generative section WHEN promoting dev to staging THEN the result names the compiled prefix it copies, the pinned vLLM image and the token-proof gate', async () => {
-    config({ generative: true });
+const HASH = '0123456789abcdef01234567';
+const NOT_FOUND = Object.assign(new Error('missing'), { name: 'ParameterNotFound' });
+
+function generativeRecord(env: string, overrides: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    schemaVersion: 1, application: 'bert', environment: env, profileId: 'llama-3.1-8b-instruct', imageDigest: OTHER_DIGEST,
+    hash: HASH, artifact: { bucket: `artifacts-${env}`, prefix: `compiled/bert/${HASH}/` }, ...overrides,
+  });
+}
+
+/** dev serves the generative replica HASH from its artifact prefix, beside the single-call artifact. */
+function generativeDev() {
+  config({ generative: true });
+  ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/dev/generative-deployment' }).resolves({ Parameter: { Value: generativeRecord('dev') } });
+  ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/dev/release' }).rejects(NOT_FOUND);
+  s3.on(ListObjectsV2Command, { Bucket: 'artifacts-dev' }).resolves({
+    Contents: [
+      { Key: 'compiled/bert/model.pt', Size: 1000, ETag: '"e1"' },
+      { Key: `compiled/bert/${HASH}/compiled/model.neff`, Size: 3000, ETag: '"e3"' },
+    ],
+  });
+}
+
+describe('promote moves the generative model\'s recorded replica and names it in the release record', () => {
+  test('GIVEN dev\'s generative record WHEN promoting dev to staging THEN the result and the release record name its vLLM digest, hash and promoted prefix', async () => {
+    generativeDev();
     const { code, stdout, stderr } = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS, '--json');
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -166,12 +189,74 @@ describe('promote says what it promotes for the generative model', () => {
     expect(result.generative).toEqual({
       profile: 'llama-3.1-8b-instruct',
       imageDigest: OTHER_DIGEST,
-      compiledPrefix: 's3://artifacts-staging/compiled/bert/<compile hash>/',
+      hash: HASH,
+      compiledPrefix: `s3://artifacts-staging/compiled/bert/${HASH}/`,
       gate: 'the token proof of staging-Generative, which fails its deploy (CloudFormation rolls back) on a miss',
     });
-    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, { Bucket: 'artifacts-staging', Key: 'compiled/bert/model.pt' });
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, { Bucket: 'artifacts-staging', Key: `compiled/bert/${HASH}/compiled/model.neff` });
+    const record = JSON.parse(ssm.commandCalls(PutParameterCommand)[0].args[0].input.Value!);
+    expect(record.generative).toEqual({
+      profileId: 'llama-3.1-8b-instruct', imageDigest: OTHER_DIGEST, hash: HASH, bucket: 'artifacts-staging', prefix: `compiled/bert/${HASH}/`,
+    });
     const human = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS, '--dry-run');
-    expect(human.stdout).toContain(`generative llama-3.1-8b-instruct: compiled prefix s3://artifacts-staging/compiled/bert/<compile hash>/ travels in the artifact prefix; vLLM image ${OTHER_DIGEST} is pinned in the config, not copied`);
+    expect(human.stdout).toContain(`generative llama-3.1-8b-instruct: compiled replica ${HASH} at s3://artifacts-staging/compiled/bert/${HASH}/ `
+      + `travels in the artifact prefix; vLLM image ${OTHER_DIGEST} is pinned in the config, not copied`);
+  });
+
+  test('GIVEN no generative record in dev WHEN promoting THEN refused, saying to deploy its Generative stack', async () => {
+    generativeDev();
+    ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/dev/generative-deployment' }).rejects(NOT_FOUND);
+    const { code, stderr } = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS);
+    expect(code).toBe(1);
+    expect(stderr).toContain('dev has no generative deployment record at ssm:/cdk-inferentia/bert/dev/generative-deployment '
+      + "(111111111111, us-east-1): deploy dev/Generative (npx cdk deploy 'dev/*') and let its token proof pass");
+    expectNothingWritten();
+  });
+
+  test('GIVEN dev\'s generative model on another vLLM digest than the config WHEN promoting or checking THEN refused naming generativeImageDigest', async () => {
+    generativeDev();
+    ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/dev/generative-deployment' })
+      .resolves({ Parameter: { Value: generativeRecord('dev', { imageDigest: DIGEST }) } });
+    for (const flags of [['--to', 'staging'], ['--check']]) {
+      const { code, stderr } = await run('promote', '--from', 'dev', ...flags, ...FLAGS);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`generativeImageDigest: dev's generative model runs vLLM image ${DIGEST}, not ${OTHER_DIGEST} `
+        + "that the environments config rolls out; deploy dev with it first (npx cdk deploy 'dev/*')");
+    }
+    expectNothingWritten();
+  });
+
+  test('GIVEN staging serving another generative hash than was promoted into it WHEN promoting to prod THEN refused naming both hashes and the fix', async () => {
+    config({ generative: true });
+    const served = 'fedcba9876543210fedcba98';
+    ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/staging/deployment' }).resolves({ Parameter: { Value: deploymentRecord() } });
+    ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/staging/generative-deployment' })
+      .resolves({ Parameter: { Value: generativeRecord('staging', { hash: served, artifact: { bucket: 'artifacts-staging', prefix: `compiled/bert/${served}/` } }) } });
+    ssm.on(GetParameterCommand, { Name: '/cdk-inferentia/bert/staging/release' }).resolves({ Parameter: { Value: JSON.stringify({
+      schemaVersion: 1, application: 'bert', environment: 'staging', promotedFrom: 'dev', promotedAt: new Date(NOW).toISOString(),
+      image: { registryId: '222222222222', region: 'us-west-2', repositoryName: 'bert/staging', digest: DIGEST, mediaType: 'application/vnd.oci.image.manifest.v1+json' },
+      source: { environment: 'dev', target: 'dev-endpoint', fingerprint: FINGERPRINT, plan: JSON.parse(deploymentRecord()).plan },
+      evidence: { smoke: { reportUri: 's3://reports-dev/x', passed: true, invokedAt: new Date(NOW).toISOString(), fingerprint: FINGERPRINT,
+        p99Ms: 7, errorRate: 0, throughputRps: 50, requests: 500 } },
+      generative: { profileId: 'llama-3.1-8b-instruct', imageDigest: OTHER_DIGEST, hash: HASH, bucket: 'artifacts-staging', prefix: `compiled/bert/${HASH}/` },
+    }) } });
+    const { code, stderr } = await run('promote', '--from', 'staging', '--to', 'prod', ...FLAGS);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`generative hash: staging serves compiled replica ${served} `
+      + `(ssm:/cdk-inferentia/bert/staging/generative-deployment), not ${HASH} that was promoted into it from dev `
+      + '(ssm:/cdk-inferentia/bert/staging/release); its weights, engine settings or Neuron SDK changed since, so no '
+      + 'earlier environment proved it: deploy the change to dev and promote it from there');
+    expectNothingWritten();
+  });
+
+  test('GIVEN dev\'s artifact prefix without the recorded replica WHEN promoting THEN refused naming the missing prefix', async () => {
+    generativeDev();
+    s3.on(ListObjectsV2Command, { Bucket: 'artifacts-dev' }).resolves({ Contents: [{ Key: 'compiled/bert/model.pt', Size: 1000, ETag: '"e1"' }] });
+    const { code, stderr } = await run('promote', '--from', 'dev', '--to', 'staging', ...FLAGS);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`s3://artifacts-dev/compiled/bert/${HASH}/, the compiled replica dev's generative model serves `
+      + `(hash ${HASH}), holds no object to promote`);
+    expectNothingWritten();
   });
 });
 

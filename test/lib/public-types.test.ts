@@ -8,8 +8,8 @@ import { priceFileSchema, type PriceFileInput } from '../../lib/catalog';
 import { compileSpecSchema, type CompileSpecInput } from '../../lib/compile';
 import { environmentsInputSchema, type EnvironmentsInput } from '../../lib/environments';
 import {
-  deploymentRecordSchema, evidenceSchema, releaseRecordSchema, smokeReportSchema,
-  type DeploymentRecord, type Evidence, type ReleaseRecord, type SmokeReport,
+  deploymentRecordSchema, evidenceSchema, generativeDeploymentRecordSchema, releaseRecordSchema, smokeReportSchema,
+  type DeploymentRecord, type Evidence, type GenerativeDeploymentRecord, type ReleaseRecord, type SmokeReport,
 } from '../../lib/release';
 
 function fits<T>(value: T): T {
@@ -19,14 +19,15 @@ function fits<T>(value: T): T {
 describe('the published types match the zod schemas they stand for', () => {
   test('inputs and parsed records fit their published types', () => {
     const checks = [
-      fits<PriceFileInput>({} as z.input<typeof priceFileSchema>),
-      fits<CompileSpecInput>({} as z.input<typeof compileSpecSchema>),
-      fits<EnvironmentsInput>({} as z.input<typeof environmentsInputSchema>),
-      fits<DeploymentRecord>({} as z.output<typeof deploymentRecordSchema>),
-      fits<Evidence>({} as z.output<typeof evidenceSchema>),
-      fits<ReleaseRecord>({} as z.output<typeof releaseRecordSchema>),
-      fits<SmokeReport>({} as z.output<typeof smokeReportSchema>),
+      fits<PriceFileInput>({} as z.input<ReturnType<typeof priceFileSchema>>),
+      fits<CompileSpecInput>({} as z.input<ReturnType<typeof compileSpecSchema>>),
+      fits<EnvironmentsInput>({} as z.input<ReturnType<typeof environmentsInputSchema>>),
+      fits<DeploymentRecord>({} as z.output<ReturnType<typeof deploymentRecordSchema>>),
+      fits<Evidence>({} as z.output<ReturnType<typeof evidenceSchema>>),
+      fits<GenerativeDeploymentRecord>({} as z.output<ReturnType<typeof generativeDeploymentRecordSchema>>),
+      fits<ReleaseRecord>({} as z.output<ReturnType<typeof releaseRecordSchema>>),
+      fits<SmokeReport>({} as z.output<ReturnType<typeof smokeReportSchema>>),
     ];
-    expect(checks).toHaveLength(7);
+    expect(checks).toHaveLength(8);
   });
 });

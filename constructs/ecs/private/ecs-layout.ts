@@ -2,6 +2,7 @@ import { ec2Name } from '../../../lib/catalog/catalog';
 import { NEURON_FAMILIES, NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { Plan } from '../../../lib/planner';
 import { validateLayout } from '../../../lib/planner';
+import { frontEndsOf } from '../../../lib/serving/environment';
 
 /*
  * What NeuronEcsService derives from a plan, and every check of the plan against the ECS hosting, as pure
@@ -46,6 +47,8 @@ export interface EcsLayout {
   readonly visibleCores: readonly string[];
   /** Memory the task reserves on its instance, in MiB. */
   readonly memoryReservationMiB: number;
+  /** CPU units (1,024 a vCPU) the task and its container reserve: every worker's vCPUs and one per front end. */
+  readonly cpuUnits: number;
   /** Requests per second one instance takes at the target throughput: the target tracking value. */
   readonly plannedRpsPerInstance: number;
   /** Model size bound in GiB (device and host memory of one process), for disk and start-up time. */
@@ -63,6 +66,15 @@ export function neuronDevices(chips: number): string[] {
  */
 export function memoryReservationMiB(plan: Pick<Plan, 'processesPerInstance' | 'hostMemoryGiB'>): number {
   return Math.ceil(plan.processesPerInstance * plan.hostMemoryGiB * 1024) + FRONT_END_MIB;
+}
+
+/**
+ * CPU units the task reserves: each worker's vCPUs from the plan plus one vCPU for each of the server's front ends
+ * (`MODEL_SERVER_FRONT_ENDS`, the plan's `frontEndsPerInstance`), the vCPUs the planner charged beside the workers.
+ * ECS places the task only where these are free and the container is guaranteed them under contention.
+ */
+export function taskCpuUnits(plan: Pick<Plan, 'processesPerInstance' | 'vcpuPerProcess' | 'frontEndsPerInstance' | 'visibleCores' | 'instance'>): number {
+  return (plan.processesPerInstance * (plan.vcpuPerProcess ?? 1) + frontEndsOf(plan)) * 1024;
 }
 
 /**
@@ -99,6 +111,12 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
       + `${type.name} (${type.spec.memoryGiB} GiB, ${MAX_RESERVATION_SHARE * 100} % usable by tasks); re-plan with `
       + 'fewer processes per instance (--processes) or a larger instance');
   }
+  const cpuUnits = taskCpuUnits(plan);
+  if (cpuUnits > type.spec.vcpus * 1024) {
+    problems.push(`plan: ${plan.processesPerInstance} workers x ${plan.vcpuPerProcess ?? 1} vCPU plus ${frontEndsOf(plan)} front end(s) `
+      + `x 1 vCPU need ${cpuUnits / 1024} vCPUs, more than ${type.name} has (${type.spec.vcpus}); re-plan (the planner `
+      + 'leaves a vCPU for each front end) or lower frontEndsPerInstance');
+  }
   const fleet = ecsFleet(type, plan, problems, before);
   return fleet && {
     ...fleet,
@@ -107,6 +125,7 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
     devices: neuronDevices(type.spec.chips),
     visibleCores: plan.visibleCores,
     memoryReservationMiB: memory,
+    cpuUnits,
     plannedRpsPerInstance: plan.targets.throughputRps / plan.instanceCount,
     modelGiB: Math.max(plan.deviceMemoryGiB, plan.hostMemoryGiB),
   };

@@ -98,7 +98,14 @@ interface ContainerJson {
   readonly Environment: Array<{ Name: string; Value: string }>;
   readonly MemoryReservation?: number;
   readonly Memory?: number;
+  readonly Cpu?: number;
   readonly LogConfiguration: { readonly LogDriver: string; readonly Options: Record<string, unknown> };
+}
+
+/** The task definition's own CPU units (a string in CloudFormation). */
+function taskCpu(template: Template): string | undefined {
+  const [task] = Object.values(template.findResources('AWS::ECS::TaskDefinition'));
+  return task.Properties.Cpu;
 }
 
 /** The model server container of the task definition. */
@@ -139,6 +146,9 @@ describe('A service deployed from a four-instance inf2.xlarge plan with 1-core w
 
   test('GIVEN 1.66 GiB per worker WHEN synthesized THEN the task reserves 2 x 1.66 GiB + 1 GiB for the front end, with no hard limit', () => {
     expect(container(template).MemoryReservation).toBe(Math.ceil(2 * 1.66 * 1024) + 1024);
+    // and 2 workers' vCPUs + 1 for the one front end, of inf2.xlarge's 4
+    expect(taskCpu(template)).toBe('3072');
+    expect(container(template).Cpu).toBe(3072);
     expect(container(template).Memory).toBeUndefined();
     expect(container(template).LogConfiguration.LogDriver).toBe('awslogs');
     // A log driver that blocks would block the server's writes: non-blocking, with a bounded buffer.
@@ -298,6 +308,20 @@ describe('Worker layouts on larger instances', () => {
     expect(env(template).MODEL_SERVER_VISIBLE_CORES).toBe(Array.from({ length: 24 }, (_, i) => `${i}`).join(';'));
   });
 
+  test('GIVEN inf2.48xlarge with 24 workers and 12 front ends WHEN synthesized THEN the task and its container reserve 24 + 12 vCPUs', () => {
+    const { template } = service(ec2Plan('inf2.48xlarge', 1, undefined, { frontEndsPerInstance: 12 }));
+    expect(env(template).MODEL_SERVER_FRONT_ENDS).toBe('12');
+    // Every worker's vCPU and one per front end (the planner charges each front end a vCPU beside the workers').
+    expect(taskCpu(template)).toBe(`${(24 + 12) * 1024}`);
+    expect(container(template).Cpu).toBe((24 + 12) * 1024);
+  });
+
+  test('GIVEN workers of 2 vCPUs and 2 front ends on inf2.24xlarge WHEN synthesized THEN the task reserves 6 x 2 + 2 vCPUs', () => {
+    const { template } = service(ec2Plan('inf2.24xlarge', 2, 6, { frontEndsPerInstance: 2, vcpuPerProcess: 2 }));
+    expect(taskCpu(template)).toBe(`${(6 * 2 + 2) * 1024}`);
+    expect(container(template).Cpu).toBe((6 * 2 + 2) * 1024);
+  });
+
   test('GIVEN a batching plan WHEN synthesized THEN the server gets the batch limit and delay', () => {
     const { template } = service(ec2Plan('inf2.xlarge', 1, 2, {
       serving: 'batching', batchSize: 8, batching: { maxBatchSize: 8, maxDelayMs: 2 },
@@ -416,6 +440,14 @@ describe('Refusals at synth', () => {
       plan: ec2Plan('inf2.xlarge', 1, 2, { hostMemoryGiB: 8 }), image: image(stack),
     }));
     expect(error.message).toContain('need 17408 MiB, more than the 14745 MiB a task can reserve on inf2.xlarge');
+  });
+
+  test('GIVEN more front ends than the vCPUs beside the workers WHEN the service is defined THEN the plan is refused', () => {
+    const stack = newStack();
+    const error = inputError(() => new NeuronEcsService(stack, 'Service', {
+      plan: ec2Plan('inf2.xlarge', 1, 2, { vcpuPerProcess: 2, frontEndsPerInstance: 1 }), image: image(stack),
+    }));
+    expect(error.message).toContain('2 workers x 2 vCPU plus 1 front end(s) x 1 vCPU need 5 vCPUs, more than inf2.xlarge has (4)');
   });
 
   test('GIVEN the model server image without a model WHEN the service is defined THEN it is refused with the build to do', () => {

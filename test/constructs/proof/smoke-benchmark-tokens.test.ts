@@ -42,7 +42,7 @@ function build(props: Partial<SmokeBenchmarkProps> = {}): { stack: Stack; smoke:
 
 function renderedConfig(stack: Stack, smoke: SmokeBenchmark): TokenProofConfig {
   const fn = Template.fromStack(stack).toJSON().Resources[stack.getLogicalId(smoke.function.node.defaultChild as never)];
-  return tokenProofConfigSchema.parse(JSON.parse(fn.Properties.Environment.Variables.SMOKE_CONFIG as string)) as TokenProofConfig;
+  return tokenProofConfigSchema().parse(JSON.parse(fn.Properties.Environment.Variables.SMOKE_CONFIG as string)) as TokenProofConfig;
 }
 
 /** The problems the smoke benchmark with `props` is refused with. */

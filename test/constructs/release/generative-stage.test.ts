@@ -36,7 +36,7 @@ function build() {
     const stage = new InferenceStage(app, environment.name, {
       environment, application: cfg.application, imageDigest: DIGEST, modelDataPath: MODEL_DIR,
       requiredModelFiles: EXAMPLE_REQUIRED_MODEL_FILES, smokeBenchmark: EXAMPLE_SMOKE_BENCHMARK,
-      trustedAccounts: ['111111111111'], generative: { ...generative, ...(compiled ? { compiled } : {}) },
+      trustedAccounts: ['111111111111'], generative: { ...generative, imageDigest: VLLM_DIGEST, ...(compiled ? { compiled } : {}) },
     });
     compiled ??= stage.generativeArtifacts;
     return stage;
@@ -100,6 +100,28 @@ describe('each InferenceStage also deploys the generative model, compiled once a
     expect(staged.indexOf('Generative.Deploy')).toBeGreaterThan(staged.indexOf('Inference.Deploy'));
     expect(staged.indexOf('Promote-dev-to-staging')).toBeLessThan(staged.indexOf('Inference.Deploy'));
     expect(staged[staged.length - 1]).toBe('Gate-staging');
+  });
+
+  test('THEN each Generative stack records its vLLM digest and compiled hash after its token proof, and promote may read it', () => {
+    const hash = dev.generativeStack!.compileJob!.hash;
+    for (const stage of stages) {
+      const name = stage.environment.name;
+      const template = Template.fromStack(stage.generativeStack!);
+      const parameters = template.findResources('AWS::SSM::Parameter', {
+        Properties: { Name: `/cdk-inferentia/bert-base-uncased/${name}/generative-deployment` },
+      });
+      const [[id, parameter]] = Object.entries(parameters) as [string, { Properties: { Value: unknown }; DependsOn: string[] }][];
+      const value = JSON.stringify(parameter.Properties.Value);
+      expect(value).toContain(`\\"imageDigest\\":\\"${VLLM_DIGEST}\\"`);
+      expect(value).toContain(`\\"hash\\":\\"${hash}\\"`);
+      expect(value).toContain(`compiled/bert-base-uncased/${hash}/`);
+      expect(value).toContain('\\"profileId\\":\\"llama-3.1-8b-instruct\\"');
+      // Written once the proof in tokens passed: it depends on the smoke benchmark's custom resource.
+      expect(parameter.DependsOn ?? []).toEqual(expect.arrayContaining([expect.stringMatching(/^SmokeBenchmark/)]));
+      expect(id).toMatch(/^GenerativeDeploymentRecord/);
+      const role = JSON.stringify(Template.fromStack(stage.releaseStack).findResources('AWS::IAM::Policy'));
+      expect(role).toContain(`parameter/cdk-inferentia/bert-base-uncased/${name}/generative-deployment`);
+    }
   });
 
   test('THEN cdk-nag finds nothing', () => {

@@ -2,7 +2,7 @@ import { Catalog } from '../../../lib/catalog/catalog';
 import { parsePriceFile } from '../../../lib/catalog/price-file';
 import { InfeasibleError, InputError } from '../../../lib/errors';
 import {
-  capacity, capacityRps, costPer1MRequests, FRONT_END_MAX_UTILIZATION, frontEndUtilization, INF1_END_OF_SUPPORT, plan, planReport,
+  capacity, capacityRps, costPer1MRequests, FRONT_END_MAX_UTILIZATION, FRONT_END_MS_PER_CALL, FRONT_END_MS_PER_REQUEST, frontEndUtilization, INF1_END_OF_SUPPORT, plan, planReport,
   saturationPerProcessRps, servingModel,
 } from '../../../lib/planner';
 import type { ModelProfile } from '../../../lib/profiles/types';
@@ -487,24 +487,26 @@ describe("an instance holds no more than the model server's front ends carry", (
   // Device calls of 0.05 ms: 16 processes on inf2.8xlarge-sized hardware would hold far more than one core of HTTP.
   const fast = { coreVersion: 'v2', coresPerProcess: 1, batchSize: 1, throughputRps: 20000, p50Ms: 0.05, p99Ms: 0.06, source: 'fast' } as const;
   const tiny: ModelProfile = { id: 'tiny', deviceMemoryGiB: 1, hostMemoryGiB: 1, hostCpuMsPerRequest: 0.01, measurements: [fast] };
+  // Front-end CPU of a request that is a call of its own (0.13 + 0.25 = 0.38 ms since issue 30's cheaper path), in s.
+  const aloneSeconds = (FRONT_END_MS_PER_REQUEST + FRONT_END_MS_PER_CALL) / 1000;
 
   test('GIVEN calls far cheaper than the HTTP front end THEN capacity per instance is 60 % of one core of front-end work per front end', () => {
     const chosen = plan(tiny, { throughputRps: 5000, p99Ms: 20 }, ec2, catalog);
-    // One request per call: 0.15 + 0.28 = 0.43 ms of front end; 0.6 core / 0.43 ms = 1395.3 requests/s each.
+    // One request per call: 0.38 ms of front end; 0.6 core / 0.38 ms = 1578.9 requests/s each.
     expect(chosen.frontEndsPerInstance).toBeGreaterThan(1);
-    expect(chosen.capacityPerInstanceRps).toBeCloseTo((chosen.frontEndsPerInstance * 0.6) / 0.00043, 0);
+    expect(chosen.capacityPerInstanceRps).toBeCloseTo((chosen.frontEndsPerInstance * 0.6) / aloneSeconds, 0);
     expect(chosen.warnings.some((w) => w.includes(`model server's ${chosen.frontEndsPerInstance} front ends carry`))).toBe(true);
   });
 
   test('GIVEN a large instance THEN its front ends, one per process at most and a vCPU each, bound it, not one core', () => {
     const options = { region: 'us-east-1', hosting: 'ec2' as const, instanceTypes: ['inf2.48xlarge'] };
     const chosen = plan(tiny, { throughputRps: 30000, p99Ms: 20 }, options, catalog);
-    // 24 processes on 192 vCPUs: room for 24 front ends, each carrying 1395.3 requests/s.
+    // 24 processes on 192 vCPUs: room for 24 front ends, each carrying 1578.9 requests/s.
     expect(chosen.processesPerInstance).toBe(24);
     expect(chosen.frontEndsPerInstance).toBe(24);
-    expect(chosen.capacityPerInstanceRps).toBeCloseTo((24 * 0.6) / 0.00043, 0);
+    expect(chosen.capacityPerInstanceRps).toBeCloseTo((24 * 0.6) / aloneSeconds, 0);
     const oneFrontEnd = capacity(servingModel(fast, { mode: 'stock', processes: 24, hostMsPerRequest: 0.01, requestsPerBatch: 1, maxDelayMs: 0 }), 0.02);
-    expect(oneFrontEnd.rps).toBeCloseTo(0.6 / 0.00043, 0);
+    expect(oneFrontEnd.rps).toBeCloseTo(0.6 / aloneSeconds, 0);
   });
 
   test('GIVEN calls the processes bound THEN one front end: a split queue pools less and buys nothing', () => {
@@ -524,8 +526,8 @@ describe("an instance holds no more than the model server's front ends carry", (
   test('GIVEN batching THEN the per-call part of the front end is shared by the requests of a batch', () => {
     const batched = servingModel(b8, { mode: 'batching', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 8, maxDelayMs: 2 });
     const stock = servingModel(b1, { mode: 'stock', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 1, maxDelayMs: 0 });
-    // At 5000 requests/s batches are nearly full: about 0.15 + 0.28 / 8 ms per request instead of 0.43.
-    expect(frontEndUtilization(batched, 5000)).toBeLessThan(5000 * (0.15 + 0.28 / 7) / 1000);
-    expect(frontEndUtilization(stock, 5000)).toBeCloseTo(5000 * 0.43 / 1000, 9);
+    // At 5000 requests/s batches are nearly full: about 0.13 + 0.25 / 8 ms per request instead of 0.38.
+    expect(frontEndUtilization(batched, 5000)).toBeLessThan(5000 * (FRONT_END_MS_PER_REQUEST + FRONT_END_MS_PER_CALL / 7) / 1000);
+    expect(frontEndUtilization(stock, 5000)).toBeCloseTo(5000 * aloneSeconds, 9);
   });
 });
