@@ -29,6 +29,9 @@ const program = new Command('vllm-standin')
   .addOption(new Option('--slowdown <factor>', 'multiply every duration (above 1: slower than the plan)').env('STANDIN_SLOWDOWN').default('1'))
   .addOption(new Option('--plugin-compile-seconds <s>', 'play the vLLM Neuron plugin: the compile time its vllm_neuron: metrics report').env('STANDIN_PLUGIN_COMPILE_SECONDS'))
   .addOption(new Option('--plugin-load-seconds <s>', 'with --plugin-compile-seconds: the model load time').env('STANDIN_PLUGIN_LOAD_SECONDS').default('0'))
+  .addOption(new Option('--neuron-cores-seen <n>', 'play the cdk-inferentia launcher: the NeuronCores this copy saw, in /metrics').env('STANDIN_NEURON_CORES_SEEN'))
+  .addOption(new Option('--neuron-cores-needed <n>', 'with --neuron-cores-seen: the cores its tensor-parallel degree needs (default: as many)').env('STANDIN_NEURON_CORES_NEEDED'))
+  .addOption(new Option('--copy <name>', 'with --neuron-cores-seen: the copy\'s name in those series').env('STANDIN_COPY').default('standin-0'))
   .addOption(new Option('--golden <file>', 'JSON object: prompt -> greedy answer (words are tokens)').env('STANDIN_GOLDEN'));
 
 function positive(name: string, value: string | undefined, integer = false): number {
@@ -71,6 +74,10 @@ async function main(): Promise<void> {
     golden,
     ...(o.pluginCompileSeconds !== undefined
       ? { plugin: { compilationSeconds: positive('--plugin-compile-seconds', o.pluginCompileSeconds), modelLoadSeconds: positive('--plugin-load-seconds', o.pluginLoadSeconds) } }
+      : {}),
+    ...(o.neuronCoresSeen !== undefined
+      ? { coresSeen: { copy: o.copy ?? 'standin-0', seen: positive('--neuron-cores-seen', o.neuronCoresSeen, true),
+        needed: positive('--neuron-cores-needed', o.neuronCoresNeeded ?? o.neuronCoresSeen, true) } }
       : {}),
   });
   process.stdout.write(`${JSON.stringify({ url: standin.url, ...timing })}\n`);

@@ -9,6 +9,7 @@
  * @see https://github.com/vllm-project/vllm/blob/v0.16.0/vllm/v1/metrics/loggers.py
  * @see https://docs.vllm.ai/en/stable/usage/metrics.html
  */
+import { COPY_CORES_METRICS } from '../../lib/generative/plugin-metrics';
 import type { EngineObserver, Sequence } from './engine';
 
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0];
@@ -56,6 +57,17 @@ export interface StandinPluginStartup {
   readonly modelLoadSeconds: number;
 }
 
+/**
+ * The cores a copy saw at start, as the cdk-inferentia launcher adds them to the engine's /metrics
+ * (serving/vllm/cores_seen.py; names in lib/generative/plugin-metrics.ts).
+ */
+export interface StandinCoresSeen {
+  /** The copy's name (the launcher uses the host name). */
+  readonly copy: string;
+  readonly seen: number;
+  readonly needed: number;
+}
+
 /** Counts what the engine does and renders it as vLLM does. */
 export class StandinMetrics implements EngineObserver {
   private promptTokens = 0;
@@ -73,8 +85,9 @@ export class StandinMetrics implements EngineObserver {
   /**
    * @param plugin the vLLM Neuron plugin's startup figures to export as `vllm_neuron:*` (Trn2/Trn3 engines); none for
    * an NxD Inference engine
+   * @param cores the cores the launcher counted, exported as `cdk_inferentia:neuron_cores_*`; none without the launcher
    */
-  constructor(private readonly modelName: string, private readonly plugin?: StandinPluginStartup) {}
+  constructor(private readonly modelName: string, private readonly plugin?: StandinPluginStartup, private readonly cores?: StandinCoresSeen) {}
 
   /** Counts a request's prompt when it is admitted. */
   prompt(tokens: number): void {
@@ -120,6 +133,16 @@ export class StandinMetrics implements EngineObserver {
     ];
   }
 
+  /** The launcher's series, labelled by copy and by how it counted (serving/vllm/cores_seen.py). */
+  private renderCores(): string[] {
+    const c = this.cores!;
+    const labels = `copy="${c.copy}",source="standin"`;
+    return [
+      `# TYPE ${COPY_CORES_METRICS.seen} gauge`, `${COPY_CORES_METRICS.seen}{${labels}} ${c.seen}`,
+      `# TYPE ${COPY_CORES_METRICS.needed} gauge`, `${COPY_CORES_METRICS.needed}{${labels}} ${c.needed}`,
+    ];
+  }
+
   /** The Prometheus text exposition. */
   render(state: { running: number; waiting: number; maxNumSeqs: number; lostMs: number }): string {
     const labels = `engine="0",model_name="${this.modelName}"`;
@@ -140,6 +163,7 @@ export class StandinMetrics implements EngineObserver {
       ...this.tpot.render(labels),
       ...this.e2e.render(labels),
       ...(this.plugin ? this.renderPlugin(labels, state) : []),
+      ...(this.cores ? this.renderCores() : []),
       // Not a vLLM metric: the stand-in's own health, engine time lost to host stalls (see engine.ts).
       ...counter('standin:clock_lost_seconds_total', 'Engine time the stand-in lost to host stalls.', state.lostMs / 1000),
       '',

@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StandinEngine, type StandinTiming } from './engine';
-import { StandinMetrics, type StandinPluginStartup } from './metrics';
+import { StandinMetrics, type StandinCoresSeen, type StandinPluginStartup } from './metrics';
 
 /** How a stand-in runs. */
 export interface StandinOptions extends StandinTiming {
@@ -43,6 +43,8 @@ export interface StandinOptions extends StandinTiming {
   readonly golden?: Readonly<Record<string, string>>;
   /** Play the vLLM Neuron plugin (Trn2/Trn3): export its `vllm_neuron:*` series with these start times. @default - NxD Inference, none */
   readonly plugin?: StandinPluginStartup;
+  /** Export the cores the launcher saw, as the cdk-inferentia image's /metrics does. @default - none */
+  readonly coresSeen?: StandinCoresSeen;
 }
 
 /** A running stand-in. */
@@ -81,7 +83,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
   const model = options.servedModelName ?? 'standin';
   const maxModelLen = options.maxModelLen ?? 4096;
   const golden = new Map(Object.entries(options.golden ?? {}).map(([k, v]) => [k.trim(), v.split(/\s+/).filter((w) => w !== '')]));
-  const metrics = new StandinMetrics(model, options.plugin);
+  const metrics = new StandinMetrics(model, options.plugin, options.coresSeen);
   const engine = new StandinEngine(options, metrics);
   const created = Math.floor(Date.now() / 1000);
 

@@ -88,8 +88,9 @@ export interface NeuronGenerativeEcsServiceProps extends EcsHostingOptions {
    * Time a new task has before failing load balancer checks count against it: download, weights load and compiled
    * artifacts load.
    *
-   * @default - an ESTIMATE from the model size: `120 s + 30 s/GiB x (weights + artifacts) + 45 s/GiB x weights`,
-   * plus 1800 s without compiled artifacts, from 600 s to 7200 s
+   * @default - twice the replica's predicted start, from 600 s to 7200 s: weights and artifacts from S3 at 200 MiB/s,
+   * the weights onto the NeuronCores at 0.58 GiB/s (750 GB in 20 minutes, vLLM Neuron docs, checkpoint loading), 120 s
+   * of engine start, plus 1800 s without compiled artifacts (`predictedStartup`, lib/generative/memory.ts)
    */
   readonly healthCheckGracePeriod?: Duration;
 

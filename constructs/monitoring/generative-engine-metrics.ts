@@ -102,6 +102,15 @@ export class GenerativeEngineMetrics {
     return this.metric(ENGINE_GAUGES.kvCacheUsage, cloudwatch.Stats.MAXIMUM, options);
   }
 
+  /**
+   * The engine's start, constant after it (maximum over replicas unless `statistic` says otherwise): the vLLM Neuron
+   * plugin's `compileTime`, `modelLoadTime` and `startupTime` in ms (Trn2/Trn3), and `neuronCoresSeen`, the cores the
+   * copy saw before it loaded (the launcher's count). SageMaker copies report them here, where no proof reads /metrics.
+   */
+  engineStart(key: 'compileTime' | 'modelLoadTime' | 'startupTime' | 'neuronCoresSeen', options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
+    return this.metric(ENGINE_GAUGES[key], cloudwatch.Stats.MAXIMUM, options);
+  }
+
   /** Time to first token, ms: the worst interval p99 in the period. */
   ttftP99(options?: GenerativeEngineReplicaMetricOptions): cloudwatch.Metric {
     return this.metric(ENGINE_PERCENTILES.ttftP99, cloudwatch.Stats.MAXIMUM, options);
@@ -152,7 +161,8 @@ export class GenerativeEngineMetrics {
   /**
    * Graphs of the engine with the plan's numbers as horizontal lines: running and waiting requests (plan: mean
    * running sequences and the slot limit per replica), KV cache usage, TTFT p99 and TPOT p99 (plan: predicted and
-   * target), output tokens per second (plan: at the target rate and at capacity), NeuronCore utilization.
+   * target), output tokens per second (plan: at the target rate and at capacity), the engine's start (Trn2/Trn3),
+   * NeuronCore utilization.
    */
   widgets(): cloudwatch.IWidget[] {
     const plan = this.plan?.generative;
@@ -195,6 +205,11 @@ export class GenerativeEngineMetrics {
         ...line('Plan: at the target rate', plan?.outputTokensPerSecond, cloudwatch.Color.GREEN),
         ...line('Plan: capacity', capacity, cloudwatch.Color.RED),
       ], { min: 0 }),
+      graph('Engine start (ms, vLLM Neuron plugin)', [
+        this.engineStart('startupTime', { label: 'Startup (slowest replica)' }),
+        this.engineStart('modelLoadTime', { label: 'Model load' }),
+        this.engineStart('compileTime', { label: 'Compile at start' }),
+      ], [], { min: 0 }),
       graph('NeuronCore utilization (%, neuron-monitor)', [
         this.neuronCoreUtilization({ label: 'Mean over used cores' }),
         this.neuronCoreUtilization({ statistic: cloudwatch.Stats.MAXIMUM, label: 'Busiest core' }),

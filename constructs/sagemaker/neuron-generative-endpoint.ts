@@ -68,8 +68,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   /** Devices, memory, CPU, copies, scaling target and timeouts derived from the plan. */
   readonly sizing: ComponentSizing;
   /**
-   * The predicted time from a request at zero copies to an answering copy: an ESTIMATE from assumed instance launch,
-   * S3 throughput and load rates (`COLD_START_ASSUMPTIONS`); meaningful with `scaleToZero`.
+   * The predicted time from a request at zero copies to an answering copy: an ESTIMATE from the scale-out alarm, an
+   * assumed instance launch and the copy's predicted start (`predictedStartup`: S3 download, the documented checkpoint
+   * load rate, engine start); meaningful with `scaleToZero`.
    */
   readonly coldStart: ColdStartEstimate;
   readonly role: iam.IRole;
@@ -443,6 +444,6 @@ function inModelDirectory(path: string | undefined): string | undefined {
 
 function describeColdStart(c: ColdStartEstimate): string {
   return `~${Math.round(c.totalSeconds / 60)} min (ESTIMATE: ${c.alarmSeconds} s alarm + ${c.instanceLaunchSeconds} s instance and image `
-    + `+ ${c.weightsDownloadSeconds} s weights download + ${c.loadSeconds} s load and engine start`
+    + `+ ${c.weightsDownloadSeconds} s download + ${c.loadSeconds} s load and engine start`
     + (c.compilesAtStart ? ', plus compilation: no compiled artifacts given)' : ')');
 }

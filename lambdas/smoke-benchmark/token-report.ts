@@ -2,7 +2,7 @@
  * The report of a proof in tokens: the JSON document CI reads (predicted beside measured), its CloudWatch metrics
  * (EMF) and the message that fails the deployment.
  */
-import type { PluginStartup } from '../../lib/generative/plugin-metrics';
+import type { CopyCores, PluginStartup } from '../../lib/generative/plugin-metrics';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { GenerativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import type { GoldenPrompt, TokenCapacityConfig, TokenFigures, TokenMeasurement, TokenSmokeRun, TokenThresholdResult } from '../../lib/bench/token-proof';
@@ -71,10 +71,24 @@ export interface TokenReportDocument {
       })
     | { readonly skipped: string };
   /**
-   * The vLLM Neuron plugin's start (Trn2/Trn3 engines reached over HTTP): compile, load and startup seconds, and the
-   * failure of a compile at serving time. @default - the engine exports no `vllm_neuron:` series, or is not reachable
+   * What the engine says about its start (engines reached over HTTP): the vLLM Neuron plugin's compile, load and
+   * startup seconds, the NeuronCores each copy saw, and the failures among them. @default - the engine exports none
+   * of those series, or is not reachable
    */
-  readonly engine?: { readonly startup?: PluginStartup; readonly failures: readonly string[]; readonly error?: string };
+  readonly engine?: TokenEngineSection;
+}
+
+/** The engine's section of the report. */
+export interface TokenEngineSection {
+  /** The vLLM Neuron plugin's start (Trn2/Trn3). @default - no `vllm_neuron:` series */
+  readonly startup?: PluginStartup;
+  /** The NeuronCores each copy that answered saw before its engine loaded (the cdk-inferentia launcher's series). */
+  readonly copies?: readonly CopyCores[];
+  /** Copies the plan puts behind the target, to read `copies` against. */
+  readonly copiesPlanned?: number;
+  /** A compile at serving time, a copy with fewer cores than it needs. */
+  readonly failures: readonly string[];
+  readonly error?: string;
 }
 
 /** Writes the proof's metrics as one EMF line, with the `EndpointName` and `Environment` dimensions. */

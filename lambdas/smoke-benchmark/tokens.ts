@@ -12,7 +12,7 @@ import { generativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import { checkGoldenAnswer, judgeTokenRun, tokenCapacityStageMs, tokenSmokeStageMs } from '../../lib/bench/token-proof';
 import { REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { readTokenSettings, type TokenSettings } from '../../lib/smoke/token-settings';
-import { judgePluginStartup, parsePluginStartup } from '../../lib/generative/plugin-metrics';
+import { judgeCopyCores, judgePluginStartup, parseCopyCores, parsePluginStartup, type CopyCores } from '../../lib/generative/plugin-metrics';
 import { invokeWorkers } from './capacity';
 import { reportKeys, writeReport } from './report';
 import { standAsideForRollback } from './stack-status';
@@ -21,6 +21,7 @@ import {
   publishTokenMetrics,
   tokenFailureMessage,
   type GoldenSection,
+  type TokenEngineSection,
   type TokenReportDocument,
 } from './token-report';
 
@@ -32,24 +33,45 @@ export interface TokenGateDependencies {
   readonly client: TokenProofClient;
 }
 
+/** Most `/metrics` reads spent looking for every copy behind the target (the load balancer picks one per read). */
+const MAX_METRICS_READS = 16;
+
 /**
- * What the vLLM Neuron plugin says about the replica's start (compile, load and startup seconds), with the failure of
- * a compile at serving time; undefined for an engine or a target without those series. A metrics read that fails is
- * recorded, not fatal: the proof's verdict rests on the tokens.
+ * What the engine says about its start: the vLLM Neuron plugin's compile, load and startup seconds, with the failure of
+ * a compile at serving time, and the NeuronCores each copy saw before it loaded (the cdk-inferentia launcher's series).
+ * The target's `/metrics` is read until every planned copy answered, or twice as many reads as copies (at most
+ * {@link MAX_METRICS_READS}): the load balancer sends each read to one copy. Undefined for an engine or a target
+ * without those series. A metrics read that fails is recorded, not fatal: the proof's verdict rests on the tokens.
  */
-async function readEngineStartup(client: TokenProofClient, endpoint: TokenEndpoint): Promise<TokenReportDocument['engine']> {
+async function readEngineStartup(client: TokenProofClient, endpoint: TokenEndpoint, copiesPlanned: number | undefined): Promise<TokenReportDocument['engine']> {
   if (!client.engineMetrics) return undefined;
-  let text: string | undefined;
-  try {
-    text = await client.engineMetrics(endpoint, AbortSignal.timeout(10_000));
-  } catch (error) {
-    return { error: `reading ${endpoint.target}/metrics failed: ${error instanceof Error ? error.message : String(error)}`, failures: [] };
+  const reads = Math.min(MAX_METRICS_READS, 2 * (copiesPlanned ?? 1));
+  let startup: TokenEngineSection['startup'];
+  const copies = new Map<string, CopyCores>();
+  for (let i = 0; i < reads && copies.size < (copiesPlanned ?? 1); i++) {
+    let text: string | undefined;
+    try {
+      text = await client.engineMetrics(endpoint, AbortSignal.timeout(10_000));
+    } catch (error) {
+      if (i === 0) return { error: `reading ${endpoint.target}/metrics failed: ${error instanceof Error ? error.message : String(error)}`, failures: [] };
+      break;
+    }
+    if (text === undefined) break;
+    startup ??= parsePluginStartup(text);
+    const seen = parseCopyCores(text);
+    if (i === 0 && seen.length === 0) break; // an engine without the launcher's series: one read says so
+    for (const copy of seen) copies.set(copy.copy, copy);
   }
-  const startup = text === undefined ? undefined : parsePluginStartup(text);
-  if (!startup) return undefined;
-  const failures = judgePluginStartup(startup);
-  log('engine startup', { ...startup, passed: failures.length === 0 });
-  return { startup, failures };
+  if (!startup && copies.size === 0) return undefined;
+  const copyList = [...copies.values()];
+  const failures = [...(startup ? judgePluginStartup(startup) : []), ...judgeCopyCores(copyList)];
+  const section: TokenEngineSection = {
+    ...(startup ? { startup } : {}),
+    ...(copyList.length > 0 ? { copies: copyList, ...(copiesPlanned !== undefined ? { copiesPlanned } : {}) } : {}),
+    failures,
+  };
+  log('engine startup', { ...startup, copies: copyList, passed: failures.length === 0 });
+  return section;
 }
 
 /** What a passed or skipped proof returns (the Trigger provider logs it). */
@@ -103,7 +125,8 @@ export async function runTokenGate(
   if (!golden.passed) {
     failures.push(`golden prompt: ${golden.message}`);
   }
-  const engine = await readEngineStartup(deps.client, endpoint);
+  const copiesPlanned = config.plan !== undefined ? config.plan.instanceCount * config.plan.replicasPerInstance : undefined;
+  const engine = await readEngineStartup(deps.client, endpoint, copiesPlanned);
   failures.push(...(engine?.failures ?? []));
 
   let smoke: TokenReportDocument['smoke'] = { skipped: 'the golden prompt failed, so the latency of a wrong model was not measured' };

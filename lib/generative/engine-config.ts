@@ -257,6 +257,11 @@ export interface PluginEngineOptions {
   readonly kvCacheDtype?: 'fp8';
 }
 
+/** The prefill buckets the plugin compiles for a model length: powers of two from 128, then the length itself. */
+export function pluginPrefillBuckets(maxModelLen: number): number[] {
+  return powerOfTwoBuckets(Math.min(SMALLEST_PREFILL_BUCKET, maxModelLen), maxModelLen);
+}
+
 /** The plugin's part of one replica's arguments (after the model and the common flags). */
 export interface PluginArguments {
   readonly args: readonly string[];
@@ -332,7 +337,7 @@ export function pluginEngineKwargs(engine: Pick<GenerativePlan['generative']['en
     async_scheduling: !dflash,
     additional_config: {
       neuron_config: {
-        num_batched_tokens_buckets: powerOfTwoBuckets(Math.min(SMALLEST_PREFILL_BUCKET, maxModelLen), maxModelLen),
+        num_batched_tokens_buckets: pluginPrefillBuckets(maxModelLen),
         num_seqs_buckets: powerOfTwoBuckets(1, maxNumSeqs),
       },
     },

@@ -277,6 +277,12 @@ export const ENGINE_GAUGES = {
   waitingRequests: { name: 'WaitingRequests', unit: 'Count', source: 'vllm:num_requests_waiting' },
   /** KV cache blocks in use, in percent (the engine's fraction times 100). */
   kvCacheUsage: { name: 'KvCacheUsage', unit: 'Percent', source: 'vllm:kv_cache_usage_perc' },
+  /** The vLLM Neuron plugin's start (Trn2/Trn3), in ms: compiling, loading the model, and all of it. */
+  compileTime: { name: 'CompileTime', unit: 'Milliseconds', source: 'vllm_neuron:compilation_time_seconds' },
+  modelLoadTime: { name: 'ModelLoadTime', unit: 'Milliseconds', source: 'vllm_neuron:model_load_time_seconds' },
+  startupTime: { name: 'StartupTime', unit: 'Milliseconds', source: 'vllm_neuron:startup_time_seconds' },
+  /** The NeuronCores the copy saw before its engine loaded (the cdk-inferentia launcher, serving/vllm/cores_seen.py). */
+  neuronCoresSeen: { name: 'NeuronCoresSeen', unit: 'Count', source: 'cdk_inferentia:neuron_cores_seen' },
 } as const satisfies Record<string, EngineMetricName>;
 
 /** Increases since the previous scrape (a counter that went down, the engine restarted, counts from zero). */

@@ -24,13 +24,13 @@ import type { ChipFigures, ModelConfiguration, PerformanceCoefficients } from '.
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
-import { supportedGroupSizes } from '../planner/layout';
+import { deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
 import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
 import type { CapacityKnowledge } from './capacity-knowledge';
 import { engineTiming } from './engine-timing';
 import { workloadLengths } from './lengths';
-import { engineRunsLevers } from './engine-config';
+import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
 import type { GenerativeLeverOptions, LeverSet } from './perf-model';
 import { kvCachePerSequenceGiB, replicaMemory } from './memory';
@@ -202,7 +202,7 @@ export interface EstimatedConfiguration {
 /** Why an estimated (degree, levers) lost, for the rejection list. */
 export interface EstimateRejection {
   readonly configuration: string;
-  readonly code: 'device-memory' | 'tpot' | 'ttft' | 'engine';
+  readonly code: 'device-memory' | 'tpot' | 'ttft' | 'engine' | 'tensor-parallel';
   readonly reason: string;
 }
 
@@ -255,8 +255,19 @@ export function estimatedConfigurations(
     return { configs, rejections };
   }
   const cores = neuronCores(instance);
-  const buckets = chooseBuckets(request.lengths, request.maxModelLength);
-  const degrees = (supportedGroupSizes(instance) ?? [cores]).filter((d) => d <= cores);
+  const chosen = chooseBuckets(request.lengths, request.maxModelLength);
+  // The vLLM Neuron plugin (Trn2, Trn3) compiles its own prefill buckets (engine-config.ts): time prefills at those.
+  const buckets = vllmEngineOf(instance.family) === 'vllm-neuron-plugin'
+    ? { ...chosen, contextEncoding: pluginPrefillBuckets(request.maxModelLength) } : chosen;
+  const supported = (supportedGroupSizes(instance) ?? [cores]).filter((d) => d <= cores);
+  // A degree whose copy would span a chip count the instance's topology refuses is not a candidate (layout.ts).
+  const degrees = supported.filter((tp) => {
+    const topology = deviceCountProblem(instance, tp);
+    if (topology !== undefined) {
+      rejections.push({ configuration: `tp=${tp} (ESTIMATE)`, code: 'tensor-parallel', reason: topology });
+    }
+    return topology === undefined;
+  });
   // Pass 1: every configuration that fits, timed, with a cost no plan of it can beat (every slot decoding flat out,
   // or prefills back to back). Pass 2, cheapest bound first: the capacity search (the costly part) only for
   // configurations whose bound beats the cheapest plan found so far with the same levers.

@@ -6,7 +6,8 @@ import { BUILT_IN_GENERATIVE_PROFILES } from '../profiles/data/generative';
 import type { GenerativeProfile } from './types';
 
 export type * from './types';
-export { DTYPE_BYTES, RUNTIME_RESERVE_FRACTION, kvCachePerSequenceGiB, kvSharding, replicaMemory, weightsGiB } from './memory';
+export { ARTIFACTS_PER_WEIGHT_ESTIMATE, DTYPE_BYTES, RUNTIME_RESERVE_FRACTION, STARTUP_BUDGET_FACTOR, STARTUP_FIGURES, kvCachePerSequenceGiB, kvSharding, predictedStartup, replicaMemory, weightsGiB } from './memory';
+export type { PredictedStartup } from './memory';
 export { engineTiming, perOutputTokenMs, PREFILL_TOKENS_PER_STEP_ESTIMATE } from './engine-timing';
 export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, replicaCapacityRps, singleSlotWaitQuantile } from './continuous-batching';
 export type { ReplicaPrediction } from './continuous-batching';

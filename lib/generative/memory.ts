@@ -87,3 +87,68 @@ export function fits(memory: GenerativeMemory): boolean {
 function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
+
+/*
+ * A copy's predicted start, from its plan: what the health-check grace of ECS and the startup timeouts of SageMaker
+ * are derived from (constructs/ecs/private/generative-ecs-layout.ts, constructs/sagemaker/private/generative-sizing.ts).
+ * A copy downloads its weights and compiled artifacts from S3, loads the checkpoint onto its NeuronCores and the
+ * compiled graphs with it, then starts the engine. The figures:
+ * - Load: "Llama3.1 405B (~750 GB) currently take around 15-20 minutes to load from disk to device in the existing
+ *   single-process NxDI" (vLLM Neuron docs, design/framework/checkpoint_loading.md, 2026-06-23): at the slow end,
+ *   750 GB in 1,200 s, 0.58 GiB/s. The plugin's multi-process loader is faster, so this is an upper bound there.
+ * - Download: 200 MiB/s from S3 to one instance. ESTIMATE (UNVERIFIED): S3 publishes no per-instance figure.
+ * - Engine start: 120 s for imports, tokenizer, the HTTP server and the first pass over each bucket. ESTIMATE.
+ * - Compile at start, when no compiled artifacts are given: 1,800 s. ESTIMATE for models up to ~10B; larger models
+ *   take longer, which is why the hostings warn.
+ * The vLLM Neuron plugin reports what a start really took (`vllm_neuron:model_load_time_seconds`,
+ * `startup_time_seconds`, lib/generative/plugin-metrics.ts), in the token proof's report.
+ */
+
+/** The figures {@link predictedStartup} rests on. */
+export const STARTUP_FIGURES = {
+  /** Checkpoint load from disk to the devices, GiB/s: 750 GB in 20 minutes (vLLM Neuron docs, checkpoint loading). */
+  loadGiBPerSecond: 750e9 / GIB / 1200,
+  /** S3 to instance, MiB/s. ESTIMATE. */
+  downloadMiBPerSecond: 200,
+  /** Engine start besides the weights, seconds. ESTIMATE. */
+  engineStartSeconds: 120,
+  /** Compiling at start without compiled artifacts, seconds. ESTIMATE. */
+  compileSeconds: 1800,
+} as const;
+
+/**
+ * Compiled artifacts of a replica as a share of its weights: an ESTIMATE (an upper bound when NxD Inference saves the
+ * sharded weights beside the NEFFs, `save_sharded_checkpoint`; far less when only NEFFs are saved, as the plugin does).
+ */
+export const ARTIFACTS_PER_WEIGHT_ESTIMATE = 1;
+
+/** How much longer than predicted a start may take before a health check gives up on it. */
+export const STARTUP_BUDGET_FACTOR = 2;
+
+/** One copy's predicted start, seconds. */
+export interface PredictedStartup {
+  /** Weights and compiled artifacts from S3. */
+  readonly downloadSeconds: number;
+  /** Checkpoint onto the NeuronCores. */
+  readonly loadSeconds: number;
+  readonly engineStartSeconds: number;
+  /** Compiling at start: 0 with compiled artifacts. */
+  readonly compileSeconds: number;
+  readonly totalSeconds: number;
+}
+
+/**
+ * The predicted start of one copy of a replica holding `weightsGiB` of weights, with `artifactsGiB` of compiled
+ * artifacts to download beside them, or none (`compiled: false`: the engine compiles at start).
+ */
+export function predictedStartup(weightsGiB: number, artifacts: { readonly compiled: boolean; readonly artifactsGiB: number }): PredictedStartup {
+  const f = STARTUP_FIGURES;
+  const downloaded = weightsGiB + (artifacts.compiled ? artifacts.artifactsGiB : 0);
+  const downloadSeconds = Math.ceil((downloaded * 1024) / f.downloadMiBPerSecond);
+  const loadSeconds = Math.ceil(weightsGiB / f.loadGiBPerSecond);
+  const compileSeconds = artifacts.compiled ? 0 : f.compileSeconds;
+  return {
+    downloadSeconds, loadSeconds, engineStartSeconds: f.engineStartSeconds, compileSeconds,
+    totalSeconds: downloadSeconds + loadSeconds + f.engineStartSeconds + compileSeconds,
+  };
+}

@@ -14,7 +14,7 @@ import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } 
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import { InputError } from '../errors';
 import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
-import { coreLayout, supportedGroupSizes } from '../planner/layout';
+import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './engine-timing';
@@ -224,7 +224,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
   const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
-  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
+  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {
     return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})${request.options.estimates === false ? ' (estimates are off)' : ', and the performance model has no figures for the chip'}` }] };
@@ -296,6 +296,11 @@ function evaluateGroup(
         ? `tensor-parallel degree ${tp} needs ${tp} NeuronCores; ${instance.name} has ${cores}`
         : `NxD Inference does not support tensor-parallel degree ${tp} on ${instance.family} (it supports ${fitting.join(', ')} here)`,
     });
+    return;
+  }
+  const topology = deviceCountProblem(instance, tp);
+  if (topology !== undefined) {
+    outcome.rejections.push({ configuration, code: 'tensor-parallel', reason: topology });
     return;
   }
   const rows = allRows.filter((r) => (r.sequenceLength ?? r.inputTokens + r.outputTokens) >= request.maxModelLength);

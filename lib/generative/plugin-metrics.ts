@@ -75,3 +75,47 @@ export function judgePluginStartup(startup: PluginStartup, limitSeconds = COLD_C
     + `${limitSeconds} s): the compiled graphs were not in the shared cache; run the CPU compile job for this plan `
     + '(NeuronCompileJob) before deploying, so serving copies only load them'];
 }
+
+/**
+ * The NeuronCores each copy saw before its engine loaded, which the cdk-inferentia launcher adds to the engine's
+ * `/metrics` (serving/vllm/cores_seen.py): one gauge of each per copy, labelled `copy` (its host) and `source` (how
+ * the cores were counted: `NEURON_RT_VISIBLE_CORES`, `neuron-ls` or the device files).
+ */
+export const COPY_CORES_METRICS = {
+  seen: 'cdk_inferentia:neuron_cores_seen',
+  needed: 'cdk_inferentia:neuron_cores_needed',
+} as const;
+
+/** What one copy saw at start. */
+export interface CopyCores {
+  readonly copy: string;
+  readonly coresSeen: number;
+  readonly coresNeeded: number;
+  /** How the launcher counted them. */
+  readonly source: string;
+}
+
+/** The copies' core counts in a Prometheus text exposition (none without the launcher's series). */
+export function parseCopyCores(text: string): CopyCores[] {
+  const copies = new Map<string, { seen?: number; needed?: number; source: string }>();
+  for (const line of text.split('\n')) {
+    const match = /^(cdk_inferentia:neuron_cores_(?:seen|needed))\{([^}]*)\}\s+([^\s]+)/.exec(line);
+    if (!match) continue;
+    const labels = Object.fromEntries([...match[2].matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    const value = Number(match[3]);
+    if (labels.copy === undefined || !Number.isFinite(value)) continue;
+    const entry = copies.get(labels.copy) ?? { source: labels.source ?? '' };
+    if (match[1] === COPY_CORES_METRICS.seen) entry.seen = value;
+    else entry.needed = value;
+    copies.set(labels.copy, entry);
+  }
+  return [...copies].flatMap(([copy, e]) => (e.seen !== undefined && e.needed !== undefined
+    ? [{ copy, coresSeen: e.seen, coresNeeded: e.needed, source: e.source }] : []));
+}
+
+/** Why the copies' cores fail the proof: a copy that saw fewer cores than it needs; empty when none did. */
+export function judgeCopyCores(copies: readonly CopyCores[]): string[] {
+  return copies.filter((c) => c.coresSeen < c.coresNeeded).map((c) => `copy ${c.copy} saw ${c.coresSeen} NeuronCores (${c.source}) `
+    + `but its tensor-parallel degree needs ${c.coresNeeded}: raise NumberOfAcceleratorDevicesRequired (SageMaker) or the `
+    + 'task\'s device mappings (ECS) so each copy gets them');
+}

@@ -6,7 +6,7 @@
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { InstanceSpec, Price } from '../catalog/types';
 import type { Measurement, ModelProfile } from '../profiles/types';
-import { coreLayout, supportedGroupSizes } from './layout';
+import { coreLayout, deviceCountProblem, supportedGroupSizes } from './layout';
 import { capacity, capacityRps, FRONT_END_MAX_UTILIZATION, predictedP99Seconds, processUtilization, saturationPerProcessRps, servingModel } from './serving';
 import type { ServingMode, ServingModel } from './serving';
 import type { Plan, PlanReport, Rejection } from './types';
@@ -237,6 +237,10 @@ function processLimits(
       reason: `a ${g}-core group is not a NeuronCore group size the Neuron SDK supports on ${instance.family} ` +
         `(${sizes.filter((s) => s <= cores).join(', ')})`,
     };
+  }
+  const topology = deviceCountProblem(instance, g);
+  if (topology !== undefined) {
+    return { code: 'layout', reason: `the measured core group: ${topology}` };
   }
   const deviceMemoryGiB = m.deviceMemoryGiB ?? profile.deviceMemoryGiB;
   const groupMemory = g * deviceMemoryPerCoreGiB(instance);

@@ -105,6 +105,23 @@ class Lines(unittest.TestCase):
         self.assertEqual(second["_aws"]["Timestamp"], 11000)
         self.assertEqual({d["Name"] for d in directive["Metrics"]} - set(second), set())
 
+    def test_the_plugin_s_start_and_the_cores_seen_are_gauges_in_ms_and_absent_from_other_engines(self):
+        writer = FakeWriter()
+        exporter = Exporter("CdkInferentia/GenerativeEngine", "llama-endpoint", "0", writer)
+        plugin = "\n".join([
+            'vllm_neuron:compilation_time_seconds{engine="0"} 4.5',
+            'vllm_neuron:model_load_time_seconds{engine="0"} 40',
+            'vllm_neuron:startup_time_seconds_sum{engine="0"} 60',  # exported as a histogram: its _sum
+            'vllm_neuron:startup_time_seconds_count{engine="0"} 1',
+            'cdk_inferentia:neuron_cores_seen{copy="ip-10-0-1-5",source="neuron-ls"} 16',
+        ])
+        exporter.observe(metrics_text(1, 0, 0.1, 10, 5, 1, (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0)) + plugin + "\n", 1000)
+        exporter.observe(metrics_text(1, 0, 0.1, 10, 5, 1, (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0)), 2000)
+        with_plugin, without = writer.lines
+        self.assertEqual((with_plugin["CompileTime"], with_plugin["ModelLoadTime"], with_plugin["StartupTime"]), (4500.0, 40000.0, 60000.0))
+        self.assertEqual(with_plugin["NeuronCoresSeen"], 16)
+        self.assertEqual({"CompileTime", "ModelLoadTime", "StartupTime", "NeuronCoresSeen"} & set(without), set())
+
     def test_failures_count_only_after_the_engine_answered_and_carry_over_a_dropped_line(self):
         writer = FakeWriter()
         exporter = Exporter("N", "s", "0", writer)

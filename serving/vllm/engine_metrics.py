@@ -29,9 +29,15 @@ import time
 import urllib.request
 
 # Contract: lib/generative/engine-metrics.ts (ENGINE_GAUGES, ENGINE_COUNTERS, ENGINE_PERCENTILES, ENGINE_EXPORTER_COUNTERS).
+# The vLLM Neuron plugin's start (Trn2/Trn3; a histogram's _sum when it exports one) and the cores the launcher saw
+# (serving/vllm/cores_seen.py): constant after start, absent from an engine without them.
 GAUGES = (("RunningRequests", "Count", "vllm:num_requests_running", 1.0),
           ("WaitingRequests", "Count", "vllm:num_requests_waiting", 1.0),
-          ("KvCacheUsage", "Percent", "vllm:kv_cache_usage_perc", 100.0))
+          ("KvCacheUsage", "Percent", "vllm:kv_cache_usage_perc", 100.0),
+          ("CompileTime", "Milliseconds", "vllm_neuron:compilation_time_seconds", 1000.0),
+          ("ModelLoadTime", "Milliseconds", "vllm_neuron:model_load_time_seconds", 1000.0),
+          ("StartupTime", "Milliseconds", "vllm_neuron:startup_time_seconds", 1000.0),
+          ("NeuronCoresSeen", "Count", "cdk_inferentia:neuron_cores_seen", 1.0))
 COUNTERS = (("PromptTokens", "Count", "vllm:prompt_tokens_total"),
             ("GenerationTokens", "Count", "vllm:generation_tokens_total"),
             ("FinishedRequests", "Count", "vllm:request_success_total"))
@@ -142,6 +148,8 @@ class Exporter:
         document, definitions = {}, []
         for name, unit, source, scale in GAUGES:
             value = total(series, source)
+            if value is None:
+                value = total(series, source + "_sum")
             if value is not None:
                 document[name] = round(value * scale, 3)
                 definitions.append({"Name": name, "Unit": unit})

@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 
+from serving.vllm import cores_seen
+
 ARGS_ENV = "CDK_INFERENTIA_VLLM_ARGS"
 
 # Where a copy's NeuronCores come from, and what decides how many it gets: on SageMaker the inference component's
@@ -93,6 +95,20 @@ def core_problem(args, environ, **probes):
             f"raise {DEVICE_SETTING} so each copy gets {needed} cores (SageMaker may count chips, not cores)")
 
 
+def with_cores_seen(args, environ, seen, how):
+    """The arguments with the middleware that adds the cores seen to /metrics, the count put in `environ` for it.
+
+    The token proof reads them from each copy (serving/vllm/cores_seen.py); nothing is added when nothing was counted.
+    """
+    if seen is None:
+        return args
+    environ[cores_seen.SEEN_ENV] = str(seen)
+    environ[cores_seen.NEEDED_ENV] = str(tensor_parallel_size(args))
+    environ[cores_seen.SOURCE_ENV] = how
+    flag = f"--middleware={cores_seen.MIDDLEWARE}"
+    return args if flag in args else [*args, flag]
+
+
 def command(args, which=shutil.which, python=sys.executable):
     """The command line: the `vllm` console script, or its module when the script is not on PATH."""
     if which("vllm"):
@@ -114,6 +130,7 @@ def main():
     seen, how = visible_cores(os.environ)
     print(f"cdk-inferentia vllm launcher: NeuronCores seen={seen} ({how}) needed={tensor_parallel_size(args)}",
           file=sys.stderr, flush=True)
+    args = with_cores_seen(args, os.environ, seen, how)
     line = command(args)
     print(f"cdk-inferentia vllm launcher: {' '.join(line)}", file=sys.stderr, flush=True)
     os.execvp(line[0], line)

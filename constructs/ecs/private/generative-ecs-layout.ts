@@ -1,7 +1,9 @@
 import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
+import { ARTIFACTS_PER_WEIGHT_ESTIMATE, predictedStartup, STARTUP_BUDGET_FACTOR } from '../../../lib/generative/memory';
+import type { PredictedStartup } from '../../../lib/generative/memory';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
-import { DOWNLOAD_SECONDS_PER_GIB, STARTUP_SECONDS_PER_GIB } from '../../private/endpoint-sizing';
+import { deviceCountProblem } from '../../../lib/planner/layout';
 import { ROOT_VOLUME_MAX_GIB, ROOT_VOLUME_MIN_GIB } from './ecs-capacity';
 import { ecsFleet, ecsHost, MAX_RESERVATION_SHARE } from './ecs-layout';
 
@@ -17,18 +19,6 @@ export const ARTIFACTS_DIRECTORY = `${MODEL_MOUNT}/compiled`;
 
 /** Container image allowance on the root volume, GiB: a Neuron vLLM DLC unpacks to about 20 GiB; pulls need room for two. */
 const IMAGE_ALLOWANCE_GIB = 50;
-
-/**
- * Compiled artifacts of a replica as a share of its weights: an ESTIMATE (an upper bound when NxD Inference saves
- * the sharded weights beside the NEFFs, `save_sharded_checkpoint`; far less when it only saves the NEFFs).
- */
-export const ARTIFACTS_PER_WEIGHT_ESTIMATE = 1;
-
-/** Container start and engine start-up besides the weights (Python imports, tokenizer, warm-up), ESTIMATE. */
-export const START_SECONDS = 120;
-
-/** Added when no compiled artifacts are given and vLLM compiles at every task start: an ESTIMATE for models up to ~10B. */
-export const COMPILE_SECONDS_ESTIMATE = 1800;
 
 /** Fewest and most seconds of the health check grace period this service sets by default. */
 export const GRACE_MIN_SECONDS = 600;
@@ -134,14 +124,18 @@ export function streamTimeoutSeconds(plan: Pick<GenerativePlan, 'generative'>): 
   return Math.min(Math.max(seconds, STREAM_TIMEOUT_MIN_SECONDS), STREAM_TIMEOUT_MAX_SECONDS);
 }
 
+/** A replica's predicted start on ECS (lib/generative/memory.ts, `predictedStartup`): download, load, engine start. */
+export function replicaStartup(layout: Pick<GenerativeEcsLayout, 'weightsGiB' | 'artifactsGiB'>, compiled: boolean): PredictedStartup {
+  return predictedStartup(layout.weightsGiB, { compiled, artifactsGiB: layout.artifactsGiB });
+}
+
 /**
- * Health check grace period, ESTIMATE: `120 s + 30 s/GiB x (weights + artifacts)` to download from S3
- * `+ 45 s/GiB x weights` to load onto the NeuronCores, `+ 1800 s` when vLLM must compile at start, from 600 s to 7200 s.
+ * Health check grace period: twice the replica's predicted start (`replicaStartup`: weights and artifacts from S3,
+ * the checkpoint onto the NeuronCores at the documented load rate, engine start, and a compile when no artifacts are
+ * given), from 600 s to 7200 s, so a start twice as slow as predicted still passes and a stuck one is replaced.
  */
 export function defaultGraceSeconds(layout: Pick<GenerativeEcsLayout, 'weightsGiB' | 'artifactsGiB'>, compiled: boolean): number {
-  const download = DOWNLOAD_SECONDS_PER_GIB * (layout.weightsGiB + (compiled ? layout.artifactsGiB : 0));
-  const seconds = Math.ceil(START_SECONDS + download + STARTUP_SECONDS_PER_GIB * layout.weightsGiB
-    + (compiled ? 0 : COMPILE_SECONDS_ESTIMATE));
+  const seconds = Math.ceil(STARTUP_BUDGET_FACTOR * replicaStartup(layout, compiled).totalSeconds);
   return Math.min(Math.max(seconds, GRACE_MIN_SECONDS), GRACE_MAX_SECONDS);
 }
 
@@ -165,6 +159,10 @@ function replicaProblems(plan: GenerativePlan, type: NeuronInstanceType): string
   if (replicas.length === 0 || replicas.length !== plan.generative.replicasPerInstance) {
     problems.push(`plan.generative.replicas has ${replicas.length} replicas for replicasPerInstance=`
       + `${plan.generative.replicasPerInstance}; one layout per replica is needed: re-plan`);
+  }
+  const topology = deviceCountProblem(type.spec, plan.generative.tensorParallelDegree);
+  if (topology !== undefined) {
+    problems.push(`plan.generative.tensorParallelDegree=${plan.generative.tensorParallelDegree}: ${topology}; re-plan`);
   }
   const devices = new Set<string>();
   const owner = new Map<number, number>();

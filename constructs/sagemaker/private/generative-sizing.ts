@@ -17,7 +17,9 @@
  *   timeouts 60-3600 s.
  */
 import type { GenerativePlan } from '../../../lib/generative/types';
-import { DOWNLOAD_SECONDS_PER_GIB, STARTUP_SECONDS_PER_GIB } from '../../private/endpoint-sizing';
+import { ARTIFACTS_PER_WEIGHT_ESTIMATE, predictedStartup, STARTUP_BUDGET_FACTOR } from '../../../lib/generative/memory';
+import type { PredictedStartup } from '../../../lib/generative/memory';
+import { deviceCountProblem } from '../../../lib/planner/layout';
 
 /** Range SageMaker accepts for both startup timeouts, seconds. */
 export const STARTUP_TIMEOUT_MIN_SECONDS = 60;
@@ -41,24 +43,22 @@ export const PLATFORM_MEMORY_MIN_MB = 2048;
  */
 export const PLATFORM_CPU_FRACTION = 0.05;
 
-/** Assumptions of the cold-start estimate; every one an ESTIMATE, not a measurement. */
+/**
+ * Assumptions of the cold-start estimate besides a copy's own start (`predictedStartup`); each an ESTIMATE, not a
+ * measurement.
+ */
 export const COLD_START_ASSUMPTIONS = {
   /** The scale-from-zero alarm's period: one minute of NoCapacityInvocationFailures before it fires. */
   alarmSeconds: 60,
   /** Launching a Neuron instance and pulling the vLLM DLC (about 10 GiB): 5 minutes. */
   instanceLaunchSeconds: 300,
-  /** S3 to instance throughput of the weights download, MiB/s. */
-  s3MiBPerSecond: 200,
-  /** Checkpoint read, sharding and load onto the NeuronCores, GiB of weights per second. */
-  loadGiBPerSecond: 1,
-  /** Engine start and warm-up after the weights are on the devices. */
-  engineStartSeconds: 60,
 } as const;
 
 /** The predicted time from the first request at zero copies to a copy that answers; an ESTIMATE. */
 export interface ColdStartEstimate {
   readonly alarmSeconds: number;
   readonly instanceLaunchSeconds: number;
+  /** The weights, and the compiled artifacts beside them when given, from S3. */
   readonly weightsDownloadSeconds: number;
   readonly loadSeconds: number;
   readonly totalSeconds: number;
@@ -92,6 +92,8 @@ export interface ComponentSizing {
   readonly startupTimeoutSeconds: number;
   /** Set when a timeout wanted more than the API's 3600 s. */
   readonly timeoutCapped: boolean;
+  /** A copy's predicted start, which both timeouts are derived from. */
+  readonly predictedStartup: PredictedStartup;
   readonly coldStart: ColdStartEstimate;
 }
 
@@ -128,6 +130,10 @@ export function sizeComponent(plan: GenerativePlan, options: SizingOptions, prob
     problems.push(`${where}: one replica spans ${devicesPerCopy} Neuron devices but ${instance.name} has ${instance.chips}; `
       + 'plan with a larger instance or a smaller tensor-parallel degree');
   }
+  const topology = deviceCountProblem(instance, g.tensorParallelDegree);
+  if (topology !== undefined) {
+    problems.push(`${where}: generative.tensorParallelDegree=${g.tensorParallelDegree}: ${topology}; plan again with planGenerative`);
+  }
   const devicesUsed = new Set(replicas.flatMap((r) => r.devices)).size;
   if (devicesUsed < replicas.length * devicesPerCopy) {
     problems.push(`${where}: ${replicas.length} replicas of tensor-parallel degree ${g.tensorParallelDegree} share Neuron devices `
@@ -157,10 +163,12 @@ export function sizeComponent(plan: GenerativePlan, options: SizingOptions, prob
   const initialCopies = copiesPerInstance * plan.instanceCount;
   const maxCopies = copiesPerInstance * Math.max(plan.maxInstanceCount, plan.instanceCount);
   const requestsPerSecondPerCopy = plan.targets.requestsPerSecond / initialCopies;
-  const download = timeout(DOWNLOAD_SECONDS_PER_GIB * g.memoryGiB.weights);
+  // Twice the copy's predicted download, and twice its predicted load and engine start, each from 600 s to 3600 s.
+  const predicted = copyStartup(g.memoryGiB.weights, options.compiledArtifacts);
+  const download = timeout(STARTUP_BUDGET_FACTOR * predicted.downloadSeconds);
   // Without compiled artifacts vLLM compiles at start (NEURON_COMPILED_ARTIFACTS missing): give it the API's most.
   const startup = options.compiledArtifacts
-    ? timeout(STARTUP_SECONDS_PER_GIB * g.memoryGiB.weights)
+    ? timeout(STARTUP_BUDGET_FACTOR * (predicted.loadSeconds + predicted.engineStartSeconds))
     : { seconds: STARTUP_TIMEOUT_MAX_SECONDS, capped: false };
   return {
     devicesPerCopy,
@@ -179,7 +187,8 @@ export function sizeComponent(plan: GenerativePlan, options: SizingOptions, prob
     downloadTimeoutSeconds: download.seconds,
     startupTimeoutSeconds: startup.seconds,
     timeoutCapped: download.capped || startup.capped,
-    coldStart: coldStart(g.memoryGiB.weights, !options.compiledArtifacts),
+    predictedStartup: predicted,
+    coldStart: coldStart(predicted),
   };
 }
 
@@ -196,18 +205,22 @@ export function concurrencyTarget(plan: GenerativePlan, requestsPerSecondPerCopy
   return Math.max(0.01, Math.ceil(l * 100) / 100);
 }
 
-/** The cold start from zero copies, from the assumptions in {@link COLD_START_ASSUMPTIONS}. */
-export function coldStart(weightsGiB: number, compilesAtStart: boolean): ColdStartEstimate {
+/** A copy's predicted start: the weights and (with compiled artifacts) the artifacts beside them, as ECS predicts it. */
+export function copyStartup(weightsGiB: number, compiledArtifacts: boolean): PredictedStartup {
+  return predictedStartup(weightsGiB, { compiled: compiledArtifacts, artifactsGiB: weightsGiB * ARTIFACTS_PER_WEIGHT_ESTIMATE });
+}
+
+/** The cold start from zero copies: the alarm and the instance launch ({@link COLD_START_ASSUMPTIONS}), then a copy's start. */
+export function coldStart(copy: PredictedStartup): ColdStartEstimate {
   const a = COLD_START_ASSUMPTIONS;
-  const weightsDownloadSeconds = Math.ceil((weightsGiB * 1024) / a.s3MiBPerSecond);
-  const loadSeconds = Math.ceil(weightsGiB / a.loadGiBPerSecond) + a.engineStartSeconds;
+  const loadSeconds = copy.loadSeconds + copy.engineStartSeconds;
   return {
     alarmSeconds: a.alarmSeconds,
     instanceLaunchSeconds: a.instanceLaunchSeconds,
-    weightsDownloadSeconds,
+    weightsDownloadSeconds: copy.downloadSeconds,
     loadSeconds,
-    totalSeconds: a.alarmSeconds + a.instanceLaunchSeconds + weightsDownloadSeconds + loadSeconds,
-    compilesAtStart,
+    totalSeconds: a.alarmSeconds + a.instanceLaunchSeconds + copy.downloadSeconds + loadSeconds,
+    compilesAtStart: copy.compileSeconds > 0,
   };
 }
 

@@ -9,6 +9,7 @@ import type { ICompiledGenerativeArtifacts } from '../../../constructs/compile/n
 import { ModelImage } from '../../../constructs/image/model-image';
 import type { GenerativeArtifactFacts } from '../../../lib/compile/generative-spec';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
+import { Catalog } from '../../../lib/catalog/catalog';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
 import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
 import type { Plan } from '../../../lib/planner';
@@ -171,9 +172,12 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
     });
   });
 
-  test('GIVEN 14.96 GiB of weights and artifacts as large (ESTIMATE) WHEN synthesized THEN the grace period covers download and load', () => {
+  test('GIVEN 14.96 GiB of weights and artifacts as large (ESTIMATE) WHEN synthesized THEN the grace period is twice the predicted start, at least 600 s', () => {
     const weights = PLAN.generative.memoryGiB.weights;
-    const expected = Math.ceil(120 + 30 * 2 * weights + 45 * weights);
+    // 2 x 14.96 GiB at 200 MiB/s, 14.96 GiB onto the cores at 0.58 GiB/s (vLLM Neuron docs), 120 s of engine start
+    const predicted = Math.ceil((2 * weights * 1024) / 200) + Math.ceil(weights / (750e9 / 2 ** 30 / 1200)) + 120;
+    expect(predicted).toBe(300);
+    const expected = Math.max(600, 2 * predicted);
     expect(service.healthCheckGracePeriod.toSeconds()).toBe(expected);
     template.allResourcesProperties('AWS::ECS::Service', { HealthCheckGracePeriodSeconds: expected });
   });
@@ -209,14 +213,16 @@ describe('Llama 3.1 8B with TP 8 on inf2.48xlarge: three replicas per instance',
 });
 
 describe('A generative ECS service without compiled artifacts', () => {
-  test('WHEN synthesized THEN it warns that vLLM compiles at every start and adds 1800 s to the grace period', () => {
+  test('WHEN synthesized THEN it warns that vLLM compiles at every start and adds 1800 s to the predicted start', () => {
     const stack = newStack();
     const service = new NeuronGenerativeEcsService(stack, 'Llama', props(stack, {
       model: { bucket: s3.Bucket.fromBucketName(stack, 'Weights', 'weights-bucket'), weightsPrefix: 'models/llama' },
     }));
     Annotations.fromStack(stack).hasWarning('/Stack/Llama', Match.stringLikeRegexp('vLLM compiles the model at every task start'));
     const weights = PLAN.generative.memoryGiB.weights;
-    expect(service.healthCheckGracePeriod.toSeconds()).toBe(Math.ceil(120 + 30 * weights + 45 * weights + 1800));
+    // 2 x (weights only at 200 MiB/s: 77 s + load 26 s + 120 s + 1800 s of compile)
+    expect(weights).toBe(14.96);
+    expect(service.healthCheckGracePeriod.toSeconds()).toBe(2 * (77 + 26 + 120 + 1800));
     expect(service.engines[0].environment).not.toHaveProperty('NEURON_COMPILED_ARTIFACTS');
   });
 });
@@ -318,6 +324,23 @@ describe('Plans and props the generative ECS service refuses at synth, before an
     }));
     const plan = { ...small, generative: { ...small.generative, replicasPerInstance: 2, replicas } };
     expect(refusal(() => ({ plan }))).toMatch(/needs \/dev\/neuron6 but inf2\.24xlarge has \/dev\/neuron0 to \/dev\/neuron5/);
+  });
+
+  test('GIVEN a TP-8 replica on trn2.48xlarge (2 of its chips) THEN it names the topology rule and the degree that fits', () => {
+    const profile = findGenerativeProfile('llama-3.1-8b-instruct');
+    if (!profile) throw new Error('no llama-3.1-8b-instruct profile');
+    const trn2 = planGenerative(profile, TARGETS, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['trn2.48xlarge'] },
+      Catalog.builtIn().withPriceFile({ instances: [], prices: [{ instanceType: 'trn2.48xlarge', region: 'us-east-1', hosting: 'ec2',
+        usdPerHour: 40, kind: 'on-demand', source: 'test price file', asOf: '2026-11-25', unverified: true }] }));
+    const replicas = [0, 1].map((index) => ({
+      index,
+      cores: Array.from({ length: 8 }, (_, i) => index * 8 + i),
+      visibleCores: `${index * 8}-${index * 8 + 7}`,
+      devices: [0, 1].map((d) => `/dev/neuron${index * 2 + d}`),
+    }));
+    const plan = { ...trn2, generative: { ...trn2.generative, tensorParallelDegree: 8, replicasPerInstance: 2, replicas } };
+    expect(refusal(() => ({ plan, image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.trn2.tag, digest: DIGEST }) })))
+      .toMatch(/plan\.generative\.tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16 .*Neuron scheduler extension.*use 16 NeuronCores \(4 devices\); re-plan/);
   });
 
   test('GIVEN the model server image THEN it asks for the vLLM container', () => {

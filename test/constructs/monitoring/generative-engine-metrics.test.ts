@@ -58,6 +58,11 @@ describe('GenerativeEngineMetrics graphs the engine beside the plan', () => {
     expect(engine.outputTokensPerSecond().expression).toBe('generated / PERIOD(generated)');
     expect(engine.neuronCoreUtilization().namespace).toBe('CdkInferentia/GenerativeEngine');
     expect(() => engine.runningRequests({ replica: ' ' })).toThrow(/replica must not be empty/);
+    // The plugin's start and the cores the launcher saw: constant after start, the slowest or worst replica.
+    expect(engine.engineStart('compileTime', { replica: '0' })).toMatchObject({
+      metricName: 'CompileTime', statistic: 'Maximum', dimensions: { Service: 'llama', Replica: '0' },
+    });
+    expect(engine.engineStart('neuronCoresSeen').metricName).toBe('NeuronCoresSeen');
     expect(() => new GenerativeEngineMetrics({ service: '' })).toThrow(/service="" must be 1 to 1024 characters/);
   });
 
@@ -79,6 +84,6 @@ describe('GenerativeEngineMetrics graphs the engine beside the plan', () => {
     expect(body).toContain('TimePerOutputTokenP99');
     expect(body).toContain('NeuronCoreUtilization');
     // Without a plan the graphs stand alone.
-    expect(new GenerativeEngineMetrics({ service: 's' }).widgets()).toHaveLength(6);
+    expect(new GenerativeEngineMetrics({ service: 's' }).widgets()).toHaveLength(7);
   });
 });

@@ -77,6 +77,17 @@ function testPlan(overrides: Partial<GenerativePlan> = {}, generative: Partial<G
   return base;
 }
 
+/** The test plan moved onto ml.trn2.48xlarge (4 logical cores a chip at LNC=2), with copies of `tp` cores. */
+function trn2Plan(tp: number): GenerativePlan {
+  const instance = Catalog.builtIn().instance('trn2.48xlarge');
+  if (!instance) throw new Error('no trn2.48xlarge in the catalog');
+  const chips = Math.ceil(tp / 4);
+  return testPlan({ instanceType: 'ml.trn2.48xlarge', instance }, {
+    tensorParallelDegree: tp, replicasPerInstance: 1, replicas: [replica(0, 0, chips, 4)],
+    engine: { tensorParallelSize: tp, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 2 },
+  });
+}
+
 function newStack(): Stack {
   return new Stack(new App({ builtinCloudFormationValidation: false }), 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
 }
@@ -113,8 +124,9 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
           MinMemoryRequiredInMb: 235929,
           NumberOfCpuCoresRequired: 60.5,
         },
-        // download: 14.96 GiB x 30 s = 449 s, raised to the 600 s floor; startup: 14.96 GiB x 45 s = 673.2, up to 674 s
-        StartupParameters: { ModelDataDownloadTimeoutInSeconds: 600, ContainerStartupHealthCheckTimeoutInSeconds: 674 },
+        // twice the predicted start, raised to the 600 s floor: download of 14.96 GiB of weights and as much of
+        // artifacts at 200 MiB/s, 154 s (x 2 = 308); load at 0.58 GiB/s, 26 s, plus 120 s engine start (x 2 = 292)
+        StartupParameters: { ModelDataDownloadTimeoutInSeconds: 600, ContainerStartupHealthCheckTimeoutInSeconds: 600 },
       }),
       RuntimeConfig: { CopyCount: 3 },
     });
@@ -222,6 +234,21 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
   });
 });
 
+test('a 70B copy\'s startup timeouts are twice its predicted download and load, above the floor', () => {
+  // GIVEN 131.5 GiB of weights (Llama 3.3 70B in BF16), with compiled artifacts estimated as large
+  const plan = testPlan({}, { replicasPerInstance: 1, replicas: [replica(0, 0, 12)], tensorParallelDegree: 24,
+    memoryGiB: { weights: 131.5, kvCache: 5, reserve: 38.4, available: 384, kvHeadsPerRank: 1, kvSharding: 'replicate', maxConcurrencyThatFits: 20 } });
+  const stack = newStack();
+  // WHEN
+  const endpoint = new NeuronGenerativeEndpoint(stack, 'Llama', props(stack, { plan }));
+  // THEN download: 263 GiB at 200 MiB/s = 1347 s, x 2; startup: 131.5 GiB at 0.58 GiB/s (750 GB in 20 minutes,
+  // vLLM Neuron docs) = 226 s, plus 120 s of engine start, x 2
+  expect(endpoint.sizing.predictedStartup).toEqual({ downloadSeconds: 1347, loadSeconds: 226, engineStartSeconds: 120, compileSeconds: 0, totalSeconds: 1693 });
+  Template.fromStack(stack).hasResourceProperties('AWS::SageMaker::InferenceComponent', {
+    Specification: Match.objectLike({ StartupParameters: { ModelDataDownloadTimeoutInSeconds: 2694, ContainerStartupHealthCheckTimeoutInSeconds: 692 } }),
+  });
+});
+
 describe('Scale to zero', () => {
   test('adds MinCapacity 0, instances from 0, and a step policy woken by NoCapacityInvocationFailures', () => {
     // GIVEN
@@ -251,11 +278,11 @@ describe('Scale to zero', () => {
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
       TargetTrackingScalingPolicyConfiguration: Match.objectLike({ ScaleInCooldown: 900 }),
     });
-    // 14.96 GiB at 200 MiB/s = 77 s; load 15 s + 60 s; alarm 60 s; instance 300 s
+    // 2 x 14.96 GiB (weights, artifacts) at 200 MiB/s = 154 s; load 26 s + 120 s; alarm 60 s; instance 300 s
     expect(endpoint.coldStart).toEqual({
-      alarmSeconds: 60, instanceLaunchSeconds: 300, weightsDownloadSeconds: 77, loadSeconds: 75, totalSeconds: 512, compilesAtStart: false,
+      alarmSeconds: 60, instanceLaunchSeconds: 300, weightsDownloadSeconds: 154, loadSeconds: 146, totalSeconds: 660, compilesAtStart: false,
     });
-    Annotations.fromStack(stack).hasInfo('/Stack/Llama', Match.stringLikeRegexp('predicted ~9 min \\(ESTIMATE'));
+    Annotations.fromStack(stack).hasInfo('/Stack/Llama', Match.stringLikeRegexp('predicted ~11 min \\(ESTIMATE'));
   });
 });
 
@@ -296,6 +323,8 @@ describe('Refusals before anything is created', () => {
     ['replicas sharing a device (TP 1 on Inf2)',
       () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }] }) }),
       /share Neuron devices/],
+    ['a TP-8 copy spanning 2 of trn2.48xlarge\'s chips (the torus takes 1, 4, 8 or 16)',
+      () => ({ plan: trn2Plan(8) }), /tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16.*use 16 NeuronCores/],
     ['an image that does not run vLLM',
       (stack) => ({ image: ModelImage.fromRepository(ecr.Repository.fromRepositoryName(stack, 'Repo', 'mine'), DIGEST) }), /fromNeuronVllm/],
     ['a compiled artifacts path outside the weights', () => ({ compiledArtifactsPath: '../other/' }), /compiledArtifactsPath="..\/other\/" must be a relative directory/],

@@ -111,7 +111,8 @@ beforeAll(async () => {
   writeFileSync(golden, JSON.stringify({ [GOLDEN_PROMPT]: 'Paris' }));
   const flags = ['--max-num-seqs', '8', '--step-ms', '25', '--prefill-ms-per-token', '0', '--prefill-floor-ms', '100', '--served-model-name', 'llama-3.1-8b-instruct', '--golden', golden];
   // The good engine plays a Trn2 plugin engine that found its graphs in the shared cache (4 s of graph capture).
-  const warm = ['--plugin-compile-seconds', '4', '--plugin-load-seconds', '40'];
+  // Its launcher saw the 16 NeuronCores (4 Trn2 chips at LNC=2) its TP 16 needs.
+  const warm = ['--plugin-compile-seconds', '4', '--plugin-load-seconds', '40', '--neuron-cores-seen', '16', '--copy', 'ip-10-0-1-5'];
   [good, slow, cold] = await Promise.all([
     spawnStandin([...flags, ...warm]), spawnStandin([...flags, '--slowdown', '4']),
     spawnStandin([...flags, '--plugin-compile-seconds', '900', '--plugin-load-seconds', '40']),
@@ -158,7 +159,12 @@ describe('the proof in tokens against an engine that meets its plan', () => {
     expect(report.capacity.thresholds.map((t) => t.name)).toEqual(['rate', 'ttftP99', 'tpotP99', 'errorRate']);
     expect(report.capacity.predicted.rateRps).toBe(4);
     // The plugin's start is in the report: the compile (a cache hit), the load and the startup time.
-    expect(report.engine).toEqual({ startup: expect.objectContaining({ compilationSeconds: 4, modelLoadSeconds: 40, startupSeconds: 44 }), failures: [] });
+    // The cores the copy saw before its engine loaded, as its launcher counted them.
+    expect(report.engine).toEqual({
+      startup: expect.objectContaining({ compilationSeconds: 4, modelLoadSeconds: 40, startupSeconds: 44 }),
+      copies: [{ copy: 'ip-10-0-1-5', coresSeen: 16, coresNeeded: 16, source: 'standin' }],
+      failures: [],
+    });
     // Goodput beside the percentiles: the requests within the TTFT and TPOT limits together, per second of the window.
     const { goodRequests, goodputRps, requests, durationMs } = report.capacity.measured;
     expect(goodRequests).toBeGreaterThan(0);
@@ -166,6 +172,24 @@ describe('the proof in tokens against an engine that meets its plan', () => {
     expect(goodputRps).toBeCloseTo((goodRequests! * 1000) / durationMs, 1);
     // The promotion gate reads the same document as a single-call report: complete, passed, short run's figures.
     expect(smokeReportSchema().parse(report)).toMatchObject({ complete: true, passed: true, report: { requests: 8, errorRate: 0 } });
+  }, 60_000);
+});
+
+describe('the cores each copy saw, in the proof\'s report', () => {
+  test('GIVEN a plan of 2 copies behind the target WHEN the one copy answers every read THEN the report lists it against the 2 planned', async () => {
+    // GIVEN the plan's basis: 1 instance of 2 replicas at TP 16
+    useTarget(good, config({
+      capacity: undefined,
+      plan: { profileId: 'llama-3.3-70b-instruct', instanceType: 'trn2.48xlarge', instanceCount: 1, replicasPerInstance: 2, tensorParallelDegree: 16,
+        maxConcurrentSequences: 8, maxModelLength: 4096, inputTokens: 16, outputTokens: 20, neuronSdkVersion: '2.33.0' },
+    }));
+    // WHEN the gate runs (it reads /metrics until both copies answered, at most 4 times)
+    const { error } = await invoke();
+    // THEN the copy that answered is listed with the planned count, and seeing its cores fails nothing
+    expect(error).toBeUndefined();
+    expect(writtenReport().engine).toMatchObject({
+      copies: [{ copy: 'ip-10-0-1-5', coresSeen: 16, coresNeeded: 16, source: 'standin' }], copiesPlanned: 2, failures: [],
+    });
   }, 60_000);
 });
 

@@ -60,14 +60,14 @@ describe('the vLLM Neuron plugin settings rendered from a Trn2 plan', () => {
   });
 
   test('GIVEN EAGLE3 or DFlash WHEN rendered on Trn2 THEN --speculative-config carries it, and DFlash turns prefix caching and async scheduling off', () => {
-    const eagle = vllmReplicaConfigs(on('trn2.48xlarge', 8, 4, 2048), {
+    const eagle = vllmReplicaConfigs(on('trn2.48xlarge', 16, 4, 2048), {
       ...OPTIONS, speculation: { method: 'eagle3', model: '/opt/ml/draft', numSpeculativeTokens: 5 }, kvCacheDtype: 'fp8',
     })[0].args;
     expect(eagle).toEqual(expect.arrayContaining([
       '--enable-prefix-caching', '--async-scheduling', '--kv-cache-dtype=fp8',
       '--speculative-config={"method":"eagle3","model":"/opt/ml/draft","num_speculative_tokens":5}',
     ]));
-    const dflash = vllmReplicaConfigs(on('trn2.48xlarge', 8, 4, 2048), {
+    const dflash = vllmReplicaConfigs(on('trn2.48xlarge', 16, 4, 2048), {
       ...OPTIONS, speculation: { method: 'dflash', model: 'z-lab/dflash-draft', numSpeculativeTokens: 8 },
     })[0].args;
     expect(dflash).toEqual(expect.arrayContaining(['--no-enable-prefix-caching', '--no-async-scheduling']));

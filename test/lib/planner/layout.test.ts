@@ -1,6 +1,7 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import type { InstanceSpec } from '../../../lib/catalog/types';
 import { coreLayout, devicesForCores, supportedGroupSizes, validateLayout, visibleCoresValue } from '../../../lib/planner';
+import { deviceCountProblem } from '../../../lib/planner/layout';
 
 function instance(name: string): InstanceSpec {
   const spec = Catalog.builtIn().instance(name);
@@ -96,5 +97,33 @@ describe('the NeuronCore layout of processes on one instance', () => {
 
   test('an invalid layout throws rather than producing overlapping cores', () => {
     expect(() => coreLayout(instance('inf2.xlarge'), 1, 3)).toThrow(/needs 3 NeuronCores but inf2.xlarge has 2/);
+  });
+});
+
+describe('the topology rule of 16-chip Trainium instances', () => {
+  test('GIVEN trn2.48xlarge at LNC=2 (4 cores a chip) WHEN a copy spans 2 chips THEN it is refused, naming the rule, its source and the next size', () => {
+    const trn2 = instance('trn2.48xlarge');
+    for (const cores of [1, 2, 4, 16, 32, 64]) {
+      expect(deviceCountProblem(trn2, cores)).toBeUndefined();
+    }
+    const problem = deviceCountProblem(trn2, 8);
+    expect(problem).toMatch(/8 NeuronCores span 2 Neuron devices of trn2\.48xlarge/);
+    expect(problem).toMatch(/1, 4, 8 or 16 Neuron devices/);
+    expect(problem).toMatch(/Neuron scheduler extension/);
+    expect(problem).toMatch(/use 16 NeuronCores \(4 devices\)/);
+    expect(validateLayout(trn2, 8, 1)).toEqual([`coresPerProcess=8: ${problem}`]);
+  });
+
+  test('GIVEN Trn1 (2 cores a chip) THEN every supported group is 1, 4, 8 or 16 chips, and 12 chips round up to 16', () => {
+    const trn1 = instance('trn1.32xlarge');
+    for (const cores of supportedGroupSizes(trn1) ?? []) {
+      expect(deviceCountProblem(trn1, cores)).toBeUndefined();
+    }
+    expect(deviceCountProblem(trn1, 24)).toMatch(/span 12 Neuron devices .* use 32 NeuronCores \(16 devices\)/);
+  });
+
+  test('GIVEN a ring (Inf2) or a one-chip Trainium THEN no chip count is refused', () => {
+    expect(deviceCountProblem(instance('inf2.48xlarge'), 6)).toBeUndefined();
+    expect(deviceCountProblem(instance('trn1.2xlarge'), 2)).toBeUndefined();
   });
 });
