@@ -21,7 +21,9 @@
  *   prefill. One slot is exact: an M/G/1 queue of prefill + decode holds, then the own prefill;
  * - TPOT: step x the measured TPOT tail, plus the prefills that land in a request's decode, spread over its tokens,
  *   mixed over output lengths (`tpotQuantileSeconds`). The count is the arrivals during the decode (generalized
- *   Poisson), and no more than the other slots turn over (`queueing.ts`: N - 1 exactly for fixed lengths);
+ *   Poisson), and no more than the other slots turn over (`queueing.ts`: N - 1 exactly for fixed lengths); their
+ *   time together is the sum of that many prompts' prefill times (`landing.ts`);
+ * - prefill utilisation from the mean prefill time over the prompt distribution (not the mean prompt's);
  * - both at `predictedQuantile` (99.2 % for one slot, 99.3 % above), a margin for the p99 a finite replay measures;
  * - end-to-end p99 <= TTFT p99 + (p99 output - 1) x TPOT p99.
  */
@@ -261,10 +263,11 @@ function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'input
 
 /**
  * The p99 over requests of TPOT, `(last token - first token) / (output - 1)`: every step of a request's decode, plus
- * the prefills of every arrival during its decode, prefills included (J generalized-Poisson over its step time; one
- * of the p99 prompt's length, the rest the mean), spread over its tokens. Short outputs suffer most, so the tail mixes over the
- * output length distribution (`quantilePoints`, finely cut in its lower tail). Chunked prefill spreads the same prefill time over the steps it shares,
- * which smooths single gaps but not a request's average, so it is charged the same.
+ * the prefills of every arrival during its decode (J generalized-Poisson over its step time; their time the sum of
+ * J prompts' prefill times, up to 32, beyond that one p99 prompt and the rest at the mean), spread over its tokens.
+ * Short outputs suffer most, so the tail mixes over the output length distribution (`quantilePoints`, finely cut in its
+ * lower tail). Chunked prefill spreads the same prefill time over the steps it shares, which smooths single gaps but
+ * not a request's average, so it is charged the same.
  */
 function tpotQuantileSeconds(
   timing: EngineTiming,
