@@ -28,7 +28,7 @@ import { deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
 import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
 import type { CapacityKnowledge } from './capacity-knowledge';
-import { engineTiming } from './engine-timing';
+import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';

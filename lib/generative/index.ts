@@ -8,7 +8,7 @@ import type { GenerativeProfile } from './types';
 export type * from './types';
 export { ARTIFACTS_PER_WEIGHT_ESTIMATE, DTYPE_BYTES, RUNTIME_RESERVE_FRACTION, STARTUP_BUDGET_FACTOR, STARTUP_FIGURES, kvCachePerSequenceGiB, kvSharding, predictedStartup, replicaMemory, weightsGiB } from './memory';
 export type { PredictedStartup } from './memory';
-export { engineTiming, perOutputTokenMs, PREFILL_TOKENS_PER_STEP_ESTIMATE } from './engine-timing';
+export { engineTiming, perOutputTokenMs, PREFILL_TOKENS_PER_STEP_ESTIMATE } from './continuous-batching';
 export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, replicaCapacityRps, singleSlotWaitQuantile } from './continuous-batching';
 export type { ReplicaPrediction } from './continuous-batching';
 export { DEFAULT_LENGTH_SPREAD, lengthDistribution, lengthDistributionOf, lengthQuantile, lengthSampler, lognormalLength, sampleLength, sampleWorkload, workloadLengths } from './lengths';

@@ -23,7 +23,7 @@ import type { DraftModel, GenerativeArchitectureFacts, GenerativeDtype, Generati
 export type { DraftModel, GenerativeLeverOptions, LeverSet } from './types';
 import { chipOf } from '../planner/planner';
 import { ec2Name } from '../catalog/catalog';
-import { perOutputTokenMs } from './engine-timing';
+import { perOutputTokenMs } from './continuous-batching';
 
 /** One chip's published figures. */
 export interface ChipFigures {

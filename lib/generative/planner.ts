@@ -17,7 +17,7 @@ import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, H
 import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
-import { engineTiming } from './engine-timing';
+import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
