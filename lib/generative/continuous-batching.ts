@@ -100,7 +100,8 @@ export function predictReplica(
   const lambda = requestsPerSecond;
   // The prompts' mean prefill time and its SCV, over the length distribution: a prefill at the mean length is shorter
   // than the mean prefill (buckets round up, attention grows with the square), which left decode more time than it has.
-  const { prefillMean: prefill, prefillScv } = ttftTerms(timing, targets);
+  const terms = ttftTerms(timing, targets);
+  const { prefillMean: prefill, prefillScv } = terms;
   const rhoP = lambda * prefill;
   if (rhoP >= 1) {
     return UNSTABLE;
@@ -139,8 +140,8 @@ export function predictReplica(
     // follows the generalized Poisson tail, longer than M/G/N's exponential one near the knee.
     slotWaitMean = Math.max((1 + slotScv) / (2 * (N / slotHold - lambda)), (slotHold / N) * generalizedPoissonExcess(holding, rhoP, N));
   }
-  const ttft = ttftQuantileSeconds(timing, targets, lambda, slotWaits, slotWaitMean);
-  const tpot = tpotQuantileSeconds(timing, targets, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits });
+  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean);
+  const tpot = tpotQuantileSeconds(timing, targets, terms.prefills, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits });
   const e2e = ttft + Math.max(0, len.outputP99 - 1) * tpot;
   return {
     stable: true,
@@ -166,12 +167,12 @@ const TTFT_GRID_CELLS = 800;
  */
 function ttftQuantileSeconds(
   timing: EngineTiming,
-  targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
+  terms: TtftTerms,
   lambda: number,
   slotWaits: number,
   slotWaitMean: number,
 ): number {
-  const { own, queue, shift, mean, scv, longestOwn } = ttftTerms(timing, targets);
+  const { own, queue, shift, mean, scv, longestOwn } = terms;
   // The grid spans the waits' two-moment tails at 1 - 1e-4, far past their 99th percentiles.
   const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4);
   const slotFar = slotWaits > 1e-4 ? slotWaitMean * Math.log(slotWaits / 1e-4) : 0;
@@ -275,6 +276,7 @@ function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'input
 function tpotQuantileSeconds(
   timing: EngineTiming,
   targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
+  prefills: PointMasses,
   load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number },
 ): number {
   const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits } = load;
@@ -311,8 +313,7 @@ function tpotQuantileSeconds(
   // The prefills that land are drawn from the prompts' prefill times: up to SUMMED_PREFILLS of them, their sum's
   // distribution decides (`prefillSums`); beyond, each is taken at the mean after one p99 prompt (conservative). One
   // prefill time (fixed lengths) gives the exact count either way.
-  const { prefills, prefillMean } = ttftTerms(timing, targets);
-  const sums = prefillSums(timing, `${targets.inputTokens.mean}|${targets.inputTokens.p99}`, prefills, prefillMean);
+  const sums = prefillSums(timing, `${targets.inputTokens.mean}|${targets.inputTokens.p99}`, prefills, prefill);
   const tail = (x: number): number => {
     let sum = 0;
     for (let g = 0; g < gaps.length; g++) {

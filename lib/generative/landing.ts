@@ -81,24 +81,12 @@ export function prefillSums(timing: EngineTiming, key: string, prefills: PointMa
  * `eta / lambda` seconds (arrivals during arrivals' prefills also count).
  */
 export function generalizedPoissonTail(theta: number, eta: number, k: number): number {
-  if (k <= 0) {
-    return 1;
-  }
-  if (theta <= 0) {
-    return 0;
-  }
-  const mean = theta / Math.max(1e-9, 1 - eta);
-  let cdf = Math.exp(-theta);
-  let logFactorial = 0;
-  for (let j = 1; j < k; j++) {
-    logFactorial += Math.log(j);
-    const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
-    cdf += term;
-    if (j > mean && term < 1e-15) {
-      return 0;
-    }
-  }
-  return Math.max(0, 1 - cdf);
+  return generalizedPoissonTails(theta, eta)(k);
+}
+
+/** ln P(J = j), j >= 1, given ln j! (`logFactorial`): the generalized Poisson term every sum here adds. */
+function logTerm(theta: number, eta: number, j: number, logFactorial: number): number {
+  return Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial;
 }
 
 /**
@@ -122,7 +110,7 @@ export function generalizedPoissonTails(theta: number, eta: number): (k: number)
     while (!done && tails.length <= k) {
       const j = tails.length - 1;
       logFactorial += Math.log(j);
-      const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
+      const term = Math.exp(logTerm(theta, eta, j, logFactorial));
       cdf += term;
       if (j > mean && term < 1e-15) {
         done = true;
@@ -148,7 +136,7 @@ export function generalizedPoissonExcess(theta: number, eta: number, k: number):
     if (j < k) {
       continue;
     }
-    const term = Math.exp(Math.log(theta) + (j - 1) * Math.log(theta + j * eta) - theta - j * eta - logFactorial);
+    const term = Math.exp(logTerm(theta, eta, j, logFactorial));
     mass += term;
     excess += term * (j - k + 1);
     if (j > mean && term < 1e-15) {
