@@ -33,7 +33,8 @@ export interface InferenceStackProps extends StackProps {
 
   /**
    * The serving image: the model server on a Neuron DLC pinned by digest (`ModelImage.fromServer`, which runs
-   * `stock` and `batching` plans), or a Neuron DLC's stock toolkit (`ModelImage.fromNeuronDlc`, `stock` plans only).
+   * `stock` and `batching` plans), or a Neuron DLC's stock toolkit (`ModelImage.fromNeuronDlc`, `stock` plans made
+   * with `server: 'neuron-dlc'` only).
    *
    * Pass either `image` or `imageDigest`.
    *

@@ -57,7 +57,8 @@ import type { RollbackAlarms } from '../private/rollback-alarms';
  *
  * @example
  * const endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
- *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker' }),
+ *   // A Neuron DLC's stock toolkit runs host work and device call one after the other: plan for it.
+ *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker', server: 'neuron-dlc' }),
  *   image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest }),
  *   modelData: ModelData.fromAsset('examples/bert-base-uncased/model'),
  * });
