@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { InfeasibleError } from '../../../lib/errors';
 import { busySecondsForCall, plan, planServingModel, servingModel, simulateInstance } from '../../../lib/planner';
-import type { ServingServer } from '../../../lib/planner';
+import type { Plan, PlanOptions, PlanTargets, ServingServer } from '../../../lib/planner';
+import type { ModelProfile } from '../../../lib/profiles/types';
 import { builtInProfiles } from '../../../lib/profiles';
 import { planningInputs } from './planning-inputs';
 
@@ -10,6 +11,25 @@ import { planningInputs } from './planning-inputs';
  * single-input arrivals through its own serving semantics, keeps its p99 within the target. A plan the deployed
  * server could not hold is a bug.
  */
+/** The plan for `options` (undefined when none fits), and its p99 in ms replayed at `throughputRps`. */
+function planAndReplay(profile: ModelProfile, targets: PlanTargets, options: PlanOptions, seed: number): { chosen: Plan; p99Ms: number } | undefined {
+  let chosen: Plan;
+  try {
+    chosen = plan(profile, targets, options);
+  } catch (e) {
+    if (e instanceof InfeasibleError) return undefined;
+    throw e;
+  }
+  const result = simulateInstance({
+    model: planServingModel(chosen),
+    callP50Seconds: chosen.p50Ms / 1000,
+    arrivalsPerSecond: targets.throughputRps / chosen.instanceCount,
+    requests: 20_000,
+    seed,
+  });
+  return { chosen, p99Ms: result.p99Seconds * 1000 };
+}
+
 describe('a chosen plan holds its target in a discrete-event replay', () => {
   const profiles = builtInProfiles();
 
@@ -19,22 +39,10 @@ describe('a chosen plan holds its target in a discrete-event replay', () => {
       fc.property(
         ...planningInputs(profiles, { min: 10, max: 20_000 }, { min: 1, max: 300 }),
         (profile, throughputRps, p99Ms, hosting, serving) => {
-          let chosen;
-          try {
-            chosen = plan(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, serving, headroom: 0 });
-          } catch (e) {
-            if (e instanceof InfeasibleError) return;
-            throw e;
-          }
+          const replay = planAndReplay(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, serving, headroom: 0 }, 11);
+          if (replay === undefined) return;
           replayed++;
-          const result = simulateInstance({
-            model: planServingModel(chosen),
-            callP50Seconds: chosen.p50Ms / 1000,
-            arrivalsPerSecond: throughputRps / chosen.instanceCount,
-            requests: 20_000,
-            seed: 11,
-          });
-          expect(result.p99Seconds * 1000).toBeLessThanOrEqual(p99Ms);
+          expect(replay.p99Ms).toBeLessThanOrEqual(p99Ms);
         },
       ),
       { numRuns: 40, seed: 20261123 },
@@ -68,23 +76,11 @@ describe('a chosen plan holds its target in a discrete-event replay', () => {
         ...planningInputs(profiles, { min: 10, max: 20_000 }, { min: 1, max: 300 }),
         fc.constantFrom<ServingServer>('model-server', 'neuron-dlc'),
         (profile, throughputRps, p99Ms, hosting, _serving, server) => {
-          let chosen;
-          try {
-            chosen = plan(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, serving: 'stock', server, headroom: 0 });
-          } catch (e) {
-            if (e instanceof InfeasibleError) return;
-            throw e;
-          }
+          const replay = planAndReplay(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, serving: 'stock', server, headroom: 0 }, 13);
+          if (replay === undefined) return;
           replayed++;
-          expect(chosen.server).toBe(server);
-          const result = simulateInstance({
-            model: planServingModel(chosen),
-            callP50Seconds: chosen.p50Ms / 1000,
-            arrivalsPerSecond: throughputRps / chosen.instanceCount,
-            requests: 20_000,
-            seed: 13,
-          });
-          expect(result.p99Seconds * 1000).toBeLessThanOrEqual(p99Ms);
+          expect(replay.chosen.server).toBe(server);
+          expect(replay.p99Ms).toBeLessThanOrEqual(p99Ms);
         },
       ),
       { numRuns: 50, seed: 20261127 },
