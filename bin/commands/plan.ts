@@ -147,12 +147,23 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
 const percent = (n: number) => `${Math.round(n * 100)} %`;
 
 /**
- * When a calibrated profile's plan rests on a row the proof did not measure (another instance type or layout), what
- * that means; `undefined` otherwise.
+ * When a calibrated profile's plan rests on a row the proof did not measure (another instance type or layout), or
+ * was made for another server than the proof's plan, what that means; `undefined` otherwise.
  */
 export function uncalibratedChoice(profile: ModelProfile, chosen: Plan): string | undefined {
   const c = profile.calibration;
-  if (c === undefined || chosen.measurement.capacityFactor !== undefined) {
+  if (c === undefined) {
+    return undefined;
+  }
+  const measuredServer = c.plan.server ?? 'model-server';
+  const server = chosen.server ?? 'model-server';
+  if (measuredServer !== server) {
+    // A capacity factor corrects the queueing model of the server the proof ran: one overlaps host work, one does not.
+    return `the plan is made for ${server}; the calibration measured a plan made for ${measuredServer}, whose workers ` +
+      `${measuredServer === 'neuron-dlc' ? 'do not overlap' : 'overlap'} host work with device calls: the calibrated capacity ` +
+      `corrects that server's model, not this one's; prove this plan on staging and calibrate again (or plan with --server ${measuredServer})`;
+  }
+  if (chosen.measurement.capacityFactor !== undefined) {
     return undefined;
   }
   const same = chosen.instanceType === c.plan.instanceType && chosen.batchSize === c.plan.batchSize && chosen.coresPerProcess === c.plan.coresPerProcess;

@@ -210,6 +210,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
       coresPerProcess: basis.coresPerProcess,
       batchSize: basis.batchSize,
       serving: basis.serving,
+      ...(basis.server !== undefined ? { server: basis.server } : {}),
       p99TargetMs: basis.p99TargetMs,
       capacityPerInstanceRps: basis.capacityPerInstanceRps,
       offeredRps: record.offeredRps,

@@ -194,7 +194,12 @@ describe('The record is found in what calibrate is given', () => {
     const old = { ...json, plan: older };
     expect(readCalibrationRecord(old, 'r')).toEqual(old);
     // The same figures either way: no server is the model server's.
-    expect(calibrateProfile(old, BERT, CALIBRATE).profile).toEqual(calibrateProfile(json, BERT, CALIBRATE).profile);
+    const fromOld = calibrateProfile(old, BERT, CALIBRATE).profile;
+    const fromNew = calibrateProfile(json, BERT, CALIBRATE).profile;
+    expect(fromOld.measurements).toEqual(fromNew.measurements);
+    expect(fromOld.calibration?.capacityPerInstanceRps).toBe(fromNew.calibration?.capacityPerInstanceRps);
+    expect(fromOld.calibration?.plan.server).toBeUndefined();
+    expect(fromNew.calibration?.plan.server).toBe('model-server');
     expect(() => readCalibrationRecord({ ...json, plan: { ...json.plan, server: 'torchserve' } }, 'report.json')).toThrow(/plan\.server/);
   });
 
