@@ -1,6 +1,7 @@
 /**
- * Keeps the planner honest: plans every built-in profile for a grid of targets on both hostings and both serving
- * modes, then replays each chosen plan in a discrete-event simulation (`simulateInstance`: Poisson single-input
+ * Keeps the planner honest: plans every built-in profile for a grid of targets on both hostings, both serving
+ * modes on the model server and stock on a Neuron DLC's stock toolkit (`stock-dlc`: host work and call one after
+ * the other), then replays each chosen plan in a discrete-event simulation (`simulateInstance`: Poisson single-input
  * arrivals, the instance's processes sharing one queue, call times drawn from the plan's own measurement row) at the
  * target rate, and prints predicted against simulated p99, and the planner's capacity per instance against the
  * highest rate the simulation holds within the target.
@@ -22,7 +23,7 @@ import { HOSTINGS } from '../lib/catalog/types';
 import { InfeasibleError } from '../lib/errors';
 import { builtInGenerativeProfiles } from '../lib/generative';
 import { capacity, capacityRps, FRONT_END_MAX_UTILIZATION, planReport, planServingModel, saturationPerProcessRps, simulateInstance } from '../lib/planner';
-import type { Plan, ServingMode } from '../lib/planner';
+import type { Plan, ServingMode, ServingServer } from '../lib/planner';
 import { builtInProfiles } from '../lib/profiles';
 import { generativeGroups, printGenerativeRows, replayGenerativeGroup, searchCapacity, type GenerativeProfileRows } from './generative-plans';
 
@@ -30,6 +31,12 @@ import { generativeGroups, printGenerativeRows, replayGenerativeGroup, searchCap
 const THROUGHPUTS = [50, 500, 2000, 10000];
 const P99_TARGETS_MS = [2, 10, 50, 250, 5000];
 const SERVING: readonly ServingMode[] = ['stock', 'batching'];
+/** What the main grid plans for: both modes on the model server, and stock made for a Neuron DLC's stock toolkit. */
+const SERVING_GRID: readonly { readonly label: string; readonly serving: ServingMode; readonly server: ServingServer }[] = [
+  { label: 'stock', serving: 'stock', server: 'model-server' },
+  { label: 'batching', serving: 'batching', server: 'model-server' },
+  { label: 'stock-dlc', serving: 'stock', server: 'neuron-dlc' },
+];
 /**
  * Large instances planned on their own (the grid's cheapest choices are small ones): their capacity must be what
  * their front ends carry (one per process at most, a vCPU each), not one front end's 1,400 requests/s.
@@ -106,12 +113,12 @@ function replayProfile(index: number, options: Options): ProfileRows {
   const rows: Row[] = [];
   let infeasible = 0;
   for (const hosting of HOSTINGS) {
-    for (const serving of SERVING) {
+    for (const { label: serving, ...choice } of SERVING_GRID) {
       for (const throughputRps of THROUGHPUTS) {
         for (const p99Ms of P99_TARGETS_MS) {
           let plan: Plan;
           try {
-            plan = planReport(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, serving, headroom: 0 }).chosen;
+            plan = planReport(profile, { throughputRps, p99Ms }, { region: 'us-east-1', hosting, ...choice, headroom: 0 }).chosen;
           } catch (e) {
             if (!(e instanceof InfeasibleError)) throw e;
             infeasible++;

@@ -21,6 +21,11 @@ export function calibrationWarnings(plan: PlanBasis, rateRps: number, report: Be
     warnings.push(`no answer carried the model server's timing header (server-ms, device-ms): ${target} is not the ` +
       'cdk-inferentia model server, so the record holds no device time' +
       (plan.serving === 'batching' ? ', and calibrate refuses it for this batching plan' : '') +
+      // A stock plan sized for the model server's overlap would read a DLC's toolkit as falling short of it.
+      (plan.serving === 'stock' && plan.server !== 'neuron-dlc'
+        ? "; the plan was made for the model server, whose workers overlap host work with device calls: if a Neuron DLC's " +
+          'stock toolkit serves it, re-plan with --server neuron-dlc and measure that plan'
+        : '') +
       '; point bench at the deployed endpoint');
   }
   return warnings;

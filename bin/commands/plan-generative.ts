@@ -46,6 +46,7 @@ export interface GenerativePlanFlags {
   readonly p99?: number;
   readonly inputsPerRequest?: number;
   readonly serving?: string;
+  readonly server?: string;
   readonly processes?: number;
   readonly hostMsPerRequest?: number;
 }
@@ -55,6 +56,7 @@ export const SINGLE_CALL_ONLY: readonly (readonly [keyof GenerativePlanFlags, st
   ['p99', '--p99 (use --ttft-p99 and --tpot-p99)'],
   ['inputsPerRequest', '--inputs-per-request'],
   ['serving', '--serving (generative models run on vLLM with continuous batching)'],
+  ['server', '--server (generative models run on vLLM)'],
   ['processes', '--processes (replicas follow from the tensor-parallel degree)'],
   ['hostMsPerRequest', '--host-ms-per-request (the measured TTFT and TPOT include the engine\'s host work)'],
 ];

@@ -6,9 +6,9 @@ import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import { describeCalibration } from '../../lib/calibration/describe';
 import { InputError } from '../../lib/errors';
-import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SUPPORT } from '../../lib/planner';
+import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
-import type { Plan, PlanReport, Rejection, ServingMode } from '../../lib/planner';
+import type { Plan, PlanReport, Rejection, ServingMode, ServingServer } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { addOnceOptions, once, onceParsed } from './once';
@@ -22,6 +22,7 @@ interface PlanFlags extends GenerativePlanFlags {
   readonly model?: string;
   readonly profile?: string;
   readonly serving?: ServingMode | 'any';
+  readonly server?: ServingServer;
   readonly prices?: string;
 }
 
@@ -61,6 +62,13 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       `how requests become device calls (default stock). stock: ${SERVING_SUPPORT.stock}. batching: ${SERVING_SUPPORT.batching}. ` +
         'any: the cheaper of the two',
     ).argParser(onceParsed('--serving', oneOf(SERVING_CHOICES))),
+    new Option(
+      '--server <server>',
+      'the server the plan is for (default model-server). model-server: the cdk-inferentia model server ' +
+        '(NeuronSageMakerEndpoint with ModelImage.fromServer, NeuronEcsService), whose workers overlap host work with ' +
+        "device calls, stock or batching. neuron-dlc: a Neuron DLC's stock SageMaker toolkit (ModelImage.fromNeuronDlc), " +
+        'stock only, host work and device call one after the other',
+    ).argParser(onceParsed('--server', oneOf(SERVING_SERVERS))),
     new Option('--region <region>', 'AWS region, e.g. us-east-1').argParser(once('--region')).makeOptionMandatory(),
     new Option('--hosting <hosting>', `EC2 instances or a SageMaker endpoint: ${HOSTINGS.join(' or ')}`)
       .argParser(onceParsed('--hosting', oneOf(HOSTINGS)))
@@ -117,6 +125,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         instanceTypes: flags.instanceTypes,
         pricing: flags.pricing,
         serving: flags.serving,
+        server: flags.server,
       }, catalog), {
         json: flags.json,
         extra: { hostWork, profileWarnings, ...calibration },
@@ -138,12 +147,23 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
 const percent = (n: number) => `${Math.round(n * 100)} %`;
 
 /**
- * When a calibrated profile's plan rests on a row the proof did not measure (another instance type or layout), what
- * that means; `undefined` otherwise.
+ * When a calibrated profile's plan rests on a row the proof did not measure (another instance type or layout), or
+ * was made for another server than the proof's plan, what that means; `undefined` otherwise.
  */
 export function uncalibratedChoice(profile: ModelProfile, chosen: Plan): string | undefined {
   const c = profile.calibration;
-  if (c === undefined || chosen.measurement.capacityFactor !== undefined) {
+  if (c === undefined) {
+    return undefined;
+  }
+  const measuredServer = c.plan.server ?? 'model-server';
+  const server = chosen.server ?? 'model-server';
+  if (measuredServer !== server) {
+    // A capacity factor corrects the queueing model of the server the proof ran: one overlaps host work, one does not.
+    return `the plan is made for ${server}; the calibration measured a plan made for ${measuredServer}, whose workers ` +
+      `${measuredServer === 'neuron-dlc' ? 'do not overlap' : 'overlap'} host work with device calls: the calibrated capacity ` +
+      `corrects that server's model, not this one's; prove this plan on staging and calibrate again (or plan with --server ${measuredServer})`;
+  }
+  if (chosen.measurement.capacityFactor !== undefined) {
     return undefined;
   }
   const same = chosen.instanceType === c.plan.instanceType && chosen.batchSize === c.plan.batchSize && chosen.coresPerProcess === c.plan.coresPerProcess;
@@ -223,9 +243,15 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
   });
 }
 
-/** `stock: one padded batch-8 call per request` or `batching: up to 8 inputs a call, waiting at most 1.2 ms`. */
+/**
+ * `stock on the model server: one device call per request, ...` or `batching on the model server: up to 8 inputs a
+ * call, ...`: the serving mode, the server the plan is for (a plan without one is the model server's) and what it does.
+ */
 function servingSummary(p: Plan): string {
+  const server = p.server === 'neuron-dlc'
+    ? "on a Neuron DLC's toolkit (host work and device call one after the other)"
+    : 'on the model server (host work overlapped with device calls)';
   return p.batching
-    ? `batching: up to ${p.batching.maxBatchSize} inputs a device call, a batch waits at most ${p.batching.maxDelayMs} ms to fill`
-    : `stock: one device call per request${p.batchSize > 1 ? `, padded to batch ${p.batchSize}` : ''}`;
+    ? `batching ${server}: up to ${p.batching.maxBatchSize} inputs a device call, a batch waits at most ${p.batching.maxDelayMs} ms to fill`
+    : `stock ${server}: one device call per request${p.batchSize > 1 ? `, padded to batch ${p.batchSize}` : ''}`;
 }

@@ -14,6 +14,7 @@ import { serviceProof } from './private/ecs-load-balancer';
 import { LoadBalancedEcsService, rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
 import { resolveService } from './private/ecs-validation';
 import { markOwned } from '../private/ownership';
+import { neuronDlcPlanNote } from '../private/endpoint-layout';
 
 /**
  * A model on Inferentia2 or Trainium EC2 instances, run by Amazon ECS as the plan sized it.
@@ -210,6 +211,9 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
     }));
 
     this.acknowledgeFindings();
+    if (props.plan.server === 'neuron-dlc') {
+      Annotations.of(this).addInfo(neuronDlcPlanNote(props.plan.instanceCount));
+    }
     if (layout.instanceCount === 1) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-ecs-service:singleInstance',
         `${type.name}: the service runs one task on one instance, so an instance failure or an Availability Zone `

@@ -53,3 +53,14 @@ export function layoutFromPlan(plan: Plan, instanceType: NeuronInstanceType): En
     hostMemoryGiB: plan.hostMemoryGiB,
   };
 }
+
+/**
+ * The note a model-server deployment adds for a plan made for a Neuron DLC's stock toolkit (`server: 'neuron-dlc'`):
+ * the server runs it as planned, without overlap, and a plan made for the model server may need fewer instances.
+ */
+export function neuronDlcPlanNote(instanceCount: number): string {
+  return "The plan was made for a Neuron DLC's stock toolkit (server 'neuron-dlc'): the model server runs it as planned, "
+    + 'host work and device calls one after the other (MODEL_SERVER_OVERLAP=0). Re-planned for the model server '
+    + `(server 'model-server', the default; --server model-server), which overlaps them, it may need fewer than its `
+    + `${instanceCount} instance(s).`;
+}

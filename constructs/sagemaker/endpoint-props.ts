@@ -201,7 +201,7 @@ export interface NeuronSageMakerEndpointProps extends EndpointHostingOptions {
   /**
    * The serving container image, pinned by digest: the cdk-inferentia model server (`ModelImage.fromServer`), which
    * runs `stock` and `batching` plans with one worker pinned to each planned NeuronCore group, or a Neuron DLC's
-   * stock toolkit (`ModelImage.fromNeuronDlc`), which runs `stock` plans only.
+   * stock toolkit (`ModelImage.fromNeuronDlc`), which runs `stock` plans made for it (`server: 'neuron-dlc'`) only.
    */
   readonly image: ModelImage;
 

@@ -33,7 +33,8 @@ export interface InferenceStackProps extends StackProps {
 
   /**
    * The serving image: the model server on a Neuron DLC pinned by digest (`ModelImage.fromServer`, which runs
-   * `stock` and `batching` plans), or a Neuron DLC's stock toolkit (`ModelImage.fromNeuronDlc`, `stock` plans only).
+   * `stock` and `batching` plans), or a Neuron DLC's stock toolkit (`ModelImage.fromNeuronDlc`, `stock` plans made
+   * with `server: 'neuron-dlc'` only).
    *
    * Pass either `image` or `imageDigest`.
    *
@@ -178,7 +179,7 @@ export function planSummary(plan: Plan): string {
   const price = plan.price.unverified ? ' (price UNVERIFIED)' : '';
   return `${plan.profileId}: ${plan.instanceCount} x ${plan.instanceType} `
     + `(max ${plan.maxInstanceCount}), ${plan.processesPerInstance} processes x ${plan.coresPerProcess} NeuronCore(s), `
-    + `batch ${plan.batchSize}, ${plan.serving} serving; capacity ${round(plan.capacityRps)} requests/s for `
+    + `batch ${plan.batchSize}, ${plan.serving} serving on ${plan.server === 'neuron-dlc' ? "a Neuron DLC's toolkit" : 'the model server'}; capacity ${round(plan.capacityRps)} requests/s for `
     + `${plan.targets.throughputRps} requests/s; predicted p99 ${round(plan.predictedP99Ms)} ms for <= ${plan.targets.p99Ms} ms; `
     + `$${plan.hourlyCostUsd.toFixed(2)}/h, $${plan.monthlyCostUsd.toFixed(2)}/month in ${plan.region}${price}`;
 }

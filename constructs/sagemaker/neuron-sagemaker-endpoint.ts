@@ -16,7 +16,7 @@ import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
-import { hasLocalStorageOnly } from '../private/endpoint-layout';
+import { hasLocalStorageOnly, neuronDlcPlanNote } from '../private/endpoint-layout';
 import {
   defaultDownloadTimeoutSeconds,
   defaultStartupTimeoutSeconds,
@@ -57,7 +57,8 @@ import type { RollbackAlarms } from '../private/rollback-alarms';
  *
  * @example
  * const endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
- *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker' }),
+ *   // A Neuron DLC's stock toolkit runs host work and device call one after the other: plan for it.
+ *   plan: plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region, hosting: 'sagemaker', server: 'neuron-dlc' }),
  *   image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest }),
  *   modelData: ModelData.fromAsset('examples/bert-base-uncased/model'),
  * });
@@ -277,6 +278,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       ...(props.image.modelServer
         ? serverEnvironment(layout, {
           batching: props.plan?.batching ?? null,
+          server: props.plan?.server,
           visibleCores: props.plan?.visibleCores,
           p99Ms: props.plan?.p99Ms,
           frontEndsPerInstance: props.plan?.frontEndsPerInstance,
@@ -372,6 +374,9 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
         + 'same cost as one' + (layout.capacityPerInstanceRps !== undefined
           ? `; the plan's ${layout.capacityPerInstanceRps} requests/s per instance already count one call per request.`
           : '.'));
+    }
+    if (props.plan?.server === 'neuron-dlc' && props.image.modelServer) {
+      Annotations.of(this).addInfo(neuronDlcPlanNote(props.plan.instanceCount));
     }
     if (host.warning !== undefined) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:hostImageUnchecked', host.warning);

@@ -140,6 +140,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
   const inputs = basis.inputsPerRequest;
   const model = servingModel(measurements[rowIndex], {
     mode: basis.serving,
+    server: basis.server,
     processes: basis.processesPerInstance,
     hostMsPerRequest: (hostCpuMsPerRequest ?? basis.hostCpuMsPerRequest / inputs) * inputs,
     requestsPerBatch: basis.serving === 'stock' ? 1 : Math.floor(basis.batchSize / inputs),
@@ -209,6 +210,7 @@ export function calibrateProfile(record: CalibrationRecord, profile: ModelProfil
       coresPerProcess: basis.coresPerProcess,
       batchSize: basis.batchSize,
       serving: basis.serving,
+      ...(basis.server !== undefined ? { server: basis.server } : {}),
       p99TargetMs: basis.p99TargetMs,
       capacityPerInstanceRps: basis.capacityPerInstanceRps,
       offeredRps: record.offeredRps,

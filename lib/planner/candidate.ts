@@ -117,7 +117,9 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
   const { targets } = request;
   const inputs = targets.inputsPerRequest;
   const hostMs = (profile.hostCpuMsPerRequest ?? DEFAULT_HOST_CPU_MS_PER_REQUEST) * inputs;
-  const modes: ServingMode[] = request.options.serving === 'any' ? ['stock', 'batching'] : [request.options.serving];
+  const { server } = request.options;
+  // A Neuron DLC's stock toolkit makes one call per request: `any` means stock there (batching with it is refused up front).
+  const modes: ServingMode[] = request.options.serving === 'any' ? (server === 'neuron-dlc' ? ['stock'] : ['stock', 'batching']) : [request.options.serving];
   const plans: Plan[] = [];
   for (const mode of modes) {
     const requestsPerBatch = mode === 'stock' ? 1 : Math.floor(m.batchSize / inputs);
@@ -158,7 +160,7 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
     // pool only its share of the arrivals), so it is added only where the front ends, not the processes, bound.
     for (const frontEnds of frontEndChoices(limits.processes, limits.vcpuPerProcess, instance.vcpus)) {
       for (const delayMs of delaysMs) {
-        const choice = { mode, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs, frontEnds };
+        const choice = { mode, server, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs, frontEnds };
         const model = servingModel(m, choice);
         // A calibrated row carries what its deployment held against what this model predicted (calibrate).
         const capacityPerInstance = capacityRps(model, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
@@ -337,6 +339,14 @@ function buildPlan(
     // A SageMaker endpoint on a Neuron DLC's stock toolkit refuses this plan at synth; say which image holds it.
     warnings.push(`server batching needs ${SERVING_SUPPORT.batching} (a Neuron DLC's stock toolkit cannot run this plan)`);
   }
+  if (model.mode === 'stock' && model.overlapsHostWork && hosting === 'sagemaker') {
+    // The same refusal for a stock plan that counts on the model server's overlap of host work and device calls.
+    warnings.push(
+      'planned for the cdk-inferentia model server (ModelImage.fromServer), whose workers overlap host work with the device ' +
+        "call; a Neuron DLC's stock toolkit runs them one after the other and is refused at synth: to serve with one, " +
+        "re-plan with server 'neuron-dlc' (--server neuron-dlc)",
+    );
+  }
   if (limits.processes < limits.byCores && limits.pinned) {
     warnings.push(`runs ${limits.processes} of the ${limits.byCores} processes the NeuronCores allow, as processesPerInstance=${limits.processes} asks`);
   } else if (limits.processes < limits.byCores) {
@@ -405,6 +415,7 @@ function buildPlan(
     visibleCores: layout.map((proc) => proc.visibleCores),
     inputsPerRequest: targets.inputsPerRequest,
     serving: model.mode,
+    server: request.options.server,
     batching: model.mode === 'batching' ? { maxBatchSize: m.batchSize, maxDelayMs: round(model.maxDelaySeconds * 1000, 1) } : null,
     p50Ms: m.p50Ms,
     p99Ms: m.p99Ms,
@@ -432,10 +443,14 @@ function buildPlan(
   };
 }
 
-/** The queueing model a plan was sized with, to replay it (`simulateInstance`) or re-evaluate it at another rate. */
+/**
+ * The queueing model a plan was sized with, to replay it (`simulateInstance`) or re-evaluate it at another rate. A
+ * plan without `server` (written before plans carried it, or by hand) is read as made for the model server.
+ */
 export function planServingModel(plan: Plan): ServingModel {
   return servingModel(plan.measurement, {
     mode: plan.serving,
+    server: plan.server,
     processes: plan.processesPerInstance,
     hostMsPerRequest: plan.hostCpuMsPerRequest,
     requestsPerBatch: plan.batching ? Math.floor(plan.batching.maxBatchSize / plan.inputsPerRequest) : 1,

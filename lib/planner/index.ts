@@ -20,7 +20,7 @@ export {
   planServingModel,
 } from './candidate';
 export {
-  SERVING_MODES, SERVER_PATH_MS, frontEndShare, WORKER_HANDOVER_MS_PER_CALL, WORKER_HANDOVER_MS_PER_REQUEST, busySecondsForCall, hostSecondsForCall, processSecondsForCall, FRONT_END_MAX_UTILIZATION, FRONT_END_MS_PER_CALL, FRONT_END_MS_PER_REQUEST, capacity, capacityRps, frontEndUtilization, servingModel,
+  SERVING_MODES, SERVING_SERVERS, overlapsHostWork, SERVER_PATH_MS, frontEndShare, WORKER_HANDOVER_MS_PER_CALL, WORKER_HANDOVER_MS_PER_REQUEST, busySecondsForCall, hostSecondsForCall, processSecondsForCall, FRONT_END_MAX_UTILIZATION, FRONT_END_MS_PER_CALL, FRONT_END_MS_PER_REQUEST, capacity, capacityRps, frontEndUtilization, servingModel,
   predictedP99Seconds, processUtilization, saturationPerProcessRps,
 } from './serving';
 export type { CapacityLimit, ServingChoice, ServingModel } from './serving';

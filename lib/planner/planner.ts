@@ -17,7 +17,7 @@ import { checkProfile } from '../profiles/check';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
-import { SERVING_MODES } from './serving';
+import { SERVING_MODES, SERVING_SERVERS } from './serving';
 import type { DeploymentOptions, Plan, PlanOptions, PlanReport, PlanTargets, Rejection, ResolvedDeploymentOptions } from './types';
 
 /** Spare capacity above the target when the caller gives none. */
@@ -64,7 +64,7 @@ export function planReport(
     return {
       headline: `No ${request.options.hosting} deployment of ${profile.id} meets ${request.targets.throughputRps} requests/s` +
         `${inputs > 1 ? ` of ${inputs} inputs` : ''} at p99 ${request.targets.p99Ms} ms in ${request.options.region} ` +
-        `(${request.options.serving === 'any' ? 'stock or batching' : request.options.serving} serving):`,
+        `(${servingWords(request.options)}):`,
       reasons: explainInfeasible(profile, request, instances, rejected, catalog),
     };
   });
@@ -104,6 +104,12 @@ export function comparePlans(a: Plan, b: Plan): number {
   );
 }
 
+/** `stock serving on the model server`, `stock or batching serving on the model server`: the request's serving, for headlines. */
+function servingWords(options: ResolvedRequest['options']): string {
+  const modes = options.serving === 'any' ? (options.server === 'neuron-dlc' ? 'stock' : 'stock or batching') : options.serving;
+  return `${modes} serving ${options.server === 'neuron-dlc' ? "on a Neuron DLC's stock toolkit" : 'on the model server'}`;
+}
+
 /** Serving-mode choices a request may name: one mode, or `any`. */
 const SERVING_CHOICES: readonly string[] = [...SERVING_MODES, 'any'];
 
@@ -141,6 +147,16 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
   if (!SERVING_CHOICES.includes(serving)) {
     problems.push(`serving='${serving}' is not supported; use one of: ${SERVING_CHOICES.join(', ')}`);
   }
+  const server = options.server ?? 'model-server';
+  if (!(SERVING_SERVERS as readonly string[]).includes(server)) {
+    problems.push(`server='${server}' is not supported; use one of: ${SERVING_SERVERS.join(', ')}`);
+  } else if (server === 'neuron-dlc' && serving === 'batching') {
+    problems.push(
+      "serving='batching' with server='neuron-dlc': a Neuron DLC's stock toolkit makes one device call per request and " +
+        "cannot batch; plan for the model server (server: 'model-server', --server model-server), which batches, or " +
+        "with serving: 'stock' (--serving stock)",
+    );
+  }
   wholeAtLeastOne('processesPerInstance', options.processesPerInstance);
   const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
@@ -156,6 +172,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
       headroom: deployment.headroom,
       pricing: deployment.pricing,
       serving,
+      server,
       ...(deployment.maxInstances !== undefined ? { maxInstances: deployment.maxInstances } : {}),
       ...(options.processesPerInstance !== undefined ? { processesPerInstance: options.processesPerInstance } : {}),
       ...(deployment.instanceTypes !== undefined ? { instanceTypes: deployment.instanceTypes } : {}),

@@ -8,6 +8,9 @@
  * - `batching`: a server queues requests and closes a batch when it holds `maxBatchSize` inputs or `maxDelayMs` after
  *   its first request arrived, whichever comes first; the batch is one padded device call. Requests are never split.
  *
+ * Two servers ({@link SERVING_SERVERS}): the cdk-inferentia model server (`serving/`, `model-server`), which runs
+ * either mode, and a Neuron DLC's stock SageMaker toolkit (`neuron-dlc`), which runs `stock` only.
+ *
  * Where a request spends its time in the model server (`serving/`), and what of it the model charges where:
  * - the front end (one asyncio process) parses the HTTP request, queues it, hands it to a worker and writes the
  *   answer: CPU of the front end, bounded apart ({@link frontEndUtilization}), and latency on every request's path,
@@ -15,12 +18,14 @@
  * - a worker is a pipeline of two stages (serving/worker.py): its host stage takes the requests of its next call
  *   from the front end and runs the handler's `input_fn` on each, and `output_fn` on each answer of the call before,
  *   while its device stage runs the call (`predict_fn`); at most one batch is decoded ahead. A request still passes
- *   through both in turn (its decode, its call, its encode), but with `batching` the worker completes a call every
- *   `max(call + per-call hand-over, n x (hostMsPerRequest + per-request hand-over))` ({@link busySecondsForCall}),
- *   the slower stage (a `stock` plan is charged their sum: it may run on the DLC's stock toolkit, which does not
- *   overlap them): `hostMsPerRequest` is the handler's work in the worker (the profile's `hostCpuMsPerRequest`)
- *   and the hand-over ({@link WORKER_HANDOVER_MS_PER_CALL}, {@link WORKER_HANDOVER_MS_PER_REQUEST}) the time it
- *   waits on the front end to answer it.
+ *   through both in turn (its decode, its call, its encode: {@link processSecondsForCall} in its latency), but the
+ *   worker completes a call every `max(call + per-call hand-over, n x (hostMsPerRequest + per-request hand-over))`
+ *   ({@link busySecondsForCall}), the slower stage, in both modes. A DLC's stock toolkit runs the handler's
+ *   functions one after the other, so a `stock` plan made for it (`server: 'neuron-dlc'`) is charged their sum as
+ *   busy time ({@link ServingModel.overlapsHostWork} false), and the model server runs such a plan the same way
+ *   (`MODEL_SERVER_OVERLAP=0`). `hostMsPerRequest` is the handler's work in the worker (the profile's
+ *   `hostCpuMsPerRequest`) and the hand-over ({@link WORKER_HANDOVER_MS_PER_CALL},
+ *   {@link WORKER_HANDOVER_MS_PER_REQUEST}) the time it waits on the front end to answer it.
  * One vCPU is kept for the HTTP front end (see the planner). `npm run bench:serving` holds this against the server.
  */
 import type { Measurement } from '../profiles/types';
@@ -31,9 +36,29 @@ export const SERVING_MODES = ['stock', 'batching'] as const;
 /** `stock`: one device call per request; `batching`: requests combined into device batches. */
 export type ServingMode = (typeof SERVING_MODES)[number];
 
+/** The servers a single-call plan can be made for. */
+export const SERVING_SERVERS = ['model-server', 'neuron-dlc'] as const;
+/**
+ * Which server runs a single-call plan: `model-server`, the cdk-inferentia model server (`serving/`), whose workers
+ * overlap the handler's host work with the device call, in either serving mode; `neuron-dlc`, a Neuron DLC's stock
+ * SageMaker toolkit (TorchServe), which runs `stock` only and the host work and the call one after the other.
+ */
+export type ServingServer = (typeof SERVING_SERVERS)[number];
+
+/** Whether a server runs a mode's host work (decode, encode) beside the device call: all but a DLC's stock toolkit. */
+export function overlapsHostWork(mode: ServingMode, server: ServingServer | undefined): boolean {
+  return mode === 'batching' || server !== 'neuron-dlc';
+}
+
 /** What the queueing model needs to know about one candidate deployment on one instance. */
 export interface ServingModel {
   readonly mode: ServingMode;
+  /**
+   * Whether a process overlaps its requests' host work and hand-over with the device call (a two-stage worker): true
+   * for `batching` and for `stock` on the model server, false for `stock` on a Neuron DLC's stock toolkit, which runs
+   * them one after the other. See {@link busySecondsForCall}.
+   */
+  readonly overlapsHostWork: boolean;
   /** Model processes on the instance: the servers of its queue. */
   readonly processes: number;
   /** Device time of one call at the compiled batch: `batchSize / measured inferences per second per process`. */
@@ -78,15 +103,15 @@ export function requestsPerCall(model: ServingModel, arrivalsPerSecond: number):
 
 /**
  * Busy time of one process per device call of `requests` requests, the time between two calls it completes at
- * saturation. `batching` runs only on the model server in `serving/`, whose worker is a pipeline: its slower stage, the
- * device (the call and its per-call hand-over) or the host (the requests' host work and hand-over), which run side by
- * side. A `stock` plan may run on a Neuron DLC's stock toolkit, which runs the handler's functions one after the
- * other: the call and the host work add up ({@link processSecondsForCall}), whichever image serves it.
+ * saturation. A process that overlaps host work (the model server's two-stage worker, in either mode) completes a
+ * call every time its slower stage does: the device (the call and its per-call hand-over) or the host (the requests'
+ * host work and hand-over). One that does not (`stock` on a Neuron DLC's stock toolkit, which runs the handler's
+ * functions one after the other) is busy for their sum, {@link processSecondsForCall}.
  */
 export function busySecondsForCall(model: ServingModel, requests: number): number {
-  return model.mode === 'stock'
-    ? processSecondsForCall(model, requests)
-    : Math.max(model.callSeconds + model.handoverSecondsPerCall, hostSecondsForCall(model, requests));
+  return model.overlapsHostWork
+    ? Math.max(model.callSeconds + model.handoverSecondsPerCall, hostSecondsForCall(model, requests))
+    : processSecondsForCall(model, requests);
 }
 
 /** Host stage time of one call of `requests` requests: their host work and hand-over. */
@@ -103,7 +128,7 @@ export function processSecondsForCall(model: ServingModel, requests: number): nu
   return model.callSeconds + model.handoverSecondsPerCall + hostSecondsForCall(model, requests);
 }
 
-/** Mean busy time of one process for one device call: the call plus the host work and hand-over of its requests. */
+/** Mean busy time of one process for one device call ({@link busySecondsForCall} of the mean requests a call carries). */
 export function busySecondsPerCall(model: ServingModel, arrivalsPerSecond: number): number {
   return busySecondsForCall(model, requestsPerCall(model, arrivalsPerSecond));
 }
@@ -239,6 +264,11 @@ export function capacity(model: ServingModel, targetP99Seconds: number): { reado
 /** What `servingModel` needs of a sized candidate or a finished plan. */
 export interface ServingChoice {
   readonly mode: ServingMode;
+  /**
+   * The server the plan is for: `neuron-dlc` runs a `stock` plan's host work and call one after the other.
+   * @default 'model-server'
+   */
+  readonly server?: ServingServer;
   readonly processes: number;
   /** Host CPU milliseconds of one request (all its inputs). */
   readonly hostMsPerRequest: number;
@@ -260,6 +290,7 @@ export function servingModel(m: Pick<Measurement, 'batchSize' | 'throughputRps' 
   const spread = m.p50Ms > 0 ? Math.max(1, m.p99Ms / m.p50Ms) : 1;
   return {
     mode: choice.mode,
+    overlapsHostWork: overlapsHostWork(choice.mode, choice.server),
     processes: choice.processes,
     callSeconds,
     callP99Seconds: Math.max(m.p99Ms / 1000, callSeconds * spread),

@@ -8,10 +8,10 @@
  *   `maxDelaySeconds` after its first request, whichever comes first, and is one call;
  * - a process is two stages (serving/worker.py's pipeline): its host stage spends the hand-over and host work of
  *   each request of the call (`hostSecondsForCall`), half decoding before the call and half encoding after it, and
- *   its device stage the per-call hand-over and the call; with `batching` a call's decode starts once the host stage
- *   is free and the process's previous call has started (one batch decoded ahead), its call once that decode is done
- *   and the device is free; with `stock` (the DLC's toolkit does not overlap them) once the previous call's encode is
- *   done;
+ *   its device stage the per-call hand-over and the call; where the process overlaps them (`overlapsHostWork`:
+ *   `batching`, and `stock` on the model server) a call's decode starts once the host stage is free and the
+ *   process's previous call has started (one batch decoded ahead), its call once that decode is done and the device
+ *   is free; where it does not (`stock` on a Neuron DLC's stock toolkit) once the previous call's encode is done;
  * - every request's latency also holds the server's path outside the process (`pathSeconds`), which keeps no
  *   process busy;
  * - a call's latency is drawn from a log-normal with the measured p50 and p99 (the Neuron tables give both), and
@@ -151,7 +151,7 @@ export function simulateInstance(input: SimulationInput): SimulationResult {
     const callStart = Math.max(start + host / 2, deviceFreeAt[server]);
     lastCallAt[server] = callStart;
     deviceFreeAt[server] = callStart + model.handoverSecondsPerCall + busy;
-    hostFreeAt[server] = model.mode === 'batching' ? start + host : deviceFreeAt[server] + host / 2;
+    hostFreeAt[server] = model.overlapsHostWork ? start + host : deviceFreeAt[server] + host / 2;
     const finish = callStart + model.handoverSecondsPerCall + Math.max(latency, busy) + host / 2 + model.pathSeconds;
     for (let r = first; r < end; r++) {
       if (r >= warmup) {

@@ -6,9 +6,9 @@
  */
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import type { Measurement } from '../profiles/types';
-import type { ServingMode } from './serving';
+import type { ServingMode, ServingServer } from './serving';
 
-export type { ServingMode } from './serving';
+export type { ServingMode, ServingServer } from './serving';
 
 /** What the deployment must sustain, in requests as users send them. */
 export interface PlanTargets {
@@ -68,11 +68,27 @@ export interface PlanOptions extends DeploymentOptions {
    * @default 'stock' - what every hosting runs today
    */
   readonly serving?: ServingMode | 'any';
+  /**
+   * The server that runs the plan, which decides what a `stock` plan's process is busy for:
+   * - `model-server`: the cdk-inferentia model server (`serving/`; `ModelImage.fromServer` on SageMaker, always on
+   *   ECS), whose workers overlap the handler's host work (`input_fn`, `output_fn`) with the device call in either
+   *   serving mode, so a process completes a call every max(device stage, host stage);
+   * - `neuron-dlc`: a Neuron DLC's stock SageMaker toolkit (TorchServe), which runs `stock` only and the host work
+   *   and the call one after the other, so a process is busy for their sum. `serving: 'batching'` is refused with it;
+   *   `serving: 'any'` considers `stock` only.
+   *
+   * A plan made for the model server holds more requests per instance when host work is a large part of a call; a
+   * Neuron DLC image refuses it at synth (it would buy less capacity than it counts on).
+   *
+   * @default 'model-server' - the server every hosting can run
+   */
+  readonly server?: ServingServer;
 }
 
 /** Which hostings run each serving mode today, for messages and `--help`. */
 export const SERVING_SUPPORT: Readonly<Record<ServingMode, string>> = {
-  stock: 'any server that makes one device call per request: NeuronSageMakerEndpoint with a Neuron DLC or the model server, NeuronEcsService, or your own container',
+  stock: 'any server that makes one device call per request: NeuronSageMakerEndpoint with the model server or, for a plan made with ' +
+    "server 'neuron-dlc', a Neuron DLC; NeuronEcsService; or your own container",
   batching:
     'the cdk-inferentia model server (serving/), which closes a batch when full or maxDelayMs after its first request: ' +
     'NeuronSageMakerEndpoint with ModelImage.fromServer, or NeuronEcsService',
@@ -165,6 +181,12 @@ export interface Plan extends DeploymentPlan {
   readonly inputsPerRequest: number;
   /** How requests become device calls. */
   readonly serving: ServingMode;
+  /**
+   * The server the plan was sized for (see `PlanOptions.server`): `model-server` overlaps host work with device
+   * calls, `neuron-dlc` (a Neuron DLC's stock toolkit, `stock` only) does not. A plan without it (one written before
+   * plans carried it, or by hand) is read as `model-server`.
+   */
+  readonly server?: ServingServer;
   /** How requests are combined into device batches; `null` for stock serving. */
   readonly batching: BatchingSettings | null;
   /** Median and p99 of one device call, as measured (no queueing). */
@@ -219,7 +241,7 @@ export interface PlanReport {
   readonly request: {
     readonly profileId: string;
     readonly targets: PlanTargets;
-    readonly options: Required<Pick<PlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing' | 'serving'>> &
+    readonly options: Required<Pick<PlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing' | 'serving' | 'server'>> &
       Pick<PlanOptions, 'maxInstances' | 'processesPerInstance' | 'instanceTypes'>;
   };
   readonly chosen: Plan;

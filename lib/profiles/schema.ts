@@ -55,6 +55,7 @@ const calibrationSchema = lazySchema((z) => z.strictObject({
     coresPerProcess: positiveInteger(),
     batchSize: positiveInteger(),
     serving: z.enum(['stock', 'batching'], { error: "expected 'stock' or 'batching'" }),
+    server: z.enum(['model-server', 'neuron-dlc'], { error: "expected 'model-server' or 'neuron-dlc'" }).optional(),
     p99TargetMs: positiveNumber(),
     capacityPerInstanceRps: positiveNumber(),
     offeredRps: positiveNumber(),

@@ -81,6 +81,8 @@ export interface ProfileCalibration {
     readonly coresPerProcess: number;
     readonly batchSize: number;
     readonly serving: 'stock' | 'batching';
+    /** The server the plan was made for. @default 'model-server' (a calibration written before plans named it) */
+    readonly server?: 'model-server' | 'neuron-dlc';
     readonly p99TargetMs: number;
     /** The capacity per instance the plan counted on. */
     readonly capacityPerInstanceRps: number;

@@ -42,8 +42,9 @@ export const MODEL_SERVER_ENV = {
   /** Front-end processes sharing the port (SO_REUSEPORT): the main one holds the queue, the others forward to it. */
   frontEnds: 'MODEL_SERVER_FRONT_ENDS',
   /**
-   * `1`: each worker overlaps its host work (`input_fn`, `output_fn`) with its device call, as a `batching` plan is
-   * planned; `0`: one after the other, as a `stock` plan is planned (the DLC's stock toolkit cannot overlap them).
+   * `1`: each worker overlaps its host work (`input_fn`, `output_fn`) with its device call, as every plan made for
+   * the model server is planned (`batching` or `stock`); `0`: one after the other, as a plan made for a Neuron DLC's
+   * stock toolkit (`server: 'neuron-dlc'`) is planned, so the server runs such a plan as it was sized.
    */
   overlap: 'MODEL_SERVER_OVERLAP',
 } as const;
@@ -157,6 +158,12 @@ export function frontEndsOf(plan: Pick<ModelServerPlan, 'frontEndsPerInstance' |
  */
 export interface ModelServerPlan {
   readonly batching: { readonly maxBatchSize: number; readonly maxDelayMs: number } | null;
+  /**
+   * The server the plan was sized for: `neuron-dlc` (a Neuron DLC's stock toolkit, which runs host work and the call
+   * one after the other) renders `MODEL_SERVER_OVERLAP=0`, so the model server holds what the plan counted.
+   * @default 'model-server' - overlapped, `MODEL_SERVER_OVERLAP=1`
+   */
+  readonly server?: 'model-server' | 'neuron-dlc';
   /** Batch size the model was compiled for. */
   readonly batchSize: number;
   /** `NEURON_RT_VISIBLE_CORES` of each process on an instance, in process order: `["0", "1"]`, `["0-1", "2-3"]`. */
@@ -228,7 +235,7 @@ export function modelServerEnvironment(plan: ModelServerPlan, options: ModelServ
   const env: Record<(typeof MODEL_SERVER_ENV)[keyof typeof MODEL_SERVER_ENV], string> = {
     [MODEL_SERVER_ENV.maxBatchSize]: `${maxBatchSize}`,
     [MODEL_SERVER_ENV.maxDelayMs]: `${plan.batching?.maxDelayMs ?? 0}`,
-    [MODEL_SERVER_ENV.overlap]: plan.batching === null ? '0' : '1',
+    [MODEL_SERVER_ENV.overlap]: plan.server === 'neuron-dlc' ? '0' : '1',
     [MODEL_SERVER_ENV.compiledBatchSize]: `${plan.batchSize}`,
     [MODEL_SERVER_ENV.visibleCores]: plan.visibleCores.join(CORE_GROUP_SEPARATOR),
     [MODEL_SERVER_ENV.maxQueuedRequests]: `${options.maxQueuedRequests ?? Math.max(DEFAULT_QUEUED_BATCHES_PER_WORKER * maxBatchSize, MIN_QUEUED_REQUESTS_PER_WORKER) * workers}`,
@@ -254,6 +261,14 @@ function planProblems(plan: ModelServerPlan): string[] {
   }
   if (!isWhole(plan.batchSize, 1)) {
     problems.push(`batchSize=${plan.batchSize} must be the whole batch size the model was compiled for, at least 1`);
+  }
+  if (plan.server !== undefined && plan.server !== 'model-server' && plan.server !== 'neuron-dlc') {
+    problems.push(`server=${JSON.stringify(plan.server)} is not a server a plan is made for; use 'model-server' or 'neuron-dlc'`);
+  } else if (plan.server === 'neuron-dlc' && plan.batching !== null) {
+    problems.push(
+      "server='neuron-dlc' with batching: a plan made for a Neuron DLC's stock toolkit serves one request per call; " +
+        "re-plan with { server: 'model-server' } for server batching",
+    );
   }
   if (plan.batching !== null) {
     const { maxBatchSize, maxDelayMs } = plan.batching;

@@ -98,6 +98,12 @@ export interface PlanBasis {
   readonly coresPerProcess: number;
   readonly batchSize: number;
   readonly serving: 'stock' | 'batching';
+  /**
+   * The server the plan was made for: a `stock` plan on `model-server` overlaps host work with device calls, on
+   * `neuron-dlc` (a Neuron DLC's stock toolkit) it does not. @default 'model-server' (a record written before plans
+   * carried it)
+   */
+  readonly server?: 'model-server' | 'neuron-dlc';
   /** 0 for stock serving. */
   readonly maxDelayMs: number;
   readonly inputsPerRequest: number;
@@ -127,6 +133,7 @@ export function planBasis(plan: Plan): PlanBasis {
     coresPerProcess: plan.coresPerProcess,
     batchSize: plan.batchSize,
     serving: plan.serving,
+    ...(plan.server !== undefined ? { server: plan.server } : {}),
     maxDelayMs: plan.batching?.maxDelayMs ?? 0,
     inputsPerRequest: plan.inputsPerRequest,
     p99TargetMs: plan.targets.p99Ms,
@@ -160,6 +167,7 @@ export const planBasisSchema = lazySchema((z) => z
     coresPerProcess: z.number().int().positive(),
     batchSize: z.number().int().positive(),
     serving: z.enum(['stock', 'batching']),
+    server: z.enum(['model-server', 'neuron-dlc']).optional(),
     maxDelayMs: nonNegative(),
     inputsPerRequest: z.number().int().positive(),
     p99TargetMs: positive(),

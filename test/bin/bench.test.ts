@@ -304,6 +304,13 @@ describe('bench --plan writes the calibration record calibrate reads', () => {
     expect(out.stderr).toContain('calibrate refuses a run below 50 % of the plan or of fewer than 1000 requests');
     expect(out.stderr).toContain('warning: no answer carried the model server\'s timing header (server-ms, device-ms): '
       + `${server.url} is not the cdk-inferentia model server`);
+    expect(out.stderr).toContain("the plan was made for the model server, whose workers overlap host work with device calls: if a Neuron DLC's "
+      + 'stock toolkit serves it, re-plan with --server neuron-dlc and measure that plan');
+    // A plan made for the DLC is measured as it was made.
+    writeFileSync(planFile, JSON.stringify({ chosen: { ...planned, server: 'neuron-dlc' } }));
+    const dlc = await bench(['--url', server.url, '--rate', '10', '--requests', '10', '--plan', planFile, '--json']);
+    expect(dlc.stderr).toContain('is not the cdk-inferentia model server');
+    expect(dlc.stderr).not.toContain('re-plan with --server neuron-dlc');
   });
 
   test('GIVEN --plan without --rate or --json, or a file without a plan THEN every problem is named before a request', async () => {

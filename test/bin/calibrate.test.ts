@@ -76,6 +76,14 @@ describe('calibrate writes a calibrated profile that plan --profile plans from a
     // N planned instances hold the target with a need in (N - 1, N]; at 0.7 of the capacity it is in ((N - 1) / 0.7, N / 0.7].
     expect(json.chosen.instanceCount).toBeGreaterThanOrEqual(Math.ceil((planned.instanceCount - 1) / 0.7));
     expect(json.chosen.instanceCount).toBeLessThanOrEqual(Math.ceil(planned.instanceCount / 0.7) + 1);
+
+    // The calibration names the server its plan was made for; a plan for the other server is told the factor is not its own.
+    expect(JSON.parse(readFileSync(out, 'utf8')).calibration.plan.server).toBe('model-server');
+    const forDlc = await cli(['plan', ...PLAN_FLAGS.slice(2), '--profile', out, '--server', 'neuron-dlc']);
+    expect(forDlc.code).toBe(0);
+    expect(forDlc.stderr).toContain('the plan is made for neuron-dlc; the calibration measured a plan made for model-server, whose workers '
+      + "overlap host work with device calls: the calibrated capacity corrects that server's model, not this one's");
+    expect(replanned.stderr).not.toContain('the calibration measured a plan made for');
   });
 
   test('GIVEN the report in S3 WHEN calibrated THEN it is read with GetObject and the profile names the URI', async () => {

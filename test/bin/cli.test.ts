@@ -62,7 +62,7 @@ describe('the cdk-inferentia plan command', () => {
 
   test('the table shows the serving mode, capacity in requests/s and predicted p99', async () => {
     const { stdout } = await run(...bert);
-    expect(stdout).toMatch(/stock: one device call per request/);
+    expect(stdout).toMatch(/stock on the model server \(host work overlapped with device calls\): one device call per request/);
     expect(stdout).toMatch(/requests\/s within p99 10 ms/);
     expect(stdout).toMatch(/requests\/s per instance/);
   });
@@ -112,6 +112,32 @@ describe('the cdk-inferentia plan command', () => {
     expect(code).toBe(['--processes', '--throughput'].includes(override[0]) && !/decimal|above/.test(String(message)) ? 1 : 2);
     expect(stderr).toMatch(message);
     expect(stderr).not.toMatch(/\n\s+at /); // never a stack trace
+  });
+
+  test("GIVEN --server neuron-dlc THEN the plan is made for a DLC's stock toolkit: fewer requests/s per instance, said in the table and in --json", async () => {
+    const dlc = await run(...bert, '--server', 'neuron-dlc', '--json');
+    const modelServer = await run(...bert, '--json');
+    expect(dlc.code).toBe(0);
+    const report = JSON.parse(dlc.stdout);
+    expect(report.request.options.server).toBe('neuron-dlc');
+    expect(report.chosen).toMatchObject({ serving: 'stock', server: 'neuron-dlc' });
+    const chosen = JSON.parse(modelServer.stdout).chosen;
+    expect(chosen.server).toBe('model-server');
+    // bert-base-uncased's host work (1 ms) is as long as its batch-1 call: overlapping them nearly doubles a process's rate.
+    expect(chosen.capacityPerInstanceRps).toBeGreaterThan(1.5 * report.chosen.capacityPerInstanceRps);
+    const table = await run(...bert, '--server', 'neuron-dlc');
+    expect(table.stdout).toMatch(/stock on a Neuron DLC's toolkit \(host work and device call one after the other\): one device call/);
+  });
+
+  test('GIVEN --server neuron-dlc with --serving batching, or an unknown server THEN it exits 2 naming the fix', async () => {
+    const batching = await run(...bert, '--server', 'neuron-dlc', '--serving', 'batching');
+    expect(batching.code).toBe(2);
+    expect(batching.stderr).toMatch(/serving='batching' with server='neuron-dlc'.*--server model-server/);
+    const unknown = await run(...bert, '--server', 'torchserve');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--server.*torchserve.*model-server, neuron-dlc/);
+    const help = await run('plan', '--help');
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--server <server> the server the plan is for \(default model-server\)/);
   });
 
   test('GIVEN a flag given twice THEN it exits 2 instead of silently taking the last value', async () => {

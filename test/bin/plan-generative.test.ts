@@ -58,6 +58,13 @@ describe('plan for a generative model', () => {
     expect(stderr).toContain('give --input-tokens <mean prompt tokens>, --output-tokens <mean output tokens>, --ttft-p99 <ms>, --tpot-p99 <ms>');
   });
 
+  test('GIVEN --server on a generative model WHEN planned THEN refused, exit 2: vLLM serves it', async () => {
+    const { code, stderr } = await run('plan', '--model', 'llama-3.1-8b-instruct', '--throughput', '2', '--input-tokens', '500', '--output-tokens', '200',
+      '--ttft-p99', '2000', '--tpot-p99', '100', '--server', 'neuron-dlc', '--region', 'us-east-1', '--hosting', 'ec2');
+    expect(code).toBe(2);
+    expect(stderr).toContain('llama-3.1-8b-instruct is a generative model: --server (generative models run on vLLM) apply to single-call models only');
+  });
+
   test('GIVEN token flags on a single-call model WHEN planned THEN they are refused, exit 2', async () => {
     const { code, stderr } = await run('plan', '--model', 'bert-base-uncased', '--throughput', '100', '--p99', '50', '--ttft-p99', '100',
       '--region', 'us-east-1', '--hosting', 'ec2');

@@ -38,6 +38,8 @@ export function modelServerEnvironment(layout: EndpointLayout): Record<string, s
 export interface ServerEnvironmentInput {
   /** `batching` of the plan: `null` (or no plan) serves one request per call unless others already wait. */
   readonly batching: { readonly maxBatchSize: number; readonly maxDelayMs: number } | null;
+  /** The plan's `server`: `neuron-dlc` runs the workers without overlap, as such a plan was sized. @default 'model-server' */
+  readonly server?: 'model-server' | 'neuron-dlc';
   /** The plan's `visibleCores`, one per process; derived from the layout without a plan. */
   readonly visibleCores?: readonly string[];
   /** The plan's device-call p99 in ms, for the worker watchdog's bound; the bound's floor without a plan. */
@@ -63,7 +65,7 @@ export function serverEnvironment(layout: EndpointLayout, input: ServerEnvironme
   return {
     ...modelServerEnvironmentForPlan(
       {
-        batching: input.batching, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms,
+        batching: input.batching, server: input.server, batchSize: layout.batchSize, visibleCores, p99Ms: input.p99Ms,
         frontEndsPerInstance: input.frontEndsPerInstance, instance: { vcpus: layout.instanceType.spec.vcpus },
         // SageMaker caps a request body itself; the server's limit is that cap.
         hosting: 'sagemaker',

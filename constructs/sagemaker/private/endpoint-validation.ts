@@ -46,6 +46,15 @@ EndpointLayout | undefined {
         + "device call per request, which cannot hold a batching plan's capacity; use the model server, "
         + 'image: ModelImage.fromServer({ tag, digest }), or re-plan with { serving: \'stock\' }');
     }
+    if (plan.serving === 'stock' && (plan.server ?? 'model-server') === 'model-server' && !props.image.modelServer) {
+      // The model server overlaps a request's host work with other requests' device calls; the stock toolkit runs
+      // them one after the other, so it holds less than this plan counts on.
+      problems.push(`plan.server=${JSON.stringify(plan.server ?? 'model-server')}${plan.server === undefined ? ' (the default)' : ''}: `
+        + 'the stock plan was sized for the cdk-inferentia model server, which overlaps host work with the device call, '
+        + 'but the image runs a Neuron DLC\'s stock SageMaker toolkit, which runs them one after the other and holds '
+        + 'less than the plan counts on; use the model server, image: ModelImage.fromServer({ tag, digest }), or '
+        + 're-plan for the DLC with { server: \'neuron-dlc\' } (--server neuron-dlc)');
+    }
     if (!Token.isUnresolved(stackRegion) && plan.region !== stackRegion) {
       problems.push(`plan.region=${JSON.stringify(plan.region)} but the stack deploys to ${stackRegion}; prices and `
         + `availability differ by region: re-plan with { region: '${stackRegion}' }`);

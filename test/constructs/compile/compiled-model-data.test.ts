@@ -14,7 +14,7 @@ const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';
 
 // The example's targets: 4 x ml.inf2.xlarge, two 1-core processes, batch 1.
-const chosen = plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region: 'us-east-1', hosting: 'sagemaker' });
+const chosen = plan(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 }, { region: 'us-east-1', hosting: 'sagemaker', server: 'neuron-dlc' });
 
 const spec = (overrides: Partial<CompileSpecInput>): CompileSpecInput => ({
   model: 'bert-base-uncased',

@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -327,6 +327,21 @@ describe('Worker layouts on larger instances', () => {
       serving: 'batching', batchSize: 8, batching: { maxBatchSize: 8, maxDelayMs: 2 },
     }));
     expect(env(template)).toMatchObject({ MODEL_SERVER_MAX_BATCH_SIZE: '8', MODEL_BATCH_SIZE: '8', MODEL_SERVER_MAX_DELAY_MS: '2' });
+  });
+
+  test('GIVEN a stock plan made for the model server (or without a server) WHEN synthesized THEN the workers overlap host work with device calls', () => {
+    for (const server of ['model-server', undefined] as const) {
+      const { stack, template } = service(ec2Plan('inf2.xlarge', 1, 2, { server }));
+      expect(env(template)).toMatchObject({ MODEL_SERVER_MAX_DELAY_MS: '0', MODEL_SERVER_OVERLAP: '1' });
+      expect(Annotations.fromStack(stack).findInfo('/Stack/Service', Match.stringLikeRegexp('made for a Neuron DLC'))).toHaveLength(0);
+    }
+  });
+
+  test("GIVEN a stock plan made for a Neuron DLC's toolkit WHEN synthesized THEN the server runs it as planned, without overlap, and says a re-plan may need fewer instances", () => {
+    const { stack, template } = service(ec2Plan('inf2.xlarge', 1, 2, { server: 'neuron-dlc' }));
+    expect(env(template)).toMatchObject({ MODEL_SERVER_OVERLAP: '0' });
+    Annotations.fromStack(stack).hasInfo('/Stack/Service', Match.stringLikeRegexp(
+      "The plan was made for a Neuron DLC's stock toolkit.*MODEL_SERVER_OVERLAP=0.*may need fewer than its 4 instance"));
   });
 
   test('GIVEN a plan without a peak WHEN synthesized THEN nothing scales the task count', () => {

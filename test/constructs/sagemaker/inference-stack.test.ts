@@ -146,9 +146,10 @@ describe('The plan summary', () => {
     };
     // THEN
     expect(planSummary(written)).toBe('bert-base-uncased: 1 x ml.inf2.xlarge (max 2), 2 processes x 1 NeuronCore(s), '
-      + 'batch 8, stock serving; capacity 2736.2 requests/s for 2000 requests/s; predicted p99 9.1 ms for <= 10 ms; '
-      + '$0.99/h, $722.70/month in us-east-1 '
+      + 'batch 8, stock serving on the model server; capacity 2736.2 requests/s for 2000 requests/s; predicted p99 9.1 ms '
+      + 'for <= 10 ms; $0.99/h, $722.70/month in us-east-1 '
       + '(price UNVERIFIED)');
+    expect(planSummary({ ...written, server: 'neuron-dlc' })).toContain("batch 8, stock serving on a Neuron DLC's toolkit; capacity");
   });
 });
 

@@ -77,7 +77,8 @@ function testPlan(overrides: Partial<Plan> & { instanceName?: string } = {}): Pl
     vcpuPerProcess: 1,
     warnings: [],
   };
-  return { ...base, ...rest };
+  // Most tests serve it with a Neuron DLC: a stock plan is made for one unless the test says otherwise.
+  return { ...base, server: rest.serving === 'batching' ? 'model-server' : 'neuron-dlc', ...rest };
 }
 
 /** A stack in its own app; CloudFormation validation runs on the first fixture only, to keep synths fast. */
@@ -655,6 +656,28 @@ describe('Validation of the endpoint props', () => {
     ]);
   });
 
+  test.each<[string, Partial<Plan>]>([
+    ["made for the model server", { server: 'model-server' }],
+    ['without a server (an older or hand-written plan: the model server)', { server: undefined }],
+  ])('rejects a stock plan %s on a stock DLC, which does not overlap host work with the call, naming both fixes', (_, overrides) => {
+    // WHEN
+    const error = build({ plan: testPlan(overrides) });
+    // THEN
+    expect(error.problems).toEqual([
+      `plan.server="model-server"${overrides.server === undefined ? ' (the default)' : ''}: the stock plan was sized for the `
+        + 'cdk-inferentia model server, which overlaps host work with the device call, but the image runs a Neuron DLC\'s '
+        + 'stock SageMaker toolkit, which runs them one after the other and holds less than the plan counts on; use the '
+        + "model server, image: ModelImage.fromServer({ tag, digest }), or re-plan for the DLC with { server: 'neuron-dlc' } "
+        + '(--server neuron-dlc)',
+    ]);
+  });
+
+  test('accepts a stock plan made for a Neuron DLC on a stock DLC, with no note about the server', () => {
+    const stack = newStack();
+    new NeuronSageMakerEndpoint(stack, 'Endpoint', { plan: testPlan({ server: 'neuron-dlc' }), image: dlc(), modelData: bucketData(stack) });
+    expect(Annotations.fromStack(stack).findInfo('/Stack/Endpoint', Match.stringLikeRegexp('server \'neuron-dlc\''))).toHaveLength(0);
+  });
+
   test('rejects explicit counts next to a plan, and neither plan nor instance type', () => {
     // THEN
     expect(build({ plan: testPlan(), instanceCount: 3, coresPerProcess: 2 }).problems).toEqual([
@@ -867,6 +890,20 @@ describe('An endpoint running the model server (ModelImage.fromServer)', () => {
       // 96 vCPUs / 3 workers
       OMP_NUM_THREADS: '32',
     });
+  });
+
+  test('GIVEN a stock plan made for the model server THEN its workers overlap host work with device calls, as it was planned', () => {
+    const { stack } = serverEndpoint(testPlan({ server: 'model-server', visibleCores: ['0', '1'] }));
+    expect(containerEnvironment(stack)).toMatchObject({ MODEL_SERVER_MAX_DELAY_MS: '0', MODEL_SERVER_OVERLAP: '1' });
+    expect(Annotations.fromStack(stack).findInfo('/Stack/Endpoint', Match.stringLikeRegexp('made for a Neuron DLC'))).toHaveLength(0);
+  });
+
+  test("GIVEN a stock plan made for a Neuron DLC's toolkit THEN the server runs it as planned, without overlap, and says a re-plan may need fewer instances", () => {
+    const { stack } = serverEndpoint(testPlan({ server: 'neuron-dlc', visibleCores: ['0', '1'] }));
+    expect(containerEnvironment(stack)).toMatchObject({ MODEL_SERVER_OVERLAP: '0' });
+    Annotations.fromStack(stack).hasInfo('/Stack/Endpoint', Match.stringLikeRegexp(
+      "The plan was made for a Neuron DLC's stock toolkit \\(server 'neuron-dlc'\\): the model server runs it as planned.*"
+        + 'MODEL_SERVER_OVERLAP=0.*may need fewer than its 2 instance\\(s\\)'));
   });
 
   test('GIVEN no plan THEN the workers get contiguous core groups from the explicit layout', () => {

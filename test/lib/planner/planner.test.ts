@@ -26,35 +26,37 @@ const toy: ModelProfile = { id: 'toy', deviceMemoryGiB: 2, hostMemoryGiB: 2, hos
 const ec2 = { region: REGION, hosting: 'ec2' } as const;
 
 describe('the planner sizes in requests per second, queueing included', () => {
-  // 5000 single-input requests/s at p99 20 ms, stock serving (the default).
+  // 5000 single-input requests/s at p99 20 ms, stock serving (the default) on the model server (the default).
   const report = planReport(toy, { throughputRps: 5000, p99Ms: 20 }, ec2, catalog);
   const chosen = report.chosen;
 
-  test('GIVEN 5000 rps at p99 20 ms THEN six inf2.xlarge with two batch-1 processes win at $4.56/h', () => {
+  test('GIVEN 5000 rps at p99 20 ms THEN four inf2.xlarge with two batch-1 processes win at $3.04/h', () => {
     expect(chosen.instanceType).toBe('inf2.xlarge');
     expect(chosen.serving).toBe('stock');
+    expect(chosen.server).toBe('model-server');
     expect(chosen.batching).toBeNull();
     expect(chosen.batchSize).toBe(1);
     expect(chosen.processesPerInstance).toBe(2); // 2 NeuronCores; 4 vCPUs - 1 for the front end = 3
     expect(chosen.inputsPerRequest).toBe(1);
     expect(chosen.hostCpuMsPerRequest).toBe(0.5);
-    // One request keeps a process busy 1 ms (1 / 1000 per s) + 0.5 ms of host work + the hand-over with the front end
-    // (0.06 ms a call + 0.075 ms a request) = 1.635 ms: 1223 requests/s at saturation. The p99 target holds up to
-    // 1059.6 requests/s (87 % busy); 5000 x 1.2 / 1059.6 = 5.66 -> 6 instances.
-    expect(chosen.capacityPerInstanceRps).toBe(1059.6);
-    expect(chosen.instanceCount).toBe(6);
-    expect(chosen.hourlyCostUsd).toBeCloseTo(4.56, 12);
-    expect(chosen.capacityRps).toBeCloseTo(6 * 1059.6, 0);
+    // The model server's worker overlaps host work with the call: a process completes a call every max(device stage
+    // 1 ms (1 / 1000 per s) + 0.06 ms hand-over, host stage 0.5 ms + 0.075 ms hand-over) = 1.06 ms: 943.4 requests/s
+    // at saturation. The p99 target holds up to 1578.9 requests/s (84 % busy); 5000 x 1.2 / 1578.9 = 3.8 -> 4.
+    expect(chosen.capacityPerInstanceRps).toBe(1578.9);
+    expect(chosen.instanceCount).toBe(4);
+    expect(chosen.hourlyCostUsd).toBeCloseTo(3.04, 12);
+    expect(chosen.capacityRps).toBeCloseTo(4 * 1578.9, 0);
   });
 
   test('THEN the utilization and predicted p99 at the target rate are the M/G/c values computed by hand', () => {
-    // Per instance 5000 / 6 = 833.3 requests/s x 1.635 ms over 2 processes = 68.125 % busy.
-    expect(chosen.utilization).toBeCloseTo(0.68125, 9);
-    // Erlang C(2, a = 1.3625) = 2ρ² / (1 + ρ) = 0.55209; drain 2 / 1.635 ms - 833.3/s = 389.91/s; cs² is the row's,
+    // Per instance 5000 / 4 = 1250 requests/s x 1.06 ms over 2 processes = 66.25 % busy.
+    expect(chosen.utilization).toBeCloseTo(0.6625, 9);
+    // Erlang C(2, a = 1.325) = 2ρ² / (1 + ρ) = 0.52801; drain 2 / 1.06 ms - 1250/s = 636.79/s; cs² is the row's,
     // exp((ln(2 / 1) / 2.3263)²) - 1 = 0.09284 (above the floor); Poisson arrivals (ca² = 1); the wait at its 99.5th
-    // percentile: ln(0.55209 / 0.005) x (1 + 0.09284) / (2 x 389.91) s = 6.593 ms; + the call's p99 2 ms + 0.5 ms host
-    // + 0.135 ms hand-over + the server's 0.4 ms path = 9.628 ms.
-    expect(chosen.predictedP99Ms).toBeCloseTo(9.628, 3);
+    // percentile: ln(0.52801 / 0.005) x (1 + 0.09284) / (2 x 636.79) s = 3.998 ms; + the call's p99 2 ms + 0.5 ms host
+    // + 0.135 ms hand-over (a request still passes its own decode, call and encode in turn) + the server's 0.4 ms
+    // path = 7.033 ms.
+    expect(chosen.predictedP99Ms).toBeCloseTo(7.033, 3);
     expect(chosen.p50Ms).toBe(1);
     expect(chosen.p99Ms).toBe(2);
   });
@@ -65,14 +67,14 @@ describe('the planner sizes in requests per second, queueing included', () => {
   });
 
   test('THEN costs are per request as sent', () => {
-    expect(chosen.costPer1MRequestsUsd).toBeCloseTo((4.56 / (5000 * 3600)) * 1e6, 12);
+    expect(chosen.costPer1MRequestsUsd).toBeCloseTo((3.04 / (5000 * 3600)) * 1e6, 12);
     expect(chosen.costPer1MInferencesUsd).toBe(chosen.costPer1MRequestsUsd);
-    expect(chosen.monthlyCostUsd).toBeCloseTo(4.56 * 730, 9);
+    expect(chosen.monthlyCostUsd).toBeCloseTo(3.04 * 730, 9);
   });
 
-  test('THEN the naive layout (one process per instance) needs 14 instances: one queue of two processes beats two of one', () => {
-    expect(chosen.naive.instanceCount).toBe(14);
-    expect(chosen.naive.savingsPercent).toBeCloseTo((1 - 6 / 14) * 100, 9);
+  test('THEN the naive layout (one process per instance) needs 8 instances: one queue of two processes beats two of one', () => {
+    expect(chosen.naive.instanceCount).toBe(8);
+    expect(chosen.naive.savingsPercent).toBeCloseTo((1 - 4 / 8) * 100, 9);
   });
 
   test('THEN each process owns one core and the chip it sits on', () => {
@@ -82,23 +84,98 @@ describe('the planner sizes in requests per second, queueing included', () => {
 
   test('THEN the alternatives are the best of every other instance type and row, best first', () => {
     const summary = report.alternatives.map((p) => `${p.instanceType} b=${p.batchSize} ${p.serving} n=${p.instanceCount}`);
-    expect(summary[0]).toBe('inf2.8xlarge b=1 stock n=6');
-    expect(summary).toContain('inf2.xlarge b=8 stock n=33');
+    expect(summary[0]).toBe('inf2.8xlarge b=1 stock n=4');
+    expect(summary).toContain('inf2.xlarge b=8 stock n=27');
     expect(report.alternatives.every((p, i, all) => i === 0 || all[i - 1].hourlyCostUsd <= p.hourlyCostUsd)).toBe(true);
+    expect(report.alternatives.every((p) => p.server === 'model-server')).toBe(true);
   });
 
   test('the JSON form carries the fields the CLI promises', () => {
     const json = JSON.parse(JSON.stringify(report));
     for (const field of [
       'instanceType', 'hosting', 'instanceCount', 'processesPerInstance', 'coresPerProcess', 'batchSize', 'processes',
-      'inputsPerRequest', 'serving', 'batching', 'capacityPerInstanceRps', 'capacityRps', 'predictedP99Ms', 'utilization',
+      'inputsPerRequest', 'serving', 'server', 'batching', 'capacityPerInstanceRps', 'capacityRps', 'predictedP99Ms', 'utilization',
       'p50Ms', 'p99Ms', 'hourlyCostUsd', 'costPer1MRequestsUsd', 'warnings',
     ]) {
       expect(json.chosen).toHaveProperty(field);
       expect(json.alternatives[0]).toHaveProperty(field);
     }
     expect(json.request.options.serving).toBe('stock');
+    expect(json.request.options.server).toBe('model-server');
     expect(json.request.targets.inputsPerRequest).toBe(1);
+  });
+});
+
+describe("a stock plan for a Neuron DLC's stock toolkit is charged the host work and the call one after the other", () => {
+  // The same request as above, for a server that does not overlap them.
+  const report = planReport(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, server: 'neuron-dlc' }, catalog);
+  const chosen = report.chosen;
+
+  test('GIVEN 5000 rps at p99 20 ms THEN six inf2.xlarge win at $4.56/h, where the model server needs four', () => {
+    expect(chosen.instanceType).toBe('inf2.xlarge');
+    expect(chosen.serving).toBe('stock');
+    expect(chosen.server).toBe('neuron-dlc');
+    expect(report.request.options.server).toBe('neuron-dlc');
+    // One request keeps a process busy 1 ms (1 / 1000 per s) + 0.5 ms of host work + the hand-over with the front end
+    // (0.06 ms a call + 0.075 ms a request) = 1.635 ms: 611.6 requests/s at saturation. The p99 target holds up to
+    // 1059.6 requests/s (87 % busy); 5000 x 1.2 / 1059.6 = 5.66 -> 6 instances.
+    expect(chosen.capacityPerInstanceRps).toBe(1059.6);
+    expect(chosen.instanceCount).toBe(6);
+    expect(chosen.hourlyCostUsd).toBeCloseTo(4.56, 12);
+    expect(chosen.naive.instanceCount).toBe(14);
+    expect(report.alternatives[0]).toMatchObject({ instanceType: 'inf2.8xlarge', batchSize: 1, instanceCount: 6, server: 'neuron-dlc' });
+  });
+
+  test('THEN the utilization and predicted p99 at the target rate are the M/G/c values computed by hand', () => {
+    // Per instance 5000 / 6 = 833.3 requests/s x 1.635 ms over 2 processes = 68.125 % busy.
+    expect(chosen.utilization).toBeCloseTo(0.68125, 9);
+    // Erlang C(2, a = 1.3625) = 2ρ² / (1 + ρ) = 0.55209; drain 2 / 1.635 ms - 833.3/s = 389.91/s; cs² 0.09284;
+    // ln(0.55209 / 0.005) x (1 + 0.09284) / (2 x 389.91) s = 6.593 ms; + 2 ms + 0.5 ms + 0.135 ms + 0.4 ms = 9.628 ms.
+    expect(chosen.predictedP99Ms).toBeCloseTo(9.628, 3);
+  });
+
+  test('GIVEN host work a large part of a call THEN the model server holds more requests/s per instance than a DLC', () => {
+    const heavy: ModelProfile = { ...toy, hostCpuMsPerRequest: 0.9 };
+    const at = (server: 'model-server' | 'neuron-dlc') =>
+      plan(heavy, { throughputRps: 2000, p99Ms: 20 }, { ...ec2, server, instanceTypes: ['inf2.xlarge'] }, catalog);
+    const modelServer = at('model-server');
+    const dlc = at('neuron-dlc');
+    // Busy 1.06 ms (the device stage) against 1 + 0.06 + 0.9 + 0.075 = 2.035 ms a request.
+    expect(modelServer.capacityPerInstanceRps).toBeGreaterThan(1.6 * dlc.capacityPerInstanceRps);
+    expect(modelServer.instanceCount).toBeLessThan(dlc.instanceCount);
+  });
+
+  test("GIVEN serving 'any' THEN it considers stock only: the DLC's toolkit cannot batch", () => {
+    const any = planReport(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, serving: 'any', server: 'neuron-dlc' }, catalog);
+    expect(any.request.options.serving).toBe('any');
+    expect([any.chosen, ...any.alternatives].every((p) => p.serving === 'stock' && p.server === 'neuron-dlc')).toBe(true);
+    const onModelServer = planReport(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, serving: 'any' }, catalog);
+    expect(onModelServer.alternatives.some((p) => p.serving === 'batching')).toBe(true);
+  });
+
+  test("GIVEN serving 'batching' THEN refused up front with the field, the value and the fix", () => {
+    const run = () => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, serving: 'batching', server: 'neuron-dlc' }, catalog);
+    expect(run).toThrow(InputError);
+    expect(run).toThrow(/serving='batching' with server='neuron-dlc'.*cannot batch; plan for the model server \(server: 'model-server', --server model-server\)/);
+  });
+
+  test('GIVEN an unknown server THEN refused with the choices', () => {
+    expect(() => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, server: 'torchserve' as never }, catalog))
+      .toThrow("server='torchserve' is not supported; use one of: model-server, neuron-dlc");
+  });
+
+  test('GIVEN no plan fits THEN the headline names the server', () => {
+    expect(() => plan(toy, { throughputRps: 50000, p99Ms: 20 }, { ...ec2, maxInstances: 2, server: 'neuron-dlc' }, catalog))
+      .toThrow("(stock serving on a Neuron DLC's stock toolkit)");
+  });
+
+  test('GIVEN SageMaker hosting THEN a stock plan for the model server says a DLC image is refused, one for a DLC does not', () => {
+    const sm = catalogWith({}).withPriceFile(parsePriceFile(
+      { prices: [{ instanceType: 'inf2.xlarge', region: REGION, hosting: 'sagemaker', usdPerHour: 0.99 }] }, 'sagemaker test'));
+    const at = (server: 'model-server' | 'neuron-dlc') =>
+      plan(toy, { throughputRps: 500, p99Ms: 20 }, { region: REGION, hosting: 'sagemaker', server, instanceTypes: ['inf2.xlarge'] }, sm);
+    expect(at('model-server').warnings.join('\n')).toMatch(/planned for the cdk-inferentia model server .*re-plan with server 'neuron-dlc' \(--server neuron-dlc\)/);
+    expect(at('neuron-dlc').warnings.join('\n')).not.toMatch(/planned for the cdk-inferentia model server/);
   });
 });
 
@@ -106,15 +183,21 @@ describe('stock and batching serving of the same measurement', () => {
   const onlyB8: ModelProfile = { ...toy, measurements: [b8] };
   const only = { ...ec2, instanceTypes: ['inf2.xlarge'] };
 
-  test('GIVEN stock serving THEN every request is a whole padded batch-8 call: 177.5 requests/s per process at most', () => {
-    // 8 / 1600 s = 5 ms a call + 0.5 ms host work + 0.135 ms hand-over = 5.635 ms a request.
+  test('GIVEN stock serving THEN every request is a whole padded batch-8 call: 197.6 requests/s per process at most', () => {
+    // 8 / 1600 s = 5 ms a call + 0.06 ms hand-over, the device stage, longer than the host stage's 0.575 ms: 5.06 ms.
     const p = plan(onlyB8, { throughputRps: 5000, p99Ms: 20 }, only, catalog);
     expect(p.serving).toBe('stock');
     expect(p.warnings).toContain(
+      'batch 8 without server batching serves at most 197.6 single-input requests/s per process: every request is one padded batch-8 call',
+    );
+    expect(p.capacityPerInstanceRps).toBeLessThan(2 * 197.6);
+    expect(p.instanceCount).toBe(27);
+    // On a DLC's toolkit 5 ms + 0.5 ms host work + 0.135 ms hand-over = 5.635 ms a request: 177.5.
+    const dlc = plan(onlyB8, { throughputRps: 5000, p99Ms: 20 }, { ...only, server: 'neuron-dlc' }, catalog);
+    expect(dlc.warnings).toContain(
       'batch 8 without server batching serves at most 177.5 single-input requests/s per process: every request is one padded batch-8 call',
     );
-    expect(p.capacityPerInstanceRps).toBeLessThan(2 * 177.5);
-    expect(p.instanceCount).toBe(33);
+    expect(dlc.instanceCount).toBe(33);
   });
 
   test('GIVEN server batching THEN up to 8 requests share a call: 1581 requests/s per process at most, fewer instances', () => {
@@ -183,28 +266,28 @@ describe('the planner applies each limit', () => {
 
   test('headroom multiplies the target: instances = ceil(target x (1 + headroom) / capacity)', () => {
     const at = (throughputRps: number, headroom: number) => plan(toy, { throughputRps, p99Ms: 20 }, { ...ec2, headroom }, catalog).instanceCount;
-    // Capacity 1059.6 requests/s per instance (rounded to 0.1 in the plan).
-    expect(at(2 * 1059.5, 0)).toBe(2);
-    expect(at(2 * 1059.7, 0)).toBe(3);
-    expect(at(2 * 1059.5, 0.2)).toBe(3);
+    // Capacity 1578.95 requests/s per instance (1578.9 in the plan, rounded to 0.1).
+    expect(at(2 * 1578.9, 0)).toBe(2);
+    expect(at(2 * 1579.0, 0)).toBe(3);
+    expect(at(2 * 1578.9, 0.2)).toBe(3);
   });
 
   test('maxInstances rejects candidates that need more instances than allowed, in request terms', () => {
-    const run = () => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, maxInstances: 5, instanceTypes: ['inf2.xlarge'] }, catalog);
+    const run = () => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, maxInstances: 3, instanceTypes: ['inf2.xlarge'] }, catalog);
     expect(run).toThrow(InfeasibleError);
     expect(run).toThrow(
-      'inf2: inf2.xlarge g=1 b=1: needs 6 instances (1059.6 requests/s each within p99 20 ms; batch 1 without server ' +
-        'batching serves at most 611.6 single-input requests/s per process) but maxInstances is 5',
+      'inf2: inf2.xlarge g=1 b=1: needs 4 instances (1578.9 requests/s each within p99 20 ms; batch 1 without server ' +
+        'batching serves at most 943.4 single-input requests/s per process) but maxInstances is 3',
     );
   });
 
   test('a peak target sets the autoscaling maximum, capped by maxInstances with a warning', () => {
     const p = plan(toy, { throughputRps: 1000, p99Ms: 20, peakThroughputRps: 9000 }, ec2, catalog);
-    expect(p.instanceCount).toBe(2); // 1000 x 1.2 / 1059.6
-    expect(p.maxInstanceCount).toBe(11); // 9000 x 1.2 / 1059.6 = 10.2
+    expect(p.instanceCount).toBe(1); // 1000 x 1.2 / 1578.9 = 0.76
+    expect(p.maxInstanceCount).toBe(7); // 9000 x 1.2 / 1578.9 = 6.84
     const capped = plan(toy, { throughputRps: 1000, p99Ms: 20, peakThroughputRps: 9000 }, { ...ec2, maxInstances: 3 }, catalog);
     expect(capped.maxInstanceCount).toBe(3);
-    expect(capped.warnings.join('\n')).toMatch(/needs 11 instances; maxInstances limits it to 3/);
+    expect(capped.warnings.join('\n')).toMatch(/needs 7 instances; maxInstances limits it to 3/);
   });
 
   test('GIVEN 3 GiB of host memory per process on inf1.xlarge THEN it runs 2 processes and says so', () => {
@@ -391,7 +474,7 @@ describe('infeasible targets fail with one reason per family, and the rejections
 
   test('GIVEN maxInstances too low for any candidate THEN the message gives the candidate needing the fewest', () => {
     expect(() => plan(toy, { throughputRps: 50000, p99Ms: 20 }, { ...ec2, maxInstances: 2 }, catalog)).toThrow(
-      /inf2: inf2\.(8)?xlarge g=1 b=1: needs 57 instances/,
+      /inf2: inf2\.(8)?xlarge g=1 b=1: needs 39 instances/,
     );
   });
 

@@ -67,7 +67,7 @@ describe('the model holds against a simulated M/D/c queue', () => {
     [8, 0.9],
   ])('GIVEN %d server(s) at ρ = %d with constant 1 ms calls THEN the simulated p99 wait is within the model', (servers, rho) => {
     const model = {
-      mode: 'stock' as const, processes: servers, callSeconds: 0.001, callP99Seconds: 0.001, hostSecondsPerRequest: 0,
+      mode: 'stock' as const, overlapsHostWork: false, processes: servers, callSeconds: 0.001, callP99Seconds: 0.001, hostSecondsPerRequest: 0,
       handoverSecondsPerCall: 0, handoverSecondsPerRequest: 0, pathSeconds: 0, requestsPerBatch: 1, maxDelaySeconds: 0, serviceScv: MIN_SERVICE_SCV,
     };
     const rate = (rho * servers) / 0.001;

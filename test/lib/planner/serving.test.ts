@@ -22,11 +22,41 @@ describe('a worker of the model server is busy for the slower of its two stages 
     expect(saturationPerProcessRps(heavy)).toBeCloseTo(8 / 0.0166, 6);
   });
 
-  test('GIVEN stock serving THEN the call and the host work add up (the DLC\'s stock toolkit does not overlap them)', () => {
-    const stock = { ...batching, mode: 'stock' as const };
+  test('GIVEN stock serving on the model server THEN its worker overlaps host work with the call, as with batching', () => {
+    const stock = servingModel(b8, { mode: 'stock', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 1, maxDelayMs: 0 });
+    expect(stock.overlapsHostWork).toBe(true);
+    expect(servingModel(b8, { mode: 'stock', server: 'model-server', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 1, maxDelayMs: 0 }))
+      .toEqual(stock);
+    // max(5 ms + 0.06 ms, 1 x 0.575 ms) = 5.06 ms between calls of one request each.
+    expect(busySecondsForCall(stock, 1)).toBeCloseTo(0.00506, 12);
+    // Host-bound: 6 ms of host work a request outlasts the 5.06 ms device stage.
+    expect(busySecondsForCall({ ...stock, hostSecondsPerRequest: 0.006 }, 1)).toBeCloseTo(0.006075, 12);
+  });
+
+  test("GIVEN stock serving on a Neuron DLC's toolkit THEN the call and the host work add up: it does not overlap them", () => {
+    const dlc = servingModel(b8, { mode: 'stock', server: 'neuron-dlc', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 1, maxDelayMs: 0 });
+    expect(dlc.overlapsHostWork).toBe(false);
     // 5 ms + 0.06 ms + 1 x 0.575 ms = 5.635 ms a call of one request.
-    expect(busySecondsForCall(stock, 1)).toBeCloseTo(0.005635, 12);
-    expect(busySecondsForCall(stock, 1)).toBe(processSecondsForCall(stock, 1));
+    expect(busySecondsForCall(dlc, 1)).toBeCloseTo(0.005635, 12);
+    expect(busySecondsForCall(dlc, 1)).toBe(processSecondsForCall(dlc, 1));
+    expect(saturationPerProcessRps(dlc)).toBeCloseTo(1 / 0.005635, 6);
+  });
+
+  test('GIVEN either server THEN a request still passes its own decode, call and encode in turn: the same p99 at a trickle', () => {
+    const stock = servingModel(b8, { mode: 'stock', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 1, maxDelayMs: 0 });
+    const dlc = { ...stock, overlapsHostWork: false };
+    // At 1 request/s nobody waits: the call's p99 6 ms + 0.635 ms in the process + the 0.4 ms path, on both.
+    expect(predictedP99Seconds(stock, 1)).toBeCloseTo(predictedP99Seconds(dlc, 1), 6);
+    expect(predictedP99Seconds(stock, 1)).toBeCloseTo(0.006 + 0.000635 + SERVER_PATH_MS / 1000, 5);
+    // Under load the overlapping worker is busy for less, so it waits less.
+    expect(predictedP99Seconds(stock, 300)).toBeLessThan(predictedP99Seconds(dlc, 300));
+    expect(processUtilization(stock, 300)).toBeLessThan(processUtilization(dlc, 300));
+  });
+
+  test('GIVEN batching THEN the worker overlaps whatever server is named (only the model server batches)', () => {
+    expect(batching.overlapsHostWork).toBe(true);
+    expect(servingModel(b8, { mode: 'batching', server: 'neuron-dlc', processes: 2, hostMsPerRequest: 0.5, requestsPerBatch: 8, maxDelayMs: 2 }).overlapsHostWork)
+      .toBe(true);
   });
 
   test('GIVEN a call of n requests THEN each of them spends its decode, the call and its encode in the process', () => {

@@ -108,8 +108,24 @@ describe('the model server environment rendered from a plan', () => {
     expect(env[MODEL_SERVER_ENV.maxBatchSize]).toBe('4');
     expect(env[MODEL_SERVER_ENV.maxDelayMs]).toBe('0');
     expect(env[MODEL_SERVER_ENV.visibleCores]).toBe('0-1;2-3');
-    // planned as the DLC's stock toolkit runs it: host work and device call one after the other
+    // a stock plan made for the model server (the default) is planned with host work overlapping device calls
+    expect(env[MODEL_SERVER_ENV.overlap]).toBe('1');
+    expect(modelServerEnvironment({ batching: null, server: 'model-server', batchSize: 4, visibleCores: ['0'] })[MODEL_SERVER_ENV.overlap]).toBe('1');
+  });
+
+  test("GIVEN a plan made for a Neuron DLC's stock toolkit THEN the workers run host work and the call one after the other, as it was planned", () => {
+    const env = modelServerEnvironment({ batching: null, server: 'neuron-dlc', batchSize: 4, visibleCores: ['0-1', '2-3'] });
     expect(env[MODEL_SERVER_ENV.overlap]).toBe('0');
+    expect(env[MODEL_SERVER_ENV.maxDelayMs]).toBe('0');
+  });
+
+  test("GIVEN a plan for a Neuron DLC that batches, or an unknown server THEN refused with the fix", () => {
+    expect(problemsOf(() => modelServerEnvironment({ ...batchingPlan, server: 'neuron-dlc' }))).toEqual([
+      "server='neuron-dlc' with batching: a plan made for a Neuron DLC's stock toolkit serves one request per call; re-plan with { server: 'model-server' } for server batching",
+    ]);
+    expect(problemsOf(() => modelServerEnvironment({ ...batchingPlan, server: 'torchserve' as never }))).toEqual([
+      `server="torchserve" is not a server a plan is made for; use 'model-server' or 'neuron-dlc'`,
+    ]);
   });
 
   test('GIVEN batch-1 workers THEN the default queue holds 64 requests per worker, not 16 batches of one', () => {
