@@ -5,8 +5,9 @@ and drives it from one aiohttp client on 127.0.0.1, closed loop:
 - batch 1: one request in flight, `MODEL_SERVER_MAX_BATCH_SIZE=1`;
 - batch 8: eight requests in flight, `MODEL_SERVER_MAX_BATCH_SIZE=8`, no batching delay (full batches form from the
   backlog, so the figure is the overhead at full batches, not the delay).
-Both with the stock worker (`MODEL_SERVER_OVERLAP=0`, one stage after the other: a stock plan's) and the pipelined one
-(`1`, a batching plan's). Compared against the same handler called in-process (input_fn -> predict_fn -> output_fn).
+Both with the worker that runs one stage after the other (`MODEL_SERVER_OVERLAP=0`, a plan made for a Neuron DLC's
+stock toolkit) and the one that overlaps them (`1`; with no batching delay, as here, the chained worker of
+serving/chained.py, a stock plan's). Compared against the same handler called in-process (input_fn -> predict_fn -> output_fn).
 CPU is read from /proc per process (the front end apart from its workers), so a loaded machine stretches the wall
 times far more than the CPU figures; the front end's CPU at batch 1 and at batch 8 splits into the planner's part per
 request and part per device call (`FRONT_END_MS_PER_REQUEST`, `FRONT_END_MS_PER_CALL`). Prints figures only;
@@ -104,7 +105,7 @@ def main():
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'worker':>14}  {'batch':>5}  {'requests/s':>10}  {'p50 ms':>7}  {'p99 ms':>7}  {'front-end CPU ms/req':>20}  "
           f"{'worker CPU ms/req':>17}  {'direct call ms/request':>22}")
-    for overlap, mode in ((0, "stock"), (1, "overlap")):
+    for overlap, mode in ((0, "one by one"), (1, "chained")):
         front = {}
         for batch in (1, 8):
             result = asyncio.run(drive(batch, overlap))

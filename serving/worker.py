@@ -15,8 +15,11 @@ Batch assembly (the worker pulls; a slow worker never holds requests another cou
    and re-run down to single requests so only the request it fails on gets the error (see `predict`);
 6. a retried request (`WorkItem.alone`: its worker died or hung with it) runs in a call of its own.
 
-With MODEL_SERVER_OVERLAP=1 (rendered for a batching plan; 0 for a stock plan, planned as the DLC's stock toolkit
-runs it: one stage after the other, in one thread) the worker is a pipeline of three threads, so the NeuronCore does not idle while it decodes and encodes: the main
+With MODEL_SERVER_OVERLAP=1 (rendered unless the plan was made for a Neuron DLC's stock toolkit, which runs one stage
+after the other in one thread: then 0) the worker overlaps its host work with the device call, so the NeuronCore does
+not idle while it decodes and encodes. Without a batching delay (MODEL_SERVER_MAX_DELAY_MS=0, a stock plan's) the
+batch is whatever is queued when the worker asks, and serving/chained.py runs it: the device thread starts its next
+call as the last one returns. With a delay the worker is a pipeline of three threads: the main
 thread assembles and decodes (steps 1-4) the next batch while the device thread runs the current one's `predict_fn`
 (step 5), and the finisher runs the previous one's `output_fn` and sends its answers. At most one batch waits decoded
 for the device (bounded memory; a slow worker holds one batch more than it runs, no more); nothing is taken ahead of
@@ -98,6 +101,8 @@ class Worker:
         # Without the overlap, the TAKE for the next batch goes out as a call starts (see `predict`): the front end's
         # answer is in the socket when the call and its answers are done, instead of a round trip between calls.
         self.asked_ahead = False
+        # Without a batching delay the overlap needs no pipeline of batches being filled: see chained.py.
+        self.chained = overlap and max_delay_s == 0
 
     def send(self, message):
         data = protocol.encode(message)
@@ -118,7 +123,16 @@ class Worker:
         assert kind == protocol.REQUESTS, kind
         return items
 
+    def write(self, data):
+        with self.send_lock:
+            self.sock.sendall(data)
+
     def run(self):
+        if self.chained:
+            from .chained import run_chained
+
+            run_chained(self)
+            return
         if not self.overlap:
             while True:
                 self.run_one_batch()
@@ -212,9 +226,22 @@ class Worker:
             self.finish_one(self.finished.get())
             self.finished.task_done()  # its answers are sent (see call_one)
 
+    def run_call(self, batch, size, results):
+        """Runs a batch's call(s): what `encode` and a DONE answer."""
+        outputs, stats, isolation_calls = self.predict(batch, size, results)
+        return results, outputs, stats, isolation_calls
+
     def finish_one(self, called):
         """Each request's slice through its own `output_fn`, then the batch's answers to the front end."""
         results, outputs, stats, isolation_calls = called
+        self.encode(outputs, results)
+        if self.overlap:
+            self.send((protocol.DONE, results, stats, isolation_calls))
+        else:
+            self.deferred = protocol.encode((protocol.DONE, results, stats, isolation_calls))  # sent with the next TAKE
+
+    def encode(self, outputs, results):
+        """Each request's slice of a call's outputs through its own `output_fn`, into `results`."""
         with self.host_lock:
             for item, output in outputs:
                 try:
@@ -222,10 +249,6 @@ class Worker:
                     results.append((item.id, 200, body, content_type))
                 except Exception as error:  # noqa: B902
                     results.append(_error(item, getattr(error, "status_code", 500), f"output_fn failed: {_describe(error)}"))
-        if self.overlap:
-            self.send((protocol.DONE, results, stats, isolation_calls))
-        else:
-            self.deferred = protocol.encode((protocol.DONE, results, stats, isolation_calls))  # sent with the next TAKE
 
     def decode(self, item):
         """The request's inputs, or a finished (id, status, body, content type) when it cannot run."""
@@ -267,11 +290,11 @@ class Worker:
             group = groups.pop()
             calls += 1
             call_started = time.monotonic()
-            if self.overlap or calls > 1:
+            if (self.overlap and not self.chained) or calls > 1:
                 # The front end's watchdog restarts for this call. Without the overlap the first call follows the
                 # hand-over that armed it by no more than the batch's input_fn: no message needed.
                 self.send((protocol.CALL, len(group)))
-            elif not any(item.alone for item, _ in batch):
+            elif not self.chained and not any(item.alone for item, _ in batch):
                 # Ask for the next batch now (as `take` would after this call), so the hand-over overlaps the call;
                 # the front end gives it only what no idle worker takes. Never beside a suspect's call.
                 self.send((protocol.TAKE, self.max_batch_size, None, True))

@@ -4,6 +4,7 @@ import asyncio
 import math
 import os
 import signal
+import tempfile
 
 from .support import ServerTestCase
 
@@ -94,7 +95,7 @@ class HealthReflectsCapacity(ServerTestCase):
         # GIVEN two workers, a queue of 4, one-request calls of 1 s, and reloads that wait for a gate
         server = await self.server(
             MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_MAX_QUEUED_REQUESTS=4, MODEL_SERVER_MAX_BATCH_SIZE=1,
-            TEST_DEVICE_MS=1000, reload_gated=True,
+            TEST_DEVICE_MS=1000, reload_gated=True, TEST_DECODE_LOG=os.path.join(self.enterContext(tempfile.TemporaryDirectory()), "decodes"),
         )
         # WHEN worker 0 dies and reloads
         os.kill(next(l["pid"] for l in server.loads() if l["worker"] == "0"), signal.SIGKILL)
@@ -104,7 +105,11 @@ class HealthReflectsCapacity(ServerTestCase):
         self.assertEqual((status, body["servingWorkers"], body["queueLimit"]), (200, 1, 2), body)
         # AND beyond that half, requests are refused at once naming the capacity (the worker holds two: one in its
         # call, one decoded ahead of the next)
-        waiting = [asyncio.create_task(server.invoke(self.session, [i])) for i in range(4)]
+        # (two first, so that the worker has taken its two before the next two come: four at once on a loaded host
+        # could all arrive before the worker asks for its second, and the fourth would find the queue full)
+        waiting = [asyncio.create_task(server.invoke(self.session, [i])) for i in range(2)]
+        await server.wait_for(self.session, lambda _, __: _lines(server.env["TEST_DECODE_LOG"]) == 2, "the worker to hold two")
+        waiting += [asyncio.create_task(server.invoke(self.session, [i])) for i in range(2, 4)]
         await server.wait_for(self.session, lambda _, body: body["queued"] == 2, "two queued requests")
         status, refused, _ = await server.invoke(self.session, [9])
         self.assertEqual(status, 503)
@@ -120,3 +125,11 @@ class HealthReflectsCapacity(ServerTestCase):
         # After three in a row it asks to be replaced
         body = await server.wait_for(self.session, lambda status, _: status == 503, "the instance to turn unhealthy")
         self.assertIn("failed to load 3 times in a row: replace the instance", body["reason"])
+
+
+def _lines(path):
+    """Lines in a log the test model appends to; 0 before its first."""
+    if not os.path.exists(path):
+        return 0
+    with open(path) as log:
+        return sum(1 for _ in log)

@@ -41,13 +41,24 @@ def _tighten_timer_slack():
         pass
 
 
+# How fast the stand-in learns how late its sleeps end (see predict_fn): 5 % of each call's error, each error clipped
+# to half the call, so that a rare stall of the machine (a few ms on a shared VM) moves what it sleeps less by at most
+# 2.5 % of a call, while the mean call still comes to the drawn mean (the row's throughput).
+LATE_GAIN = 0.05
+LATE_CLIP = 0.5
+
+
 def model_fn(model_dir):
     _tighten_timer_slack()  # the worker's one thread runs model_fn and every predict_fn
     # Each worker draws its own stream (seeded by its index) so two workers do not sleep in lockstep.
     draws = random.Random(int(os.environ.get("MODEL_SERVER_WORKER_INDEX", "0")) + 1)
     median_s = float(os.environ["BENCH_DEVICE_MEDIAN_MS"]) / 1000.0
     sigma = float(os.environ["BENCH_DEVICE_SIGMA"])
-    return {"weight": numpy.float32(2.0), "call_s": lambda: median_s * math.exp(sigma * draws.gauss(0.0, 1.0))}
+    return {
+        "weight": numpy.float32(2.0),
+        "call_s": lambda: median_s * math.exp(sigma * draws.gauss(0.0, 1.0)),
+        "late_s": [0.0],  # how much later than asked this worker's sleeps end, learnt call by call
+    }
 
 
 def _burn_host_cpu(ns):
@@ -66,10 +77,21 @@ def input_fn(body, content_type):
 
 
 def predict_fn(batch, model):
+    """Lasts the drawn call time, from its start to its return: a device row's call time is what its caller saw, the
+    wake-up when the call completed included, so the stand-in sleeps less by what it has learnt its sleeps overrun
+    (on the 2-core VM this project runs on, 0.04-0.09 ms past the time asked, with the timer slack at 1 ns)."""
+    started = time.perf_counter()
+    call_s = model["call_s"]()
     padded = numpy.zeros(COMPILED_BATCH, dtype=numpy.float32)
     padded[: len(batch)] = batch
-    time.sleep(model["call_s"]())
-    return (padded * model["weight"])[: len(batch)]
+    late = model["late_s"]
+    sleep_s = call_s - late[0] - (time.perf_counter() - started)
+    if sleep_s > 0:
+        time.sleep(sleep_s)
+    outputs = (padded * model["weight"])[: len(batch)]
+    error = time.perf_counter() - started - call_s
+    late[0] = min(max(late[0] + LATE_GAIN * min(max(error, -LATE_CLIP * call_s), LATE_CLIP * call_s), 0.0), call_s / 2)
+    return outputs
 
 
 def output_fn(prediction, accept):
