@@ -58,6 +58,12 @@ export interface PlanResult {
    * inputs per second per process / inputs per request. No server can answer more than its devices compute.
    */
   readonly deviceLimitRps: number;
+  /**
+   * What a server with no cost of its own would hold within the target on those workers, in requests per second: the
+   * planner's queueing model with the row's calls and no host work, hand-over, path or front-end bound. Below the
+   * device limit by the queueing the target leaves room for: the ceiling of the device-limit ratio for any server.
+   */
+  readonly queueingCeilingRps: number;
 }
 
 export function describePlan(r: PlanResult): string[] {

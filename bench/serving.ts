@@ -43,7 +43,9 @@
  *
  * For each plan `device-limit ratio <plan>: X` is the measured capacity over the device row's own throughput on the
  * workers it ran (workers x the row's inputs per second per process): how close the server comes to what its
- * devices compute (issue 30's goal: 0.85 for stock and batching on a quiet machine).
+ * devices compute (issue 30's goal: 0.85 for stock and batching on a quiet machine). Beside it, the ceiling of that
+ * ratio for any server at the plan's target: the capacity of a server with no cost of its own (the planner's queueing
+ * model with the row's calls, no host work, hand-over, path or front-end bound), and the measured capacity over it.
  *
  * The last line is `capacity ratio measured/predicted: X.XX`, the lowest of the plans' ratios. Goal: every ratio
  * from 0.95 to 1.15 (above, the plan buys capacity it never uses), with the measured p99 at the predicted capacity
@@ -56,7 +58,7 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { capacityRps, planReport, predictedP99Seconds, servingModel } from '../lib/planner';
 import type { Plan, ServingModel } from '../lib/planner';
-import { Z99 } from '../lib/planner/queueing';
+import { largestFitting, Z99 } from '../lib/planner/queueing';
 import { requireProfile } from '../lib/profiles';
 import { modelServerEnvironment } from '../lib/serving';
 import { describePlan, PROFILE_ID, SCENARIO_NAMES, stepTable, summary, type PlanResult, type Scenario, type ScenarioName } from './serving-report';
@@ -247,10 +249,21 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
       standInCall,
       predictedWithStandInCallRps: capacityRps(scaledModel(plan, layout, hostMsPerRequest, asServed), targetMs / 1000),
       deviceLimitRps: (layout.workers * plan.measurement.throughputRps) / plan.inputsPerRequest,
+      queueingCeilingRps: queueingCeiling(scaledModel(plan, layout, 0), targetMs),
     };
   } finally {
     await Promise.all([server.stop(), floor.stop()]);
   }
+}
+
+/**
+ * The capacity within `targetMs` of a server that costs nothing of its own: `model` with no host work, hand-over or
+ * path, and no front-end bound, so that only the calls and their queueing remain.
+ */
+function queueingCeiling(model: ServingModel, targetMs: number): number {
+  const free = { ...model, hostSecondsPerRequest: 0, handoverSecondsPerCall: 0, handoverSecondsPerRequest: 0, pathSeconds: 0 };
+  const saturation = (free.processes * free.requestsPerBatch) / free.callSeconds;
+  return largestFitting(saturation, (rate) => predictedP99Seconds(free, rate) <= targetMs / 1000);
 }
 
 /** The multiples tried upwards: `UP`, then `UP_BEYOND` apart up to `UP_LIMIT`. */
@@ -382,7 +395,9 @@ async function main(): Promise<void> {
     console.log(
       `device-limit ratio ${r.scenario.name}: ${(r.measuredCapacityRps / r.deviceLimitRps).toFixed(2)} ` +
         `(${r.measuredCapacityRps} requests/s served within the target / ${r.deviceLimitRps.toFixed(0)} the device row computes on ` +
-        `${r.layout.workers} worker(s); ${r.layout.frontEnds} front end(s))`,
+        `${r.layout.workers} worker(s); ${r.layout.frontEnds} front end(s); a server with no cost of its own would hold ` +
+        `${r.queueingCeilingRps.toFixed(0)} (${(r.queueingCeilingRps / r.deviceLimitRps).toFixed(2)}) within the target in the ` +
+        `planner's queueing model, and this one holds ${(r.measuredCapacityRps / r.queueingCeilingRps).toFixed(2)} of that)`,
     );
   }
   const lowest = Math.min(...verdicts.map((v) => v.ratio));
