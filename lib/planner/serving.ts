@@ -218,7 +218,13 @@ export const SERVER_PATH_MS = 0.4;
  * CPU 0.24 ms: 0.62 ms per call of 8, 0.077 ms per request; at batch 1 they held 1,611 requests/s (1.24 ms per call)
  * with 1.05 ms of device and 0.10 ms of CPU: under 0.09 ms per request. It scales with the requests handed over.
  * Per call, the worker is also woken when its device call completes: the stand-in's sleeps ended 0.05-0.09 ms
- * after their drawn time (p50, timer slack 1 ns), a wake-up a worker blocked on a real device pays as well.
+ * after their drawn time (p50, timer slack 1 ns). Since 2026-11-27 the stand-in lasts its drawn time, wake-up included
+ * (a row's call time is what its caller saw), and a worker without a batching delay chains its calls
+ * (serving/chained.py): between two 1 ms calls at saturation, 0.018 ms on average with one worker and 0.04 ms with
+ * two (median 0.018, 90th percentile 0.057) sharing the 2 cores with the front end and the client, against 0.08 and
+ * 0.10 ms for the worker that runs one stage after the other. With 0.06 ms per call a quiet `bench:serving` measured
+ * 1.00 of the predicted capacity for both the stock and the batching plan (docs/model-server-bench.md, 2026-11-27),
+ * so it stays.
  */
 export const WORKER_HANDOVER_MS_PER_CALL = 0.06;
 /** See {@link WORKER_HANDOVER_MS_PER_CALL}. */
