@@ -222,13 +222,16 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
         break;
       }
     }
-    for (let i = 0; i < REFINE_STEPS; i++) {
-      const { capacity, lowestFail } = measuredCapacity(steps);
-      if (lowestFail === undefined || !(capacity > 0) || lowestFail / capacity <= REFINED_GAP) {
-        break;
+    const refine = async () => {
+      for (let i = 0; i < REFINE_STEPS; i++) {
+        const { capacity, lowestFail } = measuredCapacity(steps);
+        if (lowestFail === undefined || !(capacity > 0) || lowestFail / capacity <= REFINED_GAP) {
+          break;
+        }
+        await at((capacity + lowestFail) / 2 / predicted, 'between');
       }
-      await at((capacity + lowestFail) / 2 / predicted, 'between');
-    }
+    };
+    await refine();
     // A step that failed below a rate that passed is a tail outlier of a few seconds (one stall in ~40 tail samples):
     // it is measured once more, and the repeat decides. Both rows stay in the table.
     const highestPass = Math.max(0, ...steps.filter((s) => s.passed).map((s) => s.rateRps));
@@ -236,6 +239,17 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
       const again = await runStep(server, floor, `${outlier.label} again`, outlier.rateRps, model, targetMs, seconds);
       steps.push(again);
       steps.splice(steps.indexOf(outlier), 1, { ...outlier, label: `${outlier.label} (repeated)`, superseded: true });
+    }
+    if (measuredCapacity(steps).lowestFail === undefined && !first.passed) {
+      // The search went down from a prediction that failed, and the repeat passed it: no rate has failed, so the
+      // search goes on upwards from the highest that passed (else the capacity would read as "at least" that).
+      const from = measuredCapacity(steps).capacity / predicted;
+      for (const multiple of upMultiples().filter((m) => m > from)) {
+        if (!(await at(multiple, `x${multiple}`)).passed) {
+          break;
+        }
+      }
+      await refine();
     }
     const final = measuredCapacity(steps);
     const samples = steps.flatMap((s) => s.deviceSamples).sort((a, b) => a - b);
