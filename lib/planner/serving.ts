@@ -190,16 +190,11 @@ export function saturationPerProcessRps(model: ServingModel): number {
  * and the new code three runs each on the shared machine at load average 8-15) split the front end's CPU into
  * 0.214 ms per request + 0.280 ms per call before and 0.181 + 0.253 after (means): 0.85 and 0.90 of the old. That
  * machine's load inflates the absolute figures (the old code read 0.45-0.52 ms at batch 1 against the quiet 0.43), so
- * the quiet split is scaled by those ratios: 0.15 x 0.85 = 0.13, 0.28 x 0.90 = 0.25. Measured again by quiet runs of
- * `npm run bench:serving` (docs/model-server-bench.md, 2026-11-27, load average under 1, no step contended) near the
- * plans' capacities, where the bound matters: 0.22-0.24 ms per request at one request per call (the stock plan, 1,518
- * to 1,654 requests/s) and 0.13 at 7.7 (the batching plan, 2,525 requests/s): 0.115 ms per request + 0.115 per call,
- * rounded up to 0.12 + 0.12. (At a few hundred requests/s a request costs more, its share of the loop's wake-ups
- * unshared, but there the front end is far from its bound.)
+ * the quiet split is scaled by those ratios: 0.15 x 0.85 = 0.13, 0.28 x 0.90 = 0.25.
  */
-export const FRONT_END_MS_PER_REQUEST = 0.12;
+export const FRONT_END_MS_PER_REQUEST = 0.13;
 /** See {@link FRONT_END_MS_PER_REQUEST}. */
-export const FRONT_END_MS_PER_CALL = 0.12;
+export const FRONT_END_MS_PER_CALL = 0.25;
 
 /**
  * Latency every request spends in the model server outside the queue and the worker's busy time, in ms: the front

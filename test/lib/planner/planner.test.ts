@@ -41,11 +41,11 @@ describe('the planner sizes in requests per second, queueing included', () => {
     expect(chosen.hostCpuMsPerRequest).toBe(0.5);
     // The model server's worker overlaps host work with the call: a process completes a call every max(device stage
     // 1 ms (1 / 1000 per s) + 0.06 ms hand-over, host stage 0.5 ms + 0.075 ms hand-over) = 1.06 ms: 943.4 requests/s
-    // at saturation. The p99 target holds up to 1720.6 requests/s (91 % busy); 5000 x 1.2 / 1720.6 = 3.5 -> 4.
-    expect(chosen.capacityPerInstanceRps).toBe(1720.6);
+    // at saturation. The p99 target holds up to 1578.9 requests/s (84 % busy); 5000 x 1.2 / 1578.9 = 3.8 -> 4.
+    expect(chosen.capacityPerInstanceRps).toBe(1578.9);
     expect(chosen.instanceCount).toBe(4);
     expect(chosen.hourlyCostUsd).toBeCloseTo(3.04, 12);
-    expect(chosen.capacityRps).toBeCloseTo(4 * 1720.6, 0);
+    expect(chosen.capacityRps).toBeCloseTo(4 * 1578.9, 0);
   });
 
   test('THEN the utilization and predicted p99 at the target rate are the M/G/c values computed by hand', () => {
@@ -266,25 +266,25 @@ describe('the planner applies each limit', () => {
 
   test('headroom multiplies the target: instances = ceil(target x (1 + headroom) / capacity)', () => {
     const at = (throughputRps: number, headroom: number) => plan(toy, { throughputRps, p99Ms: 20 }, { ...ec2, headroom }, catalog).instanceCount;
-    // Capacity 1720.63 requests/s per instance (1720.6 in the plan, rounded to 0.1).
-    expect(at(2 * 1720.6, 0)).toBe(2);
-    expect(at(2 * 1720.7, 0)).toBe(3);
-    expect(at(2 * 1720.6, 0.2)).toBe(3);
+    // Capacity 1578.95 requests/s per instance (1578.9 in the plan, rounded to 0.1).
+    expect(at(2 * 1578.9, 0)).toBe(2);
+    expect(at(2 * 1579.0, 0)).toBe(3);
+    expect(at(2 * 1578.9, 0.2)).toBe(3);
   });
 
   test('maxInstances rejects candidates that need more instances than allowed, in request terms', () => {
     const run = () => plan(toy, { throughputRps: 5000, p99Ms: 20 }, { ...ec2, maxInstances: 3, instanceTypes: ['inf2.xlarge'] }, catalog);
     expect(run).toThrow(InfeasibleError);
     expect(run).toThrow(
-      'inf2: inf2.xlarge g=1 b=1: needs 4 instances (1720.6 requests/s each within p99 20 ms; batch 1 without server ' +
+      'inf2: inf2.xlarge g=1 b=1: needs 4 instances (1578.9 requests/s each within p99 20 ms; batch 1 without server ' +
         'batching serves at most 943.4 single-input requests/s per process) but maxInstances is 3',
     );
   });
 
   test('a peak target sets the autoscaling maximum, capped by maxInstances with a warning', () => {
     const p = plan(toy, { throughputRps: 1000, p99Ms: 20, peakThroughputRps: 9000 }, ec2, catalog);
-    expect(p.instanceCount).toBe(1); // 1000 x 1.2 / 1720.6 = 0.70
-    expect(p.maxInstanceCount).toBe(7); // 9000 x 1.2 / 1720.6 = 6.28
+    expect(p.instanceCount).toBe(1); // 1000 x 1.2 / 1578.9 = 0.76
+    expect(p.maxInstanceCount).toBe(7); // 9000 x 1.2 / 1578.9 = 6.84
     const capped = plan(toy, { throughputRps: 1000, p99Ms: 20, peakThroughputRps: 9000 }, { ...ec2, maxInstances: 3 }, catalog);
     expect(capped.maxInstanceCount).toBe(3);
     expect(capped.warnings.join('\n')).toMatch(/needs 7 instances; maxInstances limits it to 3/);
@@ -474,7 +474,7 @@ describe('infeasible targets fail with one reason per family, and the rejections
 
   test('GIVEN maxInstances too low for any candidate THEN the message gives the candidate needing the fewest', () => {
     expect(() => plan(toy, { throughputRps: 50000, p99Ms: 20 }, { ...ec2, maxInstances: 2 }, catalog)).toThrow(
-      /inf2: inf2\.(8)?xlarge g=1 b=1: needs 35 instances/,
+      /inf2: inf2\.(8)?xlarge g=1 b=1: needs 39 instances/,
     );
   });
 
@@ -570,12 +570,12 @@ describe("an instance holds no more than the model server's front ends carry", (
   // Device calls of 0.05 ms: 16 processes on inf2.8xlarge-sized hardware would hold far more than one core of HTTP.
   const fast = { coreVersion: 'v2', coresPerProcess: 1, batchSize: 1, throughputRps: 20000, p50Ms: 0.05, p99Ms: 0.06, source: 'fast' } as const;
   const tiny: ModelProfile = { id: 'tiny', deviceMemoryGiB: 1, hostMemoryGiB: 1, hostCpuMsPerRequest: 0.01, measurements: [fast] };
-  // Front-end CPU of a request that is a call of its own (0.12 + 0.12 = 0.24 ms, issue 30's quiet bench:serving), in s.
+  // Front-end CPU of a request that is a call of its own (0.13 + 0.25 = 0.38 ms since issue 30's cheaper path), in s.
   const aloneSeconds = (FRONT_END_MS_PER_REQUEST + FRONT_END_MS_PER_CALL) / 1000;
 
   test('GIVEN calls far cheaper than the HTTP front end THEN capacity per instance is 60 % of one core of front-end work per front end', () => {
     const chosen = plan(tiny, { throughputRps: 5000, p99Ms: 20 }, ec2, catalog);
-    // One request per call: 0.24 ms of front end; 0.6 core / 0.24 ms = 2500 requests/s each.
+    // One request per call: 0.38 ms of front end; 0.6 core / 0.38 ms = 1578.9 requests/s each.
     expect(chosen.frontEndsPerInstance).toBeGreaterThan(1);
     expect(chosen.capacityPerInstanceRps).toBeCloseTo((chosen.frontEndsPerInstance * 0.6) / aloneSeconds, 0);
     expect(chosen.warnings.some((w) => w.includes(`model server's ${chosen.frontEndsPerInstance} front ends carry`))).toBe(true);
@@ -584,7 +584,7 @@ describe("an instance holds no more than the model server's front ends carry", (
   test('GIVEN a large instance THEN its front ends, one per process at most and a vCPU each, bound it, not one core', () => {
     const options = { region: 'us-east-1', hosting: 'ec2' as const, instanceTypes: ['inf2.48xlarge'] };
     const chosen = plan(tiny, { throughputRps: 30000, p99Ms: 20 }, options, catalog);
-    // 24 processes on 192 vCPUs: room for 24 front ends, each carrying 2500 requests/s.
+    // 24 processes on 192 vCPUs: room for 24 front ends, each carrying 1578.9 requests/s.
     expect(chosen.processesPerInstance).toBe(24);
     expect(chosen.frontEndsPerInstance).toBe(24);
     expect(chosen.capacityPerInstanceRps).toBeCloseTo((24 * 0.6) / aloneSeconds, 0);
