@@ -57,7 +57,7 @@ import { execFileSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { capacityRps, planReport, predictedP99Seconds, servingModel } from '../lib/planner';
+import { capacityRps, planReport, predictedP99Seconds, saturationPerProcessRps, servingModel } from '../lib/planner';
 import type { Plan, ServingModel } from '../lib/planner';
 import { largestFitting, Z99 } from '../lib/planner/queueing';
 import { requireProfile } from '../lib/profiles';
@@ -283,8 +283,7 @@ async function measurePlan(scenario: Scenario, seconds: number): Promise<PlanRes
  */
 function queueingCeiling(model: ServingModel, targetMs: number): number {
   const free = { ...model, hostSecondsPerRequest: 0, handoverSecondsPerCall: 0, handoverSecondsPerRequest: 0, pathSeconds: 0 };
-  const saturation = (free.processes * free.requestsPerBatch) / free.callSeconds;
-  return largestFitting(saturation, (rate) => predictedP99Seconds(free, rate) <= targetMs / 1000);
+  return largestFitting(free.processes * saturationPerProcessRps(free), (rate) => predictedP99Seconds(free, rate) <= targetMs / 1000);
 }
 
 /** The multiples tried upwards: `UP`, then `UP_BEYOND` apart up to `UP_LIMIT`. */

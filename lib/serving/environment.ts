@@ -6,6 +6,7 @@
  * checks them at start and holds no sizing logic: every number comes from here.
  */
 import { InputError } from '../errors';
+import type { ServingServer } from '../planner/types';
 
 /** Names of the variables the server reads. `serving/config.py` spells the same names. */
 export const MODEL_SERVER_ENV = {
@@ -163,7 +164,7 @@ export interface ModelServerPlan {
    * one after the other) renders `MODEL_SERVER_OVERLAP=0`, so the model server holds what the plan counted.
    * @default 'model-server' - overlapped, `MODEL_SERVER_OVERLAP=1`
    */
-  readonly server?: 'model-server' | 'neuron-dlc';
+  readonly server?: ServingServer;
   /** Batch size the model was compiled for. */
   readonly batchSize: number;
   /** `NEURON_RT_VISIBLE_CORES` of each process on an instance, in process order: `["0", "1"]`, `["0-1", "2-3"]`. */

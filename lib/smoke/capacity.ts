@@ -9,7 +9,7 @@
  */
 import { lazySchema } from '../lazy-schema';
 import type { BenchReport, RequestTally } from '../bench/types';
-import type { Plan } from '../planner/types';
+import type { Plan, ServingServer } from '../planner/types';
 
 /**
  * Requests per second one load-worker invocation is sized to drive (1769 MB, one vCPU, arm64).
@@ -103,7 +103,7 @@ export interface PlanBasis {
    * `neuron-dlc` (a Neuron DLC's stock toolkit) it does not. @default 'model-server' (a record written before plans
    * carried it)
    */
-  readonly server?: 'model-server' | 'neuron-dlc';
+  readonly server?: ServingServer;
   /** 0 for stock serving. */
   readonly maxDelayMs: number;
   readonly inputsPerRequest: number;

@@ -1,5 +1,5 @@
 import { visibleCoresValue } from '../../../lib/planner';
-import { modelServerEnvironment as modelServerEnvironmentForPlan } from '../../../lib/serving/environment';
+import { modelServerEnvironment as modelServerEnvironmentForPlan, type ModelServerPlan } from '../../../lib/serving/environment';
 import type { EndpointLayout } from '../../private/endpoint-layout';
 
 /**
@@ -39,7 +39,7 @@ export interface ServerEnvironmentInput {
   /** `batching` of the plan: `null` (or no plan) serves one request per call unless others already wait. */
   readonly batching: { readonly maxBatchSize: number; readonly maxDelayMs: number } | null;
   /** The plan's `server`: `neuron-dlc` runs the workers without overlap, as such a plan was sized. @default 'model-server' */
-  readonly server?: 'model-server' | 'neuron-dlc';
+  readonly server?: ModelServerPlan['server'];
   /** The plan's `visibleCores`, one per process; derived from the layout without a plan. */
   readonly visibleCores?: readonly string[];
   /** The plan's device-call p99 in ms, for the worker watchdog's bound; the bound's floor without a plan. */
