@@ -28,7 +28,7 @@ import sys
 import threading
 
 from . import protocol
-from .worker import PIPELINE_SWITCH_INTERVAL_S, _fatal_on_error
+from .worker import PIPELINE_SWITCH_INTERVAL_S, Assembly, _fatal_on_error
 
 
 def run_chained(worker):
@@ -86,30 +86,16 @@ class Chain:
 
     def admit(self, items):
         """Decodes the requests the front end gave into one batch for the device thread; the rest go back or fail."""
-        worker = self.worker
-        batch, results, put_back = [], [], []
-        size = 0
-        closed = False
-        for item in items:
-            if put_back or closed or (item.alone and (batch or self.in_device)):
-                put_back.append(item.id)
-                continue
-            decoded = worker.decode(item)
-            if isinstance(decoded, tuple):
-                results.append(decoded)
-            elif size + len(decoded) > worker.max_batch_size:
-                put_back.append(item.id)
-            else:
-                batch.append((item, decoded))
-                size += len(decoded)
-                closed = item.alone
+        batch = Assembly(self.worker)
+        batch.add(items, self.in_device > 0)
         with self.lock:
             self.asked = False
-            out = protocol.encode((protocol.PUT_BACK, put_back)) if put_back else b""
-            if batch:
-                self.calls.put((batch, size, results))
+            out = protocol.encode((protocol.PUT_BACK, batch.put_back)) if batch.put_back else b""
+            results = batch.results
+            if batch.items:
+                self.calls.put((batch.items, batch.size, results))
                 self.in_device += 1
-                self.suspect = closed
+                self.suspect = batch.alone
             elif results and self.in_device:
                 # A DONE tells the front end the worker's call is over (a worker asking ahead then counts as idle and
                 # may be given a retried request): while a call runs, these answers wait for its DONE.

@@ -151,50 +151,31 @@ class Worker:
 
     def run_one_batch(self):
         """Assembles one batch and hands it to the device thread (or answers at once the requests it refused)."""
-        batch = []  # (item, inputs)
-        results = []  # finished answers: (id, status, body, content type)
-        size = 0
-        first_arrival = None
-        put_back = []
-        closed = False  # the batch holds a request that must run alone
+        batch = Assembly(self)
         wait_s = None  # the first request of a batch is awaited without limit
         while True:
-            items = self.take(self.max_batch_size - size, wait_s)
+            items = self.take(self.max_batch_size - batch.size, wait_s)
             if not items and wait_s is not None:
                 break  # the delay ran out, or past it nothing more is queued
-            for item in items:
-                if put_back or closed or (item.alone and (batch or self.calling)):
-                    # Keep arrival order behind a request that did not fit. A retried request never waits behind a
-                    # call (were the worker to die in it, the retry would die with it): it waits for an idle device.
-                    self.await_idle = self.await_idle or (item.alone and not batch)
-                    put_back.append(item.id)
-                    continue
-                decoded = self.decode(item)
-                if isinstance(decoded, tuple):
-                    results.append(decoded)
-                elif size + len(decoded) > self.max_batch_size:
-                    put_back.append(item.id)
-                else:
-                    batch.append((item, decoded))
-                    size += len(decoded)
-                    first_arrival = item.enqueued if first_arrival is None else first_arrival
-                    closed = item.alone
-            if put_back or closed or size >= self.max_batch_size:
+            # A retried request never waits behind a call (were the worker to die in it, the retry would die with it):
+            # put back, it waits for an idle device.
+            self.await_idle = batch.add(items, self.calling) or self.await_idle
+            if batch.closed:
                 break
-            if first_arrival is None:
-                if results:
+            if batch.first_arrival is None:
+                if batch.results:
                     break  # only refused requests so far: answer them now
                 continue
             # Past the delay (a backlog), take only what is already queued: wait 0.
-            wait_s = max(0.0, first_arrival + self.max_delay_s - time.monotonic())
-        if put_back:
-            self.send((protocol.PUT_BACK, put_back))
-        if batch:
+            wait_s = max(0.0, batch.first_arrival + self.max_delay_s - time.monotonic())
+        if batch.put_back:
+            self.send((protocol.PUT_BACK, batch.put_back))
+        if batch.items:
             with self.state:
-                self.ready = (batch, size, results)
+                self.ready = (batch.items, batch.size, batch.results)
                 self.state.notify_all()
-        elif results:
-            self.send((protocol.DONE, results, None, 0))
+        elif batch.results:
+            self.send((protocol.DONE, batch.results, None, 0))
 
     def device(self):
         """The device stage: takes each batch as it is ready, runs its call(s), and passes the outputs on."""
@@ -334,6 +315,47 @@ class Worker:
                 offset += len(inputs)
         return outputs, protocol.BatchStats(size, len(batch), started, first_device_ms, waits), calls - 1
 
+
+
+class Assembly:
+    """One batch being put together from the requests the front end gives a worker, in arrival order: each request is
+    decoded into the batch, refused (its answer in `results`), or put back for the next batch, untouched."""
+
+    def __init__(self, worker):
+        self.worker = worker
+        self.items = []  # (item, inputs)
+        self.results = []  # finished answers: (id, status, body, content type)
+        self.put_back = []  # request ids
+        self.size = 0  # inputs in the batch
+        self.first_arrival = None
+        self.alone = False  # the batch holds a retried request, which runs in a call of its own
+
+    @property
+    def closed(self):
+        """Nothing more joins: it is full, holds a retried request, or put one back (arrival order stays)."""
+        return bool(self.put_back) or self.alone or self.size >= self.worker.max_batch_size
+
+    def add(self, items, device_busy):
+        """Takes `items` into the batch; True when a retried request went back because the device was busy and the
+        batch empty (it waits for an idle device)."""
+        waits_for_idle = False
+        for item in items:
+            if self.put_back or self.alone or (item.alone and (self.items or device_busy)):
+                # Keep arrival order behind a request that did not fit; a retried request runs with nothing beside it.
+                waits_for_idle = waits_for_idle or (item.alone and not self.items)
+                self.put_back.append(item.id)
+                continue
+            decoded = self.worker.decode(item)
+            if isinstance(decoded, tuple):
+                self.results.append(decoded)
+            elif self.size + len(decoded) > self.worker.max_batch_size:
+                self.put_back.append(item.id)
+            else:
+                self.items.append((item, decoded))
+                self.size += len(decoded)
+                self.first_arrival = item.enqueued if self.first_arrival is None else self.first_arrival
+                self.alone = item.alone
+        return waits_for_idle
 
 def _fatal_on_error(stage):
     """Runs a pipeline stage; any failure of the worker's own (not the handler's: each stage answers those) ends the

@@ -7,6 +7,7 @@ import os
 import tempfile
 
 from .support import ServerTestCase
+from .test_resilience import hung_call_with_a_batch_mate
 
 
 class CallsFollowEachOther(ServerTestCase):
@@ -65,20 +66,5 @@ class FailuresStayWithTheirRequest(ServerTestCase):
         self.assertEqual((await server.invoke(self.session, [6]))[1]["outputs"], [12.0])
 
     async def test_a_hung_call_is_retried_alone_and_its_batch_mate_is_served(self):
-        # GIVEN two workers of batches of up to 8 with no delay, a 500 ms watchdog, and models that load only when told
-        server = await self.server(
-            gated=True, MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_WATCHDOG_MS=500, MODEL_SERVER_MAX_DELAY_MS=0,
-            MODEL_SERVER_REQUEST_TIMEOUT_MS=600000,
-        )
-        # WHEN a request that hangs predict_fn and a good one are queued before any worker is up (one batch)
-        replies = asyncio.gather(server.invoke(self.session, [-3]), server.invoke(self.session, [4]))
-        await server.wait_for(self.session, lambda _, body: body and body["queued"] == 2, "two queued requests")
-        server.open_gate()
-        (bad, bad_body, _), (good, good_body, _) = await replies
-        # THEN the good one is served by its retry, alone; the bad one fails after its own retry, alone too
-        self.assertEqual((good, good_body["outputs"]), (200, [8.0]))
-        self.assertEqual(bad, 500)
-        self.assertIn("was stopped by the watchdog", bad_body["error"])
-        attempts = [a["inputs"] for a in server.attempts()]
-        self.assertEqual(attempts.count([-3.0]), 1, attempts)
-        self.assertIn([4.0], attempts)
+        # (two workers of batches of up to 8 with no delay: the same case as with a delay, serving/tests/test_resilience)
+        await hung_call_with_a_batch_mate(self, max_delay_ms=0)

@@ -62,25 +62,7 @@ class Watchdog(ServerTestCase):
         self.assertNotIn(stopped, [l["pid"] for l in server.loads()[-1:]])
 
     async def test_a_hung_call_is_retried_once_alone_so_its_batch_mate_is_served_and_it_fails_after_the_retry(self):
-        # GIVEN two workers, a 500 ms watchdog, batches that wait 150 ms to fill, and models that load only when told
-        server = await self.server(
-            gated=True, MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_WATCHDOG_MS=500, MODEL_SERVER_MAX_DELAY_MS=150,
-            MODEL_SERVER_REQUEST_TIMEOUT_MS=600000,
-        )
-        # WHEN a request that hangs predict_fn shares a batch with a good one: both queued before any worker is up, so
-        # the first worker takes them together (two requests sent at once on a loaded host could land 150 ms apart)
-        replies = asyncio.gather(server.invoke(self.session, [-3]), server.invoke(self.session, [4]))
-        await server.wait_for(self.session, lambda _, body: body and body["queued"] == 2, "two queued requests")
-        server.open_gate()
-        (bad, bad_body, _), (good, good_body, _) = await replies
-        # THEN the good one is served by its retry, alone; the bad one hung two workers and gets 500 naming the watchdog
-        self.assertEqual((good, good_body["outputs"]), (200, [8.0]))
-        self.assertEqual(bad, 500)
-        self.assertIn("was stopped by the watchdog", bad_body["error"])
-        self.assertIn("a retry", bad_body["error"])
-        attempts = [a["inputs"] for a in server.attempts()]
-        self.assertEqual(attempts.count([-3.0]), 1, attempts)  # the retry ran alone
-        self.assertIn([4.0], attempts)
+        await hung_call_with_a_batch_mate(self, max_delay_ms=150)
 
     async def test_a_request_that_kills_its_worker_does_not_take_its_batch_mates_with_it(self):
         server = await self.server(MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_MAX_DELAY_MS=150, MODEL_SERVER_REQUEST_TIMEOUT_MS=600000)
@@ -125,6 +107,30 @@ class HealthReflectsCapacity(ServerTestCase):
         # After three in a row it asks to be replaced
         body = await server.wait_for(self.session, lambda status, _: status == 503, "the instance to turn unhealthy")
         self.assertIn("failed to load 3 times in a row: replace the instance", body["reason"])
+
+
+async def hung_call_with_a_batch_mate(case, max_delay_ms):
+    """A request that hangs predict_fn shares a batch with a good one: the good one is served by its retry, alone, and
+    the bad one fails after its own retry. `max_delay_ms`: the batching delay (0: the chained worker)."""
+    # GIVEN two workers, a 500 ms watchdog, the batching delay, and models that load only when told
+    server = await case.server(
+        gated=True, MODEL_SERVER_VISIBLE_CORES="0;1", MODEL_SERVER_WATCHDOG_MS=500, MODEL_SERVER_MAX_DELAY_MS=max_delay_ms,
+        MODEL_SERVER_REQUEST_TIMEOUT_MS=600000,
+    )
+    # WHEN both are queued before any worker is up, so the first worker takes them together (two requests sent at once
+    # on a loaded host could land further apart than the delay)
+    replies = asyncio.gather(server.invoke(case.session, [-3]), server.invoke(case.session, [4]))
+    await server.wait_for(case.session, lambda _, body: body and body["queued"] == 2, "two queued requests")
+    server.open_gate()
+    (bad, bad_body, _), (good, good_body, _) = await replies
+    # THEN the good one is served by its retry, alone; the bad one hung two workers and gets 500 naming the watchdog
+    case.assertEqual((good, good_body["outputs"]), (200, [8.0]))
+    case.assertEqual(bad, 500)
+    case.assertIn("was stopped by the watchdog", bad_body["error"])
+    case.assertIn("a retry", bad_body["error"])
+    attempts = [a["inputs"] for a in server.attempts()]
+    case.assertEqual(attempts.count([-3.0]), 1, attempts)  # the retry ran alone
+    case.assertIn([4.0], attempts)
 
 
 def _lines(path):
