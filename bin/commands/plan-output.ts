@@ -41,6 +41,12 @@ export interface PlanOutputShape {
     readonly unit: string;
     readonly rows: ReadonlyArray<{ readonly index: number; readonly visibleCores: string; readonly devices: readonly string[] }>;
   };
+  /**
+   * The chosen type and its fallback pools, one row each (priority first), and what the mixed fleet holds and costs.
+   *
+   * @default - planned without fallback pools
+   */
+  readonly pools?: { readonly head: string[]; readonly rows: ReadonlyArray<ReadonlyArray<string | number>>; readonly notes: readonly string[] };
   /** The alternatives shown (already cut to the number asked for) out of `total`. */
   readonly alternatives: { readonly head: string[]; readonly rows: ReadonlyArray<ReadonlyArray<string | number>>; readonly total: number };
   readonly rejected: { readonly instanceTypeWidth: number; readonly lines: readonly RejectionLine[] };
@@ -58,6 +64,13 @@ export function formatPlanOutput(shape: PlanOutputShape): string {
     layout.push([row.index, row.visibleCores, row.devices.join(' ')]);
   }
   out.push(`Layout on every instance:\n${layout.toString()}\n`);
+
+  if (shape.pools !== undefined) {
+    const table = new Table({ head: shape.pools.head, style: { head: [], border: [] } });
+    table.push(...shape.pools.rows.map((row) => [...row]));
+    out.push(`Instance pools (SageMaker provisions priority 1 first, then the next on insufficient capacity):\n${table.toString()}\n`
+      + shape.pools.notes.map((note) => `${note}\n`).join(''));
+  }
 
   const { alternatives, rejected } = shape;
   if (alternatives.total > 0) {
@@ -90,6 +103,48 @@ function groupRejections(rejected: readonly RejectionLine[]): Map<string, string
     groups.set(r.instanceType, lines);
   }
   return groups;
+}
+
+/** The pool facts every workload's pools table ends with. */
+export interface PoolRowFacts {
+  readonly priority: number;
+  readonly instanceType: string;
+  readonly chip: string;
+  readonly instanceCount: number;
+  readonly maxInstanceCount: number;
+  readonly hourlyCostUsd: number;
+  readonly sharesCompiledModelWith?: number;
+}
+
+/** The columns every workload's pools table starts with, then its own, then the cost and the compiled model. */
+export function poolRow(pool: PoolRowFacts, own: ReadonlyArray<string | number>): Array<string | number> {
+  return [
+    pool.priority,
+    pool.instanceType,
+    pool.chip,
+    pool.maxInstanceCount > pool.instanceCount ? `${pool.instanceCount} (max ${pool.maxInstanceCount})` : pool.instanceCount,
+    ...own,
+    usd(pool.hourlyCostUsd),
+    pool.priority === 1 ? 'compiled for it' : pool.sharesCompiledModelWith !== undefined ? `priority ${pool.sharesCompiledModelWith}'s` : 'its own compile',
+  ];
+}
+
+/** Headings of {@link poolRow}'s columns around a workload's own. */
+export function poolHead(own: readonly string[]): string[] {
+  return ['priority', 'instance type', 'chip', 'own plan: count', ...own, 'own plan: $/hour', 'compiled model'];
+}
+
+/** The mixed fleet's cost in words, shared by both workloads' notes. */
+export function mixedFleetCostNote(fleet: {
+  readonly instanceCount: number;
+  readonly hourlyCostUsd: number;
+  readonly extraCostPercent: number;
+  readonly worst: { readonly priority: number; readonly instanceType: string; readonly instanceCount: number; readonly hourlyCostUsd: number };
+}, chosenType: string): string {
+  return `Cost: ${usd(fleet.hourlyCostUsd)}/h while all ${fleet.instanceCount} instance(s) are ${chosenType} (`
+    + `${fleet.extraCostPercent > 0 ? `+${fleet.extraCostPercent} % over` : 'the same as'} the single-type plan); `
+    + `${usd(fleet.worst.hourlyCostUsd)}/h if they all end up on priority ${fleet.worst.priority} `
+    + `(${fleet.worst.instanceCount} x ${fleet.worst.instanceType}), the most any pool costs.`;
 }
 
 /** How one workload's plan is printed by {@link printPlan}. */

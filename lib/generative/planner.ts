@@ -24,6 +24,7 @@ import { replicaMemory, weightsGiB } from './memory';
 import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
+import { withGenerativeFallbackPools } from './pools';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
@@ -92,7 +93,7 @@ export function planGenerativeReport(
       reasons: explain(rejected),
     };
   });
-  return { ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) };
+  return withGenerativeFallbackPools({ ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) }, request.options.fallbacks ?? 0);
 }
 
 /*
