@@ -102,7 +102,7 @@ export class GenerativeEcsInferenceStack extends Stack {
     markOwned(this);
     this.zones = props.availabilityZones;
     InputError.throwIfAny(modelSourceProblems(`GenerativeEcsInferenceStack ${this.node.path}`, props));
-    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights });
+    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights }).job;
     this.service = new NeuronGenerativeEcsService(this, 'Service', {
       plan: props.plan,
       image: props.image,

@@ -130,9 +130,11 @@ export interface EndpointHostingOptions extends EndpointNetworkOptions {
   readonly role?: iam.IRole;
 
   /**
-   * KMS key that encrypts the ML storage volume. Not supported on Trainium (trn1, trn1n, trn2: local NVMe only).
+   * KMS key that encrypts the ML storage volume. Not supported on Trainium (trn1, trn1n, trn2: local NVMe only), nor
+   * when any of the plan's instance pools is on Trainium (SageMaker refuses `KmsKeyId` for a configuration with such
+   * instances; the other pools' volumes are then encrypted with an AWS managed key).
    *
-   * @default - a key this construct defines, with rotation, on Inferentia; none on Trainium
+   * @default - a key this construct defines, with rotation, on Inferentia; none on Trainium or with a Trainium pool
    */
   readonly encryptionKey?: kms.IKey;
 
@@ -155,6 +157,17 @@ export interface EndpointHostingOptions extends EndpointNetworkOptions {
    * @default logs.RetentionDays.THREE_MONTHS
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * With a plan that has fallback pools (`plan.fallbacks`), how long SageMaker may try to provision the variant's
+   * instances across every pool before the create or scale-out fails (`VariantInstanceProvisionTimeoutInSeconds`,
+   * 300-3,600 s): capacity provisioning only, not the model download or the container start.
+   *
+   * @default Duration.minutes(15) - an insufficient-capacity error comes back in seconds, so falling through every
+   * pool takes little of it, and it fits the 30 minutes the deployment policies budget for instance launch and image
+   * pull; a first deploy into a region out of every pool's type fails in a quarter of an hour, not an hour
+   */
+  readonly instanceProvisionTimeout?: Duration;
 }
 
 /** Props of {@link NeuronSageMakerEndpoint}. */
@@ -219,6 +232,18 @@ export interface NeuronSageMakerEndpointProps extends EndpointHostingOptions {
    * @default - none: the image carries the model (not allowed with `networkIsolation`)
    */
   readonly modelData?: ModelData;
+
+  /**
+   * Model artifacts for the plan's fallback pools (`plan.fallbacks`) that `modelData` was not compiled for: a pool
+   * on another chip family, or with another core group or batch size. Each pool serves the first of these whose
+   * compiled artifact (`ModelData.compiledArtifact`: chip, cores per process, batch sizes) fits its plan, else the
+   * model of the earlier pool it shares a compiled model with (`sharesCompiledModelWith`, priority 1 being
+   * `modelData`); a pool with neither is refused at synth, naming what it needs. `NeuronCompileJob` artifacts
+   * (`ModelData.fromCompileJob`) and `ModelData.fromBucket(bucket, prefix, { compiledArtifact })` carry the facts.
+   *
+   * @default - no artifacts besides `modelData`: every pool must share its compiled model
+   */
+  readonly poolModelData?: readonly ModelData[];
 
   /**
    * ML storage volume per instance, 1-512 GiB. Not supported on trn1/trn1n (local NVMe only).
@@ -292,7 +317,8 @@ export interface NeuronSageMakerEndpointProps extends EndpointHostingOptions {
   /**
    * Extra container environment, merged over the plan-derived variables: the model server's `MODEL_SERVER_*`,
    * `MODEL_BATCH_SIZE` and `OMP_NUM_THREADS` with `ModelImage.fromServer`; `SAGEMAKER_MODEL_SERVER_WORKERS`,
-   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS` with a stock DLC.
+   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS` with a stock DLC. Every instance pool's model gets it too, except
+   * `MODEL_BATCH_SIZE`, which each fallback pool's model sets to its own plan's compiled batch.
    *
    * @default - the plan-derived variables only
    */

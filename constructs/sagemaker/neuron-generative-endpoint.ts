@@ -15,7 +15,8 @@ import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
-import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';
+import { assertGenerativeArtifactsMatchPlan, type ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
+import { poolEnvironment } from '../../lib/serving/pool';
 import { ModelData } from '../model/model-data';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
@@ -34,6 +35,11 @@ import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
 import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
+import { mixedComponentSizing, poolCompiledArtifacts } from './private/generative-pools';
+import {
+  bindPoolImage, deployedPools, instancePoolsProperty, localStoragePool, poolsNote, poolsWidget, poolWithoutKeyWarning,
+  provisionTimeoutSeconds,
+} from './private/instance-pools';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 
 /** Where SageMaker copies the weights in the container. */
@@ -65,7 +71,13 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   /** Name of the inference component; requests name it (`InferenceComponentName`). */
   readonly inferenceComponentName: string;
   readonly plan: GenerativePlan;
-  /** Devices, memory, CPU, copies, scaling target and timeouts derived from the plan. */
+  /** The variant's instance types in priority order: the plan's, then its fallback pools'. */
+  readonly instancePools: readonly NeuronInstanceType[];
+  /**
+   * Devices, memory, CPU, copies, scaling target and timeouts derived from the plan; with fallback pools, the copies,
+   * instance bounds and scaling target of the mixed fleet (each pool's devices, memory and CPU are in its own
+   * specification).
+   */
   readonly sizing: ComponentSizing;
   /**
    * The predicted time from a request at zero copies to an answering copy: an ESTIMATE from the scale-out alarm, an
@@ -137,18 +149,33 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     }
     const weightsPath = job !== undefined ? STAGED_MODEL_DIR : props.weightsPath;
     const compiledArtifactsPath = job !== undefined ? COMPILED_ARTIFACTS_DIR : props.compiledArtifactsPath;
-    const sizing = sizeComponent(plan, { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: compiledArtifactsPath !== undefined }, problems);
-    let engine: ReturnType<typeof vllmReplicaConfigs>[number] | undefined;
-    try {
-      engine = vllmReplicaConfigs(plan, {
-        model: inModelDirectory(weightsPath) ?? MODEL_DIRECTORY,
-        servedModelName: props.servedModelName,
-        compiledArtifacts: inModelDirectory(compiledArtifactsPath),
-      })[0];
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      problems.push(e.message);
+    const type = NeuronInstanceType.of(plan.instance.name, plan.instance);
+    // The chosen type and the plan's fallback pools, each with its own artifacts, specification and engine settings.
+    const pools = deployedPools(plan, type, problems);
+    const poolArtifacts = pools.length > 1
+      ? poolCompiledArtifacts(pools, job, props.poolCompiledArtifacts ?? [], props.image.neuronSdkVersion ?? '', problems) : undefined;
+    if (pools.length <= 1 && (props.poolCompiledArtifacts ?? []).length > 0) {
+      problems.push('poolCompiledArtifacts is set but the plan has no fallback pools; remove it, or plan with fallbacks (--fallbacks)');
     }
+    const sizingOptions = { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: compiledArtifactsPath !== undefined };
+    const poolSizings = pools.map((pool) => sizeComponent(pool.plan, sizingOptions, problems));
+    const sizing = poolSizings.every((s) => s !== undefined)
+      ? mixedComponentSizing(plan, poolSizings as ComponentSizing[], props.scaleToZero !== undefined) : undefined;
+    const engines = pools.map((pool) => {
+      try {
+        return vllmReplicaConfigs(pool.plan, {
+          model: inModelDirectory(weightsPath) ?? MODEL_DIRECTORY,
+          servedModelName: props.servedModelName,
+          compiledArtifacts: inModelDirectory(compiledArtifactsPath),
+        })[0];
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        problems.push(pool.priority === 1 ? e.message : `instance pool ${pool.priority} (${pool.instanceType.sageMakerName}): ${e.message}`);
+        return undefined;
+      }
+    });
+    const engine = engines[0];
+    const provisionSeconds = pools.length > 1 ? provisionTimeoutSeconds(props.instanceProvisionTimeout, problems) : undefined;
     const deployment = sizing && renderRollingUpdate(props.deployment, sizing, problems);
     InputError.throwIfAny(problems);
     if (!sizing || !engine || !deployment) {
@@ -161,7 +188,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.plan = plan;
     this.sizing = sizing;
     this.coldStart = sizing.coldStart;
-    const type = NeuronInstanceType.of(plan.instance.name, plan.instance);
+    this.instancePools = pools.map((pool) => pool.instanceType);
     this.endpointName = props.endpointName ?? generatedEndpointName(this);
     const component = new Construct(this, 'InferenceComponent');
     this.inferenceComponentName = generatedEndpointName(component);
@@ -181,7 +208,16 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
     }
     const weights = (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!).bind(this, this.role);
-    const localStorageOnly = hasLocalStorageOnly(type);
+    // A pool with artifacts of its own reads them from their prefix; the others share the chosen plan's (or the weights).
+    const poolWeights = new Map(pools.slice(1).map((pool) => {
+      const artifacts = poolArtifacts?.get(pool.priority);
+      return [pool.priority, artifacts === undefined || artifacts === job ? weights
+        : ModelData.fromBucket(artifacts.bucket, artifacts.artifactPrefix).bind(this, this.role)] as const;
+    }));
+    const poolImages = new Map(pools.slice(1).map((pool) => [pool.priority,
+      bindPoolImage(pool, () => props.image.bind(this, this.role, pool.instanceType).imageUri)] as const));
+    // Volume size and KMS key are per variant: one pool on local NVMe storage rules both out for every pool.
+    const localStorageOnly = hasLocalStorageOnly(localStoragePool(pools)?.instanceType ?? type);
     this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
       description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
       enableKeyRotation: true,
@@ -207,29 +243,44 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     // Model: the image, the weights and the engine's settings; the component runs it.
     // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
-    this.environment = {
-      ...image.vllm.environment(engine, { namespace: this.engineMetricsNamespace, service: this.endpointName }),
+    const vllm = image.vllm;
+    const environmentOf = (replica: NonNullable<typeof engine>, priority: number | undefined) => ({
+      ...vllm.environment(replica, { namespace: this.engineMetricsNamespace, service: this.endpointName }),
+      ...(priority !== undefined ? poolEnvironment(priority) : {}),
       ...props.environment,
-    };
-    this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
-      executionRoleArn: this.role.roleArn,
-      primaryContainer: {
-        image: image.imageUri,
-        // An uncompressed prefix: a component's own ArtifactUrl takes only a .tar.gz, too slow for tens of GiB.
-        modelDataSource: { s3DataSource: { s3Uri: weights.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
-        environment: this.environment,
-      },
-      vpcConfig,
     });
-    this.cfnModel.node.addDependency(this.role);
-    if (weights.dependable) this.cfnModel.node.addDependency(weights.dependable as IDependable);
-    if (job !== undefined) this.cfnModel.node.addDependency(job.resource);
+    this.environment = environmentOf(engine, pools.length > 1 ? 1 : undefined);
+    const newModel = (id: string, imageUri: string, data: typeof weights, environment: Record<string, string>,
+      compiled: ICompiledGenerativeArtifacts | undefined) => {
+      const model = new sagemaker.CfnModel(this, id, {
+        executionRoleArn: this.role.roleArn,
+        primaryContainer: {
+          image: imageUri,
+          // An uncompressed prefix: a component's own ArtifactUrl takes only a .tar.gz, too slow for tens of GiB.
+          modelDataSource: { s3DataSource: { s3Uri: data.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
+          environment,
+        },
+        vpcConfig,
+      });
+      model.node.addDependency(this.role);
+      if (data.dependable) model.node.addDependency(data.dependable as IDependable);
+      if (compiled !== undefined) model.node.addDependency(compiled.resource);
+      return model;
+    };
+    this.cfnModel = newModel('Model', image.imageUri, weights, this.environment, job);
+    // One model per fallback pool, even one sharing the chosen plan's artifacts: its engine settings and priority are its own.
+    const poolModels = new Map(pools.slice(1).map((pool) => [pool.priority, newModel(`Pool${pool.priority}Model`,
+      poolImages.get(pool.priority)!, poolWeights.get(pool.priority)!, environmentOf(engines[pool.priority - 1]!, pool.priority),
+      poolArtifacts?.get(pool.priority))] as const));
 
     // Endpoint configuration: no model on the variant, which makes it an inference component endpoint.
     const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
       variantName: this.variantName,
-      instanceType: plan.instanceType,
-      initialInstanceCount: plan.instanceCount,
+      // With pools the variant names its types in InstancePools only; each pool's model is in the component's specifications.
+      ...(pools.length > 1
+        ? { instancePools: instancePoolsProperty(pools, () => undefined), variantInstanceProvisionTimeoutInSeconds: provisionSeconds }
+        : { instanceType: plan.instanceType }),
+      initialInstanceCount: plan.mixedFleet?.instanceCount ?? plan.instanceCount,
       // ProductionVariantManagedInstanceScaling: MinInstanceCount may be 0 for scale to zero
       // (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantManagedInstanceScaling.html).
       managedInstanceScaling: { status: 'ENABLED', minInstanceCount: sizing.minInstances, maxInstanceCount: sizing.maxInstances },
@@ -245,6 +296,20 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       kmsKeyId: this.encryptionKey?.keyArn,
     });
     this.cfnEndpointConfig.node.addDependency(this.role);
+    if (pools.length > 1) {
+      // SageMaker's acceptance of Neuron types as instance pools is unverified: the configuration (no model in it) is
+      // created before any compile starts, so a refusal fails the deploy before anything costly runs.
+      for (const artifacts of new Set([job, ...(poolArtifacts?.values() ?? [])])) {
+        if (artifacts !== undefined && Construct.isConstruct(artifacts.resource)) {
+          artifacts.resource.node.addDependency(this.cfnEndpointConfig);
+        }
+      }
+      Annotations.of(this).addInfo(poolsNote(pools, 'SageMaker model and inference component specification'));
+      const withoutKey = poolWithoutKeyWarning(pools);
+      if (withoutKey !== undefined) {
+        Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:poolWithoutKmsKey', withoutKey);
+      }
+    }
     this.cfnEndpoint = new sagemaker.CfnEndpoint(this, 'Resource', {
       endpointName: this.endpointName,
       endpointConfigName: this.cfnEndpointConfig.attrEndpointConfigName,
@@ -265,18 +330,15 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       inferenceComponentName: this.inferenceComponentName,
       endpointName: this.cfnEndpoint.attrEndpointName,
       variantName: this.variantName,
-      specification: {
-        modelName: this.cfnModel.attrModelName,
-        computeResourceRequirements: {
-          numberOfAcceleratorDevicesRequired: sizing.devicesPerCopy,
-          minMemoryRequiredInMb: sizing.memoryPerCopyMb,
-          numberOfCpuCoresRequired: sizing.cpuCoresPerCopy,
-        },
-        startupParameters: {
-          modelDataDownloadTimeoutInSeconds: sizing.downloadTimeoutSeconds,
-          containerStartupHealthCheckTimeoutInSeconds: sizing.startupTimeoutSeconds,
-        },
-      },
+      // One specification per pool: its model, and the devices, memory and CPU a copy of its replica needs there.
+      ...(pools.length > 1
+        ? {
+          specifications: pools.map((pool, i) => ({
+            instanceType: pool.instanceType.sageMakerName,
+            ...componentSpecification(i === 0 ? this.cfnModel : poolModels.get(pool.priority)!, poolSizings[i]!),
+          })),
+        }
+        : { specification: componentSpecification(this.cfnModel, sizing) }),
       runtimeConfig: { copyCount: sizing.initialCopies },
       deploymentConfig: {
         rollingUpdatePolicy: deployment,
@@ -315,6 +377,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     if (props.dashboard ?? true) {
       this.dashboard = this.createDashboard();
+      if (pools.length > 1) {
+        this.dashboard.addWidgets(poolsWidget(pools));
+      }
     }
 
     const stack = Stack.of(this);
@@ -325,6 +390,12 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       environment: stack.resolve(this.environment),
       productionVariant,
       sizing,
+      pools: pools.slice(1).map((pool) => ({
+        plan: pool.plan,
+        imageUri: stack.resolve(poolImages.get(pool.priority)),
+        artifacts: poolArtifacts?.get(pool.priority)?.hash,
+        environment: stack.resolve(poolModels.get(pool.priority)!.primaryContainer),
+      })),
       role: stack.resolve(this.role.roleArn),
       vpcConfig: stack.resolve(vpcConfig),
     }));
@@ -440,6 +511,22 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 /** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */
 function inModelDirectory(path: string | undefined): string | undefined {
   return path === undefined ? undefined : `${MODEL_DIRECTORY}/${path.replace(/\/+$/, '')}`;
+}
+
+/** A component specification's model, devices, memory, CPU and startup timeouts, from one pool's sizing. */
+function componentSpecification(model: sagemaker.CfnModel, sizing: ComponentSizing) {
+  return {
+    modelName: model.attrModelName,
+    computeResourceRequirements: {
+      numberOfAcceleratorDevicesRequired: sizing.devicesPerCopy,
+      minMemoryRequiredInMb: sizing.memoryPerCopyMb,
+      numberOfCpuCoresRequired: sizing.cpuCoresPerCopy,
+    },
+    startupParameters: {
+      modelDataDownloadTimeoutInSeconds: sizing.downloadTimeoutSeconds,
+      containerStartupHealthCheckTimeoutInSeconds: sizing.startupTimeoutSeconds,
+    },
+  };
 }
 
 function describeColdStart(c: ColdStartEstimate): string {
