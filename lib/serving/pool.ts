@@ -1,7 +1,7 @@
 /**
  * Which instance pool answered: the contract between the hostings, the servers and the proofs.
  *
- * A SageMaker endpoint with instance pools gives each pool its own model (`ModelNameOverride`, or one
+ * Priorities run from 1 to 5, as SageMaker's do. A SageMaker endpoint with instance pools gives each pool its own model (`ModelNameOverride`, or one
  * `Specifications` entry per instance type on an inference component), so each pool's containers get their own
  * environment: the hosting writes the pool's priority in {@link POOL_ENV}. The model server (`serving/frontend.py`)
  * and the vLLM image (`serving/vllm/pool_header.py`) add it to the `X-Amzn-SageMaker-Custom-Attributes` response header
@@ -34,7 +34,7 @@ export function poolEnvironment(priority: number): Record<string, string> {
 export function parsePool(customAttributes: string | undefined): number | undefined {
   for (const part of (customAttributes ?? '').split(',')) {
     const [key, value] = part.split('=', 2).map((s) => s.trim());
-    if (key === POOL_ATTRIBUTE && /^[1-9]$/.test(value ?? '')) {
+    if (key === POOL_ATTRIBUTE && /^[1-5]$/.test(value ?? '')) {
       return Number(value);
     }
   }

@@ -17,6 +17,7 @@ import { planReport } from '../../../lib/planner';
 import type { Plan } from '../../../lib/planner/types';
 import type { ModelProfile } from '../../../lib/profiles/types';
 import { POOL_ENV } from '../../../lib/serving/pool';
+import type { SmokeConfig } from '../../../lib/smoke/config';
 import { problemsOf } from '../../support/input-error';
 import { nagFindings } from '../../support/nag';
 
@@ -49,7 +50,8 @@ const dlc = () => ModelImage.fromNeuronDlc({ tag: NEURONX_TAG, digest: DIGEST })
 
 describe('A single-call endpoint of a plan with two fallback pools, one on another chip family', () => {
   // GIVEN the plan: inf2.xlarge, then inf2.8xlarge (shares its compiled model), then trn1.2xlarge (its own)
-  const app = new App({ builtinCloudFormationValidation: false });
+  // The proof's handlers are not bundled here: their configuration is what is checked.
+  const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
   const endpoint = new NeuronSageMakerEndpoint(stack, 'Endpoint', {
     plan,
@@ -57,6 +59,7 @@ describe('A single-call endpoint of a plan with two fallback pools, one on anoth
     modelData: compiled(stack, 'inf2'),
     poolModelData: [compiled(stack, 'trn1')],
     environment: { MODEL_BATCH_SIZE: '1' },
+    smokeBenchmark: { request: { body: '{"inputs":["hello"]}' } },
   });
   applyPolicyChecks(app);
   const template = Template.fromStack(stack);
@@ -125,6 +128,13 @@ describe('A single-call endpoint of a plan with two fallback pools, one on anoth
     expect(check.Properties.ProductionVariants[0].InitialInstanceCount).toBe(variant.InitialInstanceCount);
     const checkModel = Object.entries(models).find(([logicalId]) => logicalId.includes('InstancePoolCheck'))![1];
     expect(checkModel.Properties.PrimaryContainer.ModelDataSource).toBeUndefined();
+  });
+
+  test('THEN the deploy proof holds every pool\'s answers to the limits of the pool\'s own plan', () => {
+    const fn = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Environment?.Variables?.SMOKE_CONFIG);
+    const config = JSON.parse(fn!.Properties.Environment.Variables.SMOKE_CONFIG) as SmokeConfig;
+    expect(config.pools?.map((p) => [p.pool, p.instanceType])).toEqual([[1, 'ml.inf2.xlarge'], [2, 'ml.inf2.8xlarge'], [3, 'ml.trn1.2xlarge']]);
+    expect(config.pools?.every((p) => p.p99MaxMs === config.thresholds.p99MaxMs)).toBe(true);
   });
 
   test('THEN synth says which pools share a compiled model, the dashboard lists the pools, and cdk-nag finds nothing', () => {
