@@ -19,6 +19,18 @@ const planSchema = z.object({
   instanceCount: z.number().int().positive(),
   maxInstanceCount: z.number().int().positive(),
   price: z.object({ kind: z.enum(['on-demand', 'ri-effective', 'capacity-block']) }).loose().optional(),
+  fallbacks: z.array(z.object({
+    priority: z.number().int().min(2).max(5),
+    instanceType: z.string().min(1),
+    layout: z.object({ replicasPerInstance: z.number().int().positive().optional() }).loose().optional(),
+    plan: z.object({ instance: z.object({ vcpus: z.number().int().positive() }).loose() }).loose(),
+  }).loose()).optional(),
+  mixedFleet: z.object({
+    instanceCount: z.number().int().positive(),
+    maxInstanceCount: z.number().int().positive(),
+    copies: z.number().int().positive().optional(),
+    maxCopies: z.number().int().positive().optional(),
+  }).loose().optional(),
 });
 
 /** What the user adds on the command line to a plan, which names no image, model data or endpoint. */
@@ -50,6 +62,20 @@ export function targetFromPlan(document: unknown, source: string, extras: PlanEx
     );
   }
   const plan = parsed.data;
+  const fleet = plan.mixedFleet;
+  const pools = (plan.fallbacks ?? []).map((pool) => {
+    // A generative fleet is sized in copies: a pool of fewer replicas per instance needs more instances for them.
+    const replicas = pool.layout?.replicasPerInstance;
+    const onPool = (copies: number | undefined, instances: number) => (copies !== undefined && replicas !== undefined ? Math.ceil(copies / replicas) : instances);
+    const instanceCount = onPool(fleet?.copies, fleet?.instanceCount ?? plan.instanceCount);
+    return {
+      priority: pool.priority,
+      instanceType: pool.instanceType,
+      vcpus: pool.plan.instance.vcpus,
+      instanceCount,
+      maxInstanceCount: Math.max(instanceCount, onPool(fleet?.maxCopies, fleet?.maxInstanceCount ?? plan.maxInstanceCount)),
+    };
+  });
   const unknown: Record<string, string> = {};
   if (extras.image === undefined) unknown.image = 'a plan names no image: add --image <uri@sha256:...>';
   if (extras.modelDataUri === undefined) unknown.modelDataUri = 'a plan names no model data: add --model-data s3://bucket/prefix/';
@@ -63,8 +89,10 @@ export function targetFromPlan(document: unknown, source: string, extras: PlanEx
     instanceType: plan.instanceType,
     vcpus: plan.instance.vcpus,
     ...(plan.price !== undefined ? { pricing: plan.price.kind } : {}),
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: Math.max(plan.instanceCount, plan.maxInstanceCount),
+    // With pools the variant runs the mixed fleet, which any one pool may have to hold whole.
+    instanceCount: fleet?.instanceCount ?? plan.instanceCount,
+    maxInstanceCount: Math.max(fleet?.instanceCount ?? plan.instanceCount, fleet?.maxInstanceCount ?? plan.maxInstanceCount),
+    ...(pools.length > 0 ? { pools } : {}),
     image: extras.image,
     modelDataUri: extras.modelDataUri,
     endpointName: extras.endpointName,
@@ -114,7 +142,10 @@ export function targetsFromTemplate(template: unknown, source: string, region: s
       problems.push(`${where}: EndpointConfigName does not lead to an EndpointConfig with a production variant in this template`);
       continue;
     }
-    const instanceType = variant.InstanceType;
+    // With instance pools the variant names its types there, priority 1 first; every pool may hold the whole fleet.
+    const poolList = Array.isArray(variant.InstancePools) ? [...variant.InstancePools].filter(isObject)
+      .sort((a, b) => Number(a.Priority) - Number(b.Priority)) : [];
+    const instanceType = variant.InstanceType ?? poolList[0]?.InstanceType;
     const count = variant.InitialInstanceCount;
     if (typeof instanceType !== 'string' || typeof count !== 'number') {
       problems.push(`${where}: the production variant has no literal InstanceType and InitialInstanceCount (serverless is not checked)`);
@@ -137,13 +168,23 @@ export function targetsFromTemplate(template: unknown, source: string, region: s
     if (typeof image !== 'string') unknown.image = 'the image is a CloudFormation expression (an asset or repository of the stack)';
     if (typeof modelDataUri !== 'string') unknown.modelDataUri = 'the model data is uploaded by the stack itself during the deploy';
     if (typeof endpointName !== 'string') unknown.endpointName = 'CloudFormation generates the endpoint name';
+    const managedMax = isObject(variant.ManagedInstanceScaling) ? Number(variant.ManagedInstanceScaling.MaxInstanceCount) : NaN;
+    const ceiling = Math.max(count, ...maxCapacity, ...(Number.isFinite(managedMax) ? [managedMax] : []));
+    const pools = poolList.slice(1).filter((pool) => typeof pool.InstanceType === 'string').map((pool) => ({
+      priority: Number(pool.Priority),
+      instanceType: pool.InstanceType as string,
+      vcpus: BUILT_IN_INSTANCES.find((i) => `ml.${i.name}` === pool.InstanceType)?.vcpus,
+      instanceCount: count,
+      maxInstanceCount: ceiling,
+    }));
     targets.push({
       source: where,
       region,
       hosting: 'sagemaker',
       instanceType,
       instanceCount: count,
-      maxInstanceCount: Math.max(count, ...maxCapacity),
+      maxInstanceCount: ceiling,
+      ...(pools.length > 0 ? { pools } : {}),
       image: typeof image === 'string' ? image : undefined,
       modelDataUri: typeof modelDataUri === 'string' ? modelDataUri : undefined,
       endpointName: typeof endpointName === 'string' ? endpointName : undefined,
