@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
-import { Construct, IDependable } from 'constructs';
+import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
@@ -35,10 +35,11 @@ import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
 import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
-import { mixedComponentSizing, poolCompiledArtifacts } from './private/generative-pools';
 import {
-  bindPoolImage, deployedPools, instancePoolsProperty, localStoragePool, poolsNote, poolsWidget, poolWithoutKeyWarning,
-  provisionTimeoutSeconds,
+  bindGenerativePoolParts, componentSpecification, generativeModel, mixedComponentSizing, poolCompiledArtifacts,
+} from './private/generative-pools';
+import {
+  annotatePools, deployedPools, instancePoolsProperty, localStoragePool, poolsWidget, provisionTimeoutSeconds,
 } from './private/instance-pools';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 
@@ -208,14 +209,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
     }
     const weights = (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!).bind(this, this.role);
-    // A pool with artifacts of its own reads them from their prefix; the others share the chosen plan's (or the weights).
-    const poolWeights = new Map(pools.slice(1).map((pool) => {
-      const artifacts = poolArtifacts?.get(pool.priority);
-      return [pool.priority, artifacts === undefined || artifacts === job ? weights
-        : ModelData.fromBucket(artifacts.bucket, artifacts.artifactPrefix).bind(this, this.role)] as const;
-    }));
-    const poolImages = new Map(pools.slice(1).map((pool) => [pool.priority,
-      bindPoolImage(pool, () => props.image.bind(this, this.role, pool.instanceType).imageUri)] as const));
+    const poolParts = bindGenerativePoolParts(this, this.role, pools, props.image, { artifacts: poolArtifacts, primary: job, weights });
     // Volume size and KMS key are per variant: one pool on local NVMe storage rules both out for every pool.
     const localStorageOnly = hasLocalStorageOnly(localStoragePool(pools)?.instanceType ?? type);
     this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
@@ -251,27 +245,14 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     });
     this.environment = environmentOf(engine, pools.length > 1 ? 1 : undefined);
     const newModel = (id: string, imageUri: string, data: typeof weights, environment: Record<string, string>,
-      compiled: ICompiledGenerativeArtifacts | undefined) => {
-      const model = new sagemaker.CfnModel(this, id, {
-        executionRoleArn: this.role.roleArn,
-        primaryContainer: {
-          image: imageUri,
-          // An uncompressed prefix: a component's own ArtifactUrl takes only a .tar.gz, too slow for tens of GiB.
-          modelDataSource: { s3DataSource: { s3Uri: data.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
-          environment,
-        },
-        vpcConfig,
-      });
-      model.node.addDependency(this.role);
-      if (data.dependable) model.node.addDependency(data.dependable as IDependable);
-      if (compiled !== undefined) model.node.addDependency(compiled.resource);
-      return model;
-    };
+      compiled: ICompiledGenerativeArtifacts | undefined) => generativeModel(this, id, { role: this.role, imageUri, data, environment, compiled, vpcConfig });
     this.cfnModel = newModel('Model', image.imageUri, weights, this.environment, job);
     // One model per fallback pool, even one sharing the chosen plan's artifacts: its engine settings and priority are its own.
-    const poolModels = new Map(pools.slice(1).map((pool) => [pool.priority, newModel(`Pool${pool.priority}Model`,
-      poolImages.get(pool.priority)!, poolWeights.get(pool.priority)!, environmentOf(engines[pool.priority - 1]!, pool.priority),
-      poolArtifacts?.get(pool.priority))] as const));
+    const poolModels = new Map(pools.slice(1).map((pool) => {
+      const parts = poolParts.get(pool.priority)!;
+      return [pool.priority, newModel(`Pool${pool.priority}Model`, parts.imageUri, parts.data,
+        environmentOf(engines[pool.priority - 1]!, pool.priority), poolArtifacts?.get(pool.priority))] as const;
+    }));
 
     // Endpoint configuration: no model on the variant, which makes it an inference component endpoint.
     const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
@@ -304,11 +285,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
           artifacts.resource.node.addDependency(this.cfnEndpointConfig);
         }
       }
-      Annotations.of(this).addInfo(poolsNote(pools, 'SageMaker model and inference component specification'));
-      const withoutKey = poolWithoutKeyWarning(pools);
-      if (withoutKey !== undefined) {
-        Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:poolWithoutKmsKey', withoutKey);
-      }
+      annotatePools(this, pools, 'SageMaker model and inference component specification',
+        '@cdk-inferentia/neuron-generative-endpoint:poolWithoutKmsKey');
     }
     this.cfnEndpoint = new sagemaker.CfnEndpoint(this, 'Resource', {
       endpointName: this.endpointName,
@@ -392,7 +370,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       sizing,
       pools: pools.slice(1).map((pool) => ({
         plan: pool.plan,
-        imageUri: stack.resolve(poolImages.get(pool.priority)),
+        imageUri: stack.resolve(poolParts.get(pool.priority)!.imageUri),
         artifacts: poolArtifacts?.get(pool.priority)?.hash,
         environment: stack.resolve(poolModels.get(pool.priority)!.primaryContainer),
       })),
@@ -511,22 +489,6 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 /** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */
 function inModelDirectory(path: string | undefined): string | undefined {
   return path === undefined ? undefined : `${MODEL_DIRECTORY}/${path.replace(/\/+$/, '')}`;
-}
-
-/** A component specification's model, devices, memory, CPU and startup timeouts, from one pool's sizing. */
-function componentSpecification(model: sagemaker.CfnModel, sizing: ComponentSizing) {
-  return {
-    modelName: model.attrModelName,
-    computeResourceRequirements: {
-      numberOfAcceleratorDevicesRequired: sizing.devicesPerCopy,
-      minMemoryRequiredInMb: sizing.memoryPerCopyMb,
-      numberOfCpuCoresRequired: sizing.cpuCoresPerCopy,
-    },
-    startupParameters: {
-      modelDataDownloadTimeoutInSeconds: sizing.downloadTimeoutSeconds,
-      containerStartupHealthCheckTimeoutInSeconds: sizing.startupTimeoutSeconds,
-    },
-  };
 }
 
 function describeColdStart(c: ColdStartEstimate): string {

@@ -8,14 +8,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
-import { Construct, IDependable } from 'constructs';
+import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { compiledArtifactProblems } from '../../lib/compile/check';
 import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
-import { poolEnvironment } from '../../lib/serving/pool';
-import type { ModelData, ModelDataConfig } from '../model/model-data';
+import type { ModelDataConfig } from '../model/model-data';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { EndpointLayout, hasLocalStorageOnly, layoutFromPlan, neuronDlcPlanNote } from '../private/endpoint-layout';
@@ -36,18 +35,18 @@ import {
   NeuronSageMakerEndpointProps,
 } from './endpoint-props';
 import { EndpointBase, sageMakerScalableTarget } from './private/endpoint-base';
-import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
+import { endpointEnvironment } from './private/endpoint-environment';
 import {
   endpointDashboard, endpointNetwork, endpointRollbackAlarms, networkProblems, rollbackAlarmsReadBy,
 } from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import {
-  bindPoolImage, DEFAULT_PROVISION_TIMEOUT, deployedPools, hostImageForPools, instancePoolsProperty, localStoragePool, poolCheck,
-  poolsNote, poolsWidget, poolWithoutKeyWarning, provisionTimeoutSeconds,
+  annotatePools, DEFAULT_PROVISION_TIMEOUT, deployedPools, hostImageForPools, instancePoolsProperty, localStoragePool, poolCheck,
+  poolsWidget, provisionTimeoutSeconds,
 } from './private/instance-pools';
 import { chooseHostImage } from './private/neuron-host';
-import { poolModelData, poolPlanProblems } from './private/pool-models';
+import { bindPoolParts, endpointModel, poolModelData, poolPlanProblems } from './private/pool-models';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
@@ -276,18 +275,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.alarms = rollbackAlarmsReadBy(this.role);
     const image = props.image.bind(this, this.role, type);
     const modelData = props.modelData?.bind(this, this.role);
-    // Each pool's image for its own type (another image family on Inf1) and its model data, bound once per artifact.
-    const boundData = new Map<ModelData, ModelDataConfig>(props.modelData && modelData ? [[props.modelData, modelData]] : []);
-    const bindData = (data: ModelData | undefined) => {
-      if (data !== undefined && !boundData.has(data)) {
-        boundData.set(data, data.bind(this, this.role));
-      }
-      return data === undefined ? undefined : boundData.get(data);
-    };
-    const poolParts = new Map(pools.slice(1).map((pool) => [pool.priority, {
-      imageUri: bindPoolImage(pool, () => props.image.bind(this, this.role, pool.instanceType).imageUri),
-      modelData: bindData(poolData?.get(pool.priority)),
-    }] as const));
+    const poolParts = bindPoolParts(this, this.role, pools, props.image, poolData, props.modelData && modelData && [props.modelData, modelData]);
 
     this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
       description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
@@ -313,46 +301,11 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.connections = connections;
 
     // Model: the plan-derived environment, with the pool's priority when the plan has pools (the proof reads it back).
-    const environmentOf = (plan: Plan | undefined, poolLayout: EndpointLayout, priority: number | undefined) => ({
-      ...(props.image.modelServer
-        ? serverEnvironment(poolLayout, {
-          batching: plan?.batching ?? null,
-          server: plan?.server,
-          visibleCores: plan?.visibleCores,
-          p99Ms: plan?.p99Ms,
-          frontEndsPerInstance: plan?.frontEndsPerInstance,
-          metricsService: this.endpointName,
-          metricsNamespace: DEFAULT_METRICS_NAMESPACE,
-        })
-        : modelServerEnvironment(poolLayout)),
-      ...(priority !== undefined ? poolEnvironment(priority) : {}),
-      ...props.environment,
-      // The user's MODEL_BATCH_SIZE is the chosen plan's; a fallback pool's model runs its own plan's batch.
-      ...(priority !== undefined && priority > 1 && props.environment?.MODEL_BATCH_SIZE !== undefined
-        ? { MODEL_BATCH_SIZE: `${poolLayout.batchSize}` } : {}),
-    });
+    const environmentOf = (plan: Plan | undefined, poolLayout: EndpointLayout, priority: number | undefined) => endpointEnvironment(
+      poolLayout, plan, { modelServer: props.image.modelServer === true, metricsService: this.endpointName, priority, user: props.environment });
     this.environment = environmentOf(props.plan, layout, pools.length > 1 ? 1 : undefined);
-    const newModel = (id: string, imageUri: string, data: ModelDataConfig | undefined, environment: Record<string, string>) => {
-      const model = new sagemaker.CfnModel(this, id, {
-        executionRoleArn: this.role.roleArn,
-        primaryContainer: {
-          image: imageUri,
-          modelDataSource: data === undefined ? undefined : {
-            s3DataSource: { s3Uri: data.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' },
-          },
-          environment,
-        },
-        enableNetworkIsolation: props.networkIsolation ?? false,
-        vpcConfig,
-      });
-      // SageMaker checks the role's access when it creates the model and starts the endpoint: attach the
-      // policies first.
-      model.node.addDependency(this.role);
-      if (data?.dependable) {
-        model.node.addDependency(data.dependable as IDependable);
-      }
-      return model;
-    };
+    const newModel = (id: string, imageUri: string, data: ModelDataConfig | undefined, environment: Record<string, string>) =>
+      endpointModel(this, id, { role: this.role, imageUri, data, environment, networkIsolation: props.networkIsolation ?? false, vpcConfig });
     this.cfnModel = newModel('Model', image.imageUri, modelData, this.environment);
     this.modelName = this.cfnModel.attrModelName;
     // One model per fallback pool, even one sharing the chosen model's artifact: its layout and priority are its own.
@@ -395,11 +348,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
           data.dependable.node.addDependency(check);
         }
       }
-      Annotations.of(this).addInfo(poolsNote(pools, 'SageMaker model (ModelNameOverride)'));
-      const withoutKey = poolWithoutKeyWarning(pools);
-      if (withoutKey !== undefined) {
-        Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-sagemaker-endpoint:poolWithoutKmsKey', withoutKey);
-      }
+      annotatePools(this, pools, 'SageMaker model (ModelNameOverride)', '@cdk-inferentia/neuron-sagemaker-endpoint:poolWithoutKmsKey');
     }
 
     // Rollback alarms, on the endpoint's own metrics.

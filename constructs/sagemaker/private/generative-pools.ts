@@ -6,10 +6,15 @@
  * CPU and startup timeouts; CloudFormation `AWS::SageMaker::InferenceComponent`, aws-cdk-lib 2.276
  * `InferenceComponentSpecificationForInstanceTypeProperty`), but one copy count and one scaling policy for all.
  */
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
+import type { Construct, IDependable } from 'constructs';
 import type { GenerativePlan } from '../../../lib/generative/types';
 import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
 import type { ICompiledGenerativeArtifacts } from '../../compile/neuron-generative-compile-job';
-import type { DeployedPool } from './instance-pools';
+import type { ModelImage } from '../../image/model-image';
+import { ModelData, type ModelDataConfig } from '../../model/model-data';
+import { bindPoolImage, type DeployedPool } from './instance-pools';
 import type { ComponentSizing } from './generative-sizing';
 
 /**
@@ -79,5 +84,73 @@ export function mixedComponentSizing(plan: GenerativePlan, sizings: readonly Com
     downloadTimeoutSeconds: Math.max(...sizings.map((s) => s.downloadTimeoutSeconds)),
     startupTimeoutSeconds: Math.max(...sizings.map((s) => s.startupTimeoutSeconds)),
     timeoutCapped: sizings.some((s) => s.timeoutCapped),
+  };
+}
+
+/** What one model of a generative endpoint is made of. */
+export interface GenerativeModelProps {
+  readonly role: iam.IRole;
+  readonly imageUri: string;
+  /** The bound weights (with the compiled artifacts beside them, when compiled). */
+  readonly data: ModelDataConfig;
+  readonly environment: Record<string, string>;
+  /** The compile the files come from, which the model waits for. @default - none */
+  readonly compiled?: ICompiledGenerativeArtifacts;
+  readonly vpcConfig?: sagemaker.CfnModel.VpcConfigProperty;
+}
+
+/** One SageMaker model of a generative endpoint (the chosen type's, or a pool's): created after the role and the files. */
+export function generativeModel(scope: Construct, id: string, props: GenerativeModelProps): sagemaker.CfnModel {
+  const model = new sagemaker.CfnModel(scope, id, {
+    executionRoleArn: props.role.roleArn,
+    primaryContainer: {
+      image: props.imageUri,
+      // An uncompressed prefix: a component's own ArtifactUrl takes only a .tar.gz, too slow for tens of GiB.
+      modelDataSource: { s3DataSource: { s3Uri: props.data.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
+      environment: props.environment,
+    },
+    vpcConfig: props.vpcConfig,
+  });
+  model.node.addDependency(props.role);
+  if (props.data.dependable) model.node.addDependency(props.data.dependable as IDependable);
+  if (props.compiled !== undefined) model.node.addDependency(props.compiled.resource);
+  return model;
+}
+
+/** A generative fallback pool's image, bound for its type, and its files. */
+export interface GenerativePoolParts {
+  readonly imageUri: string;
+  readonly data: ModelDataConfig;
+}
+
+/**
+ * Each fallback pool's image (bound for its own instance type) and files, by priority: a pool with compiled artifacts
+ * of its own reads them from their prefix; the others share the chosen plan's (`primary`) or the plain weights.
+ */
+export function bindGenerativePoolParts(scope: Construct, role: iam.IRole, pools: readonly DeployedPool<GenerativePlan>[], image: ModelImage,
+  files: { readonly artifacts?: Map<number, ICompiledGenerativeArtifacts | undefined>; readonly primary?: ICompiledGenerativeArtifacts;
+    readonly weights: ModelDataConfig }): Map<number, GenerativePoolParts> {
+  return new Map(pools.slice(1).map((pool) => {
+    const own = files.artifacts?.get(pool.priority);
+    return [pool.priority, {
+      imageUri: bindPoolImage(pool, () => image.bind(scope, role, pool.instanceType).imageUri),
+      data: own === undefined || own === files.primary ? files.weights : ModelData.fromBucket(own.bucket, own.artifactPrefix).bind(scope, role),
+    }];
+  }));
+}
+
+/** A component specification's model, devices, memory, CPU and startup timeouts, from one pool's sizing. */
+export function componentSpecification(model: sagemaker.CfnModel, sizing: ComponentSizing) {
+  return {
+    modelName: model.attrModelName,
+    computeResourceRequirements: {
+      numberOfAcceleratorDevicesRequired: sizing.devicesPerCopy,
+      minMemoryRequiredInMb: sizing.memoryPerCopyMb,
+      numberOfCpuCoresRequired: sizing.cpuCoresPerCopy,
+    },
+    startupParameters: {
+      modelDataDownloadTimeoutInSeconds: sizing.downloadTimeoutSeconds,
+      containerStartupHealthCheckTimeoutInSeconds: sizing.startupTimeoutSeconds,
+    },
   };
 }

@@ -12,7 +12,7 @@
  *
  * @see https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-heterogeneous.html
  */
-import { Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
@@ -191,6 +191,18 @@ export function hostImageForPools<P>(pools: readonly DeployedPool<P>[], sdk: str
       + choices.map((c) => `${c.pool.instanceType.sageMakerName}: ${c.choice.amiVersion ?? 'none listed'}`).join(', ')
       + '), and InferenceAmiVersion is one per variant: none is pinned, so SageMaker chooses the host image of each.',
   };
+}
+
+/**
+ * Tells at synth which pools run which compiled model (info) and, where a Trainium pool takes the variant's KMS key
+ * away, warns under `warningId`.
+ */
+export function annotatePools<P>(scope: Construct, pools: readonly DeployedPool<P>[], what: string, warningId: string): void {
+  Annotations.of(scope).addInfo(poolsNote(pools, what));
+  const withoutKey = poolWithoutKeyWarning(pools);
+  if (withoutKey !== undefined) {
+    Annotations.of(scope).addWarningV2(warningId, withoutKey);
+  }
 }
 
 /** The annotation that says which pools run which compiled model, and what each pool's model is. */

@@ -5,12 +5,16 @@
  * (`compiledArtifactProblems`), so a pool serves model data compiled for its own plan: a `poolModelData` entry whose
  * compile facts fit it, or the artifact of the earlier pool the planner found it shares (`sharesCompiledModelWith`).
  */
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
+import type { Construct, IDependable } from 'constructs';
 import { compiledArtifactProblems } from '../../../lib/compile/check';
 import { chipOfFamily } from '../../../lib/compile/spec';
 import { validateLayout } from '../../../lib/planner';
 import type { Plan } from '../../../lib/planner/types';
-import type { ModelData } from '../../model/model-data';
-import type { DeployedPool } from './instance-pools';
+import type { ModelImage } from '../../image/model-image';
+import type { ModelData, ModelDataConfig } from '../../model/model-data';
+import { bindPoolImage, type DeployedPool } from './instance-pools';
 
 /**
  * The model data each pool serves, by priority (priority 1: `primary`); every pool that has none that fits, and
@@ -75,4 +79,63 @@ export function poolPlanProblems(pool: DeployedPool<Plan>, modelServerImage: boo
       + "use the model server, image: ModelImage.fromServer({ tag, digest }), or re-plan with { serving: 'stock' }");
   }
   return problems;
+}
+
+/** What one model of a single-call endpoint is made of. */
+export interface EndpointModelProps {
+  readonly role: iam.IRole;
+  readonly imageUri: string;
+  /** The bound model data; none when the image carries the model. */
+  readonly data?: ModelDataConfig;
+  readonly environment: Record<string, string>;
+  readonly networkIsolation: boolean;
+  readonly vpcConfig?: sagemaker.CfnModel.VpcConfigProperty;
+}
+
+/** One SageMaker model of a single-call endpoint (the chosen type's, or a pool's): created after the role and the data. */
+export function endpointModel(scope: Construct, id: string, props: EndpointModelProps): sagemaker.CfnModel {
+  const { data } = props;
+  const model = new sagemaker.CfnModel(scope, id, {
+    executionRoleArn: props.role.roleArn,
+    primaryContainer: {
+      image: props.imageUri,
+      modelDataSource: data === undefined ? undefined : {
+        s3DataSource: { s3Uri: data.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' },
+      },
+      environment: props.environment,
+    },
+    enableNetworkIsolation: props.networkIsolation,
+    vpcConfig: props.vpcConfig,
+  });
+  // SageMaker checks the role's access when it creates the model and starts the endpoint: attach the policies first.
+  model.node.addDependency(props.role);
+  if (data?.dependable) {
+    model.node.addDependency(data.dependable as IDependable);
+  }
+  return model;
+}
+
+/** A fallback pool's image, bound for its type, and its model data, bound once per artifact. */
+export interface PoolParts {
+  readonly imageUri: string;
+  readonly modelData?: ModelDataConfig;
+}
+
+/**
+ * Each fallback pool's image (bound for its own instance type: another image family on Inf1) and model data, by
+ * priority; model data several pools share, the chosen type's included (`primary`), is bound once.
+ */
+export function bindPoolParts(scope: Construct, role: iam.IRole, pools: readonly DeployedPool<Plan>[], image: ModelImage,
+  data: Map<number, ModelData | undefined> | undefined, primary: readonly [ModelData, ModelDataConfig] | undefined): Map<number, PoolParts> {
+  const bound = new Map<ModelData, ModelDataConfig>(primary ? [primary] : []);
+  const bind = (d: ModelData | undefined) => {
+    if (d !== undefined && !bound.has(d)) {
+      bound.set(d, d.bind(scope, role));
+    }
+    return d === undefined ? undefined : bound.get(d);
+  };
+  return new Map(pools.slice(1).map((pool) => [pool.priority, {
+    imageUri: bindPoolImage(pool, () => image.bind(scope, role, pool.instanceType).imageUri),
+    modelData: bind(data?.get(pool.priority)),
+  }]));
 }
