@@ -10,8 +10,7 @@ import { InputError } from '../../lib/errors';
 import { describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
-import { chipOf } from '../../lib/planner/chip';
-import { formatPlanOutput, mixedFleetCostNote, poolHead, poolRow, priceLine, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -171,7 +170,13 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
     ],
     layout: { unit: 'replica', rows: g.replicas },
-    ...(p.fallbacks !== undefined && p.fallbacks.length > 0 ? { pools: generativePoolTable(p) } : {}),
+    pools: poolsShape(p, {
+      head: ['replicas x TP', 'seqs', 'levers', 'requests/s per copy'],
+      cells: (plan) => [`${plan.generative.replicasPerInstance} x ${plan.generative.tensorParallelDegree}`, plan.generative.maxConcurrentSequences,
+        shortLevers(plan), round(plan.generative.capacityPerReplicaRps, 3)],
+    }, p.mixedFleet && `Mixed fleet: ${p.mixedFleet.copies} copies${p.mixedFleet.maxCopies > p.mixedFleet.copies ? `, up to ${p.mixedFleet.maxCopies} at the peak,` : ''} `
+      + `hold the targets whichever pools they land on: sized at ${round(p.mixedFleet.capacityPerCopyRps, 3)} requests/s per copy, what priority `
+      + `${p.mixedFleet.boundByPriority} holds, the least of any pool; managed instance scaling places them on up to ${p.mixedFleet.maxInstanceCount} instances.`),
     alternatives: {
       head: ['instance type', 'count', 'replicas x TP', 'seqs', 'SDK', 'levers', 'TTFT p99', 'TPOT p99', '$/hour', '$/1M out tokens'],
       rows: report.alternatives.slice(0, alternatives).map((a) => [
@@ -190,26 +195,6 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
   return output.includes('Rejected:\n') ? output.replace('Rejected:\n', `${levers}Rejected:\n`) : output + levers;
 }
 
-
-/** The chosen type and its fallback pools, and the copies and instances the mixed fleet runs. */
-function generativePoolTable(p: GenerativePlan): NonNullable<Parameters<typeof formatPlanOutput>[0]['pools']> {
-  const own = (plan: GenerativePlan) => {
-    const g = plan.generative;
-    return [`${g.replicasPerInstance} x ${g.tensorParallelDegree}`, g.maxConcurrentSequences, shortLevers(plan), round(g.capacityPerReplicaRps, 3)];
-  };
-  const chosen = { priority: 1, instanceType: p.instanceType, chip: chipOf(p.instance.family), instanceCount: p.instanceCount, maxInstanceCount: p.maxInstanceCount, hourlyCostUsd: p.hourlyCostUsd };
-  const fleet = p.mixedFleet;
-  return {
-    head: poolHead(['replicas x TP', 'seqs', 'levers', 'requests/s per copy']),
-    rows: [poolRow(chosen, own(p)), ...(p.fallbacks ?? []).map((pool) => poolRow(pool, own(pool.plan)))],
-    notes: fleet === undefined ? [] : [
-      `Mixed fleet: ${fleet.copies} copies${fleet.maxCopies > fleet.copies ? `, up to ${fleet.maxCopies} at the peak,` : ''} hold the targets whichever pools ` +
-        `they land on: sized at ${round(fleet.capacityPerCopyRps, 3)} requests/s per copy, what priority ${fleet.boundByPriority} holds, the least of any pool; ` +
-        `managed instance scaling places them on up to ${fleet.maxInstanceCount} instances.`,
-      mixedFleetCostNote(fleet, p.instanceType),
-    ],
-  };
-}
 
 /** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...` */
 function describeLengths(lengths: NonNullable<GenerativePlan['generative']['lengths']>): string {

@@ -5,6 +5,8 @@
  */
 import Table from 'cli-table3';
 import type { Price } from '../../lib/catalog/types';
+import { poolSummary } from '../../lib/planner/pools';
+import type { DeploymentPlan, MixedFleetBase, PoolSummary } from '../../lib/planner/types';
 import { InfeasibleError } from '../../lib/errors';
 import type { CliIo } from './io';
 
@@ -105,46 +107,43 @@ function groupRejections(rejected: readonly RejectionLine[]): Map<string, string
   return groups;
 }
 
-/** The pool facts every workload's pools table ends with. */
-export interface PoolRowFacts {
-  readonly priority: number;
-  readonly instanceType: string;
-  readonly chip: string;
-  readonly instanceCount: number;
-  readonly maxInstanceCount: number;
-  readonly hourlyCostUsd: number;
-  readonly sharesCompiledModelWith?: number;
-}
+/** A plan that may carry fallback pools, each with its own plan of the same workload. */
+type PooledPlan<P> = DeploymentPlan & {
+  readonly fallbacks?: ReadonlyArray<PoolSummary & { readonly plan: P }>;
+  readonly mixedFleet?: MixedFleetBase;
+};
 
-/** The columns every workload's pools table starts with, then its own, then the cost and the compiled model. */
-export function poolRow(pool: PoolRowFacts, own: ReadonlyArray<string | number>): Array<string | number> {
-  return [
+/**
+ * The pools table of a plan with fallback pools: priority, type, chip and the pool's own count, then the workload's
+ * `columns`, then the pool's own cost and its compiled model; and the notes, `fleet` (what the mixed fleet holds, in
+ * the workload's units) then its cost. Undefined without pools.
+ */
+export function poolsShape<P extends PooledPlan<P>>(p: P, columns: { readonly head: readonly string[]; readonly cells: (plan: P) => ReadonlyArray<string | number> },
+  fleet: string | undefined): PlanOutputShape['pools'] {
+  if (p.fallbacks === undefined || p.fallbacks.length === 0) {
+    return undefined;
+  }
+  const row = (pool: PoolSummary, plan: P): Array<string | number> => [
     pool.priority,
     pool.instanceType,
     pool.chip,
     pool.maxInstanceCount > pool.instanceCount ? `${pool.instanceCount} (max ${pool.maxInstanceCount})` : pool.instanceCount,
-    ...own,
+    ...columns.cells(plan),
     usd(pool.hourlyCostUsd),
     pool.priority === 1 ? 'compiled for it' : pool.sharesCompiledModelWith !== undefined ? `priority ${pool.sharesCompiledModelWith}'s` : 'its own compile',
   ];
-}
-
-/** Headings of {@link poolRow}'s columns around a workload's own. */
-export function poolHead(own: readonly string[]): string[] {
-  return ['priority', 'instance type', 'chip', 'own plan: count', ...own, 'own plan: $/hour', 'compiled model'];
-}
-
-/** The mixed fleet's cost in words, shared by both workloads' notes. */
-export function mixedFleetCostNote(fleet: {
-  readonly instanceCount: number;
-  readonly hourlyCostUsd: number;
-  readonly extraCostPercent: number;
-  readonly worst: { readonly priority: number; readonly instanceType: string; readonly instanceCount: number; readonly hourlyCostUsd: number };
-}, chosenType: string): string {
-  return `Cost: ${usd(fleet.hourlyCostUsd)}/h while all ${fleet.instanceCount} instance(s) are ${chosenType} (`
-    + `${fleet.extraCostPercent > 0 ? `+${fleet.extraCostPercent} % over` : 'the same as'} the single-type plan); `
-    + `${usd(fleet.worst.hourlyCostUsd)}/h if they all end up on priority ${fleet.worst.priority} `
-    + `(${fleet.worst.instanceCount} x ${fleet.worst.instanceType}), the most any pool costs.`;
+  const m = p.mixedFleet;
+  return {
+    head: ['priority', 'instance type', 'chip', 'own plan: count', ...columns.head, 'own plan: $/hour', 'compiled model'],
+    rows: [row(poolSummary(p, 1, undefined), p), ...p.fallbacks.map((pool) => row(pool, pool.plan))],
+    notes: m === undefined || fleet === undefined ? [] : [
+      fleet,
+      `Cost: ${usd(m.hourlyCostUsd)}/h while all ${m.instanceCount} instance(s) are ${p.instanceType} (`
+        + `${m.extraCostPercent > 0 ? `+${m.extraCostPercent} % over` : 'the same as'} the single-type plan); `
+        + `${usd(m.worst.hourlyCostUsd)}/h if they all end up on priority ${m.worst.priority} `
+        + `(${m.worst.instanceCount} x ${m.worst.instanceType}), the most any pool costs.`,
+    ],
+  };
 }
 
 /** How one workload's plan is printed by {@link printPlan}. */

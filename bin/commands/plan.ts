@@ -8,14 +8,13 @@ import { describeCalibration } from '../../lib/calibration/describe';
 import { InputError } from '../../lib/errors';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, MAX_FALLBACKS, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
-import { chipOf } from '../../lib/planner';
 import type { Plan, PlanReport, Rejection, ServingMode, ServingServer } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { addOnceOptions, once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
 import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
-import { formatPlanOutput, mixedFleetCostNote, poolHead, poolRow, priceLine, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
 /** The flags of both workloads; the generative ones are read by `plan-generative.ts`. */
@@ -228,7 +227,12 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       { measurement: p.measurement.source },
     ],
     layout: { unit: 'process', rows: p.processes },
-    ...(p.fallbacks !== undefined && p.fallbacks.length > 0 ? { pools: poolTable(p) } : {}),
+    pools: poolsShape(p, {
+      head: ['processes x cores', 'serving', 'batch', 'requests/s per instance'],
+      cells: (plan) => [`${plan.processesPerInstance} x ${plan.coresPerProcess}`, plan.serving, plan.batchSize, round(plan.capacityPerInstanceRps, 1)],
+    }, p.mixedFleet && `Mixed fleet: ${p.mixedFleet.instanceCount} instance(s)${p.mixedFleet.maxInstanceCount > p.mixedFleet.instanceCount
+      ? `, up to ${p.mixedFleet.maxInstanceCount} at the peak,` : ''} hold the targets whichever pools they come from: autoscaling holds every `
+      + `instance to ${round(p.mixedFleet.capacityPerInstanceRps, 1)} requests/s, what priority ${p.mixedFleet.boundByPriority} holds, the least of any pool.`),
     alternatives: {
       head: ['instance type', 'count', 'processes x cores', 'serving', 'batch', 'delay ms', 'requests/s per instance', 'p99 ms', '$/hour', '$/1M requests'],
       rows: report.alternatives.slice(0, alternatives).map((a) => [
@@ -250,23 +254,6 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       lines: report.rejected.map((r: Rejection) => ({ instanceType: r.instanceType, qualifier: r.measurement, reason: r.reason })),
     },
   });
-}
-
-/** The chosen type and its fallback pools, and what the mixed fleet holds and costs. */
-function poolTable(p: Plan): NonNullable<Parameters<typeof formatPlanOutput>[0]['pools']> {
-  const own = (plan: Plan) => [`${plan.processesPerInstance} x ${plan.coresPerProcess}`, plan.serving, plan.batchSize, round(plan.capacityPerInstanceRps, 1)];
-  const chosen = { priority: 1, instanceType: p.instanceType, chip: chipOf(p.instance.family), instanceCount: p.instanceCount, maxInstanceCount: p.maxInstanceCount, hourlyCostUsd: p.hourlyCostUsd };
-  const fleet = p.mixedFleet;
-  return {
-    head: poolHead(['processes x cores', 'serving', 'batch', 'requests/s per instance']),
-    rows: [poolRow(chosen, own(p)), ...(p.fallbacks ?? []).map((pool) => poolRow(pool, own(pool.plan)))],
-    notes: fleet === undefined ? [] : [
-      `Mixed fleet: ${fleet.instanceCount} instance(s)${fleet.maxInstanceCount > fleet.instanceCount ? `, up to ${fleet.maxInstanceCount} at the peak,` : ''} hold the targets whichever pools ` +
-        `they come from: autoscaling holds every instance to ${round(fleet.capacityPerInstanceRps, 1)} requests/s, what priority ${fleet.boundByPriority} ` +
-        'holds, the least of any pool.',
-      mixedFleetCostNote(fleet, p.instanceType),
-    ],
-  };
 }
 
 /**
