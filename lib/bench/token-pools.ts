@@ -6,7 +6,6 @@
  * `serving/vllm/pool_header.py`), which `InvokeEndpointWithResponseStream` returns as `CustomAttributes`.
  */
 import { LatencyRecorder } from './latency';
-import { parsePool } from '../serving/pool';
 
 /** p50, p90, p99 and max, ms. */
 type Percentiles = { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
@@ -79,11 +78,6 @@ export class TokenPoolRecorder {
     }
     return entry;
   }
-}
-
-/** The pool a streamed answer's custom attributes name. */
-export function answeringPool(customAttributes: string | undefined): number | undefined {
-  return parsePool(customAttributes);
 }
 
 /**
