@@ -16,8 +16,8 @@ import { InputError } from '../errors';
 import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
-import { predictReplica, replicaCapacityRps } from './continuous-batching';
-import { engineTiming } from './continuous-batching';
+import { PLAN_VERSION } from '../planner/types';
+import { engineTiming, predictReplica, replicaCapacityRps } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
@@ -400,6 +400,7 @@ function sizePlan(
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
     kind: 'generative',
+    planVersion: PLAN_VERSION,
     profileId: profile.id,
     region: options.region,
     hosting: options.hosting,

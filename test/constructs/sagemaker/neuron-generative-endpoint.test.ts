@@ -237,6 +237,7 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
 test('a 70B copy\'s startup timeouts are twice its predicted download and load, above the floor', () => {
   // GIVEN 131.5 GiB of weights (Llama 3.3 70B in BF16), with compiled artifacts estimated as large
   const plan = testPlan({}, { replicasPerInstance: 1, replicas: [replica(0, 0, 12)], tensorParallelDegree: 24,
+    engine: { tensorParallelSize: 24, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 1 },
     memoryGiB: { weights: 131.5, kvCache: 5, reserve: 38.4, available: 384, kvHeadsPerRank: 1, kvSharding: 'replicate', maxConcurrencyThatFits: 20 } });
   const stack = newStack();
   // WHEN
@@ -315,13 +316,15 @@ test('takes the planner\'s own Llama 3.1 8B plan: one copy per replica, each on 
 
 describe('Refusals before anything is created', () => {
   const refusals: Array<[string, (stack: Stack) => Partial<NeuronGenerativeEndpointProps>, RegExp]> = [
-    ['a single-call plan', () => ({ plan: { kind: 'single-call' } as unknown as GenerativePlan }), /not a generative plan/],
-    ['a plan hosted on ECS', () => ({ plan: testPlan({ hosting: 'ec2' }) }), /plan.hosting="ec2".*NeuronEcsService/],
+    ['a single-call plan', () => ({ plan: { profileId: 'bert-base-uncased', processesPerInstance: 2 } as unknown as GenerativePlan }),
+      /plan: a single-call plan .*where a generative plan is expected.*NeuronSageMakerEndpoint/],
+    ['a plan hosted on ECS', () => ({ plan: testPlan({ hosting: 'ec2', instanceType: 'inf2.48xlarge' }) }), /plan.hosting="ec2".*NeuronEcsService/],
     ['an encoder-decoder plan', () => ({ plan: testPlan({}, { architecture: 'encoder-decoder' }) }), /encoder-decoder/],
     ['a replica spanning more devices than the instance has',
-      () => ({ plan: testPlan({}, { replicas: [replica(0, 0, 16)] }) }), /spans 16 Neuron devices but inf2.48xlarge has 12/],
+      () => ({ plan: testPlan({}, { replicasPerInstance: 1, replicas: [replica(0, 0, 16)] }) }), /spans 16 Neuron devices but inf2.48xlarge has 12/],
     ['replicas sharing a device (TP 1 on Inf2)',
-      () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }] }) }),
+      () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicasPerInstance: 2, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }],
+        engine: { tensorParallelSize: 1, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 1 } }) }),
       /share Neuron devices/],
     ['a TP-8 copy spanning 2 of trn2.48xlarge\'s chips (the torus takes 1, 4, 8 or 16)',
       () => ({ plan: trn2Plan(8) }), /tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16.*use 16 NeuronCores/],
