@@ -73,7 +73,8 @@ export class NeuronSageMakerExecutionRole extends iam.Role {
   private readonly metricNamespaces: string[] = [...SAGEMAKER_METRIC_NAMESPACES];
 
   constructor(scope: Construct, id: string, props: NeuronSageMakerExecutionRoleProps = {}) {
-    InputError.throwIfAny(validateProps(props));
+    // Checked before super(), so nothing is created: the path is the one the role would have.
+    InputError.throwIfAny(validateProps(props), { constructPath: scope.node.path ? `${scope.node.path}/${id}` : id });
     super(scope, id, {
       roleName: props.roleName,
       description: props.description ?? 'Runs a SageMaker endpoint on AWS Neuron instances with least privilege',

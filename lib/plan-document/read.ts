@@ -42,7 +42,7 @@ export function isGenerativePlan(plan: Plan | GenerativePlan): plan is Generativ
  * A plan of either kind, checked: a single-call `Plan` or a `GenerativePlan` (told apart by `kind`).
  *
  * @param json the parsed JSON: a `plan --json` document (its `chosen` is read) or a bare plan
- * @param origin how messages name the plan: a property path such as `plan` (giving `plan.instanceCount: ...`) or a
+ * @param origin how messages name the plan: a property name such as `plan` (giving `plan.instanceCount: ...`) or a
  *   label such as `--plan plan.json` (giving `--plan plan.json: chosen.instanceCount: ...`)
  * @returns the plan object itself (not a copy), typed
  * @throws InputError listing every problem: field path, value received, what is expected, and how to get a valid plan
@@ -138,7 +138,7 @@ function kindProblem(plan: Record<string, unknown>, origin: string, path: Proper
       + '"kind": "generative", single-call plans have no kind');
   }
   if (kind === 'generative' && plan.kind !== 'generative') {
-    throw new InputError(`${at}: a single-call plan (no "kind": "generative"${'processesPerInstance' in plan ? ', processesPerInstance' : ''}) `
+    throw new InputError(`${at}: a single-call plan (no "kind": "generative"${'processesPerInstance' in plan ? '; it has processesPerInstance' : ''}) `
       + 'where a generative plan is expected: plan the generative model (planGenerative(), or `cdk-inferentia plan` with a generative '
       + 'profile), or deploy this plan with the single-call constructs (NeuronSageMakerEndpoint, NeuronEcsService)');
   }
@@ -240,13 +240,13 @@ function deploymentProblems(plan: Plan | GenerativePlan): string[] {
   return problems;
 }
 
-/** `plan` + `generative.engine` -> `plan.generative.engine`; `--plan f.json` + `chosen.x` -> `--plan f.json: chosen.x`. */
+/** `plan` + `generative.engine` -> `plan.generative.engine`; `f.json` + `chosen.x` -> `f.json: chosen.x`. */
 function where(origin: string, path: readonly PropertyKey[]): string {
   const rendered = path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i > 0 ? '.' : ''}${String(key)}`)).join('');
   if (rendered === '') {
     return origin;
   }
-  return /^[A-Za-z_$][\w$.[\]]*$/.test(origin) ? `${origin}${rendered.startsWith('[') ? '' : '.'}${rendered}` : `${origin}: ${rendered}`;
+  return /^[A-Za-z_$][\w$]*$/.test(origin) ? `${origin}${rendered.startsWith('[') ? '' : '.'}${rendered}` : `${origin}: ${rendered}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,8 +4,8 @@
  * on top of the grants of what it binds (image, model data, log groups, rollback alarms).
  */
 import { Annotations } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct, Dependable } from 'constructs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
 import { isOwned } from '../../private/ownership';
 import { hostingStatements, NeuronSageMakerExecutionRole, SAGEMAKER_METRIC_NAMESPACES } from '../sagemaker-execution-role';
 
@@ -20,7 +20,8 @@ export type RoleGrantOutcome = 'own' | 'granted' | 'immutable';
  * Gives `role` the statements the construct's own role starts with, the container's metric namespaces included.
  *
  * A role is immutable when adding a statement leaves no policy behind: CDK's immutable role answers
- * `statementAdded: true` with an empty dependable, so that is what is checked.
+ * `statementAdded: true` and keeps nothing, while a mutable one (an `iam.Role`, or one imported mutable) puts the
+ * statement in a policy it owns (`DefaultPolicy`, or the `Policy` attached to an imported role).
  *
  * @param metricNamespaces namespaces beyond the SageMaker ones the container publishes to
  */
@@ -29,12 +30,9 @@ export function grantHostingStatements(scope: Construct, role: iam.IRole, metric
     metricNamespaces.forEach((namespace) => role.addMetricNamespace(namespace));
     return 'own';
   }
-  const added = hostingStatements([...SAGEMAKER_METRIC_NAMESPACES, ...metricNamespaces]).map((statement) => {
-    const result = role.addToPrincipalPolicy(statement);
-    return result.statementAdded && result.policyDependable !== undefined
-      && Dependable.of(result.policyDependable).dependencyRoots.length > 0;
-  });
-  if (!added.every(Boolean)) {
+  const added = hostingStatements([...SAGEMAKER_METRIC_NAMESPACES, ...metricNamespaces])
+    .map((statement) => role.addToPrincipalPolicy(statement).statementAdded);
+  if (!added.every(Boolean) || !holdsStatements(role)) {
     return 'immutable';
   }
   const principal = role.grantPrincipal;
@@ -47,6 +45,11 @@ export function grantHostingStatements(scope: Construct, role: iam.IRole, metric
       + 'AwsSolutions-IAM5[Resource::*] on your role: acknowledge them there.');
   }
   return 'granted';
+}
+
+/** Whether a statement added to `role` landed in a policy of its own; a role that is not a construct is taken at its word. */
+function holdsStatements(role: iam.IRole): boolean {
+  return !Construct.isConstruct(role) || role.node.findAll().some((c) => c instanceof iam.Policy && !c.document.isEmpty);
 }
 
 /** What synth says of an immutable role it cannot grant anything: each grant it must already have (docs/security.md). */
