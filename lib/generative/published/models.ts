@@ -131,6 +131,24 @@ const MODELS: readonly PublishedModel[] = [
   llama4('llama-4-scout-17b-16e-instruct', 'meta-llama/Llama-4-Scout-17B-16E-Instruct', 16, 48, 10485760, 109),
   llama4('llama-4-maverick-17b-128e-instruct', 'meta-llama/Llama-4-Maverick-17B-128E-Instruct', 128, 24, 1048576, 400),
   {
+    id: 'qwen2.5-7b-instruct',
+    huggingFaceId: 'Qwen/Qwen2.5-7B-Instruct',
+    architecture: 'decoder-only',
+    layers: 28,
+    attentionHeads: 28,
+    kvHeads: 4,
+    headDim: 128,
+    hiddenSize: 3584,
+    intermediateSize: 18944,
+    vocabulary: 152064,
+    maxPositions: 32768,
+    dtype: 'bf16',
+    parametersBillions: 7.61,
+    source: `${HF}/Qwen/Qwen2.5-7B-Instruct/blob/main/config.json (num_hidden_layers 28, hidden_size 3584, intermediate_size 18944, ` +
+      'num_attention_heads 28, num_key_value_heads 4, vocab_size 152064, max_position_embeddings 32768, tie_word_embeddings false, ' +
+      'torch_dtype bfloat16); 7.61B parameters from the model card',
+  },
+  {
     id: 'qwen3-32b',
     huggingFaceId: 'Qwen/Qwen3-32B',
     architecture: 'decoder-only',
