@@ -34,6 +34,7 @@ function opt(size: string, facts: Pick<PublishedModel, 'layers' | 'attentionHead
     ...facts,
     kvHeads: facts.attentionHeads,
     headDim: facts.hiddenSize / facts.attentionHeads,
+    tiedEmbeddings: true,
     vocabulary: 50272,
     maxPositions: 2048,
     dtype: 'fp16',
@@ -134,6 +135,46 @@ const MODELS: readonly PublishedModel[] = [
   llama4('llama-4-scout-17b-16e-instruct', 'meta-llama/Llama-4-Scout-17B-16E-Instruct', 16, 48, 10485760, 109),
   llama4('llama-4-maverick-17b-128e-instruct', 'meta-llama/Llama-4-Maverick-17B-128E-Instruct', 128, 24, 1048576, 400),
   {
+    id: 'qwen3-4b',
+    huggingFaceId: 'Qwen/Qwen3-4B',
+    architecture: 'decoder-only',
+    layers: 36,
+    attentionHeads: 32,
+    kvHeads: 8,
+    headDim: 128,
+    hiddenSize: 2560,
+    intermediateSize: 9728,
+    vocabulary: 151936,
+    maxPositions: 40960,
+    dtype: 'bf16',
+    parametersBillions: 4.02,
+    tiedEmbeddings: true,
+    source: `${HF}/Qwen/Qwen3-4B/blob/main/config.json (num_hidden_layers 36, hidden_size 2560, intermediate_size 9728, ` +
+      'num_attention_heads 32, num_key_value_heads 8, head_dim 128, vocab_size 151936, max_position_embeddings 40960, ' +
+      'tie_word_embeddings true, torch_dtype bfloat16); 4.02B parameters from the model card',
+  },
+  {
+    id: 'gpt-oss-120b',
+    huggingFaceId: 'openai/gpt-oss-120b',
+    architecture: 'decoder-only',
+    layers: 36,
+    attentionHeads: 64,
+    kvHeads: 8,
+    headDim: 64,
+    hiddenSize: 2880,
+    intermediateSize: 2880,
+    vocabulary: 201088,
+    maxPositions: 131072,
+    dtype: 'bf16',
+    parametersBillions: 116.8,
+    activeParametersBillions: 5.1,
+    moe: { experts: 128, activeExperts: 4, expertIntermediateSize: 2880 },
+    source: `${HF}/openai/gpt-oss-120b/blob/main/config.json (num_hidden_layers 36, hidden_size 2880, intermediate_size 2880, ` +
+      'num_local_experts 128, num_experts_per_tok 4, num_attention_heads 64, num_key_value_heads 8, head_dim 64, vocab_size 201088, ' +
+      'max_position_embeddings 131072, torch_dtype bfloat16; expert weights ship as MXFP4); 116.8B total and 5.1B active parameters ' +
+      'from the model card',
+  },
+  {
     id: 'qwen2.5-7b-instruct',
     huggingFaceId: 'Qwen/Qwen2.5-7B-Instruct',
     architecture: 'decoder-only',
@@ -201,6 +242,7 @@ const MODELS: readonly PublishedModel[] = [
     maxPositions: 512,
     dtype: 'fp32',
     parametersBillions: 2.85,
+    tiedEmbeddings: true,
     source: `${HF}/google-t5/t5-3b/blob/main/config.json (d_model 1024, d_ff 16384, d_kv 128, num_heads 32, num_layers 24, ` +
       'vocab_size 32128, n_positions 512, ReLU feed-forward, tied embeddings); 2.85B parameters computed from that geometry',
   },
