@@ -1,12 +1,13 @@
 import { InputError } from '../errors';
 import { Catalog, ec2Name, neuronCores, sageMakerName } from './catalog';
+import { NEURON_CHIPS } from './hardware-rules';
 import { InstanceSpec } from './types';
 
 /**
  * Instance families with Neuron devices. A name of one of these families that the catalog lacks is accepted when
  * the caller supplies its hardware facts (`NeuronInstanceType.of(name, spec)`).
  */
-export const NEURON_FAMILIES: readonly string[] = Object.freeze(['inf1', 'inf2', 'trn1', 'trn1n', 'trn2', 'trn2u', 'trn3']);
+export const NEURON_FAMILIES: readonly string[] = Object.freeze(Object.keys(NEURON_CHIPS));
 
 /**
  * A Neuron instance type (Inf1, Inf2, Trn1, Trn1n, Trn2) with its hardware facts.

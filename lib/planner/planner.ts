@@ -8,6 +8,7 @@
  * holds within the p99 target (`serving.ts`, `queueing.ts`), batching over a small grid of delays, and the fleet is
  * priced. The cheapest feasible candidate wins; ties go to lower predicted p99, then fewer instances, then the name.
  */
+import { noPriceReason } from './no-price';
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
 import { isAwsRegion } from '../catalog/regions';
 import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
@@ -261,7 +262,7 @@ function evaluateInstance(
   const instanceType = hostedName(instance, hosting);
   const price = catalog.price(instance.name, region, hosting, pricing);
   if (!price) {
-    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: `no ${pricing} ${hosting} price for ${instanceType} in ${region}` }] };
+    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: noPriceReason(catalog, [{ ec2Name: instance.name, shown: instanceType }], region, hosting, pricing) }] };
   }
   const indexed = profile.measurements.map((m, index) => ({ m, index })).filter(({ m }) => measurementApplies(m, instance));
   if (indexed.length === 0) {
@@ -354,11 +355,7 @@ function familyReason(
     case 'no-measurement':
       return `${profile.id} has no measurement on ${chipName(version)} (${coreVersionLabel(version)})`;
     case 'no-price':
-      return (
-        `no ${pricing} ${hosting} price in ${region} for ` +
-        ofCode.map((r) => r.instanceType).join(', ') +
-        (catalog.regionsWithPrices(hosting, pricing).includes(region) ? '' : '; add one with a price file (Catalog.withPriceFile, or --prices on the CLI)')
-      );
+      return noPriceReason(catalog, ofCode.map((r) => ({ ec2Name: ec2Name(r.instanceType), shown: r.instanceType })), region, hosting, pricing);
     case 'excluded':
       return 'excluded by the request';
   }
