@@ -10,6 +10,7 @@
  */
 import { noPriceReason } from './no-price';
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
+import { unknownInstanceProblems } from '../catalog/instance-type';
 import { isAwsRegion } from '../catalog/regions';
 import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, PricingKind } from '../catalog/types';
@@ -128,6 +129,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     }
   };
 
+  problems.push(...unknownInstanceProblems(profile.id, profile.measurements, catalog));
   positive('throughput', targets.throughputRps, 'give the steady requests per second to serve, e.g. 500');
   positive('p99', targets.p99Ms, 'give the highest acceptable p99 latency in milliseconds, e.g. 50');
   positive('peakThroughput', targets.peakThroughputRps, 'give the peak requests per second, or leave it out');

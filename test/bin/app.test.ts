@@ -324,9 +324,12 @@ describe('The example app with context keys it does not read', () => {
     expect(app.node.children).toHaveLength(0);
   });
 
-  test('keys of other tools and the user\'s own keys pass', () => {
-    expect(problemsOf({ ...NO_BUNDLING, unrelated: 'x', '@aws-cdk/aws-lambda:recognizeLayerVersion': true, '//note': 'x' }))
+  test('GIVEN CDK\'s own keys THEN they pass; a key far from every one the app reads is refused, naming the nearest', () => {
+    expect(problemsOf({ ...NO_BUNDLING, '@aws-cdk/aws-lambda:recognizeLayerVersion': true, '//note': 'x', 'acknowledged-issue-numbers': [32775] }))
       .toEqual([]);
+    expect(problemsOf({ ...NO_BUNDLING, llama70bTrn2Digest: DIGEST })).toEqual([
+      expect.stringMatching(/^context llama70bTrn2Digest="sha256:[0-9a-f]{64}" is read by no example stack; the nearest key it reads is llama70bTrn2ImageDigest /),
+    ]);
   });
 });
 
