@@ -165,14 +165,14 @@ function calibrateGenerative(json: unknown, flags: CalibrateFlags, io: CliIo): v
   if (original === undefined) {
     throw new InputError(`the report measured ${record.plan.profileId}, which is not a built-in generative profile: give the profile the plan was made from with --profile FILE`);
   }
-  const { profile, row, replaced } = calibrateGenerativeProfile(record, original, { source });
+  const { profile, row, replaced, warnings } = calibrateGenerativeProfile(record, original, { source });
   try {
     writeFileSync(flags.out as string, `${JSON.stringify(profile, null, 2)}\n`);
   } catch (e) {
     throw new InputError(`--out ${flags.out}: cannot write the file (${messageOf(e)})`);
   }
   if (flags.json === true) {
-    io.stdout(`${JSON.stringify({ profile, row, replaced }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ profile, row, replaced, warnings }, null, 2)}\n`);
     return;
   }
   io.stdout(
@@ -183,6 +183,9 @@ function calibrateGenerative(json: unknown, flags: CalibrateFlags, io: CliIo): v
       '',
     ].join('\n'),
   );
+  for (const warning of warnings) {
+    io.stderr(`warning: ${warning}\n`);
+  }
 }
 
 function summary(profile: ModelProfile, out: string): string {
