@@ -29,7 +29,7 @@ import { chipOf } from '../planner/planner';
 import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
 import type { CapacityKnowledge } from './capacity-knowledge';
 import { engineTiming } from './continuous-batching';
-import { e2eMissReason, missedAlone, predictAlone, underLoadReason } from './latency-miss';
+import { estimatedMissReason } from './latency-miss';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
@@ -351,22 +351,7 @@ function mayBeatBest(
 }
 
 function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeTargets): EstimateRejection {
-  const step = timing.stepSeconds * 1000;
-  const configuration = `tp=${tp} (ESTIMATE)`;
-  if (step > targets.tpotP99Ms) {
-    return { configuration, code: 'tpot', reason: `estimated decode step ${round(step)} ms (with the model's error) exceeds TPOT p99 ${targets.tpotP99Ms} ms even alone` };
-  }
-  const miss = missedAlone(timing, targets);
-  if (miss?.code === 'tpot') {
-    return { configuration, code: 'tpot', reason: `estimated TPOT p99 ${round(miss.alone.tpotP99Ms)} ms even alone (a decode step of ${round(step)} ms and the prefills that land in a request's decode) exceeds TPOT p99 ${targets.tpotP99Ms} ms` };
-  }
-  if (miss?.code === 'e2e') {
-    return { configuration, code: 'e2e', reason: e2eMissReason(miss.alone, targets, true) };
-  }
-  if (miss === undefined) {
-    return { configuration, code: 'ttft', reason: `estimated: ${underLoadReason(predictAlone(timing, targets), targets)}` };
-  }
-  return { configuration, code: miss.code, reason: `estimated prefill of the prompts misses TTFT p99 ${targets.ttftP99Ms} ms even alone (${round(timing.prefillSeconds(targets.inputTokens.p99 ?? targets.inputTokens.mean) * 1000)} ms at p99 length)` };
+  return { configuration: `tp=${tp} (ESTIMATE)`, ...estimatedMissReason(timing, targets) };
 }
 
 function round(n: number): number {

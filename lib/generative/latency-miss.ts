@@ -50,3 +50,47 @@ export function underLoadReason(alone: ReplicaPrediction, targets: GenerativeTar
     `${round1(alone.tpotP99Ms)} of ${targets.tpotP99Ms} ms${targets.e2eP99Ms !== undefined ? `, end-to-end p99 ${Math.round(alone.e2eP99Ms)} of ${targets.e2eP99Ms} ms` : ''}): ` +
     'loosen the targets or use more cores per replica';
 }
+
+/** A rejection's code and reason. */
+export interface MissReason {
+  readonly code: 'tpot' | 'ttft' | 'e2e';
+  readonly reason: string;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Why a configuration timed by measured rows lost at a trickle. */
+export function measuredMissReason(timing: EngineTiming, targets: GenerativeTargets): MissReason {
+  const miss = missedAlone(timing, targets);
+  if (miss === undefined) {
+    return { code: 'ttft', reason: underLoadReason(predictAlone(timing, targets), targets) };
+  }
+  const { code, alone } = miss;
+  if (code === 'tpot') {
+    return { code, reason: `decodes at TPOT p99 ${round1(alone.tpotP99Ms)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
+  }
+  if (code === 'ttft') {
+    return { code, reason: `first token at p99 ${round1(alone.ttftP99Ms)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
+  }
+  return { code, reason: e2eMissReason(alone, targets) };
+}
+
+/** Why a configuration the performance model timed lost at a trickle: its decode step, TPOT, TTFT or end-to-end. */
+export function estimatedMissReason(timing: EngineTiming, targets: GenerativeTargets): MissReason {
+  const step = timing.stepSeconds * 1000;
+  if (step > targets.tpotP99Ms) {
+    return { code: 'tpot', reason: `estimated decode step ${round2(step)} ms (with the model's error) exceeds TPOT p99 ${targets.tpotP99Ms} ms even alone` };
+  }
+  const miss = missedAlone(timing, targets);
+  if (miss === undefined) {
+    return { code: 'ttft', reason: `estimated: ${underLoadReason(predictAlone(timing, targets), targets)}` };
+  }
+  if (miss.code === 'tpot') {
+    return { code: 'tpot', reason: `estimated TPOT p99 ${round2(miss.alone.tpotP99Ms)} ms even alone (a decode step of ${round2(step)} ms and the prefills that land in a request's decode) exceeds TPOT p99 ${targets.tpotP99Ms} ms` };
+  }
+  if (miss.code === 'e2e') {
+    return { code: 'e2e', reason: e2eMissReason(miss.alone, targets, true) };
+  }
+  const prefillMs = timing.prefillSeconds(targets.inputTokens.p99 ?? targets.inputTokens.mean) * 1000;
+  return { code: 'ttft', reason: `estimated prefill of the prompts misses TTFT p99 ${targets.ttftP99Ms} ms even alone (${round2(prefillMs)} ms at p99 length)` };
+}

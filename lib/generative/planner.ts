@@ -27,7 +27,7 @@ import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWo
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
 import { e2eTargetProblem, leverProblems } from './request-checks';
-import { e2eMissReason, missedAlone, predictAlone, underLoadReason } from './latency-miss';
+import { measuredMissReason } from './latency-miss';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
@@ -475,18 +475,7 @@ function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp
 
 /** Which target a trickle of requests already misses. */
 function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
-  const miss = missedAlone(timing, targets);
-  if (miss === undefined) {
-    return { configuration, code: 'ttft', reason: underLoadReason(predictAlone(timing, targets), targets) };
-  }
-  const { code, alone } = miss;
-  if (code === 'tpot') {
-    return { configuration, code, reason: `decodes at TPOT p99 ${round(alone.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
-  }
-  if (code === 'ttft') {
-    return { configuration, code, reason: `first token at p99 ${round(alone.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
-  }
-  return { configuration, code, reason: e2eMissReason(alone, targets) };
+  return { configuration, ...measuredMissReason(timing, targets) };
 }
 
 /**
