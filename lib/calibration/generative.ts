@@ -63,6 +63,9 @@ const SDK_RELEASE = /^\d+\.\d+(\.\d+)?$/;
 function recordProblems(record: GenerativeCalibrationRecord): string[] {
   const { plan, measured } = record;
   const problems: string[] = [];
+  if (Number.isNaN(Date.parse(record.measuredAt))) {
+    problems.push(`measuredAt: expected an ISO 8601 time such as "2026-11-27T03:00:00.000Z", got ${formatValue(record.measuredAt)}`);
+  }
   const instance = measuredInstanceProblem(ec2Name(plan.instanceType));
   if (instance !== undefined) {
     problems.push(`plan.instanceType: ${instance}`);

@@ -28,7 +28,16 @@ const positiveInteger = lazySchema((z) => z.number({ error: 'expected a positive
   .positive({ error: 'expected a positive whole number' }));
 const nonEmptyString = (what: string) => loadZod().string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 const isoDate = lazySchema((z) => z.string({ error: 'expected an ISO date such as 2026-11-22' })
-  .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' }));
+  .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' })
+  // The pattern takes 2026-13-45; a date must also be one the calendar has.
+  .refine((d) => realDate(d), { error: 'expected a date the calendar has, such as 2026-11-22' }));
+
+/** Whether `YYYY-MM-DD...` names a real day: the date built from its parts has the same parts. */
+function realDate(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
 const flag = lazySchema((z) => z.boolean({ error: 'expected true or false' }));
 
 const instanceSchema = lazySchema((z) => z.strictObject({

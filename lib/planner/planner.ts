@@ -16,6 +16,7 @@ import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, PricingKind } from '../catalog/types';
 import { InfeasibleError, InputError } from '../errors';
 import { checkProfile } from '../profiles/check';
+import { closestName } from '../profiles';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
@@ -408,8 +409,10 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
   }
   for (const name of options.instanceTypes ?? []) {
     if (!catalog.instance(name)) {
+      const known = catalog.instances.map((i) => i.name);
+      const near = closestName(ec2Name(name), known);
       problems.push(
-        `instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')} ` +
+        `instance type '${name}' is not in the catalog; ${near !== undefined ? `did you mean ${near}? ` : ''}known: ${known.join(', ')} ` +
           '(add others with a price file)',
       );
     }
