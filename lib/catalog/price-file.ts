@@ -30,7 +30,7 @@ const nonEmptyString = (what: string) => loadZod().string({ error: `expected ${w
 const isoDate = lazySchema((z) => z.string({ error: 'expected an ISO date such as 2026-11-22' })
   .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' })
   // The pattern takes 2026-13-45; a date must also be one the calendar has.
-  .refine((d) => realDate(d), { error: 'expected a date the calendar has, such as 2026-11-22' }));
+  .refine((d) => !ISO_DATE.test(d) || realDate(d), { error: 'expected a date the calendar has, such as 2026-11-22' }));
 
 /** Whether `YYYY-MM-DD...` names a real day: the date built from its parts has the same parts. */
 function realDate(text: string): boolean {
