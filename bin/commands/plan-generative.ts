@@ -11,6 +11,7 @@ import { describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/ge
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { planProgressBar } from './progress';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -106,9 +107,15 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
   };
 }
 
-/** Plans a generative profile and prints the report (or JSON). */
-export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo): void {
+/**
+ * Plans a generative profile and prints the report (or JSON).
+ *
+ * @param isTTY stderr is a terminal: a plan that runs for more than a second draws its progress there, unless `--json`
+ * @default false
+ */
+export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false): void {
   const targets = generativeTargets(profile, flags);
+  const progress = isTTY && flags.json !== true ? planProgressBar(io, profile.id) : undefined;
   printPlan(io, () => planGenerativeReport(profile, targets, {
     region: flags.region,
     hosting: flags.hosting,
@@ -124,8 +131,10 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
       ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
       ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
     },
+    ...(progress !== undefined ? { onProgress: progress.onProgress } : {}),
   }, catalog), {
     json: flags.json,
+    planned: progress?.stop,
     format: (report) => formatGenerativeReport(report, flags.alternatives ?? 5),
     warnings: (report) => report.chosen.warnings,
   });
