@@ -147,17 +147,19 @@ function nearestInstance(name: string, builtIn: readonly string[]): string | und
 }
 
 /**
- * One problem per measurement on an instance type `catalog` lacks: nothing would plan it, so the row would be dropped
- * without a word. The fix: the type's right name, or its facts under `instances` in a price file.
+ * One problem per measurement whose chip no instance of `catalog` carries: a row applies to every instance of its chip
+ * (a trn2.3xlarge row times trn2.48xlarge), so a row on a chip the catalog lacks (trn3 without a price file defining
+ * one) would be dropped without a word. The fix: the type's right name, or its facts under `instances` in a price file.
  *
  * @param profileId named in every problem
  */
 export function unknownInstanceProblems(profileId: string, measurements: readonly { readonly instanceType?: string }[], catalog: Catalog): string[] {
-  const known = catalog.instances.map((s) => s.name);
+  const chips = new Set(catalog.instances.map((s) => NEURON_CHIPS[s.family]));
   return measurements.flatMap((m, i) => {
     if (m.instanceType === undefined || catalog.instance(m.instanceType) !== undefined) return [];
-    const near = nearestInstance(m.instanceType, known);
-    return [`${profileId}: measurements[${i}].instanceType "${m.instanceType}" is not in the catalog, so no candidate would use the row; `
-      + `${near !== undefined ? `correct it (${near}?), ` : 'correct it, '}or define the type under "instances" in a price file (--prices)`];
+    const chip = NEURON_CHIPS[ec2Name(m.instanceType).split('.')[0]];
+    if (chip === undefined || chips.has(chip)) return [];
+    return [`${profileId}: measurements[${i}].instanceType "${m.instanceType}": no instance of the catalog has its chip (${chip.name}), so no candidate `
+      + 'would use the row; define the type under "instances" in a price file (--prices), or correct the name'];
   });
 }
