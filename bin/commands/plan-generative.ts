@@ -67,6 +67,10 @@ export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
   ['prefixHitRate', '--prefix-hit-rate'],
 ];
+/** The `--no-...` switches of generative models: commander sets them true unless given, so given means false. */
+export const GENERATIVE_ONLY_SWITCHES: readonly (readonly [keyof GenerativePlanFlags, string])[] = [
+  ['estimates', '--no-estimates'], ['speculativeDecoding', '--no-speculative-decoding'], ['fp8', '--no-fp8'],
+];
 
 /** The targets from the flags; every missing or misplaced flag named at once. */
 export function generativeTargets(profile: GenerativeProfile, flags: GenerativePlanFlags): GenerativeTargets {

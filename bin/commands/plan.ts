@@ -13,7 +13,7 @@ import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { addOnceOptions, once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
+import { runGenerativePlan, GENERATIVE_ONLY, GENERATIVE_ONLY_SWITCHES, type GenerativePlanFlags } from './plan-generative';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
@@ -102,7 +102,10 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
       const { warnings } = loaded;
       const profile = withHostWork(loaded.profile, flags.hostMsPerRequest);
       const hostWork = { msPerRequest: profile.hostCpuMsPerRequest ?? DEFAULT_HOST_CPU_MS_PER_REQUEST, source: hostWorkOrigin(profile) };
-      const misplaced = GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined).map(([, name]) => name);
+      const misplaced = [
+        ...GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined),
+        ...GENERATIVE_ONLY_SWITCHES.filter(([key]) => flags[key] === false),
+      ].map(([, name]) => name);
       const missing = [
         ...(flags.throughput === undefined ? ['--throughput <requests/s>'] : []),
         ...(flags.p99 === undefined ? ['--p99 <ms>'] : []),
