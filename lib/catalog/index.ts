@@ -17,6 +17,8 @@ export { hardwareProblems, NEURON_CHIPS } from './hardware-rules';
 /** @internal a zod schema: out of the published declarations */
 export { priceFileSchema } from './price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
+export type { InstanceStorage, InstanceStorageFact } from './instance-storage';
+export { INSTANCE_STORAGE, instanceStorage } from './instance-storage';
 export type { SageMakerAvailability } from './availability';
 export { sageMakerAvailability } from './availability';
 export { SAGEMAKER_RATIO_REGION, sageMakerEstimates } from './prices';

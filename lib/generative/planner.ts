@@ -18,8 +18,8 @@ import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, H
 import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { noPriceReason } from '../planner/no-price';
-import { predictReplica, replicaCapacityRps } from './continuous-batching';
-import { engineTiming } from './continuous-batching';
+import { PLAN_VERSION } from '../planner/types';
+import { engineTiming, predictReplica, replicaCapacityRps } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
@@ -407,6 +407,7 @@ function sizePlan(
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
     kind: 'generative',
+    planVersion: PLAN_VERSION,
     profileId: profile.id,
     region: options.region,
     hosting: options.hosting,
