@@ -11,7 +11,6 @@ import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { compiledArtifactProblems } from '../../lib/compile/check';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
 import type { ModelDataConfig } from '../model/model-data';
@@ -42,12 +41,15 @@ import {
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
 import {
-  annotatePools, DEFAULT_PROVISION_TIMEOUT, deployedPools, hostImageForPools, instancePoolsProperty, localStoragePool, poolCheck,
+  annotatePools, DEFAULT_PROVISION_TIMEOUT, poolKeyProblem, deployedPools, hostImageForPools, instancePoolsProperty, localStoragePool, poolCheck,
   poolsWidget, provisionTimeoutSeconds,
 } from './private/instance-pools';
+import { grantHostingStatements, immutableRoleNote } from './private/execution-role-grants';
+import { storageKey, storageKeyChoice } from './private/endpoint-storage';
 import { chooseHostImage } from './private/neuron-host';
 import { bindPoolParts, endpointModel, poolModelData, poolPlanProblems } from './private/pool-models';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+import { constructError, singleCallPlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
 
@@ -122,7 +124,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   readonly instancePools: readonly NeuronInstanceType[];
   /** The role SageMaker runs the model as. */
   readonly role: iam.IRole;
-  /** The key encrypting the storage volume; undefined on trn1/trn1n. */
+  /** The key encrypting the storage volume; undefined on instance types with only local NVMe storage (Trainium). */
   readonly encryptionKey?: kms.IKey;
   /** The endpoint's log group, `/aws/sagemaker/Endpoints/<endpointName>`. */
   readonly logGroup: logs.ILogGroup;
@@ -163,6 +165,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
     markOwned(this);
+    // A plan of the wrong shape, kind or version is refused before anything reads it.
+    if (props.plan !== undefined) {
+      singleCallPlanOf(this, props.plan);
+    }
     // Every problem is collected before any resource exists, then reported in one InputError.
     const problems: string[] = [];
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)
@@ -179,8 +185,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const layout = resolveLayout(this, props, problems);
     if (layout === undefined) {
       // Without an instance type nothing else can be checked.
-      InputError.throwIfAny(problems);
-      throw new InputError('NeuronSageMakerEndpoint: no instance type');
+      throwIfProblems(this, problems);
+      throw constructError(this, 'no instance type');
     }
     this.plan = props.plan;
     this.instanceType = layout.instanceType;
@@ -192,7 +198,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       problems.push(...poolPlanProblems(pool, props.image.modelServer === true));
     }
     // Volume size and KMS key are per variant: one pool on local NVMe storage rules both out for every pool.
-    const storageType = localStoragePool(pools)?.instanceType ?? type;
+    const storagePool = localStoragePool(pools);
+    const storageType = storagePool?.instanceType ?? type;
     const localStorageOnly = hasLocalStorageOnly(storageType);
     this.endpointName = props.endpointName ?? generatedEndpointName(this);
     const sdk = props.neuronSdkVersion ?? props.image.neuronSdkVersion;
@@ -208,9 +215,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
 
     // Storage and timeouts.
     const onStorage = storageType === type ? storageType.sageMakerName : `the instance pool ${storageType.sageMakerName}`;
-    if (localStorageOnly && props.encryptionKey !== undefined) {
-      problems.push(`encryptionKey is set but ${onStorage} has only local NVMe storage and SageMaker rejects `
-        + 'KmsKeyId there; remove encryptionKey (the instance store is encrypted by the hardware)');
+    // A key is refused (or, opted out, not applied) wherever one pool is on local NVMe: KmsKeyId is per configuration.
+    const keyChoice = storageKeyChoice(storageType, props);
+    if (keyChoice.use === 'refused') {
+      problems.push(poolKeyProblem(storagePool, keyChoice.problem));
     }
     if (localStorageOnly && props.volumeSize !== undefined) {
       problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set `
@@ -262,27 +270,26 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const scaling = resolveAutoScaling(props, layout, problems);
     // A compiled artifact runs only on the chip, core group and batch it was compiled for.
     if (props.plan && props.modelData?.compiledArtifact) {
-      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, `${this.node.path}: modelData`));
+      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, 'modelData'));
     }
     const poolData = pools.length > 1 ? poolModelData(pools, props.modelData, props.poolModelData ?? [], problems) : undefined;
     if (pools.length <= 1 && props.poolModelData !== undefined && props.poolModelData.length > 0) {
       problems.push('poolModelData is set but the plan has no fallback pools; remove it, or plan with fallbacks (--fallbacks)');
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
 
-    // Role and the grants the model needs.
+    // Role and the grants the model needs: a role passed in gets what the default one has.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    if (grantHostingStatements(this, this.role, []) === 'immutable') {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/sagemaker:immutableRole', immutableRoleNote(this.role));
+    }
     this.alarms = rollbackAlarmsReadBy(this.role);
-    const image = props.image.bind(this, this.role, type);
-    const modelData = props.modelData?.bind(this, this.role);
-    const poolParts = bindPoolParts(this, this.role, pools, props.image, poolData, props.modelData && modelData && [props.modelData, modelData]);
+    const image = within(this, () => props.image.bind(this, this.role, type));
+    const modelData = within(this, () => props.modelData?.bind(this, this.role));
+    const poolParts = within(this, () => bindPoolParts(this, this.role, pools, props.image, poolData,
+      props.modelData && modelData && [props.modelData, modelData]));
 
-    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
-      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
-      enableKeyRotation: true,
-      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.encryptionKey = storageKey(this, keyChoice, props, this.endpointName);
 
     const logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`,
@@ -301,8 +308,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     this.connections = connections;
 
     // Model: the plan-derived environment, with the pool's priority when the plan has pools (the proof reads it back).
-    const environmentOf = (plan: Plan | undefined, poolLayout: EndpointLayout, priority: number | undefined) => endpointEnvironment(
-      poolLayout, plan, { modelServer: props.image.modelServer === true, metricsService: this.endpointName, priority, user: props.environment });
+    const environmentOf = (plan: Plan | undefined, poolLayout: EndpointLayout, priority: number | undefined) => within(this, () => endpointEnvironment(
+      poolLayout, plan, { modelServer: props.image.modelServer === true, metricsService: this.endpointName, priority, user: props.environment }));
     this.environment = environmentOf(props.plan, layout, pools.length > 1 ? 1 : undefined);
     const newModel = (id: string, imageUri: string, data: ModelDataConfig | undefined, environment: Record<string, string>) =>
       endpointModel(this, id, { role: this.role, imageUri, data, environment, networkIsolation: props.networkIsolation ?? false, vpcConfig });

@@ -1,37 +1,14 @@
 /**
  * Reads what preflight checks from a plan (`cdk-inferentia plan --json`) or a synthesized stack template.
  */
-import { z } from 'zod';
 import { isAwsRegion } from '../../lib/catalog/regions';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { InputError } from '../../lib/errors';
+import type { GenerativeFallbackPool } from '../../lib/generative/types';
+import { readPlan } from '../../lib/plan-document/read';
+import type { FallbackPool } from '../../lib/planner/types';
 import { resolveString, type ExpressionScope } from './expression';
 import type { PreflightTarget, SubnetPlacement } from './types';
-
-/**
- * The fields of a plan preflight reads. Other fields are left alone: the plan grows, and preflight needs only these.
- */
-const planSchema = z.object({
-  region: z.string().refine(isAwsRegion, 'not an AWS region code such as us-east-1'),
-  hosting: z.enum(['sagemaker', 'ec2']),
-  instanceType: z.string().min(1),
-  instance: z.object({ vcpus: z.number().int().positive() }).loose(),
-  instanceCount: z.number().int().positive(),
-  maxInstanceCount: z.number().int().positive(),
-  price: z.object({ kind: z.enum(['on-demand', 'ri-effective', 'capacity-block']) }).loose().optional(),
-  fallbacks: z.array(z.object({
-    priority: z.number().int().min(2).max(5),
-    instanceType: z.string().min(1),
-    layout: z.object({ replicasPerInstance: z.number().int().positive().optional() }).loose().optional(),
-    plan: z.object({ instance: z.object({ vcpus: z.number().int().positive() }).loose() }).loose(),
-  }).loose()).optional(),
-  mixedFleet: z.object({
-    instanceCount: z.number().int().positive(),
-    maxInstanceCount: z.number().int().positive(),
-    copies: z.number().int().positive().optional(),
-    maxCopies: z.number().int().positive().optional(),
-  }).loose().optional(),
-});
 
 /** What the user adds on the command line to a plan, which names no image, model data or endpoint. */
 export interface PlanExtras {
@@ -47,33 +24,29 @@ export interface PlanExtras {
  * @throws InputError naming each missing or invalid field and how to get a valid plan
  */
 export function targetFromPlan(document: unknown, source: string, extras: PlanExtras = {}): PreflightTarget {
-  const chosen = isObject(document) && 'chosen' in document ? document.chosen : document;
-  if (chosen === null && isObject(document) && 'chosen' in document) {
+  if (isObject(document) && 'chosen' in document && document.chosen === null) {
     throw new InputError(`${source}: the plan has no chosen deployment (no plan fits); preflight needs one`);
   }
-  const parsed = planSchema.safeParse(chosen);
-  if (!parsed.success) {
-    throw new InputError(
-      parsed.error.issues.map(
-        (issue) =>
-          `${source}: chosen.${issue.path.join('.') || '(plan)'}: ${issue.message}; ` +
-          'write the plan with `cdk-inferentia plan ... --json > plan.json`',
-      ),
-    );
+  // The plan's shape, kind and version, checked as a construct checks them (lib/plan-document).
+  const plan = readPlan(document, source);
+  if (!isAwsRegion(plan.region)) {
+    throw new InputError(`${source}: chosen.region: ${JSON.stringify(plan.region)} is not an AWS region code such as us-east-1; `
+      + 'write the plan with `cdk-inferentia plan ... --json > plan.json`');
   }
-  const plan = parsed.data;
   const fleet = plan.mixedFleet;
-  const pools = (plan.fallbacks ?? []).map((pool) => {
+  const copies = fleet !== undefined && 'copies' in fleet ? fleet : undefined;
+  const fallbacks: ReadonlyArray<FallbackPool | GenerativeFallbackPool> = plan.fallbacks ?? [];
+  const pools = fallbacks.map((pool) => {
     // A generative fleet is sized in copies: a pool of fewer replicas per instance needs more instances for them.
-    const replicas = pool.layout?.replicasPerInstance;
-    const onPool = (copies: number | undefined, instances: number) => (copies !== undefined && replicas !== undefined ? Math.ceil(copies / replicas) : instances);
-    const instanceCount = onPool(fleet?.copies, fleet?.instanceCount ?? plan.instanceCount);
+    const replicas = 'replicasPerInstance' in pool.layout ? pool.layout.replicasPerInstance : undefined;
+    const onPool = (n: number | undefined, instances: number) => (n !== undefined && replicas !== undefined ? Math.ceil(n / replicas) : instances);
+    const instanceCount = onPool(copies?.copies, fleet?.instanceCount ?? plan.instanceCount);
     return {
       priority: pool.priority,
       instanceType: pool.instanceType,
       vcpus: pool.plan.instance.vcpus,
       instanceCount,
-      maxInstanceCount: Math.max(instanceCount, onPool(fleet?.maxCopies, fleet?.maxInstanceCount ?? plan.maxInstanceCount)),
+      maxInstanceCount: Math.max(instanceCount, onPool(copies?.maxCopies, fleet?.maxInstanceCount ?? plan.maxInstanceCount)),
     };
   });
   const unknown: Record<string, string> = {};
@@ -88,7 +61,7 @@ export function targetFromPlan(document: unknown, source: string, extras: PlanEx
     hosting: plan.hosting,
     instanceType: plan.instanceType,
     vcpus: plan.instance.vcpus,
-    ...(plan.price !== undefined ? { pricing: plan.price.kind } : {}),
+    pricing: plan.price.kind,
     // With pools the variant runs the mixed fleet, which any one pool may have to hold whole.
     instanceCount: fleet?.instanceCount ?? plan.instanceCount,
     maxInstanceCount: Math.max(fleet?.instanceCount ?? plan.instanceCount, fleet?.maxInstanceCount ?? plan.maxInstanceCount),

@@ -4,6 +4,7 @@
  */
 import type { TokenPoolLimits } from '../../../lib/bench/token-pools';
 import { generativePlanBasis, type GenerativePlanBasis } from '../../../lib/bench/token-calibration';
+import { pinFor } from '../../../lib/generative/engine-image';
 import { Duration, Token } from 'aws-cdk-lib';
 import { STARTUP_ALLOWANCE_MS, REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../../lib/smoke/budget';
 import { MAX_FAN_OUT, DEFAULT_ACCOUNT_CONCURRENCY } from '../../../lib/smoke/capacity';
@@ -175,7 +176,11 @@ export function resolveTokenProof(
       tpotP99MaxMs: options.tpotP99Max?.toMilliseconds() ?? pool.plan.targets.tpotP99Ms,
     }))
     : undefined;
-  return { api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan), timeout, ...(pools ? { pools } : {}) };
+  // An ESTIMATE plan has no row whose SDK the calibrated row could take: the pinned image's serves it.
+  return {
+    api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan, pinFor(plan.instance.family)?.neuronSdkVersion), timeout,
+    ...(pools ? { pools } : {}),
+  };
 }
 
 function resolveGolden(options: TokenProofOptions, api: TokenApi, problems: string[]): GoldenPrompt {

@@ -150,6 +150,16 @@ export function localStoragePool<P>(pools: readonly DeployedPool<P>[]): Deployed
 }
 
 /**
+ * A refused key, said of the fallback pool that makes the variant local NVMe when it is not the chosen type: `KmsKeyId`
+ * is per configuration, so a key given is refused for every pool.
+ */
+export function poolKeyProblem<P>(storagePool: DeployedPool<P> | undefined, problem: string): string {
+  return storagePool === undefined || storagePool.priority === 1 ? problem
+    : `instance pool ${storagePool.priority} (${storagePool.instanceType.sageMakerName}) is on local NVMe storage, and KmsKeyId is one per `
+      + `endpoint configuration: ${problem}`;
+}
+
+/**
  * The warning of a variant whose chosen type keeps an EBS volume but one of whose pools is on local storage only: the
  * whole variant then goes without a customer managed key, so the EBS pools' volumes get SageMaker's default one.
  */

@@ -1,32 +1,31 @@
 import { targetFromPlan, targetsFromTemplate } from '../../../io/preflight/index';
-
-const instance = (vcpus: number) => ({ vcpus });
+import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { planReport } from '../../../lib/planner';
+import { requireProfile } from '../../../lib/profiles';
 
 describe('preflight reads the fallback instance pools of a plan and of a template', () => {
   test('GIVEN a single-call plan with pools THEN the target runs the mixed fleet and every pool may have to hold it whole', () => {
-    const plan = {
-      region: 'us-east-1', hosting: 'sagemaker', instanceType: 'ml.inf2.xlarge', instance: instance(4), instanceCount: 2, maxInstanceCount: 4,
-      fallbacks: [
-        { priority: 2, instanceType: 'ml.trn1.2xlarge', plan: { instance: instance(8) } },
-        { priority: 3, instanceType: 'ml.inf2.8xlarge', plan: { instance: instance(32) } },
-      ],
-      mixedFleet: { instanceCount: 3, maxInstanceCount: 6 },
-    };
+    const plan = planReport(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000 },
+      { region: 'us-east-1', hosting: 'sagemaker', minInstances: 2, fallbacks: 2 }).chosen;
+    const fleet = plan.mixedFleet!;
     const target = targetFromPlan({ chosen: plan }, 'plan.json');
-    expect(target).toMatchObject({ instanceType: 'ml.inf2.xlarge', instanceCount: 3, maxInstanceCount: 6 });
-    expect(target.pools).toEqual([
-      { priority: 2, instanceType: 'ml.trn1.2xlarge', vcpus: 8, instanceCount: 3, maxInstanceCount: 6 },
-      { priority: 3, instanceType: 'ml.inf2.8xlarge', vcpus: 32, instanceCount: 3, maxInstanceCount: 6 },
-    ]);
+    expect(target).toMatchObject({ instanceType: plan.instanceType, instanceCount: fleet.instanceCount, maxInstanceCount: fleet.maxInstanceCount });
+    expect(target.pools).toEqual(plan.fallbacks!.map((pool) => ({
+      priority: pool.priority, instanceType: pool.instanceType, vcpus: pool.plan.instance.vcpus,
+      instanceCount: fleet.instanceCount, maxInstanceCount: fleet.maxInstanceCount,
+    })));
   });
 
   test('GIVEN a generative plan with pools THEN each pool needs the instances that hold the fleet\'s copies at its replicas per instance', () => {
-    const plan = {
-      region: 'us-east-1', hosting: 'sagemaker', instanceType: 'ml.trn1.32xlarge', instance: instance(128), instanceCount: 1, maxInstanceCount: 2,
-      fallbacks: [{ priority: 2, instanceType: 'ml.inf2.24xlarge', layout: { replicasPerInstance: 1 }, plan: { instance: instance(96) } }],
-      mixedFleet: { instanceCount: 2, maxInstanceCount: 8, copies: 5, maxCopies: 8 },
-    };
-    expect(targetFromPlan(plan, 'plan.json').pools).toEqual([{ priority: 2, instanceType: 'ml.inf2.24xlarge', vcpus: 96, instanceCount: 5, maxInstanceCount: 8 }]);
+    const plan = planGenerative(findGenerativeProfile('llama-3.1-8b-instruct')!, {
+      requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60, fixedLengths: true,
+    }, { region: 'us-east-1', hosting: 'sagemaker', estimates: false, fallbacks: 2 });
+    const fleet = plan.mixedFleet!;
+    expect(targetFromPlan(plan, 'plan.json').pools).toEqual(plan.fallbacks!.map((pool) => ({
+      priority: pool.priority, instanceType: pool.instanceType, vcpus: pool.plan.instance.vcpus,
+      instanceCount: Math.ceil(fleet.copies / pool.layout.replicasPerInstance),
+      maxInstanceCount: Math.max(Math.ceil(fleet.copies / pool.layout.replicasPerInstance), Math.ceil(fleet.maxCopies / pool.layout.replicasPerInstance)),
+    })));
   });
 
   test('GIVEN a template whose variant has InstancePools THEN priority 1 is the target\'s type and the others its pools', () => {
