@@ -1,6 +1,7 @@
 /**
- * Engine timings of configurations nobody measured, from the performance model (`perf-model.ts`, fitted in
- * `perf-model.ts`), and the engine's buckets chosen from the length distribution.
+ * Engine timings of configurations nobody measured, from the performance model (`model/`: physics terms times
+ * coefficients fitted per chip and stack, recorded in `model/coefficients.ts`), and the engine's buckets chosen from
+ * the length distribution.
  *
  * Buckets: NxD Inference compiles one context-encoding graph per prompt bucket and one token-generation graph per
  * sequence bucket, and runs a prompt or a step in the smallest bucket that holds it (AWS Neuron docs, NxD Inference
@@ -10,17 +11,24 @@
  * memory (`BUCKET_MEMORY_GIB_PER_RANK`). A prefill is timed at its bucket; a decode step at the sequence bucket that
  * holds the longest of the batch's running sequences (the graph reads the KV cache up to it for every slot).
  *
- * Estimated times carry headroom for the model's measured error: they are multiplied by 1 + the leave-one-out error
- * at `ESTIMATE_ERROR_QUANTILE` over the published rows.
+ * Estimated times carry headroom for the model's held-out error on extrapolations like theirs (`model/evidence.ts`):
+ * a configuration of a model measured on its chip takes that class's error, a new model on a chip nobody measured
+ * takes that one's.
  */
-import { BUILT_IN_GENERATIVE_PROFILES } from '../profiles/data/generative';
 import type { EngineTiming } from './types';
 import { lengthQuantile } from './lengths';
 import type { WorkloadLengths } from './lengths';
-import { anchor, errorSummary, fitCoefficients, fitPoints, leaveOneOut } from './perf-model';
-import type { FitPoint } from './perf-model';
-import { decodeStepSeconds, dot, prefillFeatures, prefillSeconds } from './perf-model';
-import type { ChipFigures, ModelConfiguration, PerformanceCoefficients } from './perf-model';
+import { decodeStepSeconds, dot, FEATURE_NAMES, prefillFeatures, prefillSeconds } from './model/physics';
+import type { ChipFigures, ModelConfiguration, PerformanceCoefficients } from './model/physics';
+import { RECORDED_COEFFICIENTS } from './model/coefficients';
+import { RECORDED_ERROR_REPORT } from './model/error-report';
+import { anchorOf, jointCoefficientsFor, observations, splitJoint } from './model/fit';
+import type { CoefficientLevel, FittedCoefficients } from './model/fit';
+import { extrapolationFor, headroomFor } from './model/evidence';
+import type { Headroom } from './model/evidence';
+import type { ErrorReport } from './model/report';
+import { knownRows } from './model/dataset';
+import { deployedStack } from './model/rows';
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
@@ -34,54 +42,31 @@ import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-c
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
 import type { GenerativeLeverOptions, LeverSet } from './perf-model';
 import { kvCachePerSequenceGiB, replicaMemory } from './memory';
-import { CHIP_FIGURES } from './perf-model';
-import type { GenerativeEstimate, GenerativeLeverWorth, GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
+import { CHIP_FIGURES } from './model/physics';
+import type { GenerativeLeverWorth, GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
 
-/** The share of leave-one-out errors the headroom covers: estimated times are raised by this quantile's error (`p75`). */
-export const ESTIMATE_ERROR_QUANTILE = 0.75;
+/** The share of a class's held-out predictions an estimated plan's headroom covers (`model/report.ts`). */
+export const ESTIMATE_ERROR_QUANTILE = RECORDED_ERROR_REPORT.quantile;
 
 /** Device memory one compiled bucket's graph holds per rank. ESTIMATE (UNVERIFIED): no AWS source states it. */
 export const BUCKET_MEMORY_GIB_PER_RANK = 0.05;
 
+/** The compute terms of a feature vector (`FEATURE_NAMES`): what a cached prefix saves. */
+const MATMUL = FEATURE_NAMES.indexOf('matmul');
+const ATTENTION = FEATURE_NAMES.indexOf('attention');
+
 /** NxD Inference bucket granularity, tokens. */
 const BUCKET_STEP = 128;
 
-/** The fitted model with its measured error. */
+/** The fitted model and its held-out error. */
 export interface PerformanceModel {
-  readonly coefficients: PerformanceCoefficients;
-  readonly points: readonly FitPoint[];
-  /** Leave-one-out relative errors on the published rows. */
-  readonly error: {
-    readonly tpot: ReturnType<typeof errorSummary>;
-    readonly ttft: ReturnType<typeof errorSummary>;
-  };
+  readonly coefficients: FittedCoefficients;
+  readonly report: ErrorReport;
 }
 
-let builtIn: PerformanceModel | undefined;
-
-/** The model fitted to the built-in profiles' published rows (fitted once, on first use). */
+/** The recorded fit and error report (`npm run fit:llm-model`): plans load them and never refit. */
 export function builtInPerformanceModel(): PerformanceModel {
-  builtIn ??= performanceModel(BUILT_IN_GENERATIVE_PROFILES);
-  return builtIn;
-}
-
-/** The model fitted to these profiles' rows, with its leave-one-out error. */
-export function performanceModel(profiles: readonly GenerativeProfile[]): PerformanceModel {
-  const points = fitPoints(profiles);
-  const loo = leaveOneOut(points);
-  return {
-    coefficients: fitCoefficients(points),
-    points,
-    error: {
-      tpot: errorSummary(loo.filter((r) => r.point.kind === 'tpot').map((r) => r.error)),
-      ttft: errorSummary(loo.filter((r) => r.point.kind === 'ttft').map((r) => r.error)),
-    },
-  };
-}
-
-/** The headroom factors estimated times are multiplied by. */
-export function estimateHeadroom(model: PerformanceModel): { readonly tpot: number; readonly ttft: number } {
-  return { tpot: 1 + model.error.tpot.p75, ttft: 1 + model.error.ttft.p75 };
+  return { coefficients: RECORDED_COEFFICIENTS, report: RECORDED_ERROR_REPORT };
 }
 
 /** Prompt and sequence buckets of a workload, tokens, ascending; the last is the model length. */
@@ -126,36 +111,71 @@ export interface EstimatedTiming extends EngineTiming {
   /** Decode step and prefill of a mean prompt before headroom, ms: for the plan's text. */
   readonly rawStepMs: number;
   readonly rawPrefillMs: number;
-  readonly headroom: { readonly tpot: number; readonly ttft: number };
-  /** The model's anchors for this profile on this chip (1 without rows there). */
+  /** The headroom the times carry, and the extrapolation class it comes from. */
+  readonly headroom: Headroom;
+  /** The model's anchors for this profile on this chip (1 without rows of its own). */
   readonly anchors: { readonly tpot: number; readonly ttft: number };
+  /** Which coefficients the times use: the chip and stack's own, the chip's, or the shared ones. */
+  readonly coefficientLevel: CoefficientLevel;
 }
 
-/** The timing the model predicts for a configuration, with the model's error as headroom. */
+/** What a configuration's times rest on apart from its batch and lengths: coefficients, anchors, headroom. */
+interface Basis {
+  readonly coefficients: PerformanceCoefficients;
+  readonly level: CoefficientLevel;
+  readonly anchors: { readonly tpot: number; readonly ttft: number };
+  readonly headroom: Headroom;
+}
+
+const bases = new WeakMap<GenerativeProfile, WeakMap<PerformanceModel['coefficients'], Map<string, Basis>>>();
+
+/** The basis of a profile on a chip at a degree (memoized: the planner asks for every batch and lever set). */
+function basisOf(profile: GenerativeProfile, chip: ChipFigures, tp: number, model: PerformanceModel): Basis {
+  const byModel = bases.get(profile) ?? new WeakMap();
+  bases.set(profile, byModel);
+  const byKey = byModel.get(model.coefficients) ?? new Map<string, Basis>();
+  byModel.set(model.coefficients, byKey);
+  const key = `${chip.chip}|${tp}`;
+  const cached = byKey.get(key);
+  if (cached) {
+    return cached;
+  }
+  const stack = deployedStack(chip.chip);
+  const known = knownRows(profile);
+  const { joint, level } = jointCoefficientsFor(model.coefficients, chip.chip, stack);
+  const own = observations(known.filter((r) => r.model === profile.id));
+  const basis: Basis = {
+    coefficients: splitJoint(joint),
+    level,
+    anchors: {
+      tpot: anchorOf(model.coefficients, own, profile.id, chip.chip, 'tpot').factor,
+      ttft: anchorOf(model.coefficients, own, profile.id, chip.chip, 'ttft').factor,
+    },
+    headroom: headroomFor(extrapolationFor({ model: profile.id, chip: chip.chip, stack, tensorParallelDegree: tp }, known), model.report),
+  };
+  byKey.set(key, basis);
+  return basis;
+}
+
+/** The timing the model predicts for a configuration, with the held-out error of its extrapolation class as headroom. */
 export function estimatedTiming(input: EstimateInput, model: PerformanceModel = builtInPerformanceModel()): EstimatedTiming {
   const { profile, chip, lengths, buckets } = input;
   const cfg: ModelConfiguration = {
     model: profile.model, chip, coresPerChip: chip.coresPerChip, tensorParallelDegree: input.tensorParallelDegree,
     batch: input.maxSequences, ...(input.weightDtype ? { weightDtype: input.weightDtype } : {}), ...(input.kvDtype ? { kvDtype: input.kvDtype } : {}),
   };
-  const own = fitPoints([profile]);
-  const points = own.length > 0 && !model.points.some((p) => p.profileId === profile.id) ? [...model.points, ...own] : model.points;
-  const anchors = {
-    tpot: anchor(points, model.coefficients, profile.id, chip.chip, 'tpot'),
-    ttft: anchor(points, model.coefficients, profile.id, chip.chip, 'ttft'),
-  };
-  const headroom = estimateHeadroom(model);
+  const { coefficients, level, anchors, headroom } = basisOf(profile, chip, input.tensorParallelDegree, model);
   // The longest of N running sequences: the prompt quantile 1 - 1/(2N), plus the mean output.
   const q = input.maxSequences === 1 ? 0.5 : 1 - 1 / (2 * input.maxSequences);
   const context = bucketFor(buckets.tokenGeneration, lengthQuantile(lengths.input, q) + lengths.output.mean);
-  const plain = decodeStepSeconds(model.coefficients, cfg, context);
-  const step = (input.decodeScale ? input.decodeScale(cfg, context, model.coefficients) : plain) * anchors.tpot;
+  const plain = decodeStepSeconds(coefficients, cfg, context);
+  const step = (input.decodeScale ? input.decodeScale(cfg, context, coefficients) : plain) * anchors.tpot;
   const hit = input.prefixHitRate ?? 0;
   const prefill = (tokens: number) => {
     const bucket = bucketFor(buckets.contextEncoding, tokens);
     // A cached prefix is read, not computed: the compute term scales with the uncached share.
     const f = prefillFeatures({ ...cfg, batch: 1 }, bucket);
-    const seconds = hit > 0 ? dot(model.coefficients.prefill, [f[0], f[1] * (1 - hit), f[2], f[3]]) : prefillSeconds(model.coefficients, cfg, bucket);
+    const seconds = hit > 0 ? dot(coefficients.prefill, f.map((v, k) => (k === MATMUL || k === ATTENTION ? v * (1 - hit) : v))) : prefillSeconds(coefficients, cfg, bucket);
     return seconds * anchors.ttft;
   };
   return {
@@ -170,6 +190,7 @@ export function estimatedTiming(input: EstimateInput, model: PerformanceModel = 
     rawPrefillMs: prefill(lengths.input.mean) * 1000,
     headroom,
     anchors,
+    coefficientLevel: level,
   };
 }
 
@@ -436,36 +457,9 @@ export function planTiming(profile: GenerativeProfile, plan: GenerativePlan): En
 }
 
 /*
- * What a plan reports beyond its sizing: the estimate its times rest on, goodput, and what each lever of the chosen
- * plan was worth.
+ * What a plan reports beyond its sizing: goodput, and what each lever of the chosen plan was worth (the estimate and
+ * the evidence its times rest on: `plan-evidence.ts`).
  */
-
-const pct = (x: number) => `${Math.round(x * 100)} %`;
-
-/** The estimate's figures, for the plan's JSON. */
-export function estimateDetails(config: EstimatedConfiguration): GenerativeEstimate {
-  const { error } = builtInPerformanceModel();
-  const t = config.timing;
-  return {
-    tpotError: { median: round(error.tpot.median), worst: round(error.tpot.worst) },
-    ttftError: { median: round(error.ttft.median), worst: round(error.ttft.worst) },
-    headroom: { tpot: round(t.headroom.tpot), ttft: round(t.headroom.ttft) },
-    stepMs: round(t.rawStepMs),
-    prefillMs: round(t.rawPrefillMs),
-    anchors: { tpot: round(t.anchors.tpot), ttft: round(t.anchors.ttft) },
-  };
-}
-
-/** The warning an estimated plan carries. */
-export function estimateWarning(config: EstimatedConfiguration): string {
-  const { error } = builtInPerformanceModel();
-  const t = config.timing;
-  return `ESTIMATE: no published row measures tp=${config.tp} seqs=${config.seqs} (levers: ${describeLevers(config.levers)}) at this length; ` +
-    `the performance model predicts a decode step of ${round(t.rawStepMs)} ms and a mean prefill of ${round(t.rawPrefillMs)} ms. ` +
-    `Its leave-one-out error on the published rows is median ${pct(error.tpot.median)}, worst ${pct(error.tpot.worst)} for TPOT and median ` +
-    `${pct(error.ttft.median)}, worst ${pct(error.ttft.worst)} for TTFT; the plan raises both by their ${Math.round(ESTIMATE_ERROR_QUANTILE * 100)}th-percentile ` +
-    `error (x${round(t.headroom.tpot)} and x${round(t.headroom.ttft)}). Prove it with the token proof and calibrate from its report.`;
-}
 
 /**
  * Goodput of a fleet at its capacity (vLLM `bench serve --goodput`: requests/s meeting every target together): each

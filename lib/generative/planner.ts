@@ -21,7 +21,8 @@ import { engineTiming } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
-import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
 import type {
@@ -433,6 +434,7 @@ function sizePlan(
       goodputRps: round(goodput, 4),
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
+      evidence: estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows),
       engine: {
         tensorParallelSize: tp,
         maxNumSeqs: seqs,

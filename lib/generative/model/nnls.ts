@@ -1,0 +1,96 @@
+/**
+ * Non-negative least squares (Lawson and Hanson, "Solving Least Squares Problems", 1974, ch. 23): the coefficients of a
+ * physics model are rates and overheads, so none may be negative. Small dense problems only (a dozen unknowns).
+ */
+
+/** argmin ||A x - b|| subject to x >= 0. Columns that are all zero get 0. */
+export function nnls(a: readonly (readonly number[])[], b: readonly number[]): number[] {
+  const n = a[0]?.length ?? 0;
+  // Scale columns to unit norm: the terms differ by orders of magnitude, which the normal equations would not survive.
+  const norms = Array.from({ length: n }, (_, j) => Math.sqrt(a.reduce((s, r) => s + r[j] * r[j], 0)));
+  const cols = norms.map((v, j) => ({ j, v })).filter((c) => c.v > 0);
+  const m = cols.length;
+  const scaled = a.map((r) => cols.map((c) => r[c.j] / c.v));
+  const ata = Array.from({ length: m }, (_, i) => Array.from({ length: m }, (__, k) => scaled.reduce((s, r) => s + r[i] * r[k], 0)));
+  const atb = Array.from({ length: m }, (_, i) => scaled.reduce((s, r, row) => s + r[i] * b[row], 0));
+  const x = lawsonHanson(ata, atb);
+  const out = new Array<number>(n).fill(0);
+  cols.forEach((c, i) => (out[c.j] = x[i] / c.v));
+  return out;
+}
+
+const TOLERANCE = 1e-12;
+
+/** Lawson-Hanson on the normal equations (Gram matrix `g`, right-hand side `h`). */
+function lawsonHanson(g: number[][], h: number[]): number[] {
+  const n = h.length;
+  const x = new Array<number>(n).fill(0);
+  const passive = new Array<boolean>(n).fill(false);
+  for (let outer = 0; outer < 3 * n + 10; outer++) {
+    // Gradient of -1/2 ||Ax - b||^2: w = A^T b - A^T A x.
+    const w = h.map((hi, i) => hi - g[i].reduce((s, gij, j) => s + gij * x[j], 0));
+    let best = -1;
+    for (let i = 0; i < n; i++) {
+      if (!passive[i] && w[i] > TOLERANCE && (best < 0 || w[i] > w[best])) {
+        best = i;
+      }
+    }
+    if (best < 0) {
+      break;
+    }
+    passive[best] = true;
+    for (let inner = 0; inner < 3 * n + 10; inner++) {
+      const z = solvePassive(g, h, passive);
+      if (z.every((v, i) => !passive[i] || v > 0)) {
+        x.splice(0, n, ...z);
+        break;
+      }
+      // Step back to the boundary and release the coefficients that reached zero.
+      let alpha = 1;
+      for (let i = 0; i < n; i++) {
+        if (passive[i] && z[i] <= 0) {
+          alpha = Math.min(alpha, x[i] / (x[i] - z[i]));
+        }
+      }
+      for (let i = 0; i < n; i++) {
+        x[i] += alpha * (z[i] - x[i]);
+        if (passive[i] && x[i] <= TOLERANCE) {
+          passive[i] = false;
+          x[i] = 0;
+        }
+      }
+    }
+  }
+  return x;
+}
+
+/** The unconstrained least squares over the passive set (others 0), by Gaussian elimination with partial pivoting. */
+function solvePassive(g: number[][], h: number[], passive: readonly boolean[]): number[] {
+  const idx = passive.map((p, i) => (p ? i : -1)).filter((i) => i >= 0);
+  const k = idx.length;
+  const m = idx.map((i) => [...idx.map((j) => g[i][j]), h[i]]);
+  for (let col = 0; col < k; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < k; r++) {
+      if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) {
+        pivot = r;
+      }
+    }
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    const d = m[col][col];
+    if (Math.abs(d) < 1e-300) {
+      continue;
+    }
+    for (let r = 0; r < k; r++) {
+      if (r !== col) {
+        const f = m[r][col] / d;
+        for (let c = col; c <= k; c++) {
+          m[r][c] -= f * m[col][c];
+        }
+      }
+    }
+  }
+  const z = new Array<number>(passive.length).fill(0);
+  idx.forEach((i, r) => (z[i] = Math.abs(m[r][r]) < 1e-300 ? 0 : m[r][k] / m[r][r]));
+  return z;
+}

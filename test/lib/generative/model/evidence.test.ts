@@ -1,0 +1,73 @@
+import { headroomFor, MIN_CLASS_ROWS, nearestRows } from '../../../../lib/generative/model/evidence';
+import { classKeys, extrapolationOf } from '../../../../lib/generative/model/holdout';
+import type { ErrorReport } from '../../../../lib/generative/model/report';
+import type { FitRow } from '../../../../lib/generative/model/rows';
+
+const known = [
+  { model: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 },
+  { model: 'a', chip: 'inf2', stack: 'optimum-neuron', tensorParallelDegree: 24 },
+  { model: 'b', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 64 },
+];
+
+describe('extrapolation classes', () => {
+  test('GIVEN what is measured WHEN a configuration is classified THEN model, chip, stack and degree are judged against the nearest reference rows', () => {
+    expect(extrapolationOf({ model: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
+      .toEqual({ model: 'same', chip: 'same', stack: 'same', tpBeyond: false });
+    expect(extrapolationOf({ model: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 32 }, known))
+      .toEqual({ model: 'same', chip: 'same', stack: 'same', tpBeyond: true });
+    expect(extrapolationOf({ model: 'a', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 16 }, known))
+      .toEqual({ model: 'same', chip: 'new', stack: 'same', tpBeyond: false });
+    expect(extrapolationOf({ model: 'c', chip: 'trn1', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
+      .toEqual({ model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false });
+    expect(extrapolationOf({ model: 'c', chip: 'trn2', stack: 'vllm-nxdi', tensorParallelDegree: 128 }, known))
+      .toEqual({ model: 'new', chip: 'same', stack: 'other', tpBeyond: true });
+  });
+
+  test('GIVEN a class WHEN its keys are listed THEN they run from the narrowest to every prediction', () => {
+    expect(classKeys({ model: 'same', chip: 'same', stack: 'other', tpBeyond: true })).toEqual([
+      'same model, same chip, other stack, TP beyond measured', 'same model, same chip, TP beyond measured', 'same model, same chip', 'same model', 'any',
+    ]);
+    expect(classKeys({ model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false })).toEqual(['new model, unmeasured chip', 'new model', 'any']);
+  });
+});
+
+describe('headroom by class', () => {
+  const cell = (count: number, ratio: number) => ({ count, median: 0.1, ratioAtQuantile: ratio });
+  const report = (classes: ErrorReport['classes']): ErrorReport => ({
+    rows: 0, models: 0, chips: 0, stacks: 0, quantile: 0.8, classes,
+    leaveOneModelOut: { tpot: { count: 0, median: 0, worst: 0 }, ttft: { count: 0, median: 0, worst: 0 }, byChip: {}, byStack: {} },
+  });
+
+  test('GIVEN a class with enough held-out rows WHEN sized THEN its own quantile is the headroom, never below 1', () => {
+    const h = headroomFor({ model: 'same', chip: 'same', stack: 'same', tpBeyond: false }, report({
+      'same model, same chip': { tpot: cell(MIN_CLASS_ROWS, 1.2), ttft: cell(MIN_CLASS_ROWS, 0.9) },
+    }));
+    expect(h).toEqual({ tpot: 1.2, ttft: 1, class: 'same model, same chip', heldOutRows: 2 * MIN_CLASS_ROWS, quantile: 0.8 });
+  });
+
+  test('GIVEN a class with too few held-out rows WHEN sized THEN the next broader class is used, said so, and the narrow factor kept when larger', () => {
+    const h = headroomFor({ model: 'same', chip: 'same', stack: 'same', tpBeyond: true }, report({
+      'same model, same chip, TP beyond measured': { tpot: cell(3, 1.6), ttft: cell(2, 1.1) },
+      'same model, same chip': { tpot: cell(20, 1.2), ttft: cell(9, 1.3) },
+    }));
+    expect(h).toEqual({
+      tpot: 1.6, ttft: 1.3, class: 'same model, same chip', heldOutRows: 29, quantile: 0.8,
+      narrowestClass: 'same model, same chip, TP beyond measured', narrowestHeldOutRows: 5,
+    });
+  });
+});
+
+describe('nearest rows', () => {
+  const row = (fields: Partial<FitRow>): FitRow => ({
+    model: 'llama', facts: {} as FitRow['facts'], instanceType: 'inf2.48xlarge', chip: 'inf2', stack: 'vllm-nxdi', neuronSdkVersion: '2.24.0',
+    tensorParallelDegree: 8, batchSize: 32, inputTokens: 1024, outputTokens: 256, source: 'x', ...fields,
+  });
+
+  test('GIVEN rows of the model and of others WHEN the nearest are listed THEN the same model and chip come first, with what differs', () => {
+    const rows = [row({ model: 'other', source: 'o' }), row({ chip: 'trn1', instanceType: 'trn1.32xlarge', source: 't' }), row({ source: 's' })];
+    const near = nearestRows({ model: 'llama', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 16, batchSize: 16, inputTokens: 1024, outputTokens: 256 }, rows, 2);
+    expect(near.map((n) => n.row.source)).toEqual(['s', 't']);
+    expect(near[0].distance).toBe('same model and chip; TP 8 -> 16; batch 32 -> 16');
+    expect(near[1].distance).toBe('same model; chip trn1 -> inf2; TP 8 -> 16; batch 32 -> 16');
+  });
+});
