@@ -1,0 +1,172 @@
+/**
+ * Rows of Hugging Face optimum-neuron's vLLM benchmarks (huggingface/optimum-neuron `benchmark/vllm/`): vLLM with
+ * optimum-neuron's Neuron platform plugin (its own NxD-based model implementations), loaded with guidellm 0.1.0.
+ * Third-party: every row is `unverified`.
+ *
+ * Each result CSV (`generate_csv.py` over guidellm reports) holds one line per guidellm profile: `synchronous` (one
+ * request at a time), `asynchronous@R req/sec` (an open loop at R requests per second) and `throughput` (every request
+ * at once, up to `GUIDELLM__MAX_CONCURRENCY`). Its latency columns are guidellm's means: request latency (s), TTFT
+ * (ms), inter-token latency (ms); output tokens per second is the whole run's. Prompts are 1500 +- 150 tokens and
+ * outputs 250 +- 20 (`--data "prompt_tokens=1500,prompt_tokens_variance=150,generated_tokens=250,..."`).
+ *
+ * The SDK of a run is `__sdk_version__` of optimum/neuron/version.py at the commit that added its results: the
+ * release the plugin and its DLC were built for, not stated in the CSV.
+ */
+import type { NeuronChip, PublishedRow } from './types';
+
+const REPOSITORY = 'huggingface/optimum-neuron';
+const LENGTHS = 'guidellm emulated data, prompt_tokens=1500 prompt_tokens_variance=150, generated_tokens=250 generated_tokens_variance=20';
+
+/** One benchmarked server configuration and the file its results are in. */
+interface GuidellmRun {
+  readonly model: string;
+  readonly instanceType: string;
+  readonly chip: NeuronChip;
+  readonly sdk: string;
+  readonly tensorParallelDegree: number;
+  readonly dataParallel?: number;
+  readonly batchSize: number;
+  readonly sequenceLength: number;
+  /** guidellm's `GUIDELLM__MAX_CONCURRENCY` for the `throughput` profile. */
+  readonly maxConcurrency: number;
+  readonly commit: string;
+  readonly date: string;
+  readonly path: string;
+  /** The CSV's `Date` column of the run. */
+  readonly run: string;
+  readonly levers?: PublishedRow['levers'];
+  readonly notes?: string;
+}
+
+/** One CSV line: input type, requests/s, request latency (s), TTFT (ms), inter-token latency (ms), output tokens/s. */
+type GuidellmLine = readonly [inputType: string, requestsPerSecond: number, latencySeconds: number, ttftMs: number, itlMs: number, outputTokensPerSecond: number];
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+function guidellm(run: GuidellmRun, [inputType, rps, latencySeconds, ttftMs, itlMs, tps]: GuidellmLine): PublishedRow {
+  const rate = /^asynchronous@([\d.]+) req\/sec$/.exec(inputType);
+  const load: Pick<PublishedRow, 'load' | 'concurrency' | 'requestRate'> = inputType === 'synchronous'
+    ? { load: 'concurrency', concurrency: 1 }
+    : rate ? { load: 'rate', requestRate: Number(rate[1]) } : { load: 'saturation' };
+  return {
+    model: run.model,
+    instanceType: run.instanceType,
+    chip: run.chip,
+    stack: 'optimum-neuron-vllm',
+    neuronSdkVersion: run.sdk,
+    tensorParallelDegree: run.tensorParallelDegree,
+    ...(run.dataParallel !== undefined ? { dataParallel: run.dataParallel } : {}),
+    batchSize: run.batchSize,
+    ...load,
+    inputTokens: 1500,
+    outputTokens: 250,
+    lengthSpread: LENGTHS,
+    sequenceLength: run.sequenceLength,
+    weightDtype: 'bf16',
+    levers: run.levers ?? {},
+    ttft: { mean: round(ttftMs, 1) },
+    tpot: { mean: round(itlMs) },
+    e2e: { mean: round(latencySeconds * 1000, 0) },
+    outputTokensPerSecond: round(tps, 1),
+    requestsPerSecond: round(rps, 3),
+    run: run.run,
+    source: {
+      repository: REPOSITORY,
+      commit: run.commit,
+      path: run.path,
+      date: run.date,
+      locator: `line "${inputType}" of run ${run.run}${inputType === 'throughput' ? ` (GUIDELLM__MAX_CONCURRENCY ${run.maxConcurrency})` : ''}`,
+    },
+    unverified: true,
+    ...(run.notes ? { notes: run.notes } : {}),
+  };
+}
+
+function runs(run: GuidellmRun, lines: readonly GuidellmLine[]): PublishedRow[] {
+  return lines.map((line) => guidellm(run, line));
+}
+
+const LLAMA_8B_DP = {
+  model: 'llama-3.1-8b-instruct', tensorParallelDegree: 8, batchSize: 32, sequenceLength: 4096, maxConcurrency: 128,
+  commit: 'aaf2fc8c', date: '2025-09-26', sdk: '2.24.0',
+} as const;
+
+const CHUNKED = 'benchmark/vllm/chunked-prefill/';
+const CHUNKED_RUN = {
+  model: 'llama-3.1-8b-instruct', instanceType: 'inf2.48xlarge', chip: 'inf2', sdk: '2.26.1', tensorParallelDegree: 8,
+  batchSize: 32, sequenceLength: 4096, maxConcurrency: 32, commit: '8e9d1e9a', date: '2026-03-13',
+} as const;
+
+/** Every row of optimum-neuron's vLLM benchmarks. */
+export const OPTIMUM_NEURON_VLLM_ROWS: readonly PublishedRow[] = [
+  ...runs({
+    ...LLAMA_8B_DP, instanceType: 'inf2.48xlarge', chip: 'inf2', dataParallel: 3,
+    path: 'benchmark/vllm/data-parallel/llama3.1-8b/vllm-results-dp3.csv', run: '2025-09-16-13-19-42',
+    notes: 'Three servers of TP 8 behind nginx (docker-compose-dp3.yaml); the synchronous line reaches one of them',
+  }, [
+    ['synchronous', 0.14437592982674508, 6.925908158807194, 475.0536329606, 26.588146713290314, 34.98143852684488],
+    ['asynchronous@5.33 req/sec', 4.57726721800918, 17.19737365967637, 349.93110403008416, 71.10800281007674, 1084.4343911731107],
+    ['throughput', 5.331211351276123, 15.570491513083963, 4198.371141097125, 49.52729766230695, 1226.1158906599637],
+  ]),
+  ...([
+    ['2025-09-22-07-53-25', [
+      ['synchronous', 0.15134643883957585, 6.606927156448364, 477.6602586110433, 26.072938623887865, 35.57482126279141],
+      ['asynchronous@6.68 req/sec', 6.001307312748338, 12.653115241887184, 271.32100133256534, 52.18654567494364, 1423.650907381188],
+      ['throughput', 6.6834932267300236, 12.227865216467116, 2244.7382052739463, 42.359638024675455, 1576.8588352931704],
+    ]],
+    ['2025-09-22-08-51-27', [
+      ['synchronous', 0.1572846967378049, 6.3574992418289185, 242.49992105695935, 26.57249451377343, 36.192956327110444],
+      ['asynchronous@6.76 req/sec', 6.086197078891722, 12.76975058021228, 273.24190053794325, 52.818190617461596, 1440.3183758391926],
+      ['throughput', 6.756599933566527, 12.23339974615309, 2083.9777337180244, 42.721298628504385, 1606.9446841999056],
+    ]],
+    ['2025-09-22-10-19-06', [
+      ['synchronous', 0.15429269957345304, 6.480733381377326, 241.84584617614746, 26.648029642405117, 36.121635333473954],
+      ['asynchronous@6.72 req/sec', 6.040529839374817, 12.78356383015478, 271.2742687098362, 52.64837282358858, 1435.023791313891],
+      ['throughput', 6.724027840010517, 12.32137459119161, 2125.291834937201, 42.99773258202774, 1596.2842092184967],
+    ]],
+  ] as const).flatMap(([run, lines]) => runs({
+    ...LLAMA_8B_DP, instanceType: 'trn1.32xlarge', chip: 'trn1', dataParallel: 4,
+    path: 'benchmark/vllm/data-parallel/llama3.1-8b/vllm-results-dp4.csv', run,
+    notes: 'Four servers of TP 8 on /dev/neuron0-15 behind nginx (docker-compose-dp4.yaml); the file names no instance: 16 devices ' +
+      'of 2 cores is trn1.32xlarge (inf2.48xlarge has 12). The file holds three runs of this configuration',
+  }, lines)),
+  ...runs({
+    model: 'llama-3.1-8b-instruct', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 4,
+    batchSize: 32, sequenceLength: 4096, maxConcurrency: 128, commit: '3a32a361', date: '2025-10-16',
+    path: 'benchmark/vllm/single-instance/llama-3.1-8b-trn2/vllm-results.csv', run: '2025-10-16-12-32-02',
+  }, [
+    ['synchronous', 0.1839959922297138, 5.434610323472456, 197.24611802534622, 22.13561523381564, 43.531779070711835],
+    ['asynchronous@2.46 req/sec', 2.273251542201194, 11.44439393661442, 211.32527665699018, 47.561615871055935, 537.1344318141907],
+    ['throughput', 2.4602618311878577, 11.783191284266385, 1253.8270473480225, 44.46380418193004, 578.7877787952672],
+  ]),
+  ...runs({ ...CHUNKED_RUN, path: `${CHUNKED}std-ods.csv`, run: '2026-03-03-15-22-15', levers: { onDeviceSampling: true },
+    notes: 'README config A: standard context encoding, on-device sampling' }, [
+    ['synchronous', 0.172984445311499, 5.780497813224793, 321.9269275665283, 24.509724916828933, 38.52363597087083],
+    ['throughput', 2.0015373021097185, 14.763975629806518, 2137.9860496520996, 59.08931553718155, 426.20735311124344],
+  ]),
+  ...runs({ ...CHUNKED_RUN, path: `${CHUNKED}std-cpu-sampling.csv`, run: '2026-03-03-14-07-33', levers: { onDeviceSampling: false },
+    notes: 'README config B: standard context encoding, CPU sampling' }, [
+    ['synchronous', 0.09304205307708972, 10.747336929494685, 340.1387388055975, 48.218728726161416, 20.080166727728272],
+    ['throughput', 0.857901330416405, 29.476369602029973, 3936.1499439586296, 123.80237010113954, 176.99284356790815],
+  ]),
+  ...runs({ ...CHUNKED_RUN, path: `${CHUNKED}chunked-cpu-sampling.csv`, run: '2026-03-03-14-11-21',
+    levers: { chunkedPrefill: { chunkTokens: 1024 }, onDeviceSampling: false }, notes: 'README config C: chunked prefill (chunk 1024), CPU sampling' }, [
+    ['synchronous', 0.09419924623565319, 10.6151780648665, 343.4100367806174, 47.331534551851675, 20.441236433136744],
+    ['throughput', 0.8496131299427786, 30.721854517676615, 4036.5829597819934, 119.16805373557577, 189.88081078648426],
+  ]),
+  ...runs({ ...CHUNKED_RUN, commit: '2eb8c80f', path: `${CHUNKED}hybrid-ods.csv`, run: '2026-03-03-15-46-00',
+    levers: { chunkedPrefill: { chunkTokens: 1024 }, onDeviceSampling: true },
+    notes: 'README config D: chunked prefill (chunk 1024), on-device sampling for decode and CPU sampling for the prefill graph ("hybrid ODS")' }, [
+    ['synchronous', 0.18794645900453472, 5.320261987772855, 296.27027294852513, 24.55990098320304, 38.44359388729119],
+    ['throughput', 2.0767781082058643, 13.820111324570396, 1966.4817810058594, 55.94166151040428, 440.4468771484964],
+  ]),
+  ...runs({
+    model: 'qwen3-32b', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 4, batchSize: 2,
+    sequenceLength: 4096, maxConcurrency: 128, commit: '483bf947', date: '2025-10-17',
+    path: 'benchmark/vllm/single-instance/qwen3-32B-trn2/vllm-results.csv', run: '2025-10-17-08-03-08',
+  }, [
+    ['synchronous', 0.11335199395762617, 8.821782772357647, 770.858672948984, 32.083890591448515, 28.442631099213582],
+    ['asynchronous@0.11 req/sec', 0.11361824015989035, 8.724871543737558, 773.6351123222937, 32.07041533936593, 28.16858369502512],
+    ['throughput', 0.11363296233261756, 8.751904689348661, 775.291736309345, 32.02292996783589, 28.303348617924282],
+  ]),
+];
