@@ -46,6 +46,52 @@ function opt(size: string, facts: Pick<PublishedModel, 'layers' | 'attentionHead
 const LLAMA_3_8B_GEOMETRY = { layers: 32, attentionHeads: 32, kvHeads: 8, headDim: 128, hiddenSize: 4096, intermediateSize: 14336, vocabulary: 128256 } as const;
 const LLAMA_3_70B_GEOMETRY = { layers: 80, attentionHeads: 64, kvHeads: 8, headDim: 128, hiddenSize: 8192, intermediateSize: 28672, vocabulary: 128256 } as const;
 
+/** A Qwen3 mixture-of-experts model (`Qwen3MoeForCausalLM`): every layer MoE, no shared expert, untied embeddings. */
+function qwen3Moe(id: string, huggingFaceId: string, facts: Omit<PublishedModel, 'id' | 'huggingFaceId' | 'architecture' | 'source' | 'moe' | 'dtype'>,
+  experts: { readonly experts: number; readonly activeExperts: number; readonly expertIntermediateSize: number }, parameters: string): PublishedModel {
+  return {
+    id,
+    huggingFaceId,
+    architecture: 'decoder-only',
+    ...facts,
+    dtype: 'bf16',
+    moe: experts,
+    source: `${HF}/${huggingFaceId}/blob/main/config.json (num_hidden_layers ${facts.layers}, hidden_size ${facts.hiddenSize}, ` +
+      `intermediate_size ${facts.intermediateSize}, moe_intermediate_size ${experts.expertIntermediateSize}, num_experts ${experts.experts}, ` +
+      `num_experts_per_tok ${experts.activeExperts}, num_attention_heads ${facts.attentionHeads}, num_key_value_heads ${facts.kvHeads}, ` +
+      `head_dim ${facts.headDim}, vocab_size ${facts.vocabulary}, max_position_embeddings ${facts.maxPositions}, torch_dtype bfloat16); ${parameters}`,
+  };
+}
+
+/**
+ * A Llama 4 model (`Llama4ForConditionalGeneration`, the facts of its `text_config`): MoE layers of `num_local_experts`
+ * routed experts (top-1) plus one shared expert, every `interleave_moe_layer_step`-th layer; the other layers dense
+ * with `intermediate_size_mlp`. The vision encoder is not counted in the geometry (the rows serve text).
+ */
+function llama4(id: string, huggingFaceId: string, experts: number, moeLayers: number, maxPositions: number, total: number): PublishedModel {
+  return {
+    id,
+    huggingFaceId,
+    architecture: 'decoder-only',
+    layers: 48,
+    attentionHeads: 40,
+    kvHeads: 8,
+    headDim: 128,
+    hiddenSize: 5120,
+    intermediateSize: 16384,
+    vocabulary: 202048,
+    maxPositions,
+    dtype: 'bf16',
+    parametersBillions: total,
+    activeParametersBillions: 17,
+    moe: { experts, activeExperts: 1, sharedExperts: 1, expertIntermediateSize: 8192, moeLayers },
+    source: `${HF}/${huggingFaceId}/blob/main/config.json (text_config: num_hidden_layers 48, hidden_size 5120, intermediate_size 8192, ` +
+      `intermediate_size_mlp 16384, num_local_experts ${experts}, num_experts_per_tok 1, interleave_moe_layer_step ${48 / moeLayers}, ` +
+      `num_attention_heads 40, num_key_value_heads 8, head_dim 128, vocab_size 202048, max_position_embeddings ${maxPositions}, ` +
+      `torch_dtype bfloat16); ${total}B total and 17B active parameters from the model card`,
+  };
+}
+
 /** Every model a published row names, by key. */
 export const PUBLISHED_MODELS: Readonly<Record<string, PublishedModel>> = Object.fromEntries(
   [
@@ -78,6 +124,14 @@ export const PUBLISHED_MODELS: Readonly<Record<string, PublishedModel>> = Object
     llama('deepseek-r1-distill-llama-70b', 'deepseek-ai/DeepSeek-R1-Distill-Llama-70B',
       { ...LLAMA_3_70B_GEOMETRY, maxPositions: 131072, dtype: 'bf16', parametersBillions: 70.6 },
       '70.6B parameters: the Llama 3.3 70B geometry it was distilled into (model card: "Llama-3.3-70B-Instruct" base)'),
+    qwen3Moe('qwen3-30b-a3b-instruct-2507', 'Qwen/Qwen3-30B-A3B-Instruct-2507',
+      { layers: 48, attentionHeads: 32, kvHeads: 4, headDim: 128, hiddenSize: 2048, intermediateSize: 6144, vocabulary: 151936, maxPositions: 262144, parametersBillions: 30.5, activeParametersBillions: 3.3 },
+      { experts: 128, activeExperts: 8, expertIntermediateSize: 768 }, '30.5B total and 3.3B active parameters from the model card'),
+    qwen3Moe('qwen3-235b-a22b-instruct-2507', 'Qwen/Qwen3-235B-A22B-Instruct-2507',
+      { layers: 94, attentionHeads: 64, kvHeads: 4, headDim: 128, hiddenSize: 4096, intermediateSize: 12288, vocabulary: 151936, maxPositions: 262144, parametersBillions: 235, activeParametersBillions: 22 },
+      { experts: 128, activeExperts: 8, expertIntermediateSize: 1536 }, '235B total and 22B active parameters from the model card'),
+    llama4('llama-4-scout-17b-16e-instruct', 'meta-llama/Llama-4-Scout-17B-16E-Instruct', 16, 48, 10485760, 109),
+    llama4('llama-4-maverick-17b-128e-instruct', 'meta-llama/Llama-4-Maverick-17B-128E-Instruct', 128, 24, 1048576, 400),
     {
       id: 'qwen3-32b',
       huggingFaceId: 'Qwen/Qwen3-32B',

@@ -134,6 +134,8 @@ export const OPTIMUM_NEURON_VLLM_ROWS: readonly PublishedRow[] = [
     model: 'llama-3.1-8b-instruct', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 4,
     batchSize: 32, sequenceLength: 4096, maxConcurrency: 128, commit: '3a32a361', date: '2025-10-16',
     path: 'benchmark/vllm/single-instance/llama-3.1-8b-trn2/vllm-results.csv', run: '2025-10-16-12-32-02',
+    notes: 'The commit ("add Trainium 2 TP4 llama-3.1-8B benchmark") names no instance size; TP 4 is one Trainium2 chip on either ' +
+      'trn2.3xlarge or trn2.48xlarge (the neighbouring Qwen3 commits of the same week ran on trn2.3xlarge)',
   }, [
     ['synchronous', 0.1839959922297138, 5.434610323472456, 197.24611802534622, 22.13561523381564, 43.531779070711835],
     ['asynchronous@2.46 req/sec', 2.273251542201194, 11.44439393661442, 211.32527665699018, 47.561615871055935, 537.1344318141907],
@@ -161,12 +163,70 @@ export const OPTIMUM_NEURON_VLLM_ROWS: readonly PublishedRow[] = [
     ['throughput', 2.0767781082058643, 13.820111324570396, 1966.4817810058594, 55.94166151040428, 440.4468771484964],
   ]),
   ...runs({
-    model: 'qwen3-32b', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 4, batchSize: 2,
+    model: 'qwen3-32b', instanceType: 'trn2.3xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 4, batchSize: 2,
     sequenceLength: 4096, maxConcurrency: 128, commit: '483bf947', date: '2025-10-17',
     path: 'benchmark/vllm/single-instance/qwen3-32B-trn2/vllm-results.csv', run: '2025-10-17-08-03-08',
+    notes: 'Commit "perf(vllm): add Qwen3-32B trn2.3xlarge benchmark"',
   }, [
     ['synchronous', 0.11335199395762617, 8.821782772357647, 770.858672948984, 32.083890591448515, 28.442631099213582],
     ['asynchronous@0.11 req/sec', 0.11361824015989035, 8.724871543737558, 773.6351123222937, 32.07041533936593, 28.16858369502512],
     ['throughput', 0.11363296233261756, 8.751904689348661, 775.291736309345, 32.02292996783589, 28.303348617924282],
+  ]),
+  ...runs({
+    model: 'qwen3-30b-a3b-instruct-2507', instanceType: 'trn1.32xlarge', chip: 'trn1', sdk: '2.24.0', tensorParallelDegree: 32, batchSize: 8,
+    sequenceLength: 4096, maxConcurrency: 128, commit: 'baad1f96', date: '2025-09-26',
+    path: 'benchmark/vllm/single-instance/qwen3-30B-A3B/vllm-results.csv', run: '2025-09-24-15-48-36',
+    notes: 'single-instance/README.md: "configurations that use a tensor parallel size of 32 require a trn1.32xlarge instance"',
+  }, [
+    ['synchronous', 0.12042437092593716, 8.303633400372096, 2404.5459542955673, 23.90924976315609, 29.710412655584783],
+    ['asynchronous@0.27 req/sec', 0.23892632138634035, 17.427488497325353, 2415.995274271284, 62.8855046564254, 57.180188557495235],
+    ['throughput', 0.27198999808851954, 29.87142524123192, 7719.043239951134, 89.47256701333183, 65.71958328813854],
+  ]),
+  ...runs({
+    model: 'qwen3-30b-a3b-instruct-2507', instanceType: 'trn2.3xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 4, batchSize: 16,
+    sequenceLength: 4096, maxConcurrency: 128, commit: 'f24c0f4d', date: '2025-10-16',
+    path: 'benchmark/vllm/single-instance/qwen3-30B-A3B-trn2/vllm-results.csv', run: '2025-10-16-15-34-34',
+    notes: 'Commit "perf: add Qwen3MoE single instance benchmark on trn2.3xl"',
+  }, [
+    ['synchronous', 0.06699825310004796, 14.925455629825592, 1546.7508435249329, 56.35983309753353, 15.903710329623888],
+    ['asynchronous@0.38 req/sec', 0.29192602223560987, 33.16586884089879, 1577.8870582580566, 135.0392551272321, 68.26064474217803],
+    ['throughput', 0.3754487726583897, 37.410671257972716, 7107.181090116501, 126.31711100645593, 89.24417326089923],
+  ]),
+  ...runs({
+    model: 'llama-4-scout-17b-16e-instruct', instanceType: 'trn1.32xlarge', chip: 'trn1', sdk: '2.24.0', tensorParallelDegree: 32, batchSize: 8,
+    sequenceLength: 4096, maxConcurrency: 128, commit: '9529cca5', date: '2025-09-26',
+    path: 'benchmark/vllm/single-instance/llama4-Scout/vllm-results.csv', run: '2025-09-24-16-07-17',
+    notes: 'single-instance/README.md: "configurations that use a tensor parallel size of 32 require a trn1.32xlarge instance"',
+  }, [
+    ['synchronous', 0.15871279079818684, 6.300351017399838, 1137.3831221931857, 28.36419891985255, 28.885727925270004],
+    ['asynchronous@0.49 req/sec', 0.4386585866374671, 12.734559985307547, 1151.9180948917683, 60.58351510522134, 83.46323184982883],
+    ['throughput', 0.4871726215357347, 17.27207928690417, 3705.332344975965, 66.87468263892256, 98.96323839541425],
+  ]),
+  ...runs({
+    model: 'llama-4-scout-17b-16e-instruct', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 64, batchSize: 32,
+    sequenceLength: 4096, maxConcurrency: 128, commit: '6e2d775a', date: '2025-10-09',
+    path: 'benchmark/vllm/single-instance/llama4-Scout-trn2/vllm-results.csv', run: '2025-10-08-19-09-56',
+  }, [
+    ['synchronous', 0.14624567302790123, 6.837393353967106, 575.0301304985495, 32.764181199640326, 27.950128921626536],
+    ['asynchronous@1.14 req/sec', 0.9518388789056491, 22.397278904914856, 595.0065893786294, 108.01311540098757, 191.9825024507019],
+    ['throughput', 1.138844859681237, 25.198448150298173, 4045.233894796932, 106.09772081213387, 226.2951727060717],
+  ]),
+  ...runs({
+    model: 'llama-4-maverick-17b-128e-instruct', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 64, batchSize: 8,
+    sequenceLength: 4096, maxConcurrency: 128, commit: '6e2d775a', date: '2025-10-09',
+    path: 'benchmark/vllm/single-instance/llama4-Maverick-trn2/vllm-results.csv', run: '2025-10-09-06-13-32',
+  }, [
+    ['synchronous', 0.17384422877293448, 5.751895534992218, 1713.8232111930847, 16.94053329867967, 41.435771928028934],
+    ['asynchronous@0.40 req/sec', 0.36186532578345104, 14.18413752033597, 1807.9037382489157, 51.82830781503374, 86.64951384295635],
+    ['throughput', 0.3964185638368351, 16.800986898706313, 3308.630344715524, 56.548389701004304, 93.58851881560686],
+  ]),
+  ...runs({
+    model: 'qwen3-235b-a22b-instruct-2507', instanceType: 'trn2.48xlarge', chip: 'trn2', sdk: '2.26.0', tensorParallelDegree: 64, batchSize: 4,
+    sequenceLength: 4096, maxConcurrency: 128, commit: '6e2d775a', date: '2025-10-09',
+    path: 'benchmark/vllm/single-instance/qwen3-235B-A22B-trn2/vllm-results.csv', run: '2025-10-09-07-53-08',
+  }, [
+    ['synchronous', 0.08680537874116302, 11.51964030265808, 4587.152791023254, 32.1826790250949, 18.697878580846513],
+    ['asynchronous@0.13 req/sec', 0.11280613877454607, 17.986351893498348, 4691.194570981539, 65.62948353988479, 22.9083235665232],
+    ['throughput', 0.12864197191089083, 21.449478117624917, 5823.598607381185, 69.42709868875669, 27.889579510281134],
   ]),
 ];
