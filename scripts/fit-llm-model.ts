@@ -7,7 +7,7 @@
  *   npm run fit:llm-model -- --check # print what would change, write nothing; exit 1 when something would
  *
  * A leave-one-model-out median (TPOT or TTFT) more than 5 % of itself worse than the recorded one is refused (exit 1)
- * unless `--accept-worse <reason>` says why; the reason is written into the report, where a reviewer reads it.
+ * unless `--accept-worse <reason>` says why (say it again in the commit: the report's diff shows the medians moving).
  */
 import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
@@ -60,11 +60,11 @@ export function coefficientsSource(c: FittedCoefficients, rows: number): string 
 }
 
 /** The text of `error-report.ts`. */
-export function errorReportSource(report: ErrorReport & { readonly acceptedWorse?: string }): string {
-  return `${HEADER('the performance model\'s held-out error, overall, by chip, by stack and by extrapolation class')}` +
+export function errorReportSource(report: ErrorReport): string {
+  return `${HEADER('the model\'s held-out error by chip, stack and extrapolation class')}` +
     `import type { ErrorReport } from './report';\n\n` +
     `/** The recorded error report (\`report.ts\`); \`bench:llm-model\` prints it and a test holds the medians to it. */\n` +
-    `export const RECORDED_ERROR_REPORT: ErrorReport & { readonly acceptedWorse?: string } = ${compactJson(rounded(report))};\n`;
+    `export const RECORDED_ERROR_REPORT: ErrorReport = ${compactJson(rounded(report))};\n`;
 }
 
 function main(argv: readonly string[]): void {
@@ -88,9 +88,12 @@ function main(argv: readonly string[]): void {
     process.exitCode = 1;
     return;
   }
+  if (regressions.length > 0) {
+    console.error(`recorded anyway: ${opts.acceptWorse}`);
+  }
   const files = [
     { path: join(DIR, 'coefficients.ts'), text: coefficientsSource(coefficients, rowCount) },
-    { path: join(DIR, 'error-report.ts'), text: errorReportSource({ ...report, ...(opts.acceptWorse ? { acceptedWorse: opts.acceptWorse } : {}) }) },
+    { path: join(DIR, 'error-report.ts'), text: errorReportSource(report) },
   ];
   const changed = files.filter((f) => readFileSync(f.path, 'utf8') !== f.text);
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;

@@ -28,7 +28,7 @@ import { extrapolationFor, headroomFor } from './model/evidence';
 import type { Headroom } from './model/evidence';
 import type { ErrorReport } from './model/report';
 import { knownRows } from './model/dataset';
-import { deployedStack } from './model/rows';
+import { architectureKey, deployedStack } from './model/rows';
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
@@ -143,15 +143,16 @@ function basisOf(profile: GenerativeProfile, chip: ChipFigures, tp: number, mode
   const stack = deployedStack(chip.chip);
   const known = knownRows(profile);
   const { joint, level } = jointCoefficientsFor(model.coefficients, chip.chip, stack);
-  const own = observations(known.filter((r) => r.model === profile.id));
+  const architecture = architectureKey(profile.model);
+  const own = observations(known.filter((r) => r.architecture === architecture));
   const basis: Basis = {
     coefficients: splitJoint(joint),
     level,
     anchors: {
-      tpot: anchorOf(model.coefficients, own, profile.id, chip.chip, 'tpot').factor,
-      ttft: anchorOf(model.coefficients, own, profile.id, chip.chip, 'ttft').factor,
+      tpot: anchorOf(model.coefficients, own, architecture, chip.chip, 'tpot').factor,
+      ttft: anchorOf(model.coefficients, own, architecture, chip.chip, 'ttft').factor,
     },
-    headroom: headroomFor(extrapolationFor({ model: profile.id, chip: chip.chip, stack, tensorParallelDegree: tp }, known), model.report),
+    headroom: headroomFor(extrapolationFor({ architecture, chip: chip.chip, stack, tensorParallelDegree: tp }, known), model.report),
   };
   byKey.set(key, basis);
   return basis;

@@ -42,12 +42,14 @@ export type { ChipFigures, Features, ModelConfiguration, PerformanceCoefficients
 export const SPECULATIVE_TOKENS = 7;
 
 /**
- * `a` such that `tpotBase x (1 + k x ratio) / a = tpotSpec`: the accepted tokens per step that reproduce a published
- * speed-up under this cost model (verify step equal to the plain step at batch 1).
+ * `a` such that `tpotBase x (verify / plain + k x ratio) / a = tpotSpec`: the accepted tokens per step that reproduce
+ * a published speed-up under this cost model, `verifyToPlain` being the verify step's cost in plain steps (1, the
+ * defaults' reading: a verify step as cheap as a plain one, which is what a batch-1 memory-bound step nearly is).
  */
-export function acceptedTokensFrom(tpotBaseMs: number, tpotSpecMs: number, draftToTargetRatio: number): number {
-  return (tpotBaseMs * (1 + SPECULATIVE_TOKENS * draftToTargetRatio)) / tpotSpecMs;
+export function acceptedTokensFrom(tpotBaseMs: number, tpotSpecMs: number, draftToTargetRatio: number, verifyToPlain = 1): number {
+  return (tpotBaseMs * (verifyToPlain + SPECULATIVE_TOKENS * draftToTargetRatio)) / tpotSpecMs;
 }
+
 
 const LLAMA_DRAFT_SOURCE = 'meta-llama/Llama-3.2-1B-Instruct (1.24B parameters, model card); accepted tokens back-solved from ' +
   'Llama 3.3 70B on trn2.48xlarge, TPOT 19.8 -> 5.6 ms with fused speculation (aws-neuron/aws-neuron-sdk ' +

@@ -9,7 +9,7 @@ import { RECORDED_ERROR_REPORT } from './model/error-report';
 import { nearestRows } from './model/evidence';
 import { knownRows } from './model/dataset';
 import type { FitRow } from './model/rows';
-import { chipOfInstance, deployedStack, profileFitRows } from './model/rows';
+import { architectureKey, chipOfInstance, deployedStack } from './model/rows';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
 import type { GenerativeEstimate, GenerativeEvidence, GenerativeEvidenceRow, GenerativeMeasurement, GenerativeProfile, GenerativeTargets } from './types';
@@ -35,7 +35,7 @@ export function estimatedEvidence(
   targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
 ): GenerativeEvidence {
   const target = {
-    model: profile.id, chip: chipOfInstance(instance.name), stack: deployedStack(instance.family), tensorParallelDegree: config.tp,
+    model: profile.id, architecture: architectureKey(profile.model), chip: chipOfInstance(instance.name), stack: deployedStack(instance.family), tensorParallelDegree: config.tp,
     batchSize: config.seqs, inputTokens: Math.round(targets.inputTokens.mean), outputTokens: Math.round(targets.outputTokens.mean),
   };
   const h = config.timing.headroom;
@@ -51,10 +51,10 @@ export function estimatedEvidence(
 
 /** The evidence of a plan timed by its measured rows: those rows, no headroom. */
 export function measuredEvidence(profile: GenerativeProfile, rows: readonly GenerativeMeasurement[]): GenerativeEvidence {
-  const known = [...knownRows(profile), ...profileFitRows(profile)];
-  const asFit = (m: GenerativeMeasurement): FitRow => known.find((r) => r.source === m.source && r.instanceType === m.instanceType
+  const known = knownRows(profile);
+  const asFit = (m: GenerativeMeasurement): FitRow => known.find((r) => m.source.startsWith(r.source) && r.instanceType === m.instanceType
     && r.tensorParallelDegree === m.tensorParallelDegree && r.batchSize === m.batchSize) ?? {
-    model: profile.id, facts: profile.model, instanceType: m.instanceType, chip: chipOfInstance(m.instanceType),
+    model: profile.id, architecture: architectureKey(profile.model), facts: profile.model, instanceType: m.instanceType, chip: chipOfInstance(m.instanceType),
     stack: deployedStack(ec2Name(m.instanceType).split('.')[0]), neuronSdkVersion: m.neuronSdkVersion, tensorParallelDegree: m.tensorParallelDegree,
     batchSize: m.batchSize, inputTokens: m.inputTokens, outputTokens: m.outputTokens, source: m.source,
   };

@@ -69,6 +69,8 @@ export interface NearRow {
 
 /** A configuration to find rows near. */
 export interface NearTarget extends Target {
+  /** The model's key, for the words: a row of another model of the same architecture says so. */
+  readonly model: string;
   readonly batchSize: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -78,11 +80,10 @@ const log2Ratio = (a: number, b: number) => Math.abs(Math.log2(Math.max(a, 1e-9)
 
 /** How far a row is from the target, in words and as a score. */
 export function distanceOf(target: NearTarget, row: FitRow): NearRow {
-  const sameModel = row.model === target.model;
+  const sameModel = row.architecture === target.architecture;
   const sameChip = row.chip === target.chip;
-  const head = sameModel && sameChip ? 'same model and chip' : sameModel ? `same model; chip ${row.chip} -> ${target.chip}` :
-    sameChip ? `model ${row.model}; same chip` : `model ${row.model}; chip ${row.chip} -> ${target.chip}`;
-  const parts = [head];
+  const model = !sameModel ? `model ${row.model}` : row.model === target.model ? 'same model' : `${row.model} (same architecture)`;
+  const parts = [sameChip ? (model === 'same model' ? 'same model and chip' : `${model}; same chip`) : `${model}; chip ${row.chip} -> ${target.chip}`];
   if (row.stack !== target.stack) {
     parts.push(`stack ${row.stack} -> ${target.stack}`);
   }
@@ -101,9 +102,18 @@ export function distanceOf(target: NearTarget, row: FitRow): NearRow {
   return { row, distance: parts.join('; '), score };
 }
 
-/** The `count` rows nearest to the target, nearest first (ties: the newer SDK, then the source). */
+/**
+ * The `count` rows nearest to the target, nearest first (ties: the newer SDK, then the source), one per measured
+ * configuration (model, instance, stack, SDK, degree, batch): the lengths a configuration was run at say less than
+ * another configuration does.
+ */
 export function nearestRows(target: NearTarget, rows: readonly FitRow[], count = 3): NearRow[] {
-  return rows.map((r) => distanceOf(target, r))
-    .sort((a, b) => a.score - b.score || b.row.neuronSdkVersion.localeCompare(a.row.neuronSdkVersion, undefined, { numeric: true }) || a.row.source.localeCompare(b.row.source))
-    .slice(0, count);
+  const sorted = rows.map((r) => distanceOf(target, r))
+    .sort((a, b) => a.score - b.score || b.row.neuronSdkVersion.localeCompare(a.row.neuronSdkVersion, undefined, { numeric: true }) || a.row.source.localeCompare(b.row.source));
+  const seen = new Set<string>();
+  return sorted.filter((n) => {
+    const r = n.row;
+    const key = [r.model, r.instanceType, r.stack, r.neuronSdkVersion, r.tensorParallelDegree, r.batchSize].join('|');
+    return !seen.has(key) && seen.add(key) !== undefined;
+  }).slice(0, count);
 }

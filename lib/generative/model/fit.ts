@@ -6,16 +6,18 @@
  *   plugin, whose graphs are bucketed by them), at mid-answer context (input + output / 2); under continuous batching
  *   at concurrency `c`, each of the other `c - 1` requests' prefills lands inside a request's decode, so the measured
  *   TPOT is a step plus `(c - 1) / (output - 1)` prefills. A TTFT is a prefill (of the whole batch's prompts for a
- *   static-batch `generate`). A derived end-to-end time is one prefill plus `output - 1` steps. Decode and prefill
+ *   static-batch `generate`) of the prompt padded to its compiled bucket (`FitRow.prefillTokens`). A derived end-to-end time is one prefill plus `output - 1` steps. Decode and prefill
  *   coefficients are fitted jointly, so a derived row constrains both and is never read as a TPOT.
- * - **Error.** Least squares of the relative error under non-negativity (`nnls.ts`); each model's rows weigh as much
- *   together as another's (`1 / sqrt(rows)` each), so the fit is not the model with most rows.
+ * - **Error.** Least squares of the relative error under non-negativity (`nnls.ts`); each architecture's rows weigh
+ *   as much together as another's would at the same count (`1 / sqrt(rows)` each), so the fit is not the model with
+ *   most rows.
  * - **Levels.** A shared vector over every row (pulled weakly toward the pure physics, all ones), then one per chip
- *   family pulled toward the shared one, then one per (chip, stack) pulled toward its chip's: ridge penalties of
- *   `PRIOR_ROWS` rows' weight on each coefficient, in units of its typical relative contribution. A level with few
+ *   family and one per serving stack, each pulled toward the shared one, then one per (chip, stack) pulled toward the
+ *   mean of its chip's and its stack's (a stack measured on one chip carries its efficiency to another): ridge penalties of
+ *   `PRIOR_ROWS` rows' weight on each coefficient, in units of its typical relative contribution over every row. A level with few
  *   rows stays near its parent; a coefficient its rows cannot see (a feature that is zero in all of them) is the
  *   parent's.
- * - **Anchors.** A model with rows of its own is scaled by them: the geometric mean of measured / predicted over its
+ * - **Anchors.** A model with rows of its own (rows of its architecture) is scaled by them: the geometric mean of measured / predicted over its
  *   rows on the same chip (else on other chips), shrunk toward 1 as `n / (n + ANCHOR_SHRINK)` for `n` rows.
  */
 import type { Features, ModelConfiguration, PerformanceCoefficients } from './physics';
@@ -65,7 +67,7 @@ export function observationsOf(row: FitRow): Observation[] {
   const stepBatch = row.stack === 'vllm-neuron-plugin' ? running : row.batchSize;
   const step = decodeFeatures({ ...cfg, batch: stepBatch }, row.inputTokens + row.outputTokens / 2);
   const prompts = row.staticBatch ? row.batchSize : 1;
-  const prefill = prefillFeatures({ ...cfg, batch: 1 }, row.inputTokens, prompts);
+  const prefill = prefillFeatures({ ...cfg, batch: 1 }, row.prefillTokens ?? row.inputTokens, prompts);
   const out: Observation[] = [];
   if (row.tpotSeconds !== undefined) {
     const landing = row.staticBatch || row.outputTokens <= 1 ? 0 : (running - 1) / (row.outputTokens - 1);
@@ -75,7 +77,9 @@ export function observationsOf(row: FitRow): Observation[] {
     out.push({ row, kind: 'ttft', x: [...ZERO, ...prefill], seconds: row.ttftSeconds });
   }
   if (row.e2eSeconds !== undefined) {
-    out.push({ row, kind: 'e2e', x: [...scaled(step, Math.max(0, row.outputTokens - 1)), ...prefill], seconds: row.e2eSeconds });
+    // Its own prefill, and under continuous batching the other running requests' prefills, which stop its decode.
+    const prefills = row.staticBatch ? 1 : running;
+    out.push({ row, kind: 'e2e', x: [...scaled(step, Math.max(0, row.outputTokens - 1)), ...scaled(prefill, prefills)], seconds: row.e2eSeconds });
   }
   return out;
 }
@@ -85,10 +89,11 @@ export function observations(rows: readonly FitRow[]): Observation[] {
   return rows.flatMap(observationsOf);
 }
 
-/** Joint coefficient vectors by level: shared, per chip family, per chip and stack (`chip|stack`). */
+/** Joint coefficient vectors by level: shared, per chip family, per serving stack, per chip and stack (`chip|stack`). */
 export interface FittedCoefficients {
   readonly shared: readonly number[];
   readonly byChip: Readonly<Record<string, readonly number[]>>;
+  readonly byStack: Readonly<Record<string, readonly number[]>>;
   readonly byGroup: Readonly<Record<string, readonly number[]>>;
 }
 
@@ -98,33 +103,44 @@ export interface FitOptions {
   readonly shared?: number;
   /** Pull of a chip family's vector toward the shared one. @default PRIOR_ROWS.chip */
   readonly chip?: number;
-  /** Pull of a (chip, stack) vector toward its chip's. @default PRIOR_ROWS.group */
+  /** Pull of a serving stack's vector (over every chip) toward the shared one. @default PRIOR_ROWS.stack */
+  readonly stack?: number;
+  /** Pull of a (chip, stack) vector toward the mean of its chip's and its stack's. @default PRIOR_ROWS.group */
   readonly group?: number;
 }
 
 /** Default pulls of each level toward its parent, in rows' weight (chosen on leave-one-model-out error, `bench:llm-model`). */
-export const PRIOR_ROWS = { shared: 0.5, chip: 4, group: 4 } as const;
+export const PRIOR_ROWS = { shared: 0.5, chip: 4, stack: 4, group: 4 } as const;
 
 /** `chip|stack`. */
 export function groupKey(chip: string, stack: ServingStack): string {
   return `${chip}|${stack}`;
 }
 
-/** Each model's rows weigh as much together as another model's: 1 / sqrt(its observations) each. */
+/** An architecture's observations weigh 1 / sqrt(their count) each: a model with many rows does not drown the others. */
 function modelWeights(obs: readonly Observation[]): number[] {
   const counts = new Map<string, number>();
-  obs.forEach((o) => counts.set(o.row.model, (counts.get(o.row.model) ?? 0) + 1));
-  return obs.map((o) => 1 / Math.sqrt(counts.get(o.row.model) as number));
+  obs.forEach((o) => counts.set(o.row.architecture, (counts.get(o.row.architecture) ?? 0) + 1));
+  return obs.map((o) => 1 / Math.sqrt(counts.get(o.row.architecture) as number));
+}
+
+/**
+ * The typical relative contribution of each feature over all observations (root mean square of feature / measured):
+ * the unit a ridge pull is counted in. Taken over every row, not a level's own, so a coefficient a level's rows barely
+ * see (a collective term of short prompts) cannot run away where other rows lean on it.
+ */
+function featureScales(obs: readonly Observation[], weights: readonly number[]): number[] {
+  const n = obs[0]?.x.length ?? 0;
+  const total = weights.reduce((s, w) => s + w, 0);
+  return Array.from({ length: n }, (_, k) => Math.sqrt(obs.reduce((s, o, i) => s + weights[i] * (o.x[k] / o.seconds) ** 2, 0) / Math.max(total, 1e-12)));
 }
 
 /** Relative least squares with a ridge pull of `strength` rows toward `parent`; unseen coefficients keep the parent's. */
-function fitLevel(obs: readonly Observation[], weights: readonly number[], parent: readonly number[], strength: number): number[] {
+function fitLevel(obs: readonly Observation[], weights: readonly number[], parent: readonly number[], strength: number, scale: readonly number[]): number[] {
   const n = parent.length;
   const rows = obs.map((o, i) => o.x.map((v) => (v / o.seconds) * Math.sqrt(weights[i])));
   const target = obs.map((_, i) => Math.sqrt(weights[i]));
-  const totalWeight = weights.reduce((s, w) => s + w, 0);
-  const scale = Array.from({ length: n }, (_, k) => Math.sqrt(rows.reduce((s, r) => s + r[k] * r[k], 0) / Math.max(totalWeight, 1e-12)));
-  const seen = scale.map((s) => s > 0);
+  const seen = Array.from({ length: n }, (_, k) => rows.some((r) => r[k] > 0));
   // Unseen coefficients stay at the parent's; their columns are zero, so they change nothing in these rows.
   for (let k = 0; k < n; k++) {
     if (seen[k] && strength > 0) {
@@ -143,35 +159,55 @@ export function fitCoefficients(obs: readonly Observation[], options: FitOptions
   const pull = { ...PRIOR_ROWS, ...options };
   const weights = modelWeights(obs);
   const physics = new Array<number>(2 * TERMS).fill(1);
-  const shared = fitLevel(obs, weights, physics, pull.shared);
-  const byChip: Record<string, number[]> = {};
-  const byGroup: Record<string, number[]> = {};
+  const scale = featureScales(obs, weights);
+  const shared = fitLevel(obs, weights, physics, pull.shared, scale);
   const subset = (keep: (o: Observation) => boolean) => {
     const idx = obs.map((o, i) => (keep(o) ? i : -1)).filter((i) => i >= 0);
     return { o: idx.map((i) => obs[i]), w: idx.map((i) => weights[i]) };
   };
-  for (const chip of [...new Set(obs.map((o) => o.row.chip))].sort()) {
-    const { o, w } = subset((x) => x.row.chip === chip);
-    byChip[chip] = fitLevel(o, w, shared, pull.chip);
-    for (const stack of [...new Set(o.map((x) => x.row.stack))].sort()) {
+  const level = (values: readonly string[], key: (o: Observation) => string, strength: number) => Object.fromEntries(values.map((v) => {
+    const { o, w } = subset((x) => key(x) === v);
+    return [v, fitLevel(o, w, shared, strength, scale)];
+  }));
+  const chips = [...new Set(obs.map((o) => o.row.chip))].sort();
+  const stacks = [...new Set(obs.map((o) => o.row.stack))].sort();
+  const byChip = level(chips, (o) => o.row.chip, pull.chip);
+  const byStack = level(stacks, (o) => o.row.stack, pull.stack);
+  const byGroup: Record<string, number[]> = {};
+  for (const chip of chips) {
+    for (const stack of stacks) {
       const g = subset((x) => x.row.chip === chip && x.row.stack === stack);
-      byGroup[groupKey(chip, stack)] = fitLevel(g.o, g.w, byChip[chip], pull.group);
+      if (g.o.length > 0) {
+        byGroup[groupKey(chip, stack)] = fitLevel(g.o, g.w, mean(byChip[chip], byStack[stack]), pull.group, scale);
+      }
     }
   }
-  return { shared, byChip, byGroup };
+  return { shared, byChip, byStack, byGroup };
+}
+
+/** The element-wise mean of two coefficient vectors. */
+function mean(a: readonly number[], b: readonly number[]): number[] {
+  return a.map((v, k) => (v + b[k]) / 2);
 }
 
 /** Which level a prediction's coefficients come from. */
-export type CoefficientLevel = 'chip and stack' | 'chip' | 'shared';
+export type CoefficientLevel = 'chip and stack' | 'chip, stack' | 'chip' | 'stack' | 'shared';
 
-/** The most specific coefficients fitted for a chip and stack. */
+/**
+ * The most specific coefficients fitted for a chip and stack: their own, else the mean of the chip's and the stack's
+ * (each measured elsewhere), else whichever was measured, else the shared ones.
+ */
 export function jointCoefficientsFor(f: FittedCoefficients, chip: string, stack: ServingStack): { readonly joint: readonly number[]; readonly level: CoefficientLevel } {
   const group = f.byGroup[groupKey(chip, stack)];
   if (group) {
     return { joint: group, level: 'chip and stack' };
   }
   const byChip = f.byChip[chip];
-  return byChip ? { joint: byChip, level: 'chip' } : { joint: f.shared, level: 'shared' };
+  const byStack = f.byStack[stack];
+  if (byChip && byStack) {
+    return { joint: mean(byChip, byStack), level: 'chip, stack' };
+  }
+  return byChip ? { joint: byChip, level: 'chip' } : byStack ? { joint: byStack, level: 'stack' } : { joint: f.shared, level: 'shared' };
 }
 
 /** Decode and prefill coefficients of a joint vector. */
@@ -194,9 +230,12 @@ export interface Anchor {
   readonly scope: 'same chip' | 'other chips' | 'none';
 }
 
-/** The anchor of `model` on `chip` for a kind, from its observations among `known` (TPOT for decode, TTFT for prefill). */
-export function anchorOf(f: FittedCoefficients, known: readonly Observation[], model: string, chip: string, kind: 'tpot' | 'ttft'): Anchor {
-  const own = known.filter((o) => o.row.model === model && o.kind === kind);
+/**
+ * The anchor of an architecture (`FitRow.architecture`) on `chip` for a kind, from its observations among `known`
+ * (TPOT for decode, TTFT for prefill).
+ */
+export function anchorOf(f: FittedCoefficients, known: readonly Observation[], architecture: string, chip: string, kind: 'tpot' | 'ttft'): Anchor {
+  const own = known.filter((o) => o.row.architecture === architecture && o.kind === kind);
   const here = own.filter((o) => o.row.chip === chip);
   const use = here.length > 0 ? here : own;
   if (use.length === 0) {
@@ -206,13 +245,13 @@ export function anchorOf(f: FittedCoefficients, known: readonly Observation[], m
   return { factor: Math.exp(logSum / (use.length + ANCHOR_SHRINK)), rows: use.length, scope: here.length > 0 ? 'same chip' : 'other chips' };
 }
 
-/** The model's prediction of an observation with the anchors its model's other known observations give. */
+/** The model's prediction of an observation with the anchors its architecture's known observations give. */
 export function predictAnchored(f: FittedCoefficients, known: readonly Observation[], o: Observation): number {
   const raw = predictObservation(f, o);
   if (o.kind === 'e2e') {
     return raw;
   }
-  return raw * anchorOf(f, known.filter((k) => k !== o && k.row !== o.row), o.row.model, o.row.chip, o.kind).factor;
+  return raw * anchorOf(f, known, o.row.architecture, o.row.chip, o.kind).factor;
 }
 
 /** Names of the joint vector's coefficients, for reports: `decode memory`, ..., `prefill per step`. */

@@ -30,15 +30,16 @@ export interface Extrapolation {
 
 /** What a configuration to predict is, for classifying it. */
 export interface Target {
-  readonly model: string;
+  /** The model's architecture key (`architectureKey`): models of one architecture are one model here. */
+  readonly architecture: string;
   readonly chip: string;
   readonly stack: string;
   readonly tensorParallelDegree: number;
 }
 
 /** The extrapolation a prediction of `target` from `known` rows makes. */
-export function extrapolationOf(target: Target, known: readonly Pick<FitRow, 'model' | 'chip' | 'stack' | 'tensorParallelDegree'>[]): Extrapolation {
-  const own = known.filter((r) => r.model === target.model);
+export function extrapolationOf(target: Target, known: readonly Pick<FitRow, 'architecture' | 'chip' | 'stack' | 'tensorParallelDegree'>[]): Extrapolation {
+  const own = known.filter((r) => r.architecture === target.architecture);
   const onChip = known.filter((r) => r.chip === target.chip);
   const ownOnChip = own.filter((r) => r.chip === target.chip);
   const model = own.length > 0 ? 'same' : 'new';
@@ -104,9 +105,12 @@ export function predictHidden(all: readonly Observation[], hidden: (o: Observati
   });
 }
 
-/** Leave-one-model-out: every model's rows predicted from the others' (the headline figures; milliseconds to a second). */
+/**
+ * Leave-one-model-out: every model's rows predicted from the others' (the headline figures; milliseconds to a second).
+ * A model is an architecture: holding out Llama 3.1 8B holds out Llama 3 8B too, whose rows would time it exactly.
+ */
 export function leaveOneModelOut(all: readonly Observation[], options?: FitOptions): HeldOutPrediction[] {
-  return [...new Set(all.map((o) => o.row.model))].sort().flatMap((m) => predictHidden(all, (o) => o.row.model === m, 'model', options));
+  return [...new Set(all.map((o) => o.row.architecture))].sort().flatMap((m) => predictHidden(all, (o) => o.row.architecture === m, 'model', options));
 }
 
 /** Every hidden set of the module comment, each prediction labelled with its extrapolation. */
@@ -123,24 +127,24 @@ export function heldOutPredictions(all: readonly Observation[], options?: FitOpt
     seen.add(key);
     out.push(...predictHidden(all, (o) => hidden.has(o.row), scheme, options));
   };
-  const models = [...new Set(rows.map((r) => r.model))].sort();
+  const models = [...new Set(rows.map((r) => r.architecture))].sort();
   for (const m of models) {
-    hide('model', (r) => r.model === m);
+    hide('model', (r) => r.architecture === m);
   }
   for (const m of models) {
-    const own = rows.filter((r) => r.model === m);
+    const own = rows.filter((r) => r.architecture === m);
     for (const chip of [...new Set(own.map((r) => r.chip))]) {
-      hide('model-chip', (r) => r.model === m && r.chip === chip);
+      hide('model-chip', (r) => r.architecture === m && r.chip === chip);
       const onChip = own.filter((r) => r.chip === chip);
       for (const stack of [...new Set(onChip.map((r) => r.stack))]) {
-        hide('model-chip-stack', (r) => r.model === m && r.chip === chip && r.stack === stack);
+        hide('model-chip-stack', (r) => r.architecture === m && r.chip === chip && r.stack === stack);
       }
       for (const config of [...new Set(onChip.map(configurationKey))]) {
-        hide('configuration', (r) => r.model === m && r.chip === chip && configurationKey(r) === config);
+        hide('configuration', (r) => r.architecture === m && r.chip === chip && configurationKey(r) === config);
       }
       const degrees = [...new Set(onChip.map((r) => r.tensorParallelDegree))].sort((a, b) => a - b);
       for (const tp of degrees.slice(1)) {
-        hide('tp-beyond', (r) => r.model === m && r.chip === chip && r.tensorParallelDegree >= tp);
+        hide('tp-beyond', (r) => r.architecture === m && r.chip === chip && r.tensorParallelDegree >= tp);
       }
     }
   }

@@ -11,14 +11,19 @@
  * - **Matmul**: 2 x active parameters FLOPs per token over the dense BF16 (or FP8) rate.
  * - **Attention**: 4 x layers x heads x head dim FLOPs per token per position attended (causal prefill attends half
  *   the square), over the same rate, a term of its own for the same reason as the KV cache.
+ * - **Unrouted experts** (a mixture of experts; 0 for a dense model): what the pass would add if every expert ran for
+ *   every token, its weights read and its FLOPs computed. Its coefficient says how much of that a stack's kernels pay
+ *   (0 when they run only the routed experts).
  * - **Collective bandwidth**: tensor parallelism all-reduces each layer's attention and MLP outputs (2 per layer) of
  *   `tokens x hidden x 2` bytes. A ring all-reduce moves `2 (n - 1) / n` of the message over each link: over the
  *   NeuronLink of the chips the group spans, and over the chip's DMA between the ranks on one chip.
  * - **Collective hops**: each all-reduce step between chips pays a latency; a ring over `k` chips takes `2 (k - 1)`
  *   steps (reduce-scatter, then all-gather); a 2D torus of `a x b` chips `2 (a - 1 + b - 1)`; the ranks of one chip
  *   add 2. Counted in microseconds, with the cost of one fitted.
- * - **Per layer** (10 us a layer), **per token** (10 us a token of the pass, not divided over the ranks) and **per
- *   step** (1 ms): kernel launches, sampling and the host's scheduling.
+ * - **Per token**: the elementwise work (norms, residual adds) every rank repeats on the whole hidden state of every
+ *   token, every layer: `tokens x layers x hidden x 2` bytes over one core's share of the HBM bandwidth. Tensor
+ *   parallelism does not divide it, which is why a wide group prefills less than its FLOPs promise.
+ * - **Per layer** (10 us a layer) and **per step** (1 ms): kernel launches, sampling and the host's scheduling.
  *
  * Chip figures (AWS Neuron docs, aws-neuron/aws-neuron-sdk): Inferentia2 (about-neuron/arch/neuron-hardware/
  * inferentia2.rst; general/arch/neuron-hardware/inf2-arch.rst @ 36f05bac): 2 NeuronCore-v2, 190 FP16/BF16/cFP8 TFLOPS,
@@ -121,16 +126,17 @@ export interface ModelConfiguration {
 }
 
 /** Names of the terms, in the order of a feature vector. */
-export const FEATURE_NAMES = ['weights read', 'KV cache', 'matmul', 'attention', 'collective bytes', 'collective hops', 'per layer', 'per token', 'per step'] as const;
+export const FEATURE_NAMES = [
+  'weights read', 'KV cache', 'matmul', 'attention', 'unrouted experts', 'collective bytes', 'collective hops', 'per layer', 'per token', 'per step',
+] as const;
 
-/** The seconds each term would take alone (hops, layers, tokens and steps at 1, 10, 10 us and 1 ms): what coefficients multiply. */
+/** The seconds each term would take alone (hops, layers and steps at 1 us, 10 us and 1 ms): what coefficients multiply. */
 export type Features = readonly number[];
 
 /** Activations travel in BF16 whatever the weights' dtype. */
 const ACTIVATION_BYTES = 2;
 const HOP_SECONDS = 1e-6;
 const LAYER_SECONDS = 1e-5;
-const TOKEN_SECONDS = 1e-5;
 const STEP_SECONDS = 1e-3;
 
 /** The bandwidth and FLOP/s of the cores a replica spans. */
@@ -219,6 +225,26 @@ function collectives(cfg: ModelConfiguration, tokens: number): [number, number] 
   return [allReduces * allReduceTransferSeconds(cfg, bytes), allReduces * allReduceHops(cfg) * HOP_SECONDS];
 }
 
+/** Seconds the experts a pass of `tokens` tokens does not route to would cost if run: their bytes and their FLOPs. */
+function unroutedExpertSeconds(cfg: ModelConfiguration, tokens: number): number {
+  const m = cfg.model;
+  if (!m.experts) {
+    return 0;
+  }
+  const { bandwidth, flops } = perReplica(cfg);
+  const untouched = m.parametersBillions - touchedParametersBillions(m, tokens);
+  const unrouted = m.parametersBillions - activeParametersBillions(m);
+  return (untouched * 1e9 * DTYPE_BYTES[cfg.weightDtype ?? m.dtype]) / bandwidth + (2 * unrouted * 1e9 * tokens) / flops;
+}
+
+/**
+ * Seconds one core spends streaming a pass's activations (`tokens x hidden`, BF16, every layer): the elementwise work
+ * (norms, residual adds) every rank repeats on the whole hidden state, which tensor parallelism does not divide.
+ */
+function replicatedActivationSeconds(cfg: ModelConfiguration, tokens: number): number {
+  return (tokens * cfg.model.layers * hiddenSize(cfg.model) * ACTIVATION_BYTES) / (cfg.chip.hbmBytesPerSecond / cfg.coresPerChip);
+}
+
 /**
  * Features of one decode step with `batch` sequences each holding `contextTokens` in the KV cache and scoring
  * `tokensPerSequence` positions (1, or the draft's proposals + 1 when a target verifies speculation).
@@ -231,8 +257,8 @@ export function decodeFeatures(cfg: ModelConfiguration, contextTokens: number, t
   const kvBytes = cfg.batch * contextTokens * kvBytesPerToken(cfg);
   const linear = 2 * activeParametersBillions(m) * 1e9 * tokens;
   const attention = 4 * m.layers * tokens * contextTokens * m.attentionHeads * m.headDim;
-  return [weightBytes / bandwidth, kvBytes / bandwidth, linear / flops, attention / flops, ...collectives(cfg, tokens),
-    m.layers * LAYER_SECONDS, tokens * TOKEN_SECONDS, STEP_SECONDS];
+  return [weightBytes / bandwidth, kvBytes / bandwidth, linear / flops, attention / flops, unroutedExpertSeconds(cfg, tokens), ...collectives(cfg, tokens),
+    m.layers * LAYER_SECONDS, replicatedActivationSeconds(cfg, tokens), STEP_SECONDS];
 }
 
 /**
@@ -247,8 +273,8 @@ export function prefillFeatures(cfg: ModelConfiguration, tokens: number, prompts
   const attention = 2 * m.layers * tokens * tokens * m.attentionHeads * m.headDim * prompts;
   const weightBytes = touchedParametersBillions(m, all) * 1e9 * DTYPE_BYTES[cfg.weightDtype ?? m.dtype];
   const kvBytes = all * kvBytesPerToken(cfg);
-  return [weightBytes / bandwidth, kvBytes / bandwidth, linear / flops, attention / flops, ...collectives(cfg, all),
-    m.layers * LAYER_SECONDS, all * TOKEN_SECONDS, STEP_SECONDS];
+  return [weightBytes / bandwidth, kvBytes / bandwidth, linear / flops, attention / flops, unroutedExpertSeconds(cfg, all), ...collectives(cfg, all),
+    m.layers * LAYER_SECONDS, replicatedActivationSeconds(cfg, all), STEP_SECONDS];
 }
 
 /** Coefficients times features, seconds. */

@@ -28,6 +28,8 @@ export interface ErrorReport {
   /** Rows (configurations with at least one time) the model is fitted to, and what they span. */
   readonly rows: number;
   readonly models: number;
+  /** Distinct architectures among the models (`architectureKey`): what leave-one-model-out holds out. */
+  readonly architectures: number;
   readonly chips: number;
   readonly stacks: number;
   /** Whole models held out, one at a time: no fit and no anchor from their own rows. */
@@ -81,6 +83,7 @@ export function errorReport(obs: readonly Observation[], options?: FitOptions): 
   return {
     rows: rows.length,
     models: new Set(rows.map((r) => r.model)).size,
+    architectures: new Set(rows.map((r) => r.architecture)).size,
     chips: new Set(rows.map((r) => r.chip)).size,
     stacks: new Set(rows.map((r) => r.stack)).size,
     leaveOneModelOut: leaveOneModelOutReport(obs, options),

@@ -21,6 +21,11 @@ export type ServingStack = 'vllm-nxdi' | 'vllm-neuron-plugin' | 'nxd-inference' 
 export interface FitRow {
   /** The model's key (a built-in profile id, or a published model key). */
   readonly model: string;
+  /**
+   * The network's shape (`architectureKey`): models that differ only in their weights (Llama 3 and 3.1 8B, a
+   * distill of Llama 3.3 70B) time the same, so they are one model to the anchors and to holding out.
+   */
+  readonly architecture: string;
   readonly facts: ModelFacts;
   readonly instanceType: string;
   /** `chipOf` name of the instance: inf2, trn1, trn2, trn3. */
@@ -34,6 +39,12 @@ export interface FitRow {
   readonly concurrency?: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /**
+   * Prompt tokens the prefill computed: the input padded to the compiled prompt bucket that holds it.
+   *
+   * @default - inputTokens
+   */
+  readonly prefillTokens?: number;
   /** @default - the model's dtype */
   readonly weightDtype?: GenerativeDtype;
   /** @default - the weights' dtype */
@@ -54,6 +65,14 @@ export interface FitRow {
   readonly staticBatch?: boolean;
   /** Where the row comes from. */
   readonly source: string;
+}
+
+/**
+ * A network's shape: layers, heads, KV heads, head size and parameters (to 0.1 B). Two models with the same key run
+ * the same kernels on the same bytes.
+ */
+export function architectureKey(facts: Pick<ModelFacts, 'layers' | 'attentionHeads' | 'kvHeads' | 'headDim' | 'parametersBillions'>): string {
+  return `${facts.layers}L/${facts.attentionHeads}H/${facts.kvHeads}KV/${facts.headDim}D/${facts.parametersBillions.toFixed(1)}B`;
 }
 
 /** The stack a plan on this instance family deploys (engine-config.ts `vllmEngineOf`). */
@@ -82,6 +101,7 @@ function measurementFitRow(profile: GenerativeProfile, row: GenerativeMeasuremen
   const prefillAlone = row.ttftP50Ms !== undefined && row.chunkedPrefill !== true;
   return {
     model: profile.id,
+    architecture: architectureKey(profile.model),
     facts: profile.model,
     instanceType: row.instanceType,
     chip: chipOf(family),

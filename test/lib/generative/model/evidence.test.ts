@@ -4,22 +4,22 @@ import type { ErrorReport } from '../../../../lib/generative/model/report';
 import type { FitRow } from '../../../../lib/generative/model/rows';
 
 const known = [
-  { model: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 },
-  { model: 'a', chip: 'inf2', stack: 'optimum-neuron', tensorParallelDegree: 24 },
-  { model: 'b', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 64 },
+  { architecture: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 },
+  { architecture: 'a', chip: 'inf2', stack: 'optimum-neuron', tensorParallelDegree: 24 },
+  { architecture: 'b', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 64 },
 ];
 
 describe('extrapolation classes', () => {
   test('GIVEN what is measured WHEN a configuration is classified THEN model, chip, stack and degree are judged against the nearest reference rows', () => {
-    expect(extrapolationOf({ model: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
+    expect(extrapolationOf({ architecture: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
       .toEqual({ model: 'same', chip: 'same', stack: 'same', tpBeyond: false });
-    expect(extrapolationOf({ model: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 32 }, known))
+    expect(extrapolationOf({ architecture: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 32 }, known))
       .toEqual({ model: 'same', chip: 'same', stack: 'same', tpBeyond: true });
-    expect(extrapolationOf({ model: 'a', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 16 }, known))
+    expect(extrapolationOf({ architecture: 'a', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 16 }, known))
       .toEqual({ model: 'same', chip: 'new', stack: 'same', tpBeyond: false });
-    expect(extrapolationOf({ model: 'c', chip: 'trn1', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
+    expect(extrapolationOf({ architecture: 'c', chip: 'trn1', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
       .toEqual({ model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false });
-    expect(extrapolationOf({ model: 'c', chip: 'trn2', stack: 'vllm-nxdi', tensorParallelDegree: 128 }, known))
+    expect(extrapolationOf({ architecture: 'c', chip: 'trn2', stack: 'vllm-nxdi', tensorParallelDegree: 128 }, known))
       .toEqual({ model: 'new', chip: 'same', stack: 'other', tpBeyond: true });
   });
 
@@ -34,7 +34,7 @@ describe('extrapolation classes', () => {
 describe('headroom by class', () => {
   const cell = (count: number, ratio: number) => ({ count, median: 0.1, ratioAtQuantile: ratio });
   const report = (classes: ErrorReport['classes']): ErrorReport => ({
-    rows: 0, models: 0, chips: 0, stacks: 0, quantile: 0.8, classes,
+    rows: 0, models: 0, architectures: 0, chips: 0, stacks: 0, quantile: 0.8, classes,
     leaveOneModelOut: { tpot: { count: 0, median: 0, worst: 0 }, ttft: { count: 0, median: 0, worst: 0 }, byChip: {}, byStack: {} },
   });
 
@@ -59,13 +59,13 @@ describe('headroom by class', () => {
 
 describe('nearest rows', () => {
   const row = (fields: Partial<FitRow>): FitRow => ({
-    model: 'llama', facts: {} as FitRow['facts'], instanceType: 'inf2.48xlarge', chip: 'inf2', stack: 'vllm-nxdi', neuronSdkVersion: '2.24.0',
+    model: 'llama', architecture: 'llama', facts: {} as FitRow['facts'], instanceType: 'inf2.48xlarge', chip: 'inf2', stack: 'vllm-nxdi', neuronSdkVersion: '2.24.0',
     tensorParallelDegree: 8, batchSize: 32, inputTokens: 1024, outputTokens: 256, source: 'x', ...fields,
   });
 
   test('GIVEN rows of the model and of others WHEN the nearest are listed THEN the same model and chip come first, with what differs', () => {
-    const rows = [row({ model: 'other', source: 'o' }), row({ chip: 'trn1', instanceType: 'trn1.32xlarge', source: 't' }), row({ source: 's' })];
-    const near = nearestRows({ model: 'llama', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 16, batchSize: 16, inputTokens: 1024, outputTokens: 256 }, rows, 2);
+    const rows = [row({ model: 'other', architecture: 'other', source: 'o' }), row({ chip: 'trn1', instanceType: 'trn1.32xlarge', source: 't' }), row({ source: 's' })];
+    const near = nearestRows({ model: 'llama', architecture: 'llama', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 16, batchSize: 16, inputTokens: 1024, outputTokens: 256 }, rows, 2);
     expect(near.map((n) => n.row.source)).toEqual(['s', 't']);
     expect(near[0].distance).toBe('same model and chip; TP 8 -> 16; batch 32 -> 16');
     expect(near[1].distance).toBe('same model; chip trn1 -> inf2; TP 8 -> 16; batch 32 -> 16');

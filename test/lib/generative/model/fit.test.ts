@@ -10,7 +10,7 @@ const LLAMA_8B = (findGenerativeProfile('llama-3.1-8b-instruct') as GenerativePr
 /** A row of a model measured on a chip and stack; times filled in by the test. */
 function row(fields: Partial<FitRow> & Pick<FitRow, 'model'>): FitRow {
   return {
-    facts: LLAMA_8B, instanceType: 'inf2.48xlarge', chip: 'inf2', stack: 'vllm-nxdi', neuronSdkVersion: '2.24.0', tensorParallelDegree: 8,
+    architecture: fields.model, facts: LLAMA_8B, instanceType: 'inf2.48xlarge', chip: 'inf2', stack: 'vllm-nxdi', neuronSdkVersion: '2.24.0', tensorParallelDegree: 8,
     batchSize: 1, inputTokens: 1024, outputTokens: 256, source: 'test', ...fields,
   };
 }
@@ -61,7 +61,10 @@ describe('the fit', () => {
     }
     expect(jointCoefficientsFor(fitted, 'inf2', 'vllm-nxdi').level).toBe('chip and stack');
     expect(jointCoefficientsFor(fitted, 'inf2', 'optimum-neuron').level).toBe('chip');
-    expect(jointCoefficientsFor(fitted, 'trn3', 'vllm-neuron-plugin').level).toBe('shared');
+    // A chip nobody measured with a stack measured elsewhere takes the stack's; with neither, the shared ones.
+    expect(jointCoefficientsFor(fitted, 'trn3', 'vllm-neuron-plugin').level).toBe('stack');
+    expect(jointCoefficientsFor(fitted, 'trn3', 'tgi-neuron').level).toBe('shared');
+    expect(jointCoefficientsFor(fitted, 'inf2', 'vllm-neuron-plugin').level).toBe('chip, stack');
   });
 
   test('GIVEN a chip with few rows WHEN fitted with pulls THEN its coefficients stay near the shared ones; unseen terms are the parent\'s', () => {
@@ -106,7 +109,7 @@ describe('the fit', () => {
     const obs = observations(syntheticRows(truth));
     const fitted = fitCoefficients(obs, { shared: 0, chip: 0, group: 0 });
     const slowRow = obs.find((o) => o.kind === 'tpot' && o.row.chip === 'inf2')!;
-    const own = observations([{ ...slowRow.row, model: 'slow', tpotSeconds: 2 * slowRow.seconds, ttftSeconds: undefined }]);
+    const own = observations([{ ...slowRow.row, model: 'slow', architecture: 'slow', tpotSeconds: 2 * slowRow.seconds, ttftSeconds: undefined }]);
     const a = anchorOf(fitted, own, 'slow', 'inf2', 'tpot');
     // One row at twice the prediction, shrunk as n / (n + 1): sqrt(2).
     expect(a.factor).toBeCloseTo(Math.SQRT2, 6);
