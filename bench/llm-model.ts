@@ -7,6 +7,7 @@
  * the recorded ones (`lib/generative/model/error-report.ts`; `npm run fit:llm-model` rewrites them).
  */
 import { performance } from 'perf_hooks';
+import { PUBLISHED_ROWS, publishedSummary } from '../lib/generative/published';
 import { fitRows } from '../lib/generative/model/dataset';
 import { COEFFICIENT_NAMES, fitCoefficients, observations } from '../lib/generative/model/fit';
 import { RECORDED_ERROR_REPORT } from '../lib/generative/model/error-report';
@@ -59,12 +60,21 @@ function main(): void {
     const cell = (e: typeof c.tpot) => `${String(e.count).padStart(4)} rows, median ${pct(e.median).padStart(7)}, x${e.ratioAtQuantile.toFixed(2)}`;
     console.log(`  ${k.padEnd(58)} TPOT ${cell(c.tpot)}; TTFT ${cell(c.ttft)}`);
   }
+  const bySource = new Map<string, number>();
+  for (const r of rows) {
+    const source = r.source.replace(/^UNVERIFIED \(not AWS-authored\): /, '').split(' @ ')[0].split(' (')[0];
+    bySource.set(source, (bySource.get(source) ?? 0) + 1);
+  }
+  console.log(`\n${publishedSummary()}`);
+  console.log(`fitted: ${rows.length} of ${PUBLISHED_ROWS.length} (the rest: encoder-decoder, speculation, host sampling, open loops or saturation, ` +
+    `no time the model can read); by source: ${[...bySource].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
   console.log(`\nleave-one-model-out took ${lomoMs.toFixed(0)} ms (${report.models} fits); every hidden set ${reportMs.toFixed(0)} ms`);
   const regressions = medianRegressions(RECORDED_ERROR_REPORT, report.leaveOneModelOut);
   console.log(regressions.length === 0
     ? `recorded medians (TPOT ${pct(RECORDED_ERROR_REPORT.leaveOneModelOut.tpot.median)}, TTFT ${pct(RECORDED_ERROR_REPORT.leaveOneModelOut.ttft.median)}) hold`
     : regressions.join('\n'));
   console.log('');
+  console.log(`(a model is held out with every model of its architecture: ${report.models} models are ${report.architectures} architectures)`);
   console.log(`fit on ${report.rows} published rows of ${report.models} models (${report.chips} chips, ${report.stacks} serving stacks)`);
   const l = report.leaveOneModelOut;
   for (const s of both(l)) {

@@ -36,11 +36,12 @@ function rounded(value: unknown): unknown {
   return value;
 }
 
-/** JSON with every object or array that fits on one line of 120 characters on one line. */
+/** JSON with every array of numbers, and every object or array that fits in 100 characters, on one line. */
 export function compactJson(value: unknown, indent = ''): string {
   const flat = JSON.stringify(value);
-  if (flat.length + indent.length <= 100 || value === null || typeof value !== 'object') {
-    return flat;
+  const numbers = Array.isArray(value) && value.every((v) => typeof v === 'number');
+  if (numbers || flat.length + indent.length <= 100 || value === null || typeof value !== 'object') {
+    return numbers ? flat.replace(/,/g, ', ') : flat;
   }
   const inner = `${indent}  `;
   if (Array.isArray(value)) {

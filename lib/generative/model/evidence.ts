@@ -9,7 +9,7 @@
  * larger, so falling back never lowers the headroom. The factor is measured / predicted at the report's quantile,
  * at least 1.
  */
-import type { ErrorReport } from './report';
+import type { ClassError, ErrorReport } from './report';
 import type { Extrapolation, Target } from './holdout';
 import { classKeys, extrapolationOf } from './holdout';
 import type { FitRow } from './rows';
@@ -51,6 +51,23 @@ export function headroomFor(e: Extrapolation, report: ErrorReport): Headroom {
     quantile: report.quantile,
     ...(keys[0] !== chosen.k ? { narrowestClass: keys[0], narrowestHeldOutRows: (report.classes[keys[0]]?.tpot.count ?? 0) + (report.classes[keys[0]]?.ttft.count ?? 0) } : {}),
   };
+}
+
+/** A class's held-out errors, as the report records them. */
+export interface HeldOutError {
+  /** The class the figures are of: the narrowest of `classKeys` with any held-out prediction. */
+  readonly class: string;
+  readonly tpot: ClassError;
+  readonly ttft: ClassError;
+}
+
+/**
+ * The held-out error of the narrowest class of `e` that has any: what a choice that rests on the model (a larger
+ * tensor-parallel degree than the rows measured, say) must beat before the model's word is taken over the rows'.
+ */
+export function heldOutErrorOf(e: Extrapolation, report: ErrorReport): HeldOutError | undefined {
+  const key = classKeys(e).find((k) => report.classes[k] !== undefined);
+  return key === undefined ? undefined : { class: key, ...report.classes[key] };
 }
 
 /** The extrapolation an estimate of `target` from every known row makes. */

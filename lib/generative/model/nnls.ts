@@ -7,15 +7,43 @@
 export function nnls(a: readonly (readonly number[])[], b: readonly number[]): number[] {
   const n = a[0]?.length ?? 0;
   // Scale columns to unit norm: the terms differ by orders of magnitude, which the normal equations would not survive.
-  const norms = Array.from({ length: n }, (_, j) => Math.sqrt(a.reduce((s, r) => s + r[j] * r[j], 0)));
-  const cols = norms.map((v, j) => ({ j, v })).filter((c) => c.v > 0);
+  const norms = new Float64Array(n);
+  for (const row of a) {
+    for (let j = 0; j < n; j++) {
+      norms[j] += row[j] * row[j];
+    }
+  }
+  const cols: number[] = [];
+  for (let j = 0; j < n; j++) {
+    norms[j] = Math.sqrt(norms[j]);
+    if (norms[j] > 0) {
+      cols.push(j);
+    }
+  }
   const m = cols.length;
-  const scaled = a.map((r) => cols.map((c) => r[c.j] / c.v));
-  const ata = Array.from({ length: m }, (_, i) => Array.from({ length: m }, (__, k) => scaled.reduce((s, r) => s + r[i] * r[k], 0)));
-  const atb = Array.from({ length: m }, (_, i) => scaled.reduce((s, r, row) => s + r[i] * b[row], 0));
+  const ata = Array.from({ length: m }, () => new Array<number>(m).fill(0));
+  const atb = new Array<number>(m).fill(0);
+  for (let r = 0; r < a.length; r++) {
+    const row = a[r];
+    for (let i = 0; i < m; i++) {
+      const vi = row[cols[i]] / norms[cols[i]];
+      if (vi === 0) {
+        continue;
+      }
+      atb[i] += vi * b[r];
+      for (let k = i; k < m; k++) {
+        ata[i][k] += vi * (row[cols[k]] / norms[cols[k]]);
+      }
+    }
+  }
+  for (let i = 0; i < m; i++) {
+    for (let k = 0; k < i; k++) {
+      ata[i][k] = ata[k][i];
+    }
+  }
   const x = lawsonHanson(ata, atb);
   const out = new Array<number>(n).fill(0);
-  cols.forEach((c, i) => (out[c.j] = x[i] / c.v));
+  cols.forEach((j, i) => (out[j] = x[i] / norms[j]));
   return out;
 }
 
