@@ -80,7 +80,10 @@ export interface NearRow {
   readonly row: FitRow;
   /** What differs and by how much: `same model and chip; TP 8 -> 16; batch 32 -> 16`. */
   readonly distance: string;
-  /** A score: lower is nearer (a different model weighs most, then the chip, the stack, the degree, the batch, the lengths). */
+  /**
+   * A score: lower is nearer (a different architecture weighs most, then the chip, the stack, the degree, the batch,
+   * the lengths; another model of the same architecture a little).
+   */
   readonly score: number;
 }
 
@@ -113,7 +116,7 @@ export function distanceOf(target: NearTarget, row: FitRow): NearRow {
   change('batch', row.batchSize, target.batchSize);
   change('input', row.inputTokens, target.inputTokens);
   change('output', row.outputTokens, target.outputTokens);
-  const score = (sameModel ? 0 : 100) + (sameChip ? 0 : 30) + (row.stack === target.stack ? 0 : 10) +
+  const score = (sameModel ? (row.model === target.model ? 0 : 0.5) : 100) + (sameChip ? 0 : 30) + (row.stack === target.stack ? 0 : 10) +
     5 * log2Ratio(row.tensorParallelDegree, target.tensorParallelDegree) + 2 * log2Ratio(row.batchSize, target.batchSize) +
     log2Ratio(row.inputTokens, target.inputTokens) + log2Ratio(row.outputTokens, target.outputTokens);
   return { row, distance: parts.join('; '), score };

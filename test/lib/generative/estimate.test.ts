@@ -99,6 +99,18 @@ describe('estimated plans', () => {
     const g = chosen.generative;
     expect(g.estimate).toBeDefined();
     expect(chosen.warnings.some((w) => w.startsWith('ESTIMATE'))).toBe(true);
+    // The evidence: the nearest published rows (one per configuration; the architecture's own on inf2 first, Llama 3
+    // 8B's longer prompts before Llama 3.1 8B's), and headroom from the held-out error of this plan's extrapolation
+    // class, as the estimate applied it.
+    const e = g.evidence!;
+    expect(e.basis).toBe('estimated');
+    expect(e.nearest).toHaveLength(3);
+    expect(e.nearest[0].instanceType).toBe('inf2.48xlarge');
+    expect(e.nearest[0].distance).toMatch(/^(same model and chip|llama-3-8b \(same architecture\); same chip); stack \S+ -> vllm-nxdi/);
+    expect(e.headroom.class).toMatch(/^same model, same chip/);
+    expect(e.headroom.heldOutRows).toBeGreaterThan(0);
+    expect(e.headroom.tpot).toBe(g.estimate!.headroom.tpot);
+    expect(e.headroom.ttft).toBe(g.estimate!.headroom.ttft);
     expect(g.lengths?.input.spread).toBe('default');
     expect(g.maxModelLength).toBe(g.lengths!.input.p99 + g.lengths!.output.p99);
     expect(g.engine.contextEncodingBuckets?.[g.engine.contextEncodingBuckets.length - 1]).toBe(g.maxModelLength);

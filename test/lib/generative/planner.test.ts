@@ -79,6 +79,11 @@ describe('Generative planner', () => {
     expect(g.costPer1MOutputTokensUsd).toBeCloseTo((chosen.hourlyCostUsd / (512 * 3600)) * 1e6, 3);
     expect(chosen.capacityRps).toBeGreaterThanOrEqual(2 * 1.2);
     expect(g.measurement.length).toBeGreaterThan(0);
+    // Measured times: the evidence is the plan's own rows, with their stack, and no headroom.
+    expect(g.evidence?.basis).toBe('measured');
+    expect(g.evidence?.nearest).toHaveLength(g.measurement.length);
+    expect(g.evidence?.nearest.every((r) => r.distance === 'measured' && r.stack.length > 0)).toBe(true);
+    expect(g.evidence?.headroom).toEqual({ tpot: 1, ttft: 1, class: 'measured', heldOutRows: 0, quantile: 0 });
     // Every alternative costs at least as much.
     for (const a of report.alternatives) {
       expect(a.hourlyCostUsd).toBeGreaterThanOrEqual(chosen.hourlyCostUsd);
