@@ -11,6 +11,7 @@ import { NEURON_DOCS_TRN1_ROWS } from './neuron-docs-trn1';
 import { NXDI_TUTORIAL_ROWS } from './nxdi-tutorials';
 import { OPTIMUM_NEURON_STATIC_ROWS } from './optimum-neuron-static';
 import { OPTIMUM_NEURON_VLLM_ROWS } from './optimum-neuron-vllm';
+import { TGI_NEURON_ROWS } from './tgi-neuron';
 import type { PublishedRow } from './types';
 import { VLLM_NEURON_ROWS } from './vllm-neuron';
 
@@ -28,6 +29,7 @@ export const PUBLISHED_ROWS: readonly PublishedRow[] = [
   ...VLLM_NEURON_ROWS,
   ...OPTIMUM_NEURON_VLLM_ROWS,
   ...OPTIMUM_NEURON_STATIC_ROWS,
+  ...TGI_NEURON_ROWS,
 ];
 
 /** Row counts of a set of published rows: in total, and by model, chip and serving stack (largest first). */

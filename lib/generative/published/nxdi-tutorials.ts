@@ -62,6 +62,56 @@ function llama70b(
 const SDK_2_21_0 = 'Published with the Neuron 2.21.0 release (commit "Llama 3.3-70B inference sample - 2.21 release")';
 const SDK_2_21_1 = 'Re-measured in a docs update (2025-02-04) after the 2.21.1 release (2025-01-14); the SDK is the release current then';
 
+const LLAMA_405B_TUTORIAL = 'libraries/nxd-inference/tutorials/trn2-llama3.1-405b-speculative-tutorial.rst';
+
+/**
+ * Llama 3.1 405B Instruct on trn2.48xlarge, TP 64 at LNC=2, batch 1, `seq-len` 12800, LLMPerf 10,000 input / 1,500
+ * requested output tokens at concurrency 1 (printed LLMPerf output; `llama405b_perf_comparison.csv` rounds it).
+ * Scenario 1 serves BF16 weights; scenario 2 the FP8 checkpoint rescaled to Neuron's FP8_EXP4 with per-channel
+ * symmetric quantization and fused speculation with a Llama 3.2 1B draft.
+ */
+function llama405b(
+  optimized: boolean,
+  itl: { p50: number; p90: number; p99: number; mean: number },
+  ttft: { p50: number; p90: number },
+  e2eP50: number, outputTokens: number, outputTokensPerSecond: number,
+): PublishedRow {
+  return {
+    model: 'llama-3.1-405b-instruct',
+    instanceType: 'trn2.48xlarge',
+    chip: 'trn2',
+    stack: 'vllm-nxdi',
+    neuronSdkVersion: '2.21.1',
+    tensorParallelDegree: 64,
+    batchSize: 1,
+    load: 'concurrency',
+    concurrency: 1,
+    inputTokens: 10000,
+    outputTokens,
+    sequenceLength: 12800,
+    weightDtype: optimized ? 'fp8' : 'bf16',
+    ...(optimized ? { kvDtype: 'bf16' as const } : {}),
+    levers: {
+      onDeviceSampling: true,
+      ...(optimized
+        ? {
+          speculation: { method: 'fused-draft', draftModel: 'meta-llama/Llama-3.2-1B-Instruct', speculativeTokens: 7 } as const,
+          quantization: 'per_channel_symmetric FP8 (meta-llama/Llama-3.1-405B-Instruct-FP8 rescaled to FP8_EXP4), quantized MLP kernel',
+        }
+        : {}),
+    },
+    ttft,
+    tpot: itl,
+    e2e: { p50: e2eP50 },
+    outputTokensPerSecond,
+    source: tutorial('ba1c08b0', '2025-02-04', LLAMA_405B_TUTORIAL,
+      `${optimized ? 'Scenario 2 (fp8 weights and fused speculation with a Llama 3.2 1B draft)' : 'Scenario 1 (bf16 weights)'}, ` +
+      'printed LLMPerf output and llama405b_perf_comparison.csv'),
+    notes: `${TTFT_TAIL_NOTE}. ${SDK_2_21_1}; the tutorial is unchanged through 2.28.` +
+      (optimized ? '' : ' LLMPerf counted a mean of 1,787.9 output tokens for the 1,500 requested'),
+  };
+}
+
 const QWEN_SD_TUTORIAL = 'libraries/nxd-inference/tutorials/sd-inference-tutorial.rst';
 
 /**
@@ -108,6 +158,8 @@ export const NXDI_TUTORIAL_ROWS: readonly PublishedRow[] = [
   llama70b('06f33784', '2024-12-21', '2.21.0', true, { p50: 5.63, p90: 5.68, p99: 6.58, mean: 5.67 }, 612.4, 9060.3, 143.38, SDK_2_21_0),
   llama70b('ba1c08b0', '2025-02-04', '2.21.1', false, { p50: 19.66, p90: 19.70, p99: 20.35, mean: 19.69 }, 814.3, 30326.0, 36.56, SDK_2_21_1),
   llama70b('ba1c08b0', '2025-02-04', '2.21.1', true, { p50: 5.39, p90: 5.50, p99: 5.91, mean: 5.41 }, 870.1, 8950.9, 144.17, SDK_2_21_1),
+  llama405b(false, { p50: 37.93, p90: 38.06, p99: 38.63, mean: 37.91 }, { p50: 2442.0, p90: 2444.7 }, 70096.4, 1788, 24.42),
+  llama405b(true, { p50: 8.27, p90: 8.48, p99: 11.14, mean: 8.42 }, { p50: 2255.0, p90: 2259.6 }, 14656.1, 1501, 100.7),
   qwen32bSd(false, 48.3, 6044.9, 558, 102.27),
   qwen32bSd(true, 47.4, 5636.8, 565.37, 137.84),
 ];

@@ -1,89 +1,15 @@
 /**
  * Rows of Hugging Face optimum-neuron's vLLM benchmarks (huggingface/optimum-neuron `benchmark/vllm/`): vLLM with
- * optimum-neuron's Neuron platform plugin (its own NxD-based model implementations), loaded with guidellm 0.1.0.
- * Third-party: every row is `unverified`.
- *
- * Each result CSV (`generate_csv.py` over guidellm reports) holds one line per guidellm profile: `synchronous` (one
- * request at a time), `asynchronous@R req/sec` (an open loop at R requests per second) and `throughput` (every request
- * at once, up to `GUIDELLM__MAX_CONCURRENCY`). Its latency columns are guidellm's means: request latency (s), TTFT
- * (ms), inter-token latency (ms); output tokens per second is the whole run's. Prompts are 1500 +- 150 tokens and
- * outputs 250 +- 20 (`--data "prompt_tokens=1500,prompt_tokens_variance=150,generated_tokens=250,..."`).
- *
- * The SDK of a run is `__sdk_version__` of optimum/neuron/version.py at the commit that added its results: the
- * release the plugin and its DLC were built for, not stated in the CSV.
+ * optimum-neuron's Neuron platform plugin (its own NxD-based model implementations), loaded with guidellm 0.1.0 (how
+ * the CSVs are read: `guidellm.ts`). Third-party: every row is `unverified`.
  */
-import type { NeuronChip, PublishedRow } from './types';
+import { guidellmRuns } from './guidellm';
+import type { GuidellmLine, GuidellmRun } from './guidellm';
+import type { PublishedRow } from './types';
 
-const REPOSITORY = 'huggingface/optimum-neuron';
-const LENGTHS = 'guidellm emulated data, prompt_tokens=1500 prompt_tokens_variance=150, generated_tokens=250 generated_tokens_variance=20';
-
-/** One benchmarked server configuration and the file its results are in. */
-interface GuidellmRun {
-  readonly model: string;
-  readonly instanceType: string;
-  readonly chip: NeuronChip;
-  readonly sdk: string;
-  readonly tensorParallelDegree: number;
-  readonly dataParallel?: number;
-  readonly batchSize: number;
-  readonly sequenceLength: number;
-  /** guidellm's `GUIDELLM__MAX_CONCURRENCY` for the `throughput` profile. */
-  readonly maxConcurrency: number;
-  readonly commit: string;
-  readonly date: string;
-  readonly path: string;
-  /** The CSV's `Date` column of the run. */
-  readonly run: string;
-  readonly levers?: PublishedRow['levers'];
-  readonly notes?: string;
-}
-
-/** One CSV line: input type, requests/s, request latency (s), TTFT (ms), inter-token latency (ms), output tokens/s. */
-type GuidellmLine = readonly [inputType: string, requestsPerSecond: number, latencySeconds: number, ttftMs: number, itlMs: number, outputTokensPerSecond: number];
-
-const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-function guidellm(run: GuidellmRun, [inputType, rps, latencySeconds, ttftMs, itlMs, tps]: GuidellmLine): PublishedRow {
-  const rate = /^asynchronous@([\d.]+) req\/sec$/.exec(inputType);
-  const load: Pick<PublishedRow, 'load' | 'concurrency' | 'requestRate'> = inputType === 'synchronous'
-    ? { load: 'concurrency', concurrency: 1 }
-    : rate ? { load: 'rate', requestRate: Number(rate[1]) } : { load: 'saturation' };
-  return {
-    model: run.model,
-    instanceType: run.instanceType,
-    chip: run.chip,
-    stack: 'optimum-neuron-vllm',
-    neuronSdkVersion: run.sdk,
-    tensorParallelDegree: run.tensorParallelDegree,
-    ...(run.dataParallel !== undefined ? { dataParallel: run.dataParallel } : {}),
-    batchSize: run.batchSize,
-    ...load,
-    inputTokens: 1500,
-    outputTokens: 250,
-    lengthSpread: LENGTHS,
-    sequenceLength: run.sequenceLength,
-    weightDtype: 'bf16',
-    levers: run.levers ?? {},
-    ttft: { mean: round(ttftMs, 1) },
-    tpot: { mean: round(itlMs) },
-    e2e: { mean: round(latencySeconds * 1000, 0) },
-    outputTokensPerSecond: round(tps, 1),
-    requestsPerSecond: round(rps, 3),
-    run: run.run,
-    source: {
-      repository: REPOSITORY,
-      commit: run.commit,
-      path: run.path,
-      date: run.date,
-      locator: `line "${inputType}" of run ${run.run}${inputType === 'throughput' ? ` (GUIDELLM__MAX_CONCURRENCY ${run.maxConcurrency})` : ''}`,
-    },
-    unverified: true,
-    ...(run.notes ? { notes: run.notes } : {}),
-  };
-}
-
-function runs(run: GuidellmRun, lines: readonly GuidellmLine[]): PublishedRow[] {
-  return lines.map((line) => guidellm(run, line));
+/** The rows of one vLLM run. */
+function runs(run: Omit<GuidellmRun, 'stack'>, lines: readonly GuidellmLine[]): PublishedRow[] {
+  return guidellmRuns({ ...run, stack: 'optimum-neuron-vllm' }, lines);
 }
 
 const LLAMA_8B_DP = {

@@ -290,6 +290,8 @@ export interface PublishedModel {
   readonly parametersBillions: number;
   /** Parameters one token uses, billions (MoE models). @default - parametersBillions */
   readonly activeParametersBillions?: number;
+  /** True when the LM head shares the embedding matrix (`tie_word_embeddings`). @default false */
+  readonly tiedEmbeddings?: boolean;
   /** Mixture-of-experts facts. @default - a dense model */
   readonly moe?: MixtureOfExperts;
   /** The config.json URL and the fields read, and where the parameter count comes from. */

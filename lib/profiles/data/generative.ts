@@ -59,17 +59,17 @@ export const BUILT_IN_GENERATIVE_PROFILES: readonly GenerativeProfile[] = [
   profile('google/flan-t5-xl', 'FLAN-T5 XL encoder-decoder, 2.85B parameters', ['google/flan-t5-xl'], T5_ROWS),
   profile('t5-3b', 'T5 3B encoder-decoder', ['t5-3b'], T5_ROWS),
   profile('llama-3.1-8b-instruct', 'Llama 3.1 8B Instruct, decoder-only, grouped-query attention (8 KV heads), bf16', ['llama-3.1-8b-instruct'], [
-    { stack: 'vllm-neuron-plugin' },
+    { stack: 'vllm-neuron-plugin', path: 'tutorial-eagle3-speculative-decoding-llama-3-1.md' },
     { path: `${OPTIMUM_VLLM}chunked-prefill/std-ods.csv` },
     { path: `${OPTIMUM_VLLM}chunked-prefill/hybrid-ods.csv` },
     { path: `${OPTIMUM_VLLM}data-parallel/llama3.1-8b/vllm-results-dp4.csv`, run: '2025-09-22-08-51-27' },
     { path: `${OPTIMUM_VLLM}single-instance/llama-3.1-8b-trn2/vllm-results.csv` },
-    { stack: 'optimum-neuron', inputTokens: 1024, batchSizes: [1, 4, 8, 16, 32] },
+    { stack: 'optimum-neuron', neuronSdkVersion: '2.24.0', inputTokens: 1024, batchSizes: [1, 4, 8, 16, 32] },
   ]),
   profile('llama-3.3-70b-instruct', 'Llama 3.3 70B Instruct, decoder-only, grouped-query attention (8 KV heads), bf16',
     ['llama-3.3-70b-instruct', 'deepseek-r1-distill-llama-70b'], [
       { stack: 'vllm-nxdi', neuronSdkVersion: '2.21.1' },
-      { stack: 'optimum-neuron', inputTokens: 1024 },
+      { stack: 'optimum-neuron', neuronSdkVersion: '2.24.0', inputTokens: 1024 },
     ]),
   profile('qwen3-32b', 'Qwen3 32B, decoder-only, grouped-query attention (8 KV heads), bf16', ['qwen3-32b'], [
     { stack: 'vllm-nxdi' },
