@@ -6,128 +6,136 @@ import type { ErrorReport } from './report';
 
 /** The recorded error report (`report.ts`); `bench:llm-model` prints it and a test holds the medians to it. */
 export const RECORDED_ERROR_REPORT: ErrorReport = {
-  "rows": 207,
-  "models": 18,
-  "architectures": 14,
+  "rows": 527,
+  "models": 23,
+  "architectures": 19,
   "chips": 3,
-  "stacks": 5,
+  "stacks": 6,
   "leaveOneModelOut": {
-    "tpot": {"count":158,"median":0.114596,"worst":1.63155},
-    "ttft": {"count":158,"median":0.11304,"worst":3.16058},
+    "tpot": {"count":415,"median":0.109614,"worst":2.29776},
+    "ttft": {"count":440,"median":0.13128,"worst":5.44026},
     "byChip": {
       "inf2": {
-        "tpot": {"count":108,"median":0.129896,"worst":0.413596},
-        "ttft": {"count":107,"median":0.101199,"worst":0.639797}
+        "tpot": {"count":361,"median":0.109614,"worst":0.521513},
+        "ttft": {"count":376,"median":0.092745,"worst":5.44026}
       },
       "trn1": {
-        "tpot": {"count":41,"median":0.0527761,"worst":0.366508},
-        "ttft": {"count":41,"median":0.234906,"worst":1.39858}
+        "tpot": {"count":41,"median":0.0872833,"worst":0.525019},
+        "ttft": {"count":51,"median":0.373252,"worst":2.53617}
       },
       "trn2": {
-        "tpot": {"count":9,"median":0.411689,"worst":1.63155},
-        "ttft": {"count":10,"median":0.376002,"worst":3.16058}
+        "tpot": {"count":13,"median":0.43071,"worst":2.29776},
+        "ttft": {"count":13,"median":0.374778,"worst":2.2481}
       }
     },
     "byStack": {
       "optimum-neuron": {
-        "tpot": {"count":63,"median":0.088631,"worst":0.413596},
-        "ttft": {"count":63,"median":0.0929667,"worst":0.519141}
+        "tpot": {"count":308,"median":0.101221,"worst":0.408568},
+        "ttft": {"count":307,"median":0.092745,"worst":5.44026}
       },
       "optimum-neuron-vllm": {
-        "tpot": {"count":14,"median":0.195467,"worst":1.63155},
-        "ttft": {"count":13,"median":0.404278,"worst":1.39858}
+        "tpot": {"count":14,"median":0.157588,"worst":1.1025},
+        "ttft": {"count":13,"median":0.515723,"worst":2.53617}
+      },
+      "tgi-neuron": {
+        "tpot": {"count":8,"median":0.163646,"worst":0.279801},
+        "ttft": {"count":35,"median":0.204921,"worst":0.529989}
       },
       "transformers-neuronx": {
-        "tpot": {"count":78,"median":0.101604,"worst":0.342458},
-        "ttft": {"count":78,"median":0.151375,"worst":0.994844}
+        "tpot": {"count":78,"median":0.154324,"worst":0.525019},
+        "ttft": {"count":78,"median":0.23682,"worst":0.920369}
       },
       "vllm-neuron-plugin": {
-        "tpot": {"count":1,"median":0.200523,"worst":0.200523},
-        "ttft": {"count":1,"median":0.241585,"worst":0.241585}
+        "tpot": {"count":4,"median":0.55322,"worst":2.29776},
+        "ttft": {"count":3,"median":0.169334,"worst":2.2481}
       },
       "vllm-nxdi": {
-        "tpot": {"count":2,"median":0.100932,"worst":0.10864},
-        "ttft": {"count":3,"median":1.94148,"worst":3.16058}
+        "tpot": {"count":3,"median":0.136463,"worst":0.440627},
+        "ttft": {"count":4,"median":0.260903,"worst":1.43122}
       }
     }
   },
   "quantile": 0.8,
   "classes": {
     "any": {
-      "tpot": {"count":703,"median":0.112088,"ratioAtQuantile":1.17599},
-      "ttft": {"count":701,"median":0.179036,"ratioAtQuantile":1.19263}
+      "tpot": {"count":2016,"median":0.104501,"ratioAtQuantile":1.08901},
+      "ttft": {"count":2137,"median":0.151289,"ratioAtQuantile":1.16311}
     },
     "new model": {
-      "tpot": {"count":161,"median":0.114849,"ratioAtQuantile":1.19259},
-      "ttft": {"count":162,"median":0.11304,"ratioAtQuantile":1.32945}
+      "tpot": {"count":436,"median":0.109614,"ratioAtQuantile":1.04685},
+      "ttft": {"count":461,"median":0.14478,"ratioAtQuantile":1.44296}
     },
     "new model, same chip": {
-      "tpot": {"count":158,"median":0.114596,"ratioAtQuantile":1.19259},
-      "ttft": {"count":158,"median":0.11304,"ratioAtQuantile":1.31854}
+      "tpot": {"count":415,"median":0.109614,"ratioAtQuantile":1.0385},
+      "ttft": {"count":440,"median":0.13128,"ratioAtQuantile":1.44296}
     },
     "new model, same chip, other stack": {
-      "tpot": {"count":4,"median":0.193033,"ratioAtQuantile":1.25082},
-      "ttft": {"count":3,"median":0.404278,"ratioAtQuantile":2.47754}
+      "tpot": {"count":3,"median":0.155231,"ratioAtQuantile":0.937176},
+      "ttft": {"count":12,"median":0.388322,"ratioAtQuantile":1.8376}
     },
     "new model, unmeasured chip": {
-      "tpot": {"count":3,"median":0.626803,"ratioAtQuantile":1.21467},
-      "ttft": {"count":4,"median":0.381967,"ratioAtQuantile":4.8697}
+      "tpot": {"count":21,"median":0.105068,"ratioAtQuantile":1.10526},
+      "ttft": {"count":21,"median":0.566049,"ratioAtQuantile":0.808595}
     },
     "new model, unmeasured chip, TP beyond measured": {
-      "tpot": {"count":2,"median":0.17673,"ratioAtQuantile":1.21467},
-      "ttft": {"count":3,"median":0.438734,"ratioAtQuantile":4.8697}
+      "tpot": {"count":3,"median":0.44238,"ratioAtQuantile":1.0757},
+      "ttft": {"count":4,"median":0.566049,"ratioAtQuantile":2.30441}
+    },
+    "new model, unmeasured chip, other stack": {
+      "tpot": {"count":16,"median":0.105068,"ratioAtQuantile":1.10526},
+      "ttft": {"count":15,"median":2.21903,"ratioAtQuantile":0.788873}
     },
     "new model, unmeasured chip, other stack, TP beyond measured": {
-      "tpot": {"count":0,"median":0,"ratioAtQuantile":0},
-      "ttft": {"count":1,"median":0.438734,"ratioAtQuantile":1.78168}
+      "tpot": {"count":1,"median":0.44238,"ratioAtQuantile":0.693299},
+      "ttft": {"count":2,"median":0.387185,"ratioAtQuantile":1.63181}
     },
     "same model": {
-      "tpot": {"count":542,"median":0.109325,"ratioAtQuantile":1.16891},
-      "ttft": {"count":539,"median":0.192234,"ratioAtQuantile":1.17389}
+      "tpot": {"count":1580,"median":0.100548,"ratioAtQuantile":1.09294},
+      "ttft": {"count":1676,"median":0.156247,"ratioAtQuantile":1.1436}
     },
     "same model, new chip": {
-      "tpot": {"count":155,"median":0.105847,"ratioAtQuantile":1.20387},
-      "ttft": {"count":154,"median":0.181094,"ratioAtQuantile":1.22013}
+      "tpot": {"count":394,"median":0.0919782,"ratioAtQuantile":1.09428},
+      "ttft": {"count":419,"median":0.0761846,"ratioAtQuantile":1.11617}
     },
     "same model, new chip, TP beyond measured": {
-      "tpot": {"count":34,"median":0.0804457,"ratioAtQuantile":1.24435},
-      "ttft": {"count":34,"median":0.262173,"ratioAtQuantile":2.1369}
+      "tpot": {"count":34,"median":0.130293,"ratioAtQuantile":1.25209},
+      "ttft": {"count":34,"median":0.290296,"ratioAtQuantile":2.19362}
     },
     "same model, new chip, other stack": {
-      "tpot": {"count":4,"median":0.0509408,"ratioAtQuantile":1.20589},
-      "ttft": {"count":3,"median":0.369786,"ratioAtQuantile":2.34194}
+      "tpot": {"count":3,"median":0.022525,"ratioAtQuantile":1.06097},
+      "ttft": {"count":12,"median":0.383486,"ratioAtQuantile":1.82319}
     },
     "same model, same chip": {
-      "tpot": {"count":232,"median":0.105766,"ratioAtQuantile":1.14188},
-      "ttft": {"count":231,"median":0.152159,"ratioAtQuantile":1.09891}
+      "tpot": {"count":792,"median":0.0915165,"ratioAtQuantile":1.07489},
+      "ttft": {"count":838,"median":0.100997,"ratioAtQuantile":1.21015}
     },
     "same model, same chip, TP beyond measured": {
-      "tpot": {"count":15,"median":0.124623,"ratioAtQuantile":1.20661},
-      "ttft": {"count":16,"median":0.250266,"ratioAtQuantile":1.00465}
+      "tpot": {"count":77,"median":0.165105,"ratioAtQuantile":1.0732},
+      "ttft": {"count":78,"median":0.120211,"ratioAtQuantile":1.04686}
     },
     "same model, same chip, other stack": {
-      "tpot": {"count":77,"median":0.147603,"ratioAtQuantile":1.13512},
-      "ttft": {"count":76,"median":0.259936,"ratioAtQuantile":0.935069}
+      "tpot": {"count":322,"median":0.105943,"ratioAtQuantile":1.0668},
+      "ttft": {"count":347,"median":0.0914335,"ratioAtQuantile":1.21015}
     },
     "same model, same chip, other stack, TP beyond measured": {
-      "tpot": {"count":15,"median":0.124623,"ratioAtQuantile":1.20661},
-      "ttft": {"count":16,"median":0.250266,"ratioAtQuantile":1.00465}
+      "tpot": {"count":76,"median":0.151011,"ratioAtQuantile":1.0732},
+      "ttft": {"count":76,"median":0.120211,"ratioAtQuantile":1.0425}
     },
     "same model, unmeasured chip": {
-      "tpot": {"count":155,"median":0.122464,"ratioAtQuantile":1.21326},
-      "ttft": {"count":154,"median":0.205617,"ratioAtQuantile":1.18646}
+      "tpot": {"count":394,"median":0.160524,"ratioAtQuantile":1.12937},
+      "ttft": {"count":419,"median":0.81174,"ratioAtQuantile":0.892577}
     },
     "same model, unmeasured chip, TP beyond measured": {
-      "tpot": {"count":34,"median":0.0552028,"ratioAtQuantile":1.22996},
-      "ttft": {"count":34,"median":0.350967,"ratioAtQuantile":2.3926}
+      "tpot": {"count":34,"median":0.073768,"ratioAtQuantile":1.0366},
+      "ttft": {"count":34,"median":0.331824,"ratioAtQuantile":2.72771}
     },
     "same model, unmeasured chip, other stack": {
-      "tpot": {"count":64,"median":0.158386,"ratioAtQuantile":1.43281},
-      "ttft": {"count":64,"median":0.1948,"ratioAtQuantile":0.849839}
+      "tpot": {"count":296,"median":0.184096,"ratioAtQuantile":1.12937},
+      "ttft": {"count":295,"median":0.859017,"ratioAtQuantile":0.560425}
     },
     "same model, unmeasured chip, other stack, TP beyond measured": {
-      "tpot": {"count":2,"median":0.202636,"ratioAtQuantile":1.26498},
-      "ttft": {"count":2,"median":1.53513,"ratioAtQuantile":0.394457}
+      "tpot": {"count":2,"median":0.200544,"ratioAtQuantile":1.26167},
+      "ttft": {"count":2,"median":1.68329,"ratioAtQuantile":0.372676}
     }
   }
 };

@@ -8,7 +8,8 @@
  *   TPOT is a step plus `(c - 1) / (output - 1)` prefills. A TTFT is a prefill (of the whole batch's prompts for a
  *   static-batch `generate`) of the prompt padded to its compiled bucket (`FitRow.prefillTokens`). A derived end-to-end time is one prefill plus `output - 1` steps. Decode and prefill
  *   coefficients are fitted jointly, so a derived row constrains both and is never read as a TPOT.
- * - **Error.** Least squares of the relative error under non-negativity (`nnls.ts`); each architecture's rows weigh
+ * - **Error.** Least squares of the log error (`ln(predicted / measured)`, symmetric in too fast and too slow) under
+ *   non-negativity (`nnls.ts`), by Gauss-Newton from the relative least squares; each architecture's rows weigh
  *   as much together as another's would at the same count (`1 / sqrt(rows)` each), so the fit is not the model with
  *   most rows.
  * - **Levels.** A shared vector over every row (pulled weakly toward the pure physics, all ones), then one per chip
@@ -65,7 +66,7 @@ export function observationsOf(row: FitRow): Observation[] {
   }
   const running = Math.min(row.batchSize, row.concurrency ?? row.batchSize);
   const stepBatch = row.stack === 'vllm-neuron-plugin' ? running : row.batchSize;
-  const step = decodeFeatures({ ...cfg, batch: stepBatch }, row.inputTokens + row.outputTokens / 2);
+  const step = decodeFeatures({ ...cfg, batch: stepBatch }, row.decodeContextTokens ?? row.inputTokens + row.outputTokens / 2);
   const prompts = row.staticBatch ? row.batchSize : 1;
   const prefill = prefillFeatures({ ...cfg, batch: 1 }, row.prefillTokens ?? row.inputTokens, prompts);
   const out: Observation[] = [];
@@ -135,23 +136,41 @@ function featureScales(obs: readonly Observation[], weights: readonly number[]):
   return Array.from({ length: n }, (_, k) => Math.sqrt(obs.reduce((s, o, i) => s + weights[i] * (o.x[k] / o.seconds) ** 2, 0) / Math.max(total, 1e-12)));
 }
 
-/** Relative least squares with a ridge pull of `strength` rows toward `parent`; unseen coefficients keep the parent's. */
+/**
+ * Gauss-Newton steps on the log error after the relative least squares: the relative error punishes predicting 2x
+ * too slow more than 2x too fast, which biases a fit on noisy rows (chart figures rounded to 100 ms) low.
+ */
+export const LOG_STEPS = 3;
+
+/**
+ * Least squares of the log error (`ln(predicted / measured)`) with a ridge pull of `strength` rows toward `parent`;
+ * unseen coefficients keep the parent's. Starts from the relative least squares (`predicted / measured - 1`, the
+ * log error's first-order form) and takes `LOG_STEPS` Gauss-Newton steps, each a non-negative least squares.
+ */
 function fitLevel(obs: readonly Observation[], weights: readonly number[], parent: readonly number[], strength: number, scale: readonly number[]): number[] {
   const n = parent.length;
-  const rows = obs.map((o, i) => o.x.map((v) => (v / o.seconds) * Math.sqrt(weights[i])));
-  const target = obs.map((_, i) => Math.sqrt(weights[i]));
-  const seen = Array.from({ length: n }, (_, k) => rows.some((r) => r[k] > 0));
-  // Unseen coefficients stay at the parent's; their columns are zero, so they change nothing in these rows.
+  const seen = Array.from({ length: n }, (_, k) => obs.some((o) => o.x[k] > 0));
+  const priorRows: number[][] = [];
+  const priorTarget: number[] = [];
   for (let k = 0; k < n; k++) {
+    // Unseen coefficients stay at the parent's; their columns are zero, so they change nothing in these rows.
     if (seen[k] && strength > 0) {
       const prior = new Array<number>(n).fill(0);
       prior[k] = Math.sqrt(strength) * scale[k];
-      rows.push(prior);
-      target.push(Math.sqrt(strength) * scale[k] * parent[k]);
+      priorRows.push(prior);
+      priorTarget.push(Math.sqrt(strength) * scale[k] * parent[k]);
     }
   }
-  const c = nnls(rows, target);
-  return c.map((v, k) => (seen[k] ? v : parent[k]));
+  // ln(x.c / y) ~ ln(x.c0 / y) + x.(c - c0) / x.c0: rows x / x.c0, target 1 - ln(x.c0 / y). From c0 = y, the relative form.
+  let at = obs.map((o) => o.seconds);
+  let c: number[] = parent.slice();
+  for (let step = 0; step <= LOG_STEPS; step++) {
+    const rows = obs.map((o, i) => o.x.map((v) => (v / at[i]) * Math.sqrt(weights[i])));
+    const target = obs.map((o, i) => (1 - Math.log(at[i] / o.seconds)) * Math.sqrt(weights[i]));
+    c = nnls([...rows, ...priorRows], [...target, ...priorTarget]).map((v, k) => (seen[k] ? v : parent[k]));
+    at = obs.map((o) => Math.max(dot(c, o.x), 1e-3 * o.seconds));
+  }
+  return c;
 }
 
 /** The three levels of coefficients fitted to the observations. */

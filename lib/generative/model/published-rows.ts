@@ -103,6 +103,7 @@ export function publishedFitRow(row: PublishedRow, models: Readonly<Record<strin
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
     prefillTokens: prefillBucket(row),
+    decodeContextTokens: decodeBucket(row),
     ...(weightDtype !== facts.dtype ? { weightDtype } : {}),
     ...(row.kvDtype !== undefined ? { kvDtype: row.kvDtype as GenerativeDtype } : {}),
     ...(tpot !== undefined ? { tpotSeconds: tpot / 1000 } : {}),
@@ -124,6 +125,11 @@ export function prefillBucket(row: Pick<PublishedRow, 'stack' | 'inputTokens' | 
   }
   const bucket = 2 ** Math.ceil(Math.log2(Math.max(SMALLEST_BUCKET, row.inputTokens)));
   return Math.max(row.inputTokens, Math.min(bucket, cap));
+}
+
+/** The KV cache a decode step attends over: mid-answer context padded as the prompt is (module comment). */
+export function decodeBucket(row: Pick<PublishedRow, 'stack' | 'inputTokens' | 'outputTokens' | 'sequenceLength'>): number {
+  return prefillBucket({ ...row, inputTokens: Math.round(row.inputTokens + row.outputTokens / 2) });
 }
 
 /** One request's end-to-end time, ms, from what the row states (module comment); undefined when it states none. */

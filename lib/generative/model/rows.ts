@@ -45,6 +45,13 @@ export interface FitRow {
    * @default - inputTokens
    */
   readonly prefillTokens?: number;
+  /**
+   * Tokens of KV cache a decode step attends over: mid-answer context (input + output / 2) padded to the compiled
+   * sequence bucket that holds it.
+   *
+   * @default - inputTokens + outputTokens / 2
+   */
+  readonly decodeContextTokens?: number;
   /** @default - the model's dtype */
   readonly weightDtype?: GenerativeDtype;
   /** @default - the weights' dtype */
