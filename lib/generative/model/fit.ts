@@ -23,7 +23,7 @@
  */
 import type { Features, ModelConfiguration, PerformanceCoefficients } from './physics';
 import { CHIP_FIGURES, decodeFeatures, dot, FEATURE_NAMES, prefillFeatures } from './physics';
-import { nnls } from './nnls';
+import { addOuter, nnlsNormal } from './nnls';
 import type { FitRow, ServingStack } from './rows';
 
 /** Which time an observation measured. */
@@ -150,24 +150,25 @@ export const LOG_STEPS = 3;
 function fitLevel(obs: readonly Observation[], weights: readonly number[], parent: readonly number[], strength: number, scale: readonly number[]): number[] {
   const n = parent.length;
   const seen = Array.from({ length: n }, (_, k) => obs.some((o) => o.x[k] > 0));
-  const priorRows: number[][] = [];
-  const priorTarget: number[] = [];
-  for (let k = 0; k < n; k++) {
-    // Unseen coefficients stay at the parent's; their columns are zero, so they change nothing in these rows.
-    if (seen[k] && strength > 0) {
-      const prior = new Array<number>(n).fill(0);
-      prior[k] = Math.sqrt(strength) * scale[k];
-      priorRows.push(prior);
-      priorTarget.push(Math.sqrt(strength) * scale[k] * parent[k]);
-    }
-  }
   // ln(x.c / y) ~ ln(x.c0 / y) + x.(c - c0) / x.c0: rows x / x.c0, target 1 - ln(x.c0 / y). From c0 = y, the relative form.
   let at = obs.map((o) => o.seconds);
   let c: number[] = parent.slice();
   for (let step = 0; step <= LOG_STEPS; step++) {
-    const rows = obs.map((o, i) => o.x.map((v) => (v / at[i]) * Math.sqrt(weights[i])));
-    const target = obs.map((o, i) => (1 - Math.log(at[i] / o.seconds)) * Math.sqrt(weights[i]));
-    c = nnls([...rows, ...priorRows], [...target, ...priorTarget]).map((v, k) => (seen[k] ? v : parent[k]));
+    const g = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+    const h = new Array<number>(n).fill(0);
+    obs.forEach((o, i) => {
+      const root = Math.sqrt(weights[i]);
+      addOuter(g, h, o.x.map((v) => (v / at[i]) * root), (1 - Math.log(at[i] / o.seconds)) * root);
+    });
+    for (let k = 0; k < n; k++) {
+      // The ridge pull: a row of `strength` weight asking coefficient k to be the parent's, in units of `scale[k]`.
+      if (seen[k] && strength > 0) {
+        const s2 = strength * scale[k] * scale[k];
+        g[k][k] += s2;
+        h[k] += s2 * parent[k];
+      }
+    }
+    c = nnlsNormal(g, h, step > 0 ? c : undefined).map((v, k) => (seen[k] ? v : parent[k]));
     at = obs.map((o) => Math.max(dot(c, o.x), 1e-3 * o.seconds));
   }
   return c;

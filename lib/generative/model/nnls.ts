@@ -3,45 +3,51 @@
  * physics model are rates and overheads, so none may be negative. Small dense problems only (a dozen unknowns).
  */
 
-/** argmin ||A x - b|| subject to x >= 0. Columns that are all zero get 0. */
-export function nnls(a: readonly (readonly number[])[], b: readonly number[]): number[] {
+/**
+ * argmin ||A x - b|| subject to x >= 0. Columns that are all zero get 0. `start` (a nearby problem's solution) seeds
+ * the set of positive coefficients: the answer is the same, found in fewer steps.
+ */
+export function nnls(a: readonly (readonly number[])[], b: readonly number[], start?: readonly number[]): number[] {
   const n = a[0]?.length ?? 0;
-  // Scale columns to unit norm: the terms differ by orders of magnitude, which the normal equations would not survive.
-  const norms = new Float64Array(n);
-  for (const row of a) {
-    for (let j = 0; j < n; j++) {
-      norms[j] += row[j] * row[j];
+  const g = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  const h = new Array<number>(n).fill(0);
+  for (let r = 0; r < a.length; r++) {
+    addOuter(g, h, a[r], b[r]);
+  }
+  return nnlsNormal(g, h, start);
+}
+
+/** Adds one row of A (and its b) to the normal equations `g = A^T A`, `h = A^T b`, skipping its zeros. */
+export function addOuter(g: number[][], h: number[], row: readonly number[], b: number): void {
+  const n = row.length;
+  for (let i = 0; i < n; i++) {
+    const vi = row[i];
+    if (vi === 0) {
+      continue;
+    }
+    h[i] += vi * b;
+    const gi = g[i];
+    for (let k = 0; k < n; k++) {
+      gi[k] += vi * row[k];
     }
   }
+}
+
+/** The non-negative least squares of the normal equations `g x = h` (`g = A^T A`, `h = A^T b`). */
+export function nnlsNormal(g: readonly (readonly number[])[], h: readonly number[], start?: readonly number[]): number[] {
+  const n = h.length;
+  // Scale columns to unit norm: the terms differ by orders of magnitude, which the normal equations would not survive.
   const cols: number[] = [];
+  const norms = new Array<number>(n).fill(0);
   for (let j = 0; j < n; j++) {
-    norms[j] = Math.sqrt(norms[j]);
+    norms[j] = Math.sqrt(g[j][j]);
     if (norms[j] > 0) {
       cols.push(j);
     }
   }
-  const m = cols.length;
-  const ata = Array.from({ length: m }, () => new Array<number>(m).fill(0));
-  const atb = new Array<number>(m).fill(0);
-  for (let r = 0; r < a.length; r++) {
-    const row = a[r];
-    for (let i = 0; i < m; i++) {
-      const vi = row[cols[i]] / norms[cols[i]];
-      if (vi === 0) {
-        continue;
-      }
-      atb[i] += vi * b[r];
-      for (let k = i; k < m; k++) {
-        ata[i][k] += vi * (row[cols[k]] / norms[cols[k]]);
-      }
-    }
-  }
-  for (let i = 0; i < m; i++) {
-    for (let k = 0; k < i; k++) {
-      ata[i][k] = ata[k][i];
-    }
-  }
-  const x = lawsonHanson(ata, atb);
+  const ata = cols.map((i) => cols.map((k) => g[i][k] / (norms[i] * norms[k])));
+  const atb = cols.map((i) => h[i] / norms[i]);
+  const x = lawsonHanson(ata, atb, start ? cols.map((j) => (start[j] ?? 0) > 0) : undefined);
   const out = new Array<number>(n).fill(0);
   cols.forEach((j, i) => (out[j] = x[i] / norms[j]));
   return out;
@@ -49,11 +55,27 @@ export function nnls(a: readonly (readonly number[])[], b: readonly number[]): n
 
 const TOLERANCE = 1e-12;
 
-/** Lawson-Hanson on the normal equations (Gram matrix `g`, right-hand side `h`). */
-function lawsonHanson(g: number[][], h: number[]): number[] {
+/** Lawson-Hanson on the normal equations (Gram matrix `g`, right-hand side `h`), from a seed of positive coefficients. */
+function lawsonHanson(g: number[][], h: number[], seed?: readonly boolean[]): number[] {
   const n = h.length;
   const x = new Array<number>(n).fill(0);
   const passive = new Array<boolean>(n).fill(false);
+  if (seed) {
+    // A feasible start: the seed's least squares, dropping the coefficients it drives to zero or below until none is.
+    seed.forEach((p, i) => (passive[i] = p));
+    for (let round = 0; round < n && passive.some(Boolean); round++) {
+      const z = solvePassive(g, h, passive);
+      const negative = z.map((v, i) => passive[i] && v <= 0);
+      if (!negative.some(Boolean)) {
+        x.splice(0, n, ...z);
+        break;
+      }
+      negative.forEach((neg, i) => (passive[i] = passive[i] && !neg));
+    }
+    if (!x.some((v) => v > 0)) {
+      passive.fill(false);
+    }
+  }
   for (let outer = 0; outer < 3 * n + 10; outer++) {
     // Gradient of -1/2 ||Ax - b||^2: w = A^T b - A^T A x.
     const w = h.map((hi, i) => hi - g[i].reduce((s, gij, j) => s + gij * x[j], 0));
