@@ -6,7 +6,7 @@ import type { EngineTiming } from './types';
 import { chooseBuckets, estimatedTiming } from './estimated-timing';
 import type { Buckets, EstimatedTiming } from './estimated-timing';
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
-import type { InstanceSpec } from '../catalog/types';
+import type { Hosting, InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
@@ -18,7 +18,7 @@ import type { WorkloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
 import type { GenerativeLeverOptions, LeverSet } from './perf-model';
-import { kvCachePerSequenceGiB, replicaMemory } from './memory';
+import { kvCachePerSequenceGiB, replicaHostMemoryGiB, replicaMemory } from './memory';
 import { CHIP_FIGURES } from './model/physics';
 import type { GenerativeLeverWorth, GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
 
@@ -239,7 +239,7 @@ export interface EstimateOutcome {
  */
 export function evaluateEstimates(
   profile: GenerativeProfile,
-  request: EstimateRequest & { readonly maxInstances: number },
+  request: EstimateRequest & { readonly maxInstances: number; readonly hosting: Hosting },
   instance: InstanceSpec,
   onChip: readonly GenerativeMeasurement[],
   outcome: EstimateOutcome,
@@ -254,9 +254,9 @@ export function evaluateEstimates(
     const replicas = Math.floor(neuronCores(instance) / config.tp);
     const label = `tp=${config.tp} seqs=${config.seqs} ESTIMATE, levers: ${describeLevers(config.levers)}`;
     // NxD Inference reads the checkpoint on the host to shard it (planner.ts, HOST_MEMORY_PER_WEIGHT = 1).
-    const hostNeed = replicas * config.memory.weights;
+    const hostNeed = replicas * replicaHostMemoryGiB(config.memory.weights, request.hosting);
     if (hostNeed > HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB) {
-      outcome.rejections.push({ configuration: label, code: 'host-memory', reason: `${replicas} replica(s) need ${round(hostNeed)} GiB of host memory to load (ESTIMATE)` });
+      outcome.rejections.push({ configuration: label, code: 'host-memory', reason: `${replicas} replica(s) need ${round(hostNeed)} GiB of host memory to load, with the engine (ESTIMATE)` });
       continue;
     }
     const plan = size(config, replicas);

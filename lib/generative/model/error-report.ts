@@ -69,23 +69,67 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "tpot": {"count":415,"median":0.109614,"ratioAtQuantile":1.0385},
       "ttft": {"count":440,"median":0.13128,"ratioAtQuantile":1.44296}
     },
+    "new model, same chip (inf2)": {
+      "tpot": {"count":361,"median":0.109614,"ratioAtQuantile":1.02334},
+      "ttft": {"count":376,"median":0.092745,"ratioAtQuantile":1.34288}
+    },
+    "new model, same chip (trn1)": {
+      "tpot": {"count":41,"median":0.0872833,"ratioAtQuantile":1.04793},
+      "ttft": {"count":51,"median":0.373252,"ratioAtQuantile":1.93578}
+    },
+    "new model, same chip (trn2)": {
+      "tpot": {"count":13,"median":0.43071,"ratioAtQuantile":1.29306},
+      "ttft": {"count":13,"median":0.374778,"ratioAtQuantile":1.353}
+    },
     "new model, same chip, other stack": {
       "tpot": {"count":3,"median":0.155231,"ratioAtQuantile":0.937176},
       "ttft": {"count":12,"median":0.388322,"ratioAtQuantile":1.8376}
+    },
+    "new model, same chip, other stack (inf2)": {
+      "tpot": {"count":3,"median":0.155231,"ratioAtQuantile":0.937176},
+      "ttft": {"count":2,"median":0.333142,"ratioAtQuantile":2.21325}
+    },
+    "new model, same chip, other stack (trn1)": {
+      "tpot": {"count":0,"median":0,"ratioAtQuantile":0},
+      "ttft": {"count":10,"median":0.388322,"ratioAtQuantile":1.82092}
     },
     "new model, unmeasured chip": {
       "tpot": {"count":21,"median":0.105068,"ratioAtQuantile":1.10526},
       "ttft": {"count":21,"median":0.566049,"ratioAtQuantile":0.808595}
     },
+    "new model, unmeasured chip (inf2)": {
+      "tpot": {"count":15,"median":0.105068,"ratioAtQuantile":1.10526},
+      "ttft": {"count":15,"median":0.267631,"ratioAtQuantile":0.808595}
+    },
+    "new model, unmeasured chip (trn2)": {
+      "tpot": {"count":6,"median":0.521354,"ratioAtQuantile":1.0757},
+      "ttft": {"count":6,"median":0.566049,"ratioAtQuantile":1.63181}
+    },
     "new model, unmeasured chip, TP beyond measured": {
       "tpot": {"count":3,"median":0.44238,"ratioAtQuantile":1.0757},
       "ttft": {"count":4,"median":0.566049,"ratioAtQuantile":2.30441}
+    },
+    "new model, unmeasured chip, TP beyond measured (trn2)": {
+      "tpot": {"count":2,"median":0.0703762,"ratioAtQuantile":1.0757},
+      "ttft": {"count":2,"median":0.566049,"ratioAtQuantile":2.30441}
     },
     "new model, unmeasured chip, other stack": {
       "tpot": {"count":16,"median":0.105068,"ratioAtQuantile":1.10526},
       "ttft": {"count":15,"median":2.21903,"ratioAtQuantile":0.788873}
     },
+    "new model, unmeasured chip, other stack (inf2)": {
+      "tpot": {"count":14,"median":0.0952373,"ratioAtQuantile":1.10526},
+      "ttft": {"count":14,"median":0.267631,"ratioAtQuantile":0.808595}
+    },
+    "new model, unmeasured chip, other stack (trn2)": {
+      "tpot": {"count":2,"median":0.632365,"ratioAtQuantile":2.72009},
+      "ttft": {"count":1,"median":2.80282,"ratioAtQuantile":0.262963}
+    },
     "new model, unmeasured chip, other stack, TP beyond measured": {
+      "tpot": {"count":1,"median":0.44238,"ratioAtQuantile":0.693299},
+      "ttft": {"count":2,"median":0.387185,"ratioAtQuantile":1.63181}
+    },
+    "new model, unmeasured chip, other stack, TP beyond measured (trn2)": {
       "tpot": {"count":1,"median":0.44238,"ratioAtQuantile":0.693299},
       "ttft": {"count":2,"median":0.387185,"ratioAtQuantile":1.63181}
     },
@@ -97,43 +141,147 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "tpot": {"count":394,"median":0.0919782,"ratioAtQuantile":1.09428},
       "ttft": {"count":419,"median":0.0761846,"ratioAtQuantile":1.11617}
     },
+    "same model, new chip (inf2)": {
+      "tpot": {"count":346,"median":0.0866291,"ratioAtQuantile":1.07923},
+      "ttft": {"count":361,"median":0.0635236,"ratioAtQuantile":1.1062}
+    },
+    "same model, new chip (trn1)": {
+      "tpot": {"count":41,"median":0.130293,"ratioAtQuantile":1.15798},
+      "ttft": {"count":51,"median":0.321159,"ratioAtQuantile":1.80663}
+    },
+    "same model, new chip (trn2)": {
+      "tpot": {"count":7,"median":0.249488,"ratioAtQuantile":1.33242},
+      "ttft": {"count":7,"median":0.0665723,"ratioAtQuantile":1.07132}
+    },
     "same model, new chip, TP beyond measured": {
       "tpot": {"count":34,"median":0.130293,"ratioAtQuantile":1.25209},
       "ttft": {"count":34,"median":0.290296,"ratioAtQuantile":2.19362}
+    },
+    "same model, new chip, TP beyond measured (trn1)": {
+      "tpot": {"count":31,"median":0.127979,"ratioAtQuantile":1.15925},
+      "ttft": {"count":31,"median":0.309758,"ratioAtQuantile":2.19362}
+    },
+    "same model, new chip, TP beyond measured (trn2)": {
+      "tpot": {"count":3,"median":0.210645,"ratioAtQuantile":1.33242},
+      "ttft": {"count":3,"median":0.100284,"ratioAtQuantile":1.11146}
     },
     "same model, new chip, other stack": {
       "tpot": {"count":3,"median":0.022525,"ratioAtQuantile":1.06097},
       "ttft": {"count":12,"median":0.383486,"ratioAtQuantile":1.82319}
     },
+    "same model, new chip, other stack (inf2)": {
+      "tpot": {"count":3,"median":0.022525,"ratioAtQuantile":1.06097},
+      "ttft": {"count":2,"median":0.370992,"ratioAtQuantile":2.34643}
+    },
+    "same model, new chip, other stack (trn1)": {
+      "tpot": {"count":0,"median":0,"ratioAtQuantile":0},
+      "ttft": {"count":10,"median":0.383486,"ratioAtQuantile":1.80663}
+    },
     "same model, same chip": {
       "tpot": {"count":792,"median":0.0915165,"ratioAtQuantile":1.07489},
       "ttft": {"count":838,"median":0.100997,"ratioAtQuantile":1.21015}
+    },
+    "same model, same chip (inf2)": {
+      "tpot": {"count":733,"median":0.0911995,"ratioAtQuantile":1.08341},
+      "ttft": {"count":758,"median":0.0967495,"ratioAtQuantile":1.20059}
+    },
+    "same model, same chip (trn1)": {
+      "tpot": {"count":51,"median":0.0919242,"ratioAtQuantile":1.05467},
+      "ttft": {"count":71,"median":0.313786,"ratioAtQuantile":1.37931}
+    },
+    "same model, same chip (trn2)": {
+      "tpot": {"count":8,"median":0.296974,"ratioAtQuantile":1.36719},
+      "ttft": {"count":9,"median":0.0879833,"ratioAtQuantile":1.22871}
     },
     "same model, same chip, TP beyond measured": {
       "tpot": {"count":77,"median":0.165105,"ratioAtQuantile":1.0732},
       "ttft": {"count":78,"median":0.120211,"ratioAtQuantile":1.04686}
     },
+    "same model, same chip, TP beyond measured (inf2)": {
+      "tpot": {"count":0,"median":0,"ratioAtQuantile":0},
+      "ttft": {"count":1,"median":0.167074,"ratioAtQuantile":1.20059}
+    },
+    "same model, same chip, TP beyond measured (trn2)": {
+      "tpot": {"count":1,"median":0.443828,"ratioAtQuantile":0.692603},
+      "ttft": {"count":1,"median":0.0712713,"ratioAtQuantile":1.07674}
+    },
     "same model, same chip, other stack": {
       "tpot": {"count":322,"median":0.105943,"ratioAtQuantile":1.0668},
       "ttft": {"count":347,"median":0.0914335,"ratioAtQuantile":1.21015}
+    },
+    "same model, same chip, other stack (inf2)": {
+      "tpot": {"count":310,"median":0.105943,"ratioAtQuantile":1.0668},
+      "ttft": {"count":325,"median":0.0820139,"ratioAtQuantile":1.17455}
+    },
+    "same model, same chip, other stack (trn1)": {
+      "tpot": {"count":9,"median":0.226672,"ratioAtQuantile":1.07489},
+      "ttft": {"count":19,"median":0.354073,"ratioAtQuantile":2.2101}
+    },
+    "same model, same chip, other stack (trn2)": {
+      "tpot": {"count":3,"median":0.333206,"ratioAtQuantile":1.36719},
+      "ttft": {"count":3,"median":0.0571275,"ratioAtQuantile":1.78618}
     },
     "same model, same chip, other stack, TP beyond measured": {
       "tpot": {"count":76,"median":0.151011,"ratioAtQuantile":1.0732},
       "ttft": {"count":76,"median":0.120211,"ratioAtQuantile":1.0425}
     },
+    "same model, same chip, other stack, TP beyond measured (inf2)": {
+      "tpot": {"count":69,"median":0.167397,"ratioAtQuantile":1.0732},
+      "ttft": {"count":68,"median":0.0967495,"ratioAtQuantile":1.0425}
+    },
+    "same model, same chip, other stack, TP beyond measured (trn1)": {
+      "tpot": {"count":6,"median":0.0171477,"ratioAtQuantile":1.0057},
+      "ttft": {"count":6,"median":0.594489,"ratioAtQuantile":0.840215}
+    },
+    "same model, same chip, other stack, TP beyond measured (trn2)": {
+      "tpot": {"count":1,"median":0.296974,"ratioAtQuantile":0.771025},
+      "ttft": {"count":2,"median":0.0447623,"ratioAtQuantile":1.2135}
+    },
     "same model, unmeasured chip": {
       "tpot": {"count":394,"median":0.160524,"ratioAtQuantile":1.12937},
       "ttft": {"count":419,"median":0.81174,"ratioAtQuantile":0.892577}
+    },
+    "same model, unmeasured chip (inf2)": {
+      "tpot": {"count":346,"median":0.171242,"ratioAtQuantile":1.1658},
+      "ttft": {"count":361,"median":0.823579,"ratioAtQuantile":0.613685}
+    },
+    "same model, unmeasured chip (trn1)": {
+      "tpot": {"count":41,"median":0.073768,"ratioAtQuantile":1.00138},
+      "ttft": {"count":51,"median":0.317015,"ratioAtQuantile":2.19298}
+    },
+    "same model, unmeasured chip (trn2)": {
+      "tpot": {"count":7,"median":0.207397,"ratioAtQuantile":1.34982},
+      "ttft": {"count":7,"median":0.194674,"ratioAtQuantile":1.24113}
     },
     "same model, unmeasured chip, TP beyond measured": {
       "tpot": {"count":34,"median":0.073768,"ratioAtQuantile":1.0366},
       "ttft": {"count":34,"median":0.331824,"ratioAtQuantile":2.72771}
     },
+    "same model, unmeasured chip, TP beyond measured (trn1)": {
+      "tpot": {"count":31,"median":0.0695321,"ratioAtQuantile":1.02388},
+      "ttft": {"count":31,"median":0.331824,"ratioAtQuantile":2.72771}
+    },
+    "same model, unmeasured chip, TP beyond measured (trn2)": {
+      "tpot": {"count":1,"median":0.259163,"ratioAtQuantile":1.34982},
+      "ttft": {"count":1,"median":0.00590009,"ratioAtQuantile":0.994135}
+    },
     "same model, unmeasured chip, other stack": {
       "tpot": {"count":296,"median":0.184096,"ratioAtQuantile":1.12937},
       "ttft": {"count":295,"median":0.859017,"ratioAtQuantile":0.560425}
     },
+    "same model, unmeasured chip, other stack (inf2)": {
+      "tpot": {"count":294,"median":0.184096,"ratioAtQuantile":1.12937},
+      "ttft": {"count":293,"median":0.86194,"ratioAtQuantile":0.560425}
+    },
+    "same model, unmeasured chip, other stack (trn2)": {
+      "tpot": {"count":2,"median":0.13109,"ratioAtQuantile":1.80133},
+      "ttft": {"count":2,"median":0.194285,"ratioAtQuantile":1.24173}
+    },
     "same model, unmeasured chip, other stack, TP beyond measured": {
+      "tpot": {"count":2,"median":0.200544,"ratioAtQuantile":1.26167},
+      "ttft": {"count":2,"median":1.68329,"ratioAtQuantile":0.372676}
+    },
+    "same model, unmeasured chip, other stack, TP beyond measured (trn2)": {
       "tpot": {"count":2,"median":0.200544,"ratioAtQuantile":1.26167},
       "ttft": {"count":2,"median":1.68329,"ratioAtQuantile":0.372676}
     }

@@ -15,6 +15,8 @@ import type { FitRow } from './rows';
 
 /** How far a prediction reaches from the rows it rests on. */
 export interface Extrapolation {
+  /** The chip family predicted for (`inf2`, `trn2`): a class is first judged on its own chip's held-out rows. */
+  readonly chipFamily: string;
   /** Whether the model has rows at all. */
   readonly model: 'same' | 'new';
   /**
@@ -48,6 +50,7 @@ export function extrapolationOf(target: Target, known: readonly Pick<FitRow, 'ar
   const stackRef = ownOnChip.length > 0 ? ownOnChip : onChip.length > 0 ? onChip : known;
   const tpRef = ownOnChip.length > 0 ? ownOnChip : own.length > 0 ? own : onChip.length > 0 ? onChip : known;
   return {
+    chipFamily: target.chip,
     model,
     chip,
     stack: stackRef.some((r) => r.stack === target.stack) ? 'same' : 'other',
@@ -56,14 +59,18 @@ export function extrapolationOf(target: Target, known: readonly Pick<FitRow, 'ar
 }
 
 /**
- * Classes from the narrowest (every attribute) to the broadest (every prediction), as keys: a plan takes the first
- * with enough held-out rows.
+ * Classes from the narrowest to the broadest (every prediction), as keys: a plan takes the first with enough held-out
+ * rows. The narrowest are judged on the chip family's own held-out rows (`same model, same chip (trn2)`): a chip with
+ * few or noisy rows is less certain than the pool of every chip.
  */
 export function classKeys(e: Extrapolation): string[] {
   const base = `${e.model} model, ${e.chip === 'unmeasured' ? 'unmeasured' : e.chip} chip`;
   const flags = [...(e.stack === 'other' ? ['other stack'] : []), ...(e.tpBeyond ? ['TP beyond measured'] : [])];
+  const exact = [base, ...flags].join(', ');
   return [
-    ...(flags.length > 0 ? [[base, ...flags].join(', ')] : []),
+    `${exact} (${e.chipFamily})`,
+    `${base} (${e.chipFamily})`,
+    exact,
     ...(e.tpBeyond && e.stack === 'other' ? [`${base}, TP beyond measured`] : []),
     base,
     `${e.model} model`,
