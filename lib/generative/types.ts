@@ -38,8 +38,26 @@ export interface GenerativeArchitectureFacts {
   readonly vocabulary: number;
   /** Longest context the model accepts, prompt plus output (`max_position_embeddings`). */
   readonly maxContextTokens: number;
+  /**
+   * `hidden_size`: what a tensor-parallel all-reduce and the per-token work move (the performance model).
+   *
+   * @default - attentionHeads x headDim
+   */
+  readonly hiddenSize?: number;
+  /** Routed experts of a mixture of experts (the performance model). @default - a dense model */
+  readonly experts?: GenerativeExperts;
   /** Where the facts come from (the model's config.json at a revision). */
   readonly source: string;
+}
+
+/** A mixture-of-experts layer's facts (config.json `num_experts` / `num_local_experts`, `num_experts_per_tok`). */
+export interface GenerativeExperts {
+  /** Routed experts per layer. */
+  readonly count: number;
+  /** Experts each token is routed to. */
+  readonly perToken: number;
+  /** Parameters of all routed experts together, billions (the rest of `parametersBillions` is shared). */
+  readonly parametersBillions: number;
 }
 
 /**

@@ -13,25 +13,13 @@ import type { ClassError, ErrorReport } from './report';
 import type { Extrapolation, Target } from './holdout';
 import { classKeys, extrapolationOf } from './holdout';
 import type { FitRow } from './rows';
+import type { GenerativeHeadroom } from '../types';
 
 /** Held-out predictions of each kind a class needs before a plan sizes its headroom from it. */
 export const MIN_CLASS_ROWS = 8;
 
-/** The headroom of an estimated plan, and where it comes from. */
-export interface Headroom {
-  /** Factors the estimated decode step and prefill are multiplied by. */
-  readonly tpot: number;
-  readonly ttft: number;
-  /** The extrapolation class the factors come from (`same model, same chip, TP beyond measured`). */
-  readonly class: string;
-  /** Held-out TPOT and TTFT predictions in that class. */
-  readonly heldOutRows: number;
-  /** The share of the class's held-out predictions the factors cover. */
-  readonly quantile: number;
-  /** The plan's own class, when it had too few held-out rows and a broader class was used. */
-  readonly narrowestClass?: string;
-  readonly narrowestHeldOutRows?: number;
-}
+/** The headroom of an estimated plan, and where it comes from (`GenerativeHeadroom`, as plans carry it). */
+export type Headroom = GenerativeHeadroom;
 
 /** The headroom of a configuration whose extrapolation is `e`, from the recorded class table. */
 export function headroomFor(e: Extrapolation, report: ErrorReport): Headroom {

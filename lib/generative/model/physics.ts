@@ -35,7 +35,7 @@
  * NeuronLink-v4 2.56 TB/s per device.
  */
 import { DTYPE_BYTES } from '../memory';
-import type { GenerativeArchitectureFacts, GenerativeDtype } from '../types';
+import type { GenerativeArchitectureFacts, GenerativeDtype, GenerativeExperts } from '../types';
 
 /** How the chips of an instance are linked: the shape a tensor-parallel group's all-reduce runs over. */
 export type ChipTopology = 'ring' | 'torus-2d';
@@ -92,23 +92,11 @@ export const CHIP_FIGURES: Readonly<Record<string, ChipFigures>> = {
   },
 };
 
-/** A mixture-of-experts layer's facts (config.json `num_experts` / `num_local_experts`, `num_experts_per_tok`). */
-export interface ExpertFacts {
-  /** Routed experts per layer. */
-  readonly count: number;
-  /** Experts each token is routed to. */
-  readonly perToken: number;
-  /** Parameters of all routed experts together, billions (the rest of `parametersBillions` is shared). */
-  readonly parametersBillions: number;
-}
-
 /** What the physics reads of a model: its config.json facts, with the hidden size and experts where known. */
-export interface ModelFacts extends GenerativeArchitectureFacts {
-  /** `hidden_size`. @default - attention heads x head dim */
-  readonly hiddenSize?: number;
-  /** Routed experts, for a mixture of experts. @default - dense */
-  readonly experts?: ExpertFacts;
-}
+export type ModelFacts = GenerativeArchitectureFacts;
+
+/** A mixture-of-experts layer's facts. */
+export type ExpertFacts = GenerativeExperts;
 
 /** What one configuration runs: the model, its chip, and how it is compiled. */
 export interface ModelConfiguration {

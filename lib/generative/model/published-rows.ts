@@ -22,44 +22,14 @@
 import { describeSource } from '../published/measurements';
 import type { LatencyStatistics, PublishedModel, PublishedRow } from '../published/types';
 import type { GenerativeDtype } from '../types';
-import type { ModelFacts } from './physics';
+import { DTYPES, publishedModelFacts } from './facts';
 import type { FitRow } from './rows';
 import { architectureKey } from './rows';
 
-const DTYPES: readonly string[] = ['fp32', 'bf16', 'fp16', 'fp8', 'int8'];
 
 /** The median a statistic stands for: the p50, else the mean, else the p99 (the only figure some sources state). */
 function central(s: LatencyStatistics | undefined): number | undefined {
   return s?.p50 ?? s?.mean ?? s?.p99;
-}
-
-/** A published model's facts as the physics reads them. */
-export function publishedModelFacts(m: PublishedModel): ModelFacts | undefined {
-  if (!DTYPES.includes(m.dtype)) {
-    return undefined;
-  }
-  const moe = m.moe;
-  return {
-    architecture: m.architecture,
-    parametersBillions: m.parametersBillions,
-    dtype: m.dtype as GenerativeDtype,
-    layers: m.layers,
-    attentionHeads: m.attentionHeads,
-    kvHeads: m.kvHeads,
-    headDim: m.headDim,
-    vocabulary: m.vocabulary,
-    maxContextTokens: m.maxPositions,
-    source: m.source,
-    hiddenSize: m.hiddenSize,
-    ...(moe ? {
-      experts: {
-        count: moe.experts,
-        perToken: moe.activeExperts,
-        // Each routed expert is a gated feed-forward: gate, up and down projections of hidden x expert size.
-        parametersBillions: ((moe.moeLayers ?? m.layers) * moe.experts * 3 * m.hiddenSize * moe.expertIntermediateSize) / 1e9,
-      },
-    } : {}),
-  };
 }
 
 /** The fit's view of a published row; undefined where the model cannot use it (module comment). */
