@@ -68,7 +68,7 @@ function main(): void {
   console.log(`\n${publishedSummary()}`);
   console.log(`fitted: ${rows.length} of ${PUBLISHED_ROWS.length} (the rest: encoder-decoder, speculation, host sampling, open loops or saturation, ` +
     `no time the model can read); by source: ${[...bySource].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  console.log(`\nleave-one-model-out took ${lomoMs.toFixed(0)} ms (${report.models} fits); every hidden set ${reportMs.toFixed(0)} ms`);
+  console.log(`\nleave-one-model-out took ${lomoMs.toFixed(0)} ms (${report.architectures} fits); every hidden set ${reportMs.toFixed(0)} ms`);
   const regressions = medianRegressions(RECORDED_ERROR_REPORT, report.leaveOneModelOut);
   console.log(regressions.length === 0
     ? `recorded medians (TPOT ${pct(RECORDED_ERROR_REPORT.leaveOneModelOut.tpot.median)}, TTFT ${pct(RECORDED_ERROR_REPORT.leaveOneModelOut.ttft.median)}) hold`

@@ -72,7 +72,7 @@ export function describeEvidence(e: GenerativeEvidence): string {
     const rows = e.nearest.map((r) => `${r.instanceType} TP ${r.tensorParallelDegree} batch ${r.batchSize} (${r.stack}, SDK ${r.neuronSdkVersion})`);
     return `measured: ${rows.join('; ')}; no headroom`;
   }
-  const near = e.nearest.map((r) => `${r.model} on ${r.instanceType} TP ${r.tensorParallelDegree} batch ${r.batchSize} (${r.distance})`);
+  const near = e.nearest.map((r) => `${r.model} on ${r.instanceType} TP ${r.tensorParallelDegree} batch ${r.batchSize}, SDK ${r.neuronSdkVersion} (${r.distance})`);
   const fallback = h.narrowestClass !== undefined ? `; its own class "${h.narrowestClass}" has ${h.narrowestHeldOutRows} held-out rows` : '';
   return `ESTIMATE from ${near.join(' | ')}; headroom TPOT x${h.tpot}, TTFT x${h.ttft}: measured / predicted at the ` +
     `${Math.round(h.quantile * 100)}th percentile of ${h.heldOutRows} held-out predictions of "${h.class}"${fallback}`;

@@ -112,8 +112,8 @@ export function distanceOf(target: NearTarget, row: FitRow): NearRow {
 
 /**
  * The `count` rows nearest to the target, nearest first (ties: the newer SDK, then the source), one per measured
- * configuration (model, instance, stack, SDK, degree, batch): the lengths a configuration was run at say less than
- * another configuration does.
+ * configuration (model, instance, stack, degree, batch; the newest SDK's): the lengths and releases a configuration was
+ * run at say less than another configuration does.
  */
 export function nearestRows(target: NearTarget, rows: readonly FitRow[], count = 3): NearRow[] {
   const sorted = rows.map((r) => distanceOf(target, r))
@@ -121,7 +121,7 @@ export function nearestRows(target: NearTarget, rows: readonly FitRow[], count =
   const seen = new Set<string>();
   return sorted.filter((n) => {
     const r = n.row;
-    const key = [r.model, r.instanceType, r.stack, r.neuronSdkVersion, r.tensorParallelDegree, r.batchSize].join('|');
+    const key = [r.model, r.instanceType, r.stack, r.tensorParallelDegree, r.batchSize].join('|');
     return !seen.has(key) && seen.add(key) !== undefined;
   }).slice(0, count);
 }
