@@ -19,13 +19,19 @@ export { AWS_REGIONS, isAwsRegion } from './catalog/regions';
 export type { PriceFile } from './catalog/catalog';
 export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog/catalog';
 export type { PriceFileInput } from './catalog/price-file';
-export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile } from './catalog/price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, MAX_USD_PER_HOUR, UNDATED, parsePriceFile } from './catalog/price-file';
+export type { NeuronChip } from './catalog/hardware-rules';
+export { hardwareProblems, NEURON_CHIPS } from './catalog/hardware-rules';
 /** @internal a zod schema: out of the published declarations */
 export { priceFileSchema } from './catalog/price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './catalog/instance-type';
+export type { InstanceStorage, InstanceStorageFact } from './catalog/instance-storage';
+export { INSTANCE_STORAGE, instanceStorage } from './catalog/instance-storage';
 export type { SageMakerAvailability } from './catalog/availability';
 export { sageMakerAvailability } from './catalog/availability';
 export type { OfferFileRead } from './catalog/data/on-demand';
+// lib/plan-document/index.ts: plans read back (plan --json documents, plans passed to constructs).
+export * from './plan-document/read';
 // lib/compile/index.ts: the compile job's contract.
 export * from './compile/spec';
 export * from './compile/hash';

@@ -11,6 +11,7 @@ import { describeEvidence, describeLevers, planGenerativeReport, vllmEngineOf } 
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { planProgressBar } from './progress';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -66,6 +67,10 @@ export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
   ['prefixHitRate', '--prefix-hit-rate'],
 ];
+/** The `--no-...` switches of generative models: commander sets them true unless given, so given means false. */
+export const GENERATIVE_ONLY_SWITCHES: readonly (readonly [keyof GenerativePlanFlags, string])[] = [
+  ['estimates', '--no-estimates'], ['speculativeDecoding', '--no-speculative-decoding'], ['fp8', '--no-fp8'],
+];
 
 /** The targets from the flags; every missing or misplaced flag named at once. */
 export function generativeTargets(profile: GenerativeProfile, flags: GenerativePlanFlags): GenerativeTargets {
@@ -102,9 +107,15 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
   };
 }
 
-/** Plans a generative profile and prints the report (or JSON). */
-export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo): void {
+/**
+ * Plans a generative profile and prints the report (or JSON).
+ *
+ * @param isTTY stderr is a terminal: a plan that runs for more than a second draws its progress there, unless `--json`
+ * @default false
+ */
+export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false): void {
   const targets = generativeTargets(profile, flags);
+  const progress = isTTY && flags.json !== true ? planProgressBar(io, profile.id) : undefined;
   printPlan(io, () => planGenerativeReport(profile, targets, {
     region: flags.region,
     hosting: flags.hosting,
@@ -120,8 +131,10 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
       ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
       ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
     },
+    ...(progress !== undefined ? { onProgress: progress.onProgress } : {}),
   }, catalog), {
     json: flags.json,
+    planned: progress?.stop,
     format: (report) => formatGenerativeReport(report, flags.alternatives ?? 5),
     warnings: (report) => report.chosen.warnings,
   });

@@ -1,3 +1,4 @@
+import { instanceStorage } from '../../lib/catalog/instance-storage';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import type { Plan } from '../../lib/planner';
 
@@ -28,13 +29,12 @@ export interface EndpointLayout {
 }
 
 /**
- * Trainium instances (trn1, trn1n, and trn2 when given by spec) carry local NVMe storage: SageMaker rejects
- * `KmsKeyId` and `VolumeSizeInGB` there (SageMaker API Reference, `ProductionVariant.VolumeSizeInGB` and
- * `CreateEndpointConfig.KmsKeyId`: not supported on instances with local storage; the Neuron cdk-nag pack applies the
- * same rule to `ml.trn*`).
+ * True when the instance's ML storage is local NVMe only (trn1, trn1n, trn2, trn3: `instanceStorage`, lib/catalog):
+ * SageMaker rejects `KmsKeyId` and `VolumeSizeInGB` there (SageMaker API Reference, `CreateEndpointConfig.KmsKeyId`
+ * and `ProductionVariant.VolumeSizeInGB`); the instance's hardware encrypts the storage instead.
  */
 export function hasLocalStorageOnly(type: NeuronInstanceType): boolean {
-  return type.spec.family.startsWith('trn');
+  return instanceStorage(type.spec.family).storage === 'local-nvme';
 }
 
 /** The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. */

@@ -8,7 +8,6 @@ import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { logAccessTo } from '../private/access-logs';
 import type { Thresholds } from '../../lib/bench/types';
-import { InputError } from '../../lib/errors';
 import { WORKER_RETURN_RESERVE_MS, workerRunMs, type CapacityConfig } from '../../lib/smoke/capacity';
 import { SMOKE_ENV, smokeConfigSchema, type SmokeConfig } from '../../lib/smoke/config';
 import { tokenProofConfigSchema, tokenWorkerRunMs, type TokenProofConfig } from '../../lib/bench/token-proof';
@@ -21,6 +20,7 @@ import { INVOKE_MARGIN, PROVIDER_OVERHEAD, WORKER_TIMEOUT_MARGIN, DEFAULT_ERROR_
 import { resolveLoad, resolveCapacity, resolveTimeout, validateRequest, environmentSizeProblems, dependencyTargets, nagResourceId } from './private/smoke-resolve';
 import { SmokeBenchmarkProps } from './smoke-benchmark-props';
 import { smokeThresholdDefaults } from './smoke-thresholds';
+import { anyPlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 
 export { MAX_SMOKE_TIMEOUT } from './private/smoke-defaults';
@@ -84,7 +84,10 @@ export class SmokeBenchmark extends Construct {
   constructor(scope: Construct, id: string, props: SmokeBenchmarkProps) {
     super(scope, id);
     markOwned(this);
-    const target = props.target._bind(this);
+    if (props.plan !== undefined) {
+      anyPlanOf(this, props.plan);
+    }
+    const target = within(this, () => props.target._bind(this));
     const problems: string[] = [];
 
     const allowance = props.latencyAllowance ?? target.defaultLatencyAllowance;
@@ -211,7 +214,7 @@ export class SmokeBenchmark extends Construct {
         ),
       );
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
     if (config === undefined) {
       throw new Error('SmokeBenchmark resolved no configuration although no problem was found; this is a bug');
     }

@@ -120,21 +120,42 @@ export interface EndpointNetworkOptions {
  */
 export interface EndpointHostingOptions extends EndpointNetworkOptions {
   /**
-   * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
-   * rollback alarms need; an imported immutable role must already allow all of that (ECR pull, S3 read on the
-   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms, and with `vpc`
-   * the EC2 network-interface actions SageMaker lists for a VPC config).
+   * The role SageMaker runs the model as. A role you pass (an `iam.Role`, or one imported mutable) gets what the
+   * default role has: its starting statements (`cloudwatch:PutMetricData` in the SageMaker namespaces and the
+   * container's own, under a `cloudwatch:namespace` condition; `ecr:GetAuthorizationToken`) and the grants of what the
+   * endpoint binds (ECR pull, S3 read on the prefix, logs on its log groups, `cloudwatch:DescribeAlarms` on the
+   * rollback alarms, and with `vpc` the EC2 network-interface actions). A role imported with `mutable: false` takes
+   * nothing and must already allow all of that; where a safety feature would silently lose its data without it (the
+   * generative engine's metrics, which the TTFT/TPOT rollback alarms read), synth refuses it unless that feature is
+   * turned off by name. docs/generative-sagemaker.md lists each grant and why.
    *
    * @default - a `NeuronSageMakerExecutionRole`
    */
   readonly role?: iam.IRole;
 
   /**
-   * KMS key that encrypts the ML storage volume. Not supported on Trainium (trn1, trn1n, trn2: local NVMe only).
+   * KMS key that encrypts the ML storage volume, applied on instance types with EBS storage (inf1, inf2). On those with
+   * only local NVMe instance storage (trn1, trn1n, trn2, trn3) SageMaker rejects `KmsKeyId`, so a key given there is
+   * refused at synth with the fix, never left off unseen: plan on Inferentia, or set `acceptInstanceStoreEncryption`.
    *
-   * @default - a key this construct defines, with rotation, on Inferentia; none on Trainium
+   * @default - a key this construct defines, with rotation, on EBS; none on local NVMe (the instance's hardware
+   * encrypts it)
    */
   readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Deploy on an instance type with only local NVMe instance storage although `encryptionKey` is set, without the key.
+   *
+   * SageMaker rejects `KmsKeyId` on such instances ("You can't request a KmsKeyId when using an instance type with
+   * local storage", CreateEndpointConfig); their NVMe volumes are encrypted with XTS-AES-256 by a hardware module on
+   * the instance, with keys per volume that you cannot provide (EC2 User Guide, "Data protection in Amazon EC2").
+   * Without this, such a plan is refused at synth, so a plan that moves from Inferentia to Trainium never turns your
+   * key off unseen; with it, the key is not applied there and synth warns. No effect on EBS instance types.
+   *
+   * @default false
+   * @see https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateEndpointConfig.html
+   */
+  readonly acceptInstanceStoreEncryption?: boolean;
 
   /**
    * Name of the endpoint.

@@ -120,6 +120,20 @@ export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
   readonly dashboard?: boolean;
 
   /**
+   * The engine's metrics in CloudWatch (TTFT, TPOT, queue, KV cache, tokens, NeuronCore use) and the TTFT and TPOT p99
+   * alarms that roll an update back on them.
+   *
+   * The image's exporter writes them as embedded metrics to the inference component's log group, so the role must be
+   * allowed to write there (and `cloudwatch:PutMetricData` in `engineMetricsNamespace`): the endpoint grants both to its
+   * own role and to a mutable role you pass. A role imported with `mutable: false` takes no grant, so synth refuses it
+   * while this is on: without the grants the alarms would never see data. `false` turns the exporter off
+   * (`ENGINE_METRICS=off`), and with it the engine's alarms and dashboard widgets; the 5XX alarm stays.
+   *
+   * @default true
+   */
+  readonly engineMetrics?: boolean;
+
+  /**
    * Prove every deployment of this endpoint in tokens: right after CloudFormation deploys it, a Lambda sends the
    * golden prompt and a short streamed run to the inference component, judges them against the plan's TTFT and TPOT
    * targets (and optionally runs the capacity proof at the plan's rate), and fails the deployment (so CloudFormation

@@ -4,9 +4,9 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative/types';
 import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
-import { InputError } from '../../lib/errors';
 import { compileGenerativeInStack } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
+import { constructError, generativePlanOf } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { deployTimeZones, stackOutputs } from '../private/stack-parts';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
@@ -85,9 +85,10 @@ export class GenerativeInferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: GenerativeInferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
-    const servedModelName = props.servedModelName ?? props.plan.profileId;
+    const plan = generativePlanOf(this, props.plan);
+    const servedModelName = props.servedModelName ?? plan.profileId;
     if ((props.weights === undefined) === (props.compiledArtifacts === undefined)) {
-      throw new InputError(`${this.node.path}: give either weights (the stack compiles them) or compiledArtifacts (it serves `
+      throw constructError(this, `give either weights (the stack compiles them) or compiledArtifacts (it serves `
         + `what another deploy compiled), not ${props.weights === undefined ? 'neither' : 'both'}`);
     }
     if (props.weights !== undefined) {

@@ -2,7 +2,6 @@ import { Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import type { CompileSpecInput } from '../../lib/compile';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { ModelData } from '../model/model-data';
 import { ModelImage } from '../image/model-image';
@@ -10,6 +9,7 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { constructError, singleCallPlanOf } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
@@ -117,9 +117,10 @@ export class InferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: InferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
+    const plan = singleCallPlanOf(this, props.plan);
     const sources = (['modelDataPath', 'compile', 'modelData'] as const).filter((key) => props[key] !== undefined);
     if (sources.length !== 1) {
-      throw new InputError(sources.length === 0
+      throw constructError(this, sources.length === 0
         ? 'InferenceStack: none of modelDataPath, compile and modelData is set; pass the directory of your compiled '
           + 'model, a compile spec to compile it in the deploy (docs/compile.md), or existing model data'
         : `InferenceStack: ${sources.join(' and ')} are set; pass only one`);
@@ -128,7 +129,6 @@ export class InferenceStack extends Stack {
     this.repository = new ModelImageRepository(this, 'Repository');
     const image = stackModelServerImage(this, this.repository, props, 'InferenceStack', 'pass image (e.g. '
       + "ModelImage.fromServer({ tag, digest })) or the imageDigest of an image pushed to the stack's repository");
-    const plan = props.plan;
 
     let modelData: ModelData;
     if (props.compile) {

@@ -12,13 +12,14 @@ import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE, VLLM_IMAGE_ENV } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';
 import { ModelData } from '../model/model-data';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
+import { constructError, generativePlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
@@ -34,6 +35,8 @@ import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
 import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
+import { engineMetricsRoleProblem, grantHostingStatements, immutableRoleNote } from './private/execution-role-grants';
+import { storageKey, storageKeyChoice } from './private/endpoint-storage';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 
 /** Where SageMaker copies the weights in the container. */
@@ -74,6 +77,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
    */
   readonly coldStart: ColdStartEstimate;
   readonly role: iam.IRole;
+  /** The key encrypting the storage volume; undefined on instance types with only local NVMe storage (Trainium). */
   readonly encryptionKey?: kms.IKey;
   /** `/aws/sagemaker/InferenceComponents/<name>`: the containers' logs. */
   readonly logGroup: logs.ILogGroup;
@@ -92,8 +96,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly cfnInferenceComponent: sagemaker.CfnInferenceComponent;
   /** The engine's CloudWatch namespace; its `Service` dimension is the endpoint name. */
   readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
-  /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions. */
-  readonly engineMetrics: GenerativeEngineMetrics;
+  /**
+   * The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions; undefined with
+   * `engineMetrics: false`.
+   */
+  readonly engineMetrics?: GenerativeEngineMetrics;
   /**
    * The containers' security groups when `vpc` is set (none otherwise): admit what the engine must reach, e.g. a
    * database, with `connections.allowTo(...)`.
@@ -104,8 +111,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   /** The endpoint's dashboard: the component's SageMaker metrics, then the engine's; unless `dashboard` is false. */
   readonly dashboard?: cloudwatch.Dashboard;
   /**
-   * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
-   * above the plan's targets x 1.5, each in 2 of 3 minutes.
+   * Alarms that roll an update of the component back: 5XX above 1 % of requests, and (unless `engineMetrics: false`)
+   * the engine's TTFT and TPOT p99 above the plan's targets x 1.5, each in 2 of 3 minutes.
    */
   get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
     return this.alarms.list;
@@ -115,6 +122,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   constructor(scope: Construct, id: string, props: NeuronGenerativeEndpointProps) {
     super(scope, id);
     markOwned(this);
+    // A plan of the wrong shape, kind or version is refused before anything reads it.
+    const plan = generativePlanOf(this, props.plan);
+    const type = within(this, () => NeuronInstanceType.of(plan.instance.name, plan.instance));
+    const engineMetrics = props.engineMetrics ?? true;
     // Every problem is collected before any resource exists, then reported in one InputError.
     const problems = generativeProblems(props);
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName) && !ENDPOINT_NAME.test(props.endpointName)) {
@@ -130,10 +141,19 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       problems.push('weightsPath and compiledArtifactsPath come from compiledArtifacts (its model/ and compiled/ directories); leave them unset');
     }
     problems.push(...networkProblems(props));
-    InputError.throwIfAny(problems);
-    const plan = props.plan;
+    const keyChoice = storageKeyChoice(type, props);
+    if (keyChoice.use === 'refused') {
+      problems.push(keyChoice.problem);
+    }
+    // A role passed in gets what the default one has; an immutable one takes nothing, which the engine alarms cannot do without.
+    const metricNamespaces = engineMetrics ? [this.engineMetricsNamespace] : [];
+    const roleGrant = props.role === undefined ? undefined : grantHostingStatements(this, props.role, metricNamespaces);
+    if (roleGrant === 'immutable' && engineMetrics) {
+      problems.push(engineMetricsRoleProblem(props.role!, this.engineMetricsNamespace));
+    }
+    throwIfProblems(this, problems);
     if (job !== undefined) {
-      assertGenerativeArtifactsMatchPlan(this, job, plan, props.image.neuronSdkVersion ?? '');
+      within(this, () => assertGenerativeArtifactsMatchPlan(this, job, plan, props.image.neuronSdkVersion ?? ''));
     }
     const weightsPath = job !== undefined ? STAGED_MODEL_DIR : props.weightsPath;
     const compiledArtifactsPath = job !== undefined ? COMPILED_ARTIFACTS_DIR : props.compiledArtifactsPath;
@@ -150,9 +170,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       problems.push(e.message);
     }
     const deployment = sizing && renderRollingUpdate(props.deployment, sizing, problems);
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
     if (!sizing || !engine || !deployment) {
-      throw new InputError(`${this.node.path}: the plan could not be sized`);
+      throw constructError(this, 'the plan could not be sized');
     }
     if (mentionsPlaceholderDigest(props.image)) {
       // As the examples do: synth works offline, CloudFormation refuses the deploy before any resource exists.
@@ -161,33 +181,26 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.plan = plan;
     this.sizing = sizing;
     this.coldStart = sizing.coldStart;
-    const type = NeuronInstanceType.of(plan.instance.name, plan.instance);
     this.endpointName = props.endpointName ?? generatedEndpointName(this);
     const component = new Construct(this, 'InferenceComponent');
     this.inferenceComponentName = generatedEndpointName(component);
 
     // Role and grants.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    if (props.role === undefined) {
+      grantHostingStatements(this, this.role, metricNamespaces);
+    } else if (roleGrant === 'immutable') {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/sagemaker:immutableRole', immutableRoleNote(this.role));
+    }
     this.alarms = rollbackAlarmsReadBy(this.role);
-    const image = props.image.bind(this, this.role, type);
+    const image = within(this, () => props.image.bind(this, this.role, type));
     if (image.vllm === undefined) {
-      throw new InputError(`${this.node.path}: image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)`);
+      throw constructError(this, 'image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)');
     }
-    if (this.role instanceof NeuronSageMakerExecutionRole) {
-      this.role.addMetricNamespace(this.engineMetricsNamespace);
-    } else {
-      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:userRoleMetrics',
-        `The role you pass must allow cloudwatch:PutMetricData in namespace ${this.engineMetricsNamespace}, where the `
-        + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
-    }
-    const weights = (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!).bind(this, this.role);
+    const weights = within(this, () => (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!)
+      .bind(this, this.role));
     const localStorageOnly = hasLocalStorageOnly(type);
-    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
-      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
-      enableKeyRotation: true,
-      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.encryptionKey = storageKey(this, keyChoice, props, this.endpointName);
     const retention = props.logRetention ?? logs.RetentionDays.THREE_MONTHS;
     // The endpoint's own group, and the component's, where its containers write (SageMaker names it after the component).
     const endpointLogs = new logs.LogGroup(this, 'LogGroup', {
@@ -207,8 +220,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     // Model: the image, the weights and the engine's settings; the component runs it.
     // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
+    const vllm = image.vllm;
     this.environment = {
-      ...image.vllm.environment(engine, { namespace: this.engineMetricsNamespace, service: this.endpointName }),
+      ...within(this, () => vllm.environment(engine, { namespace: this.engineMetricsNamespace, service: this.endpointName })),
+      // The image's entrypoint starts no metrics exporter (nor neuron-monitor) when this is off.
+      ...(engineMetrics ? {} : { [VLLM_IMAGE_ENV.metrics]: 'off' }),
       ...props.environment,
     };
     this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
@@ -253,13 +269,14 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.endpointArn = this.cfnEndpoint.ref;
 
     // The 5XX alarm on the component's own metrics, and the engine's latency, roll an update back.
-    this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan });
+    this.engineMetrics = engineMetrics
+      ? new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan }) : undefined;
     this.alarms.add(errorRateAlarm(this, {
       subject: this.inferenceComponentName,
       errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
       invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
       onAlarm: 'rolls an update of the inference component back',
-    }), ...this.engineAlarms(plan));
+    }), ...(this.engineMetrics ? engineAlarms(this, this.engineMetrics, plan) : []));
 
     this.cfnInferenceComponent = new sagemaker.CfnInferenceComponent(component, 'Resource', {
       inferenceComponentName: this.inferenceComponentName,
@@ -347,18 +364,6 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     });
   }
 
-  /**
-   * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
-   * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
-   * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
-   * of which multiplies the latencies, still does.
-   */
-  private engineAlarms(plan: GenerativePlan): cloudwatch.Alarm[] {
-    return this.engineMetrics.latencyAlarms(this, {
-      plan, factor: P99_ALARM_FACTOR, subject: this.endpointName, onAlarm: 'rolls an update of the inference component back',
-    });
-  }
-
 
   /** Lets `grantee` invoke this endpoint (and so its inference component), streamed or not. */
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
@@ -402,7 +407,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         width: 6, height: 6, leftYAxis: { min: 0 },
       }),
     );
-    dashboard.addWidgets(...this.engineMetrics.widgets());
+    if (this.engineMetrics) {
+      dashboard.addWidgets(...this.engineMetrics.widgets());
+    }
     return dashboard;
   }
 
@@ -435,6 +442,18 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     const cwactions = require('aws-cdk-lib/aws-cloudwatch-actions') as typeof CloudWatchActions;
     alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
   }
+}
+
+/**
+ * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
+ * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
+ * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
+ * of which multiplies the latencies, still does.
+ */
+function engineAlarms(endpoint: NeuronGenerativeEndpoint, metrics: GenerativeEngineMetrics, plan: GenerativePlan): cloudwatch.Alarm[] {
+  return metrics.latencyAlarms(endpoint, {
+    plan, factor: P99_ALARM_FACTOR, subject: endpoint.endpointName, onAlarm: 'rolls an update of the inference component back',
+  });
 }
 
 /** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */

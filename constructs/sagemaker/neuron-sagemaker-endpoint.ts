@@ -11,7 +11,6 @@ import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import { Construct, IDependable } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { compiledArtifactProblems } from '../../lib/compile/check';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
@@ -40,8 +39,11 @@ import {
 } from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
+import { grantHostingStatements, immutableRoleNote } from './private/execution-role-grants';
+import { storageKey, storageKeyChoice } from './private/endpoint-storage';
 import { chooseHostImage } from './private/neuron-host';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+import { constructError, singleCallPlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
 
@@ -114,7 +116,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   readonly instanceType: NeuronInstanceType;
   /** The role SageMaker runs the model as. */
   readonly role: iam.IRole;
-  /** The key encrypting the storage volume; undefined on trn1/trn1n. */
+  /** The key encrypting the storage volume; undefined on instance types with only local NVMe storage (Trainium). */
   readonly encryptionKey?: kms.IKey;
   /** The endpoint's log group, `/aws/sagemaker/Endpoints/<endpointName>`. */
   readonly logGroup: logs.ILogGroup;
@@ -155,6 +157,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
     markOwned(this);
+    // A plan of the wrong shape, kind or version is refused before anything reads it.
+    if (props.plan !== undefined) {
+      singleCallPlanOf(this, props.plan);
+    }
     // Every problem is collected before any resource exists, then reported in one InputError.
     const problems: string[] = [];
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)
@@ -171,8 +177,8 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const layout = resolveLayout(this, props, problems);
     if (layout === undefined) {
       // Without an instance type nothing else can be checked.
-      InputError.throwIfAny(problems);
-      throw new InputError('NeuronSageMakerEndpoint: no instance type');
+      throwIfProblems(this, problems);
+      throw constructError(this, 'no instance type');
     }
     this.plan = props.plan;
     this.instanceType = layout.instanceType;
@@ -190,9 +196,9 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     }
 
     // Storage and timeouts.
-    if (localStorageOnly && props.encryptionKey !== undefined) {
-      problems.push(`encryptionKey is set but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects `
-        + 'KmsKeyId there; remove encryptionKey (the instance store is encrypted by the hardware)');
+    const keyChoice = storageKeyChoice(type, props);
+    if (keyChoice.use === 'refused') {
+      problems.push(keyChoice.problem);
     }
     if (localStorageOnly && props.volumeSize !== undefined) {
       problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set `
@@ -240,22 +246,20 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const scaling = resolveAutoScaling(props, layout, problems);
     // A compiled artifact runs only on the chip, core group and batch it was compiled for.
     if (props.plan && props.modelData?.compiledArtifact) {
-      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, `${this.node.path}: modelData`));
+      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, 'modelData'));
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
 
-    // Role and the grants the model needs.
+    // Role and the grants the model needs: a role passed in gets what the default one has.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    if (grantHostingStatements(this, this.role, []) === 'immutable') {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/sagemaker:immutableRole', immutableRoleNote(this.role));
+    }
     this.alarms = rollbackAlarmsReadBy(this.role);
-    const image = props.image.bind(this, this.role, type);
-    const modelData = props.modelData?.bind(this, this.role);
+    const image = within(this, () => props.image.bind(this, this.role, type));
+    const modelData = within(this, () => props.modelData?.bind(this, this.role));
 
-    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
-      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
-      enableKeyRotation: true,
-      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.encryptionKey = storageKey(this, keyChoice, props, this.endpointName);
 
     const logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`,
@@ -276,7 +280,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     // Model.
     this.environment = {
       ...(props.image.modelServer
-        ? serverEnvironment(layout, {
+        ? within(this, () => serverEnvironment(layout, {
           batching: props.plan?.batching ?? null,
           server: props.plan?.server,
           visibleCores: props.plan?.visibleCores,
@@ -284,7 +288,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
           frontEndsPerInstance: props.plan?.frontEndsPerInstance,
           metricsService: this.endpointName,
           metricsNamespace: DEFAULT_METRICS_NAMESPACE,
-        })
+        }))
         : modelServerEnvironment(layout)),
       ...props.environment,
     };

@@ -1,25 +1,12 @@
 /**
  * Reads what preflight checks from a plan (`cdk-inferentia plan --json`) or a synthesized stack template.
  */
-import { z } from 'zod';
 import { isAwsRegion } from '../../lib/catalog/regions';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { InputError } from '../../lib/errors';
+import { readPlan } from '../../lib/plan-document/read';
 import { resolveString, type ExpressionScope } from './expression';
 import type { PreflightTarget, SubnetPlacement } from './types';
-
-/**
- * The fields of a plan preflight reads. Other fields are left alone: the plan grows, and preflight needs only these.
- */
-const planSchema = z.object({
-  region: z.string().refine(isAwsRegion, 'not an AWS region code such as us-east-1'),
-  hosting: z.enum(['sagemaker', 'ec2']),
-  instanceType: z.string().min(1),
-  instance: z.object({ vcpus: z.number().int().positive() }).loose(),
-  instanceCount: z.number().int().positive(),
-  maxInstanceCount: z.number().int().positive(),
-  price: z.object({ kind: z.enum(['on-demand', 'ri-effective', 'capacity-block']) }).loose().optional(),
-});
 
 /** What the user adds on the command line to a plan, which names no image, model data or endpoint. */
 export interface PlanExtras {
@@ -35,21 +22,15 @@ export interface PlanExtras {
  * @throws InputError naming each missing or invalid field and how to get a valid plan
  */
 export function targetFromPlan(document: unknown, source: string, extras: PlanExtras = {}): PreflightTarget {
-  const chosen = isObject(document) && 'chosen' in document ? document.chosen : document;
-  if (chosen === null && isObject(document) && 'chosen' in document) {
+  if (isObject(document) && 'chosen' in document && document.chosen === null) {
     throw new InputError(`${source}: the plan has no chosen deployment (no plan fits); preflight needs one`);
   }
-  const parsed = planSchema.safeParse(chosen);
-  if (!parsed.success) {
-    throw new InputError(
-      parsed.error.issues.map(
-        (issue) =>
-          `${source}: chosen.${issue.path.join('.') || '(plan)'}: ${issue.message}; ` +
-          'write the plan with `cdk-inferentia plan ... --json > plan.json`',
-      ),
-    );
+  // The plan's shape, kind and version, checked as a construct checks them (lib/plan-document).
+  const plan = readPlan(document, source);
+  if (!isAwsRegion(plan.region)) {
+    throw new InputError(`${source}: chosen.region: ${JSON.stringify(plan.region)} is not an AWS region code such as us-east-1; `
+      + 'write the plan with `cdk-inferentia plan ... --json > plan.json`');
   }
-  const plan = parsed.data;
   const unknown: Record<string, string> = {};
   if (extras.image === undefined) unknown.image = 'a plan names no image: add --image <uri@sha256:...>';
   if (extras.modelDataUri === undefined) unknown.modelDataUri = 'a plan names no model data: add --model-data s3://bucket/prefix/';
@@ -62,7 +43,7 @@ export function targetFromPlan(document: unknown, source: string, extras: PlanEx
     hosting: plan.hosting,
     instanceType: plan.instanceType,
     vcpus: plan.instance.vcpus,
-    ...(plan.price !== undefined ? { pricing: plan.price.kind } : {}),
+    pricing: plan.price.kind,
     instanceCount: plan.instanceCount,
     maxInstanceCount: Math.max(plan.instanceCount, plan.maxInstanceCount),
     image: extras.image,

@@ -10,7 +10,7 @@ import { coreLayout, deviceCountProblem, supportedGroupSizes } from './layout';
 import { capacity, capacityRps, FRONT_END_MAX_UTILIZATION, predictedP99Seconds, processUtilization, saturationPerProcessRps, servingModel } from './serving';
 import type { ServingMode, ServingModel } from './serving';
 import type { Plan, PlanReport, Rejection } from './types';
-import { SERVING_SUPPORT } from './types';
+import { PLAN_VERSION, SERVING_SUPPORT } from './types';
 
 /** Share of host memory model processes may use; the rest is left to the OS, the runtime and the model server. */
 export const HOST_MEMORY_USABLE_FRACTION = 0.9;
@@ -397,6 +397,7 @@ function buildPlan(
   const costPer1MRequestsUsd = costPer1MRequests(hourlyCostUsd, targets.throughputRps);
 
   return {
+    planVersion: PLAN_VERSION,
     profileId: profile.id,
     region: request.options.region,
     hosting,

@@ -129,8 +129,24 @@ export interface NaiveComparison {
   readonly savingsPercent: number;
 }
 
+/**
+ * Version of the plan document format the planners write (`planVersion` of every plan) and the readers
+ * (`readPlan`, lib/plan-document) read.
+ *
+ * It changes when a plan's meaning changes in a way an older reader would misread (a field renamed, removed or
+ * reinterpreted); fields added as optional leave it alone, and readers let keys they do not know pass. A reader
+ * refuses a plan of a newer version than its own, naming both and the fix.
+ */
+export const PLAN_VERSION = 1;
+
 /** What every plan says of its deployment, whatever the workload: where, on what, how many, at what price. */
 export interface DeploymentPlan {
+  /**
+   * Version of the plan document format that wrote this plan ({@link PLAN_VERSION}).
+   *
+   * @default 1 - a plan written before plans carried their version is read as version 1
+   */
+  readonly planVersion?: number;
   /** Profile the plan was made for. */
   readonly profileId: string;
   readonly region: string;

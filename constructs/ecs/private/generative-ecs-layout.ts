@@ -66,12 +66,6 @@ export interface GenerativeEcsLayout {
 export function generativeEcsLayout(plan: GenerativePlan, stackRegion: string | undefined, problems: string[]):
 GenerativeEcsLayout | undefined {
   const before = problems.length;
-  if ((plan as { kind?: string }).kind !== 'generative' || plan.generative === undefined) {
-    problems.push(`plan.kind=${JSON.stringify((plan as { kind?: string }).kind)}: this service hosts generative plans `
-      + '(planGenerative, or cdk-inferentia plan --input-tokens ... --output-tokens ...); host a single-call plan '
-      + 'with NeuronEcsService');
-    return undefined;
-  }
   if (plan.hosting !== 'ec2' || plan.instanceType.startsWith('ml.')) {
     problems.push(`plan.hosting=${JSON.stringify(plan.hosting)} (instance ${plan.instanceType}): the plan was made for `
       + "SageMaker; re-plan with { hosting: 'ec2' } (cdk-inferentia plan --hosting ec2), or host it with the "
@@ -83,9 +77,6 @@ GenerativeEcsLayout | undefined {
       + 'ModelImage.fromServer) and a handler that runs its generation loop');
   }
   const type = ecsHost(plan, stackRegion, 'Re-plan on Inferentia2 or Trainium', problems);
-  if (!(plan.generative.capacityPerReplicaRps > 0)) {
-    problems.push(`plan.generative.capacityPerReplicaRps=${plan.generative.capacityPerReplicaRps} must be above 0; re-plan`);
-  }
   if (type === undefined) {
     return undefined;
   }

@@ -1,3 +1,5 @@
+import { instanceStorage } from '../../../lib/catalog/instance-storage';
+import { NEURON_FAMILIES } from '../../../lib/catalog/instance-type';
 import { cfnList, isIntrinsic, isRecord } from './cfn-properties';
 
 /**
@@ -8,15 +10,6 @@ import { cfnList, isIntrinsic, isRecord } from './cfn-properties';
  * shipped in aws/sagemaker-python-sdk).
  */
 const NEURON_INSTANCE_TYPE = /^ml\.(inf1|inf2|trn1|trn1n|trn2)\.[0-9a-z]+$/;
-
-/**
- * Trainium hosting instance types, which carry local NVMe instance storage.
- *
- * CreateEndpointConfig fails when `KmsKeyId` is set and any variant runs on an instance with local storage (API
- * reference, CreateEndpointConfig `KmsKeyId`), and SageMaker rejects `VolumeSizeInGB` there
- * (API reference, ProductionVariant `VolumeSizeInGB`).
- */
-const LOCAL_STORAGE_INSTANCE_TYPE = /^ml\.trn[12][0-9a-z]*\./;
 
 /** One production or shadow variant of an `AWS::SageMaker::EndpointConfig`, as far as it is known at synth time. */
 export interface EndpointVariant {
@@ -58,9 +51,14 @@ export function isNeuronInstanceType(instanceType: string): boolean {
   return NEURON_INSTANCE_TYPE.test(instanceType);
 }
 
-/** True for Trainium instance types (`ml.trn1*`, `ml.trn2*`): local NVMe storage, so no KMS key and no volume size. */
+/**
+ * True for SageMaker instance types whose ML storage is local NVMe only (Trainium: `instanceStorage`, lib/catalog):
+ * CreateEndpointConfig fails when `KmsKeyId` is set and any variant runs on one, and SageMaker rejects
+ * `VolumeSizeInGB` there.
+ */
 export function hasLocalStorage(instanceType: string): boolean {
-  return LOCAL_STORAGE_INSTANCE_TYPE.test(instanceType);
+  const family = /^ml\.([0-9a-z]+)\./.exec(instanceType)?.[1];
+  return family !== undefined && NEURON_FAMILIES.includes(family) && instanceStorage(family).storage === 'local-nvme';
 }
 
 /** True when the endpoint configuration sets `KmsKeyId` to anything other than an empty string. */

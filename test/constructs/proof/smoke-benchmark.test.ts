@@ -415,7 +415,7 @@ describe('runs that cannot fit in a Lambda', () => {
   test('a duration that needs more than 13 minutes is rejected, naming load.duration', () => {
     const error = synthError(() => smokeStack({ load: { duration: Duration.minutes(13) } }));
     // 15 s startup + 5 s warm-up + 780 s + 10 s request timeout + 7 s report
-    expect(error.message).toMatch(/^load\.duration: the run needs 817 s \(startup 15 s/);
+    expect(error.message).toMatch(/^Serving\/Smoke: load\.duration: the run needs 817 s \(startup 15 s/);
     expect(error.message).toContain('above the 13 minutes a smoke benchmark may run');
     expect(error.message).toContain('Provider framework');
   });
@@ -451,7 +451,7 @@ describe('runs that cannot fit in a Lambda', () => {
 
   test('a golden request too large for the Lambda environment is rejected, naming request.body', () => {
     const error = synthError(() => smokeStack({ request: { body: JSON.stringify({ inputs: 'x'.repeat(4000) }) } }));
-    expect(error.message).toMatch(/^request\.body and expect take \d+ bytes of the Lambda environment/);
+    expect(error.message).toMatch(/^Serving\/Smoke: request\.body and expect take \d+ bytes of the Lambda environment/);
   });
 });
 
@@ -692,7 +692,7 @@ describe('the capacity proof', () => {
   });
 
   test('a batching plan is judged on the server p99 it predicts, without the network in between', () => {
-    const batching: Plan = { ...BERT_PLAN, serving: 'batching' };
+    const batching: Plan = { ...BERT_PLAN, serving: 'batching', batching: { maxBatchSize: BERT_PLAN.batchSize, maxDelayMs: 2 } };
     const { stack } = smokeStack({ plan: batching, capacityProof: { fraction: 0.25 } });
 
     const config = JSON.parse(functionsOf(Template.fromStack(stack)).hook.props.Environment.Variables.SMOKE_CONFIG) as SmokeConfig;
