@@ -58,8 +58,8 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
   "quantile": 0.8,
   "classes": {
     "any": {
-      "tpot": {"count":2016,"median":0.104501,"ratioAtQuantile":1.08901},
-      "ttft": {"count":2137,"median":0.151289,"ratioAtQuantile":1.16311}
+      "tpot": {"count":2249,"median":0.105943,"ratioAtQuantile":1.07311},
+      "ttft": {"count":2381,"median":0.13217,"ratioAtQuantile":1.15979}
     },
     "new model": {
       "tpot": {"count":436,"median":0.109614,"ratioAtQuantile":1.04685},
@@ -105,6 +105,14 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "tpot": {"count":6,"median":0.521354,"ratioAtQuantile":1.0757},
       "ttft": {"count":6,"median":0.566049,"ratioAtQuantile":1.63181}
     },
+    "new model, unmeasured chip, TP below measured": {
+      "tpot": {"count":2,"median":0.632365,"ratioAtQuantile":2.72009},
+      "ttft": {"count":1,"median":0.34989,"ratioAtQuantile":1.5382}
+    },
+    "new model, unmeasured chip, TP below measured (trn2)": {
+      "tpot": {"count":1,"median":0.799595,"ratioAtQuantile":0.555681},
+      "ttft": {"count":1,"median":0.34989,"ratioAtQuantile":1.5382}
+    },
     "new model, unmeasured chip, TP beyond measured": {
       "tpot": {"count":3,"median":0.44238,"ratioAtQuantile":1.0757},
       "ttft": {"count":4,"median":0.566049,"ratioAtQuantile":2.30441}
@@ -114,7 +122,7 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "ttft": {"count":2,"median":0.566049,"ratioAtQuantile":2.30441}
     },
     "new model, unmeasured chip, other stack": {
-      "tpot": {"count":16,"median":0.105068,"ratioAtQuantile":1.10526},
+      "tpot": {"count":15,"median":0.105068,"ratioAtQuantile":1.10526},
       "ttft": {"count":15,"median":2.21903,"ratioAtQuantile":0.788873}
     },
     "new model, unmeasured chip, other stack (inf2)": {
@@ -122,8 +130,16 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "ttft": {"count":14,"median":0.267631,"ratioAtQuantile":0.808595}
     },
     "new model, unmeasured chip, other stack (trn2)": {
-      "tpot": {"count":2,"median":0.632365,"ratioAtQuantile":2.72009},
+      "tpot": {"count":1,"median":4.05607,"ratioAtQuantile":0.197782},
       "ttft": {"count":1,"median":2.80282,"ratioAtQuantile":0.262963}
+    },
+    "new model, unmeasured chip, other stack, TP below measured": {
+      "tpot": {"count":1,"median":0.632365,"ratioAtQuantile":2.72009},
+      "ttft": {"count":0,"median":0,"ratioAtQuantile":0}
+    },
+    "new model, unmeasured chip, other stack, TP below measured (trn2)": {
+      "tpot": {"count":1,"median":0.632365,"ratioAtQuantile":2.72009},
+      "ttft": {"count":0,"median":0,"ratioAtQuantile":0}
     },
     "new model, unmeasured chip, other stack, TP beyond measured": {
       "tpot": {"count":1,"median":0.44238,"ratioAtQuantile":0.693299},
@@ -134,8 +150,8 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "ttft": {"count":2,"median":0.387185,"ratioAtQuantile":1.63181}
     },
     "same model": {
-      "tpot": {"count":1580,"median":0.100548,"ratioAtQuantile":1.09294},
-      "ttft": {"count":1676,"median":0.156247,"ratioAtQuantile":1.1436}
+      "tpot": {"count":1813,"median":0.105178,"ratioAtQuantile":1.0732},
+      "ttft": {"count":1920,"median":0.129994,"ratioAtQuantile":1.13958}
     },
     "same model, new chip": {
       "tpot": {"count":394,"median":0.0919782,"ratioAtQuantile":1.09428},
@@ -152,6 +168,22 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
     "same model, new chip (trn2)": {
       "tpot": {"count":7,"median":0.249488,"ratioAtQuantile":1.33242},
       "ttft": {"count":7,"median":0.0665723,"ratioAtQuantile":1.07132}
+    },
+    "same model, new chip, TP below measured": {
+      "tpot": {"count":181,"median":0.103392,"ratioAtQuantile":1.07694},
+      "ttft": {"count":196,"median":0.0982441,"ratioAtQuantile":1.16959}
+    },
+    "same model, new chip, TP below measured (inf2)": {
+      "tpot": {"count":177,"median":0.100548,"ratioAtQuantile":1.07694},
+      "ttft": {"count":192,"median":0.0982441,"ratioAtQuantile":1.16959}
+    },
+    "same model, new chip, TP below measured (trn1)": {
+      "tpot": {"count":1,"median":0.167574,"ratioAtQuantile":0.856476},
+      "ttft": {"count":1,"median":2.0762,"ratioAtQuantile":0.325076}
+    },
+    "same model, new chip, TP below measured (trn2)": {
+      "tpot": {"count":3,"median":0.393548,"ratioAtQuantile":1.64894},
+      "ttft": {"count":3,"median":0.031528,"ratioAtQuantile":0.984393}
     },
     "same model, new chip, TP beyond measured": {
       "tpot": {"count":34,"median":0.130293,"ratioAtQuantile":1.25209},
@@ -178,20 +210,32 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "ttft": {"count":10,"median":0.383486,"ratioAtQuantile":1.80663}
     },
     "same model, same chip": {
-      "tpot": {"count":792,"median":0.0915165,"ratioAtQuantile":1.07489},
-      "ttft": {"count":838,"median":0.100997,"ratioAtQuantile":1.21015}
+      "tpot": {"count":1025,"median":0.103724,"ratioAtQuantile":1.06492},
+      "ttft": {"count":1082,"median":0.100997,"ratioAtQuantile":1.20919}
     },
     "same model, same chip (inf2)": {
-      "tpot": {"count":733,"median":0.0911995,"ratioAtQuantile":1.08341},
-      "ttft": {"count":758,"median":0.0967495,"ratioAtQuantile":1.20059}
+      "tpot": {"count":964,"median":0.103478,"ratioAtQuantile":1.06492},
+      "ttft": {"count":1000,"median":0.0967495,"ratioAtQuantile":1.19455}
     },
     "same model, same chip (trn1)": {
       "tpot": {"count":51,"median":0.0919242,"ratioAtQuantile":1.05467},
       "ttft": {"count":71,"median":0.313786,"ratioAtQuantile":1.37931}
     },
     "same model, same chip (trn2)": {
-      "tpot": {"count":8,"median":0.296974,"ratioAtQuantile":1.36719},
-      "ttft": {"count":9,"median":0.0879833,"ratioAtQuantile":1.22871}
+      "tpot": {"count":10,"median":0.296974,"ratioAtQuantile":1.36719},
+      "ttft": {"count":11,"median":0.0879833,"ratioAtQuantile":1.2135}
+    },
+    "same model, same chip, TP below measured": {
+      "tpot": {"count":265,"median":0.148553,"ratioAtQuantile":0.985288},
+      "ttft": {"count":288,"median":0.110076,"ratioAtQuantile":1.30802}
+    },
+    "same model, same chip, TP below measured (inf2)": {
+      "tpot": {"count":0,"median":0,"ratioAtQuantile":0},
+      "ttft": {"count":6,"median":0.208004,"ratioAtQuantile":1.45637}
+    },
+    "same model, same chip, TP below measured (trn2)": {
+      "tpot": {"count":1,"median":0.300695,"ratioAtQuantile":1.42999},
+      "ttft": {"count":1,"median":0.107094,"ratioAtQuantile":0.903266}
     },
     "same model, same chip, TP beyond measured": {
       "tpot": {"count":77,"median":0.165105,"ratioAtQuantile":1.0732},
@@ -206,20 +250,36 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "ttft": {"count":1,"median":0.0712713,"ratioAtQuantile":1.07674}
     },
     "same model, same chip, other stack": {
-      "tpot": {"count":322,"median":0.105943,"ratioAtQuantile":1.0668},
-      "ttft": {"count":347,"median":0.0914335,"ratioAtQuantile":1.21015}
+      "tpot": {"count":290,"median":0.103478,"ratioAtQuantile":1.03259},
+      "ttft": {"count":309,"median":0.0666282,"ratioAtQuantile":1.06538}
     },
     "same model, same chip, other stack (inf2)": {
-      "tpot": {"count":310,"median":0.105943,"ratioAtQuantile":1.0668},
-      "ttft": {"count":325,"median":0.0820139,"ratioAtQuantile":1.17455}
+      "tpot": {"count":282,"median":0.100252,"ratioAtQuantile":1.03259},
+      "ttft": {"count":291,"median":0.0666282,"ratioAtQuantile":1.05147}
     },
     "same model, same chip, other stack (trn1)": {
-      "tpot": {"count":9,"median":0.226672,"ratioAtQuantile":1.07489},
-      "ttft": {"count":19,"median":0.354073,"ratioAtQuantile":2.2101}
+      "tpot": {"count":6,"median":0.22798,"ratioAtQuantile":0.815214},
+      "ttft": {"count":16,"median":0.354073,"ratioAtQuantile":1.98426}
     },
     "same model, same chip, other stack (trn2)": {
-      "tpot": {"count":3,"median":0.333206,"ratioAtQuantile":1.36719},
-      "ttft": {"count":3,"median":0.0571275,"ratioAtQuantile":1.78618}
+      "tpot": {"count":2,"median":0.268575,"ratioAtQuantile":1.36719},
+      "ttft": {"count":2,"median":0.0460798,"ratioAtQuantile":0.95595}
+    },
+    "same model, same chip, other stack, TP below measured": {
+      "tpot": {"count":264,"median":0.148553,"ratioAtQuantile":0.985288},
+      "ttft": {"count":281,"median":0.110076,"ratioAtQuantile":1.3036}
+    },
+    "same model, same chip, other stack, TP below measured (inf2)": {
+      "tpot": {"count":259,"median":0.148553,"ratioAtQuantile":0.985288},
+      "ttft": {"count":276,"median":0.110076,"ratioAtQuantile":1.29721}
+    },
+    "same model, same chip, other stack, TP below measured (trn1)": {
+      "tpot": {"count":3,"median":0.0696759,"ratioAtQuantile":1.07813},
+      "ttft": {"count":3,"median":0.274998,"ratioAtQuantile":2.71709}
+    },
+    "same model, same chip, other stack, TP below measured (trn2)": {
+      "tpot": {"count":2,"median":0.191519,"ratioAtQuantile":0.839265},
+      "ttft": {"count":2,"median":0.0671294,"ratioAtQuantile":1.78618}
     },
     "same model, same chip, other stack, TP beyond measured": {
       "tpot": {"count":76,"median":0.151011,"ratioAtQuantile":1.0732},
@@ -253,6 +313,22 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "tpot": {"count":7,"median":0.207397,"ratioAtQuantile":1.34982},
       "ttft": {"count":7,"median":0.194674,"ratioAtQuantile":1.24113}
     },
+    "same model, unmeasured chip, TP below measured": {
+      "tpot": {"count":181,"median":0.19335,"ratioAtQuantile":1.1845},
+      "ttft": {"count":196,"median":0.790674,"ratioAtQuantile":0.73699}
+    },
+    "same model, unmeasured chip, TP below measured (inf2)": {
+      "tpot": {"count":37,"median":0.0917233,"ratioAtQuantile":1.07205},
+      "ttft": {"count":53,"median":0.249177,"ratioAtQuantile":1.12199}
+    },
+    "same model, unmeasured chip, TP below measured (trn1)": {
+      "tpot": {"count":1,"median":0.0604682,"ratioAtQuantile":0.94298},
+      "ttft": {"count":1,"median":0.701829,"ratioAtQuantile":0.587603}
+    },
+    "same model, unmeasured chip, TP below measured (trn2)": {
+      "tpot": {"count":2,"median":0.0559817,"ratioAtQuantile":1.0593},
+      "ttft": {"count":2,"median":0.12833,"ratioAtQuantile":1.14722}
+    },
     "same model, unmeasured chip, TP beyond measured": {
       "tpot": {"count":34,"median":0.073768,"ratioAtQuantile":1.0366},
       "ttft": {"count":34,"median":0.331824,"ratioAtQuantile":2.72771}
@@ -266,16 +342,28 @@ export const RECORDED_ERROR_REPORT: ErrorReport = {
       "ttft": {"count":1,"median":0.00590009,"ratioAtQuantile":0.994135}
     },
     "same model, unmeasured chip, other stack": {
-      "tpot": {"count":296,"median":0.184096,"ratioAtQuantile":1.12937},
-      "ttft": {"count":295,"median":0.859017,"ratioAtQuantile":0.560425}
+      "tpot": {"count":155,"median":0.160524,"ratioAtQuantile":0.958964},
+      "ttft": {"count":155,"median":0.843708,"ratioAtQuantile":0.555897}
     },
     "same model, unmeasured chip, other stack (inf2)": {
-      "tpot": {"count":294,"median":0.184096,"ratioAtQuantile":1.12937},
-      "ttft": {"count":293,"median":0.86194,"ratioAtQuantile":0.560425}
+      "tpot": {"count":154,"median":0.160524,"ratioAtQuantile":0.958964},
+      "ttft": {"count":154,"median":0.843708,"ratioAtQuantile":0.555897}
     },
     "same model, unmeasured chip, other stack (trn2)": {
-      "tpot": {"count":2,"median":0.13109,"ratioAtQuantile":1.80133},
-      "ttft": {"count":2,"median":0.194285,"ratioAtQuantile":1.24173}
+      "tpot": {"count":1,"median":0.13109,"ratioAtQuantile":1.15087},
+      "ttft": {"count":1,"median":0.194285,"ratioAtQuantile":1.24113}
+    },
+    "same model, unmeasured chip, other stack, TP below measured": {
+      "tpot": {"count":141,"median":0.204411,"ratioAtQuantile":1.20662},
+      "ttft": {"count":140,"median":0.958481,"ratioAtQuantile":0.590917}
+    },
+    "same model, unmeasured chip, other stack, TP below measured (inf2)": {
+      "tpot": {"count":140,"median":0.204411,"ratioAtQuantile":1.1845},
+      "ttft": {"count":139,"median":0.958481,"ratioAtQuantile":0.590917}
+    },
+    "same model, unmeasured chip, other stack, TP below measured (trn2)": {
+      "tpot": {"count":1,"median":0.444853,"ratioAtQuantile":1.80133},
+      "ttft": {"count":1,"median":0.194674,"ratioAtQuantile":1.24173}
     },
     "same model, unmeasured chip, other stack, TP beyond measured": {
       "tpot": {"count":2,"median":0.200544,"ratioAtQuantile":1.26167},

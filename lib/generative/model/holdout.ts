@@ -6,7 +6,8 @@
  * Hidden sets (each hidden once, duplicates skipped):
  * - every row of one model (leave-one-model-out: the headline figures; no anchor from its own rows);
  * - one model's rows on one chip; on one chip and stack; one configuration (chip, stack, degree, batch) of a model;
- * - one model's rows on a chip at and above each measured degree but its smallest (TP beyond what remains);
+ * - one model's rows on a chip at and above each measured degree but its smallest (TP beyond what remains), and at
+ *   and below each but its largest (TP below what remains);
  * - every row of one chip (a chip nobody measured).
  */
 import type { FitOptions, FittedCoefficients, Observation } from './fit';
@@ -28,6 +29,8 @@ export interface Extrapolation {
   readonly stack: 'same' | 'other';
   /** The degree exceeds every degree of the reference rows (the model's on the chip, else its own, else the chip's). */
   readonly tpBeyond: boolean;
+  /** The degree is below every degree of the same reference rows (a narrower group than anyone measured). */
+  readonly tpBelow: boolean;
 }
 
 /** What a configuration to predict is, for classifying it. */
@@ -55,6 +58,7 @@ export function extrapolationOf(target: Target, known: readonly Pick<FitRow, 'ar
     chip,
     stack: stackRef.some((r) => r.stack === target.stack) ? 'same' : 'other',
     tpBeyond: tpRef.length > 0 && target.tensorParallelDegree > Math.max(...tpRef.map((r) => r.tensorParallelDegree)),
+    tpBelow: tpRef.length > 0 && target.tensorParallelDegree < Math.min(...tpRef.map((r) => r.tensorParallelDegree)),
   };
 }
 
@@ -65,13 +69,14 @@ export function extrapolationOf(target: Target, known: readonly Pick<FitRow, 'ar
  */
 export function classKeys(e: Extrapolation): string[] {
   const base = `${e.model} model, ${e.chip === 'unmeasured' ? 'unmeasured' : e.chip} chip`;
-  const flags = [...(e.stack === 'other' ? ['other stack'] : []), ...(e.tpBeyond ? ['TP beyond measured'] : [])];
+  const tp = e.tpBeyond ? ['TP beyond measured'] : e.tpBelow ? ['TP below measured'] : [];
+  const flags = [...(e.stack === 'other' ? ['other stack'] : []), ...tp];
   const exact = [base, ...flags].join(', ');
   return [
     `${exact} (${e.chipFamily})`,
     `${base} (${e.chipFamily})`,
     exact,
-    ...(e.tpBeyond && e.stack === 'other' ? [`${base}, TP beyond measured`] : []),
+    ...(tp.length > 0 && e.stack === 'other' ? [`${base}, ${tp[0]}`] : []),
     base,
     `${e.model} model`,
     'any',
@@ -92,7 +97,7 @@ export interface HeldOutPrediction {
 }
 
 /** Which rows were hidden. */
-export type HoldoutScheme = 'model' | 'model-chip' | 'model-chip-stack' | 'configuration' | 'tp-beyond' | 'chip';
+export type HoldoutScheme = 'model' | 'model-chip' | 'model-chip-stack' | 'configuration' | 'tp-beyond' | 'tp-below' | 'chip';
 
 /** Predicts every observation of `hidden` from a fit and anchors without it. */
 export function predictHidden(all: readonly Observation[], hidden: (o: Observation) => boolean, scheme: HoldoutScheme, options?: FitOptions): HeldOutPrediction[] {
@@ -152,6 +157,9 @@ export function heldOutPredictions(all: readonly Observation[], options?: FitOpt
       const degrees = [...new Set(onChip.map((r) => r.tensorParallelDegree))].sort((a, b) => a - b);
       for (const tp of degrees.slice(1)) {
         hide('tp-beyond', (r) => r.architecture === m && r.chip === chip && r.tensorParallelDegree >= tp);
+      }
+      for (const tp of degrees.slice(0, -1)) {
+        hide('tp-below', (r) => r.architecture === m && r.chip === chip && r.tensorParallelDegree <= tp);
       }
     }
   }

@@ -12,23 +12,26 @@ const known = [
 describe('extrapolation classes', () => {
   test('GIVEN what is measured WHEN a configuration is classified THEN model, chip, stack and degree are judged against the nearest reference rows', () => {
     expect(extrapolationOf({ architecture: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
-      .toEqual({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: false });
+      .toEqual({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: false, tpBelow: false });
     expect(extrapolationOf({ architecture: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 32 }, known))
-      .toEqual({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: true });
+      .toEqual({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: true, tpBelow: false });
     expect(extrapolationOf({ architecture: 'a', chip: 'trn2', stack: 'vllm-neuron-plugin', tensorParallelDegree: 16 }, known))
-      .toEqual({ chipFamily: 'trn2', model: 'same', chip: 'new', stack: 'same', tpBeyond: false });
+      .toEqual({ chipFamily: 'trn2', model: 'same', chip: 'new', stack: 'same', tpBeyond: false, tpBelow: false });
     expect(extrapolationOf({ architecture: 'c', chip: 'trn1', stack: 'vllm-nxdi', tensorParallelDegree: 8 }, known))
-      .toEqual({ chipFamily: 'trn1', model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false });
+      .toEqual({ chipFamily: 'trn1', model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false, tpBelow: false });
     expect(extrapolationOf({ architecture: 'c', chip: 'trn2', stack: 'vllm-nxdi', tensorParallelDegree: 128 }, known))
-      .toEqual({ chipFamily: 'trn2', model: 'new', chip: 'same', stack: 'other', tpBeyond: true });
+      .toEqual({ chipFamily: 'trn2', model: 'new', chip: 'same', stack: 'other', tpBeyond: true, tpBelow: false });
+    // Narrower than anything measured is an extrapolation too.
+    expect(extrapolationOf({ architecture: 'a', chip: 'inf2', stack: 'vllm-nxdi', tensorParallelDegree: 2 }, known))
+      .toEqual({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: false, tpBelow: true });
   });
 
   test('GIVEN a class WHEN its keys are listed THEN they run from the narrowest, on its own chip, to every prediction', () => {
-    expect(classKeys({ chipFamily: 'trn2', model: 'same', chip: 'same', stack: 'other', tpBeyond: true })).toEqual([
+    expect(classKeys({ chipFamily: 'trn2', model: 'same', chip: 'same', stack: 'other', tpBeyond: true, tpBelow: false })).toEqual([
       'same model, same chip, other stack, TP beyond measured (trn2)', 'same model, same chip (trn2)',
       'same model, same chip, other stack, TP beyond measured', 'same model, same chip, TP beyond measured', 'same model, same chip', 'same model', 'any',
     ]);
-    expect(classKeys({ chipFamily: 'trn1', model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false }))
+    expect(classKeys({ chipFamily: 'trn1', model: 'new', chip: 'unmeasured', stack: 'same', tpBeyond: false, tpBelow: false }))
       .toEqual(['new model, unmeasured chip (trn1)', 'new model, unmeasured chip', 'new model', 'any']);
   });
 });
@@ -41,7 +44,7 @@ describe('headroom by class', () => {
   });
 
   test('GIVEN a class with enough held-out rows WHEN sized THEN its own quantile is the headroom, never below 1', () => {
-    const h = headroomFor({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: false }, report({
+    const h = headroomFor({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: false, tpBelow: false }, report({
       'same model, same chip': { tpot: cell(MIN_CLASS_ROWS, 1.2), ttft: cell(MIN_CLASS_ROWS, 0.9) },
     }));
     expect(h).toEqual({
@@ -51,7 +54,7 @@ describe('headroom by class', () => {
   });
 
   test('GIVEN a class with too few held-out rows WHEN sized THEN the next broader class is used, said so, and the narrow factor kept when larger', () => {
-    const h = headroomFor({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: true }, report({
+    const h = headroomFor({ chipFamily: 'inf2', model: 'same', chip: 'same', stack: 'same', tpBeyond: true, tpBelow: false }, report({
       'same model, same chip, TP beyond measured (inf2)': { tpot: cell(3, 1.6), ttft: cell(2, 1.1) },
       'same model, same chip (inf2)': { tpot: cell(20, 1.2), ttft: cell(5, 1.3) },
       'same model, same chip': { tpot: cell(40, 1.1), ttft: cell(30, 1.2) },
