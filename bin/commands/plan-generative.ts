@@ -7,7 +7,7 @@ import type { Catalog } from '../../lib/catalog/catalog';
 import { engineSummary } from '../../lib/generative/engine-image';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
-import { describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
+import { describeEvidence, describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
 import type { CliIo } from './io';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
@@ -178,6 +178,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
         : []),
       { price: priceLine(p.price) },
       { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
+      ...(g.evidence ? [{ evidence: describeEvidence(g.evidence) }] : []),
     ],
     layout: { unit: 'replica', rows: g.replicas },
     alternatives: {

@@ -17,7 +17,8 @@ export { acceptedTokensFrom, describeLevers, draftFor, leverSets, SPECULATIVE_TO
 export type { DraftModel, GenerativeLeverOptions, LeverSet } from './perf-model';
 export { CHIP_FIGURES } from './perf-model';
 export type { ChipFigures } from './perf-model';
-export { builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, performanceModel } from './estimate';
+export { builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, modelErrorFor } from './estimate';
+export { describeEvidence } from './plan-evidence';
 export type { Buckets, EstimatedTiming, PerformanceModel } from './estimate';
 export { planTiming } from './estimate';
 export { simulateGenerativeReplica } from './simulate';

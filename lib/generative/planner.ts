@@ -22,8 +22,9 @@ import { PLAN_VERSION } from '../planner/types';
 import { engineTiming, predictReplica, replicaCapacityRps } from './continuous-batching';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
-import { replicaMemory, weightsGiB } from './memory';
-import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
+import { evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
 import { e2eTargetProblem, leverProblems } from './request-checks';
@@ -231,7 +232,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
   const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
-  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
+  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, hosting: request.options.hosting, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {
     return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})${request.options.estimates === false ? ' (estimates are off)' : ', and the performance model has no figures for the chip'}` }] };
@@ -322,7 +323,7 @@ function evaluateGroup(
     return;
   }
   const replicas = Math.floor(cores / tp);
-  const hostNeed = replicas * HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model);
+  const hostNeed = replicas * replicaHostMemoryGiB(HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model), request.options.hosting);
   const hostUsable = HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB;
   for (const seqs of [...new Set(rows.map((r) => r.batchSize))].sort((a, b) => a - b)) {
     const config = describeConfiguration(tp, seqs, sdk);
@@ -335,7 +336,7 @@ function evaluateGroup(
       outcome.rejections.push({
         configuration: config,
         code: 'host-memory',
-        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory (ESTIMATE); ` +
+        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory with the engine (ESTIMATE); ` +
           `${instance.name} allows ${round(hostUsable, 1)} GiB`,
       });
       continue;
@@ -441,6 +442,7 @@ function sizePlan(
       goodputRps: round(goodput, 4),
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
+      evidence: estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows),
       engine: {
         tensorParallelSize: tp,
         maxNumSeqs: seqs,

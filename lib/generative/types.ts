@@ -38,8 +38,26 @@ export interface GenerativeArchitectureFacts {
   readonly vocabulary: number;
   /** Longest context the model accepts, prompt plus output (`max_position_embeddings`). */
   readonly maxContextTokens: number;
+  /**
+   * `hidden_size`: what a tensor-parallel all-reduce and the per-token work move (the performance model).
+   *
+   * @default - attentionHeads x headDim
+   */
+  readonly hiddenSize?: number;
+  /** Routed experts of a mixture of experts (the performance model). @default - a dense model */
+  readonly experts?: GenerativeExperts;
   /** Where the facts come from (the model's config.json at a revision). */
   readonly source: string;
+}
+
+/** A mixture-of-experts layer's facts (config.json `num_experts` / `num_local_experts`, `num_experts_per_tok`). */
+export interface GenerativeExperts {
+  /** Routed experts per layer. */
+  readonly count: number;
+  /** Experts each token is routed to. */
+  readonly perToken: number;
+  /** Parameters of all routed experts together, billions (the rest of `parametersBillions` is shared). */
+  readonly parametersBillions: number;
 }
 
 /**
@@ -208,16 +226,76 @@ export interface EngineSettings {
 
 /** What an estimated configuration's times rest on: the performance model and its measured error. */
 export interface GenerativeEstimate {
-  /** Leave-one-out relative error of the model on the published rows. */
+  /** Leave-one-model-out relative error of the model on the published rows (a whole model held out at a time). */
   readonly tpotError: { readonly median: number; readonly worst: number };
   readonly ttftError: { readonly median: number; readonly worst: number };
-  /** Factors the estimated decode step and prefill were raised by for that error. */
+  /** Factors the estimated decode step and prefill were raised by for that error (`evidence.headroom` says why). */
   readonly headroom: { readonly tpot: number; readonly ttft: number };
   /** The model's decode step and mean prefill before headroom, ms. */
   readonly stepMs: number;
   readonly prefillMs: number;
   /** Scale from the model's own rows on this chip (1 where it has none). */
   readonly anchors: { readonly tpot: number; readonly ttft: number };
+}
+
+/** A published (or the profile's own) row a plan's times rest on, and how far the plan is from it. */
+export interface GenerativeEvidenceRow {
+  /** The row's model (a built-in profile id or a published model key). */
+  readonly model: string;
+  readonly source: string;
+  readonly instanceType: string;
+  /** The serving stack that measured it (`vllm-nxdi`, `vllm-neuron-plugin`, `optimum-neuron`, ...). */
+  readonly stack: string;
+  readonly neuronSdkVersion: string;
+  readonly tensorParallelDegree: number;
+  readonly batchSize: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** What differs and by how much: `same model and chip; TP 8 -> 16; batch 32 -> 16`; `measured` for a measured plan's rows. */
+  readonly distance: string;
+}
+
+/** The headroom a plan's times carry, and the held-out error it comes from. */
+export interface GenerativeHeadroom {
+  /** Factors the decode step and the prefill were raised by (1 for measured times). */
+  readonly tpot: number;
+  readonly ttft: number;
+  /**
+   * The extrapolation class whose held-out error sized them, e.g. `same model, same chip, TP beyond measured` or
+   * `new model, same chip`; `measured` for a measured plan.
+   */
+  readonly class: string;
+  /** Held-out TPOT and TTFT predictions of that class (0 for a measured plan). */
+  readonly heldOutRows: number;
+  /** The share of the class's held-out predictions the factors cover (measured / predicted at this quantile). */
+  readonly quantile: number;
+  /** The plan's own, narrower class when it had too few held-out rows and the broader `class` was used. @default - none */
+  readonly narrowestClass?: string;
+  /** Held-out rows of `narrowestClass`. @default - none */
+  readonly narrowestHeldOutRows?: number;
+}
+
+/** The published measurement behind one lever a plan uses. */
+export interface GenerativeLeverEvidence {
+  /** The row or document that measured the lever. */
+  readonly source: string;
+  /** False when no published row measured it on the plan's chip family and stack. */
+  readonly measured: boolean;
+}
+
+/** What a generative plan's times rest on: measured rows, or the performance model and how far it reached. */
+export interface GenerativeEvidence {
+  /** `measured`: the times are published rows'; `estimated`: the performance model's. */
+  readonly basis: 'measured' | 'estimated';
+  /** The rows the times rest on (a measured plan's own), nearest first. */
+  readonly nearest: readonly GenerativeEvidenceRow[];
+  readonly headroom: GenerativeHeadroom;
+  /**
+   * For each lever of `engine.levers` the plan uses (each truthy key), the measurement behind it.
+   *
+   * @default - absent where the planner does not yet cite lever evidence
+   */
+  readonly levers?: Readonly<Record<string, GenerativeLeverEvidence>>;
 }
 
 /** The generative part of a plan. */
@@ -255,6 +333,12 @@ export interface GenerativePlanDetails {
   readonly costPer1MOutputTokensAtGoodputUsd?: number;
   /** Present when the times are the performance model's, not measured rows. */
   readonly estimate?: GenerativeEstimate;
+  /**
+   * What the times rest on: measured rows or the model's estimate, the nearest rows, the headroom and its class.
+   *
+   * @default - absent in plans made before plans carried evidence
+   */
+  readonly evidence?: GenerativeEvidence;
   readonly engine: EngineSettings;
   readonly replicas: readonly ReplicaLayout[];
   /** The measured rows the decode and prefill times come from. */
