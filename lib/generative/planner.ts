@@ -18,8 +18,10 @@ import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
-import { workloadLengths } from './lengths';
+import { MAX_LOGNORMAL_P99_OVER_MEAN } from './lengths';
 import type { WorkloadLengths } from './lengths';
+import { resolveTraffic } from './traffic';
+import type { ArrivalProcess } from '../traffic/types';
 import { replicaMemory, weightsGiB } from './memory';
 import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
 import type { EstimatedConfiguration } from './estimate';
@@ -83,7 +85,9 @@ export function planGenerativeReport(
     feasible.push(...outcome.plans);
     rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
   }
-  const ranked = rankPlans(request, feasible, rejected, compareGenerativePlans, () => {
+  // The report shows the request as planned; the notes are every plan's warnings already.
+  const { notes: _notes, ...shown } = request;
+  const ranked = rankPlans({ ...shown, targets: publicTargets(request.targets) }, feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -103,13 +107,29 @@ export function planGenerativeReport(
 export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
   /** The length distributions planned for; `targets` carries their p99s. */
   readonly lengths: WorkloadLengths;
-  /** Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output. */
+  /** How requests arrive, as planned (Poisson unless the targets say otherwise). */
+  readonly arrivals: ArrivalProcess;
+  /**
+   * Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output, or a file's p99
+   * of the two together.
+   */
   readonly maxModelLength: number;
+  /** What the plan assumed of the workload and should say: a preset stretched past its trace, a cut context. */
+  readonly notes: readonly string[];
 };
 
 /** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
 export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
   return Math.ceil((targets.inputTokens.p99 ?? targets.inputTokens.mean) + (targets.outputTokens.p99 ?? targets.outputTokens.mean));
+}
+
+/**
+ * The targets as a plan shows them: the length distributions are left out (`generative.lengths` and
+ * `request.lengths` carry them once), the arrivals kept when the workload stated them.
+ */
+export function publicTargets(targets: GenerativeTargets): GenerativeTargets {
+  const { lengths: _lengths, ...rest } = targets;
+  return rest;
 }
 
 export function resolveGenerativeRequest(
@@ -131,6 +151,14 @@ export function resolveGenerativeRequest(
     }
     if (length.p99 !== undefined && !(Number.isFinite(length.p99) && length.p99 >= length.mean)) {
       problems.push(`${name}P99=${length.p99} must be at least the mean (${length.mean}); give the 99th percentile length, or leave it out for fixed lengths`);
+    } else if (targets.lengths === undefined && length.p99 !== undefined && length.p99 > length.mean * MAX_LOGNORMAL_P99_OVER_MEAN) {
+      const most = Math.floor(length.mean * MAX_LOGNORMAL_P99_OVER_MEAN);
+      problems.push(
+        `${name}P99=${length.p99} is ${round(length.p99 / length.mean, 1)} x the mean (${length.mean}); no lognormal holds a p99 above ` +
+          `${round(MAX_LOGNORMAL_P99_OVER_MEAN, 2)} x its mean (${most} here), so lengths that spread cannot be planned from a mean and a p99: ` +
+          `give the lengths whole (plan --lengths-from FILE: a log or benchmark export of your requests, planned as its own distribution), ` +
+          `or a p99 of at most ${most}`,
+      );
     }
   };
   positive('throughput', targets.requestsPerSecond, 'give the steady requests per second to serve, e.g. 2');
@@ -143,19 +171,16 @@ export function resolveGenerativeRequest(
   if (targets.peakRequestsPerSecond !== undefined && targets.peakRequestsPerSecond < targets.requestsPerSecond) {
     problems.push(`peakThroughput=${targets.peakRequestsPerSecond} is below throughput=${targets.requestsPerSecond}; the peak must be at least the steady target`);
   }
-  const lengths = problems.length === 0 ? workloadLengths(targets, profile.model.maxContextTokens) : undefined;
-  const planned: GenerativeTargets = lengths === undefined ? targets : {
+  const traffic = resolveTraffic(targets, profile, problems);
+  const lengths = traffic?.lengths;
+  const planned: GenerativeTargets = traffic === undefined ? targets : {
     ...targets,
-    inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
-    outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
+    inputTokens: { mean: traffic.lengths.input.mean, p99: traffic.lengths.input.p99 },
+    outputTokens: { mean: traffic.lengths.output.mean, p99: traffic.lengths.output.p99 },
+    lengths: traffic.lengths,
+    ...(targets.arrivals !== undefined ? { arrivals: traffic.arrivals } : {}),
   };
-  const maxModelLength = lengths === undefined ? 0 : maxModelLengthFor(planned);
-  if (maxModelLength > profile.model.maxContextTokens) {
-    problems.push(
-      `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
-        `${profile.model.maxContextTokens} tokens; shorten the prompts or the outputs`,
-    );
-  }
+  const maxModelLength = traffic?.maxModelLength ?? 0;
 
   const levers = options.levers ?? {};
   if (levers.acceptedTokens !== undefined && !(Number.isFinite(levers.acceptedTokens) && levers.acceptedTokens >= 1)) {
@@ -170,7 +195,9 @@ export function resolveGenerativeRequest(
     profileId: profile.id,
     targets: planned,
     lengths: lengths as WorkloadLengths,
+    arrivals: (traffic as NonNullable<typeof traffic>).arrivals,
     maxModelLength,
+    notes: traffic?.notes ?? [],
     options: {
       ...deployment,
       ...(options.levers !== undefined ? { levers: options.levers } : {}),
@@ -396,6 +423,7 @@ function sizePlan(
       : []),
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
     ...(estimate ? [estimateWarning(estimate)] : []),
+    ...request.notes,
   ];
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
@@ -403,7 +431,7 @@ function sizePlan(
     profileId: profile.id,
     region: options.region,
     hosting: options.hosting,
-    targets,
+    targets: publicTargets(targets),
     headroom: options.headroom,
     instanceType: hostedName(instance, options.hosting),
     instance,

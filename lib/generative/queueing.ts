@@ -10,8 +10,8 @@
  * distribution on a common grid of `delta` seconds, rounded up (so every quantile read off it is on the safe side by
  * at most one cell), and the sum is their convolution.
  */
-import type { TokenLength } from './types';
-import { lengthDistribution } from './lengths';
+import type { LengthDistribution } from './types';
+import { lengthAt, lengthKey } from './lengths';
 
 /** A distribution on the grid `0, delta, 2 delta, ...`: `pmf[k]` is P(X = k delta); mass beyond the grid is missing. */
 export interface GridDistribution {
@@ -36,16 +36,19 @@ const BIN_EDGES = [
   ...Array.from({ length: 40 }, (_, i) => 0.961 + i * 0.001),
 ];
 
-/** Points of `f(x)` at the middle of each quantile bin of a standard normal x, weighted by the bin (one when fixed). */
-export function quantilePoints(sigma: number, f: (z: number) => number, normalQuantile: (p: number) => number): PointMasses {
-  if (sigma === 0) {
-    return { values: [f(0)], weights: [1] };
+/**
+ * Points of `f(length)` at the middle of each quantile bin of the distribution (lognormal or a file's table),
+ * weighted by the bin; one point when every length is the same.
+ */
+export function lengthPoints(dist: LengthDistribution, f: (tokens: number) => number): PointMasses {
+  if (dist.quantiles === undefined && dist.sigma === 0) {
+    return { values: [f(dist.mean)], weights: [1] };
   }
   const values: number[] = [];
   const weights: number[] = [];
   BIN_EDGES.forEach((edge, i) => {
     const lower = i === 0 ? 0 : BIN_EDGES[i - 1];
-    values.push(f(normalQuantile((lower + edge) / 2)));
+    values.push(f(lengthAt(dist, (lower + edge) / 2)));
     weights.push(edge - lower);
   });
   return { values, weights };
@@ -211,15 +214,14 @@ function remember<T>(memo: Map<string, T>, key: string, value: T): T {
 
 const tables = new Map<string, RenewalTable>();
 
-function renewalTable(key: string, outputTokens: TokenLength, gaps: readonly number[], normalQuantile: (p: number) => number): RenewalTable {
+function renewalTable(key: string, dist: LengthDistribution, gaps: readonly number[]): RenewalTable {
   const known = tables.get(key);
   if (known) {
     return known;
   }
-  const dist = lengthDistribution(outputTokens);
-  const points = dist.sigma === 0 ? 1 : RENEWAL_POINTS;
+  const points = dist.sigma === 0 && dist.quantiles === undefined ? 1 : RENEWAL_POINTS;
   const steps = Array.from({ length: points }, (_, i) =>
-    Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * (points === 1 ? 0 : normalQuantile((i + 0.5) / points))))) - 1);
+    Math.max(1, Math.round(points === 1 ? dist.mean : lengthAt(dist, (i + 0.5) / points))) - 1);
   const longest = Math.max(1, ...gaps);
   const weight = 1 / points;
   const meanSteps = steps.reduce((a, b) => a + b, 0) * weight;
@@ -317,14 +319,13 @@ function admittedCountTails(key: string, table: RenewalTable, slots: number): re
  * token.
  */
 export function slotTurnoverTails(
-  outputTokens: TokenLength,
+  output: LengthDistribution,
   slots: number,
   gaps: readonly number[],
   free: number,
-  normalQuantile: (p: number) => number,
 ): readonly ((k: number) => number)[] {
-  const key = `${outputTokens.mean}|${outputTokens.p99}|${gaps.join(',')}`;
-  const table = renewalTable(key, outputTokens, gaps, normalQuantile);
+  const key = `${lengthKey(output)}|${gaps.join(',')}`;
+  const table = renewalTable(key, output, gaps);
   if (table.unbounded) {
     return gaps.map(() => () => 1);
   }

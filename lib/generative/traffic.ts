@@ -1,0 +1,105 @@
+/**
+ * The workload a generative plan is made for: its length distributions (a preset's spread, stated p99s, or a file's
+ * own), how its requests arrive, the `max_model_len` that covers them, and what the plan must say it assumed.
+ */
+import { plannedArrivals, POISSON_ARRIVALS } from '../traffic/arrivals';
+import { isQuantileTable } from '../traffic/quantiles';
+import { QUANTILE_PROBABILITIES } from '../traffic/types';
+import type { ArrivalProcess } from '../traffic/types';
+import { workloadLengths } from './lengths';
+import type { GenerativeTargets, LengthDistribution, WorkloadLengths } from './types';
+import { WORKLOAD_PRESET_NAMES, WORKLOAD_PRESETS } from './workloads';
+
+/** The workload resolved for planning. */
+export interface ResolvedTraffic {
+  readonly lengths: WorkloadLengths;
+  /** As planned: more regular than Poisson is planned as Poisson. */
+  readonly arrivals: ArrivalProcess;
+  readonly maxModelLength: number;
+  readonly notes: readonly string[];
+}
+
+/**
+ * The workload of the targets, each problem pushed onto `problems` naming the field, the value and the fix; undefined
+ * when the lengths cannot be resolved (a problem was found).
+ */
+export function resolveTraffic(
+  targets: GenerativeTargets,
+  profile: { readonly id: string; readonly model: { readonly maxContextTokens: number } },
+  problems: string[],
+): ResolvedTraffic | undefined {
+  const maxContextTokens = profile.model.maxContextTokens;
+  const notes: string[] = [];
+  if (targets.workload !== undefined && !WORKLOAD_PRESET_NAMES.includes(targets.workload)) {
+    problems.push(`workload=${String(targets.workload)} is no preset; give ${WORKLOAD_PRESET_NAMES.join(' or ')}`);
+  }
+  if (targets.lengths !== undefined) {
+    lengthsProblems(targets, problems);
+  }
+  const arrivals = plannedArrivals(targets.arrivals, problems);
+  // Lengths are only drawn from valid targets: a mean below 1 or a p99 no lognormal holds was reported already.
+  if (problems.length > 0) {
+    return undefined;
+  }
+  const lengths = workloadLengths(targets, maxContextTokens);
+  notes.push(...presetNotes(targets, lengths));
+  let maxModelLength = lengths.totalP99 ?? Math.ceil(lengths.input.p99 + lengths.output.p99);
+  if (maxModelLength > maxContextTokens) {
+    if (lengths.totalP99 === undefined) {
+      problems.push(
+        `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ${maxContextTokens} tokens; ` +
+          'shorten the prompts or the outputs',
+      );
+      return undefined;
+    }
+    notes.push(
+      `max_model_len is cut to ${profile.id}'s context of ${maxContextTokens} tokens: the traffic's p99 of prompt plus output is ` +
+        `${maxModelLength} tokens, so more than 1 % of its requests are longer than the model takes and the engine refuses them ` +
+        '(the replay and the proofs cut them to the context)',
+    );
+    maxModelLength = maxContextTokens;
+  }
+  if (arrivals !== POISSON_ARRIVALS && arrivals.scv !== 1) {
+    notes.push(`arrivals planned bursty: the gaps' squared coefficient of variation is ${arrivals.scv} (Poisson is 1); ${arrivals.source}`);
+  }
+  return { lengths, arrivals, maxModelLength, notes };
+}
+
+function lengthsProblems(targets: GenerativeTargets, problems: string[]): void {
+  const lengths = targets.lengths as WorkloadLengths;
+  if (targets.fixedLengths === true || targets.workload !== undefined) {
+    problems.push(`lengths are given whole; leave out ${targets.fixedLengths === true ? 'fixedLengths' : 'workload'}, which sets a spread the lengths already have`);
+  }
+  for (const [role, dist, stated] of [['input', lengths.input, targets.inputTokens], ['output', lengths.output, targets.outputTokens]] as const) {
+    const name = `lengths.${role}`;
+    if (!(dist.mean >= 1) || !(dist.p99 >= dist.mean)) {
+      problems.push(`${name} has mean ${dist.mean} and p99 ${dist.p99}; a length distribution needs a mean of at least 1 token and a p99 at least the mean`);
+    }
+    if (dist.quantiles !== undefined && !isQuantileTable(dist.quantiles)) {
+      problems.push(`${name}.quantiles must hold ${QUANTILE_PROBABILITIES.length} token counts, one per QUANTILE_PROBABILITIES point, from the smallest to the largest`);
+    }
+    if (stated.mean !== dist.mean) {
+      problems.push(`${role}Tokens.mean=${stated.mean} differs from lengths.${role}.mean=${dist.mean}; give the distribution's mean (or leave lengths out)`);
+    }
+  }
+  if (lengths.correlation !== undefined && !(Math.abs(lengths.correlation) <= 1)) {
+    problems.push(`lengths.correlation=${lengths.correlation} must be from -1 to 1`);
+  }
+}
+
+
+/** Notes on a preset's spread applied to a mean its trace never held. */
+function presetNotes(targets: GenerativeTargets, lengths: WorkloadLengths): string[] {
+  const preset = WORKLOAD_PRESETS[targets.workload ?? 'chat'];
+  const note = (dist: LengthDistribution, role: 'prompt' | 'output', count: typeof preset.input, flag: string): string[] => {
+    if (dist.spread !== 'default' || (dist.mean >= count.p5 && dist.mean <= count.p95)) {
+      return [];
+    }
+    return [
+      `the mean ${role} of ${dist.mean} tokens is outside the ${preset.name} trace's ${role}s (p5 ${count.p5} to p95 ${count.p95} tokens): ` +
+        `its spread (p99 ${(dist.p99 / dist.mean).toFixed(2)} x the mean) is assumed here, measured on other lengths than yours; ` +
+        `state ${flag}, or give your own traffic with --lengths-from`,
+    ];
+  };
+  return [...note(lengths.input, 'prompt', preset.input, '--input-tokens-p99'), ...note(lengths.output, 'output', preset.output, '--output-tokens-p99')];
+}
