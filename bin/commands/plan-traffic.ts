@@ -105,10 +105,10 @@ export function singleCallTraffic(flags: TrafficFlags, traffic: TrafficSummary |
   return { arrivals };
 }
 
-/** `arrivals: bursty, gaps' SCV 2.4 (...)`, or Poisson. */
+/** `gaps' SCV 2.4 (1 is Poisson): waits ...; <evidence>`, or Poisson. */
 export function describeArrivals(arrivals: { readonly scv: number; readonly source: string } | undefined): string {
   if (arrivals === undefined || arrivals.scv === 1) {
     return `Poisson (gaps' SCV 1)${arrivals !== undefined ? `: ${arrivals.source}` : ''}`;
   }
-  return `bursty, gaps' SCV ${arrivals.scv} (Poisson is 1): waits scale by Kingman's factor; ${arrivals.source}`;
+  return `gaps' SCV ${arrivals.scv} (1 is Poisson): queue waits scale by (${arrivals.scv} + cs2) / (1 + cs2), Kingman's factor; ${arrivals.source}`;
 }

@@ -14,7 +14,7 @@ import type { CliIo } from './io';
 import { addOnceOptions, once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
 import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
-import { readLengthsFrom, singleCallTraffic, throughputFromTraffic } from './plan-traffic';
+import { describeArrivals, readLengthsFrom, singleCallTraffic, throughputFromTraffic } from './plan-traffic';
 import { WORKLOAD_PRESET_NAMES } from '../../lib/generative/workloads';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
@@ -224,6 +224,7 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       ...(hostWorkSource !== undefined
         ? [{ 'host work': `${p.hostCpuMsPerRequest} ms of one vCPU per request, in the model process (${hostWorkSource}); change it with --host-ms-per-request` }]
         : []),
+      ...(p.targets.arrivals !== undefined ? [{ arrivals: describeArrivals(p.targets.arrivals) }] : []),
       {
         capacity: `${round(p.capacityRps, 1)} requests/s within p99 ${p.targets.p99Ms} ms (${round(p.capacityPerInstanceRps, 1)} per instance` +
           `${p.measurement.capacityFactor !== undefined ? `, x ${p.measurement.capacityFactor} as calibrated` : ''}); ` +

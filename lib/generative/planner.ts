@@ -85,9 +85,7 @@ export function planGenerativeReport(
     feasible.push(...outcome.plans);
     rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
   }
-  // The report shows the request as planned; the notes are every plan's warnings already.
-  const { notes: _notes, ...shown } = request;
-  const ranked = rankPlans({ ...shown, targets: publicTargets(request.targets) }, feasible, rejected, compareGenerativePlans, () => {
+  const ranked = rankPlans(shownRequest(request), feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -127,9 +125,13 @@ export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens'
  * The targets as a plan shows them: the length distributions are left out (`generative.lengths` and
  * `request.lengths` carry them once), the arrivals kept when the workload stated them.
  */
-export function publicTargets(targets: GenerativeTargets): GenerativeTargets {
-  const { lengths: _lengths, ...rest } = targets;
+export function publicTargets({ lengths: _lengths, ...rest }: GenerativeTargets): GenerativeTargets {
   return rest;
+}
+
+/** The request as the report shows it: its targets as plans show them; its notes are every plan's warnings already. */
+function shownRequest({ notes: _notes, ...shown }: ResolvedGenerativeRequest): Omit<ResolvedGenerativeRequest, 'notes'> {
+  return { ...shown, targets: publicTargets(shown.targets) };
 }
 
 export function resolveGenerativeRequest(

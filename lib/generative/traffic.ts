@@ -2,7 +2,7 @@
  * The workload a generative plan is made for: its length distributions (a preset's spread, stated p99s, or a file's
  * own), how its requests arrive, the `max_model_len` that covers them, and what the plan must say it assumed.
  */
-import { plannedArrivals, POISSON_ARRIVALS } from '../traffic/arrivals';
+import { plannedArrivals } from '../traffic/arrivals';
 import { isQuantileTable } from '../traffic/quantiles';
 import { QUANTILE_PROBABILITIES } from '../traffic/types';
 import type { ArrivalProcess } from '../traffic/types';
@@ -59,8 +59,8 @@ export function resolveTraffic(
     );
     maxModelLength = maxContextTokens;
   }
-  if (arrivals !== POISSON_ARRIVALS && arrivals.scv !== 1) {
-    notes.push(`arrivals planned bursty: the gaps' squared coefficient of variation is ${arrivals.scv} (Poisson is 1); ${arrivals.source}`);
+  if (arrivals.scv !== 1) {
+    notes.push(`arrivals planned burstier than Poisson: the gaps' squared coefficient of variation is ${arrivals.scv} (1 is Poisson), from ${arrivals.source.split(';')[0]}`);
   }
   return { lengths, arrivals, maxModelLength, notes };
 }

@@ -336,7 +336,7 @@ function buildPlan(
     warnings.push(`${servingFacts}: every request is one padded batch-${m.batchSize} call`);
   }
   if (targets.arrivals !== undefined && targets.arrivals.scv !== 1) {
-    warnings.push(`arrivals planned bursty: the gaps' squared coefficient of variation is ${targets.arrivals.scv} (Poisson is 1); ${targets.arrivals.source}`);
+    warnings.push(`arrivals planned burstier than Poisson: the gaps' squared coefficient of variation is ${targets.arrivals.scv} (1 is Poisson), from ${targets.arrivals.source.split(';')[0]}`);
   }
   if (model.mode === 'batching' && hosting === 'sagemaker') {
     // A SageMaker endpoint on a Neuron DLC's stock toolkit refuses this plan at synth; say which image holds it.

@@ -224,6 +224,7 @@ export class TrafficParser {
   private jsonValue(value: unknown, mode: Extract<Mode, { kind: 'jsonl' }>): void {
     try {
       const read = jsonRecord(value);
+      this.timeField ??= read.timeField;
       if (read.shape !== undefined) {
         if (mode.shape === undefined) {
           mode.shape = read.shape;
@@ -260,6 +261,7 @@ export class TrafficParser {
       this.fail('line 1', `is a JSON document of no export this reader knows; ${ACCEPTED_FORMATS}`);
     }
     this.failed += read.failed;
+    this.timeField ??= read.timeField;
     read.records.forEach((record, i) => this.add(record, `request ${i}`));
     return read.format;
   }

@@ -179,6 +179,8 @@ export interface JsonRecord {
   readonly shape?: JsonShape;
   readonly record?: TrafficRecord;
   readonly failed?: boolean;
+  /** The field the time was read from. */
+  readonly timeField?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -203,6 +205,7 @@ export function jsonRecord(value: unknown): JsonRecord {
     const read = (name: string) => (isObject(metrics[name]) ? (metrics[name] as Json).value : undefined);
     return {
       shape: 'aiperf',
+      timeField: 'metadata.request_start_ns',
       record: {
         input: tokenCount(read('input_sequence_length'), 'metrics.input_sequence_length.value'),
         output: tokenCount(read('output_sequence_length'), 'metrics.output_sequence_length.value'),
@@ -213,6 +216,7 @@ export function jsonRecord(value: unknown): JsonRecord {
   if (isObject(value.input) && isObject(value.output) && ('inputTokenCount' in value.input || 'outputTokenCount' in value.output)) {
     return {
       shape: 'bedrock',
+      timeField: 'timestamp',
       record: {
         input: tokenCount(value.input.inputTokenCount, 'input.inputTokenCount'),
         output: tokenCount(value.output.outputTokenCount, 'output.outputTokenCount'),
@@ -236,6 +240,7 @@ export function jsonRecord(value: unknown): JsonRecord {
   const timeName = ['created', 'timestamp', 'startTime', 'start_time', 'request_start_time', 'created_at'].find((n) => value[n] !== undefined && value[n] !== null);
   return {
     shape: 'openai',
+    ...(timeName !== undefined ? { timeField: timeName } : {}),
     record: {
       input: inputName !== undefined ? tokenCount(counts[inputName], `${where}${inputName}`) : undefined,
       output: outputName !== undefined ? tokenCount(counts[outputName], `${where}${outputName}`) : undefined,
@@ -245,19 +250,26 @@ export function jsonRecord(value: unknown): JsonRecord {
 }
 
 /** A whole JSON document's format and records, or undefined when it is none of the exports this reader knows. */
-export function documentRecords(value: unknown): { readonly format: 'vllm-bench' | 'guidellm' | 'llmperf'; readonly records: TrafficRecord[]; readonly failed: number } | undefined {
+export function documentRecords(value: unknown): {
+  readonly format: 'vllm-bench' | 'guidellm' | 'llmperf';
+  readonly records: TrafficRecord[];
+  readonly failed: number;
+  readonly timeField?: string;
+} | undefined {
   if (Array.isArray(value)) {
     const records: TrafficRecord[] = [];
     let failed = 0;
+    let timeField: string | undefined;
     value.forEach((element, i) => {
       const read = withIndex(`element ${i}`, () => jsonRecord(element));
+      timeField ??= read.timeField;
       if (read.failed) {
         failed++;
       } else if (read.record !== undefined) {
         records.push(read.record);
       }
     });
-    return { format: 'llmperf', records, failed };
+    return { format: 'llmperf', records, failed, ...(timeField !== undefined ? { timeField } : {}) };
   }
   if (!isObject(value)) {
     return undefined;
@@ -284,7 +296,7 @@ export function documentRecords(value: unknown): { readonly format: 'vllm-bench'
         time: starts !== undefined ? arrivalTime(starts[i], 'start_times', 's') : undefined,
       })));
     });
-    return { format: 'vllm-bench', records, failed };
+    return { format: 'vllm-bench', records, failed, timeField: 'start_times' };
   }
   if (Array.isArray(value.benchmarks)) {
     const records: TrafficRecord[] = [];
@@ -306,7 +318,7 @@ export function documentRecords(value: unknown): { readonly format: 'vllm-bench'
         }));
       });
     });
-    return { format: 'guidellm', records, failed };
+    return { format: 'guidellm', records, failed, timeField: 'request_start_time' };
   }
   return undefined;
 }
