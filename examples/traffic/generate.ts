@@ -67,7 +67,7 @@ function bursty(): string {
     t += burstyGap() / 4;
     const micro = Math.round(t * 1e6);
     const iso = new Date(Math.floor(micro / 1000)).toISOString().replace('Z', `${String(micro % 1000).padStart(3, '0')}Z`);
-    rows.push(`${iso},${lognormal(900, 0.8)},${lognormal(140, 0.7)}`);
+    rows.push(`${iso},${lognormal(600, 0.6)},${lognormal(120, 0.6)}`);
   }
   return `${rows.join('\n')}\n`;
 }

@@ -9,17 +9,111 @@
  * - Counts (the sequences holding a slot, the prefills landing in one request's decode) are arrivals over a window
  *   longer than a few gaps, whose variance over mean (index of dispersion) tends to ca2 for a renewal process: the
  *   generalized Poisson count keeps its mean and has its index of dispersion multiplied by ca2.
+ * - Those are heavy-traffic figures. At low load bursts still cluster: a request follows another closer than a
+ *   prefill far more often than Poisson's `lambda x prefill` (with gamma gaps of shape below 1, in proportion to a
+ *   power of the rate below 1). So each term also takes the renewal process's own figure and keeps the larger: the
+ *   wait behind the requests just before it (`withClusteredArrivals`), and the count of arrivals within a window
+ *   after one (`burstyCountTails`). Both ask how soon the n-th arrival after one comes (`Burstiness.within`): from the
+ *   file's own gaps when the arrivals carry them, else from gamma-distributed gaps of the workload's SCV (what
+ *   `vllm bench serve --burstiness` draws). The two differ a lot at one SCV: gamma gaps of shape below 1 crowd near
+ *   zero, while real bursts (on and off) are closer to a two-phase hyperexponential.
  *
  * Arrivals more regular than Poisson (ca2 below 1) are planned as Poisson: a plan does not count on traffic staying
  * as regular as one file showed. `npm run bench:traffic` holds the result against the replay driven by the same
  * bursty arrivals (`simulateGenerativeReplica` with `arrivals`).
  */
-import type { GridDistribution } from './queueing';
+import { random } from '../planner/simulate';
+import { quantileAt, tableMean, tableScv } from '../traffic/quantiles';
+import { normalCdf } from './lengths';
+import { generalizedPoissonTails } from './landing';
+import type { GridDistribution, PointMasses } from './queueing';
 import type { GenerativeTargets } from './types';
 
 /** The gaps' SCV the model plans with: the workload's, at least 1 (Poisson). */
 export function plannedArrivalScv(targets: Pick<GenerativeTargets, 'arrivals'>): number {
   return Math.max(1, targets.arrivals?.scv ?? 1);
+}
+
+/** How bursty the workload's arrivals are, as the model asks it. */
+export interface Burstiness {
+  /** The gaps' SCV planned with (at least 1). */
+  readonly ca2: number;
+  /**
+   * What the generalized Poisson counts' index of dispersion is multiplied by: ca2 where the gaps' shape is assumed
+   * (gamma), 1 where the file's own gaps give the renewal counts (`within`) that the larger of the two then takes.
+   */
+  readonly dispersion: number;
+  /** P(the `n`-th arrival after a given one comes within `seconds`) at `lambda` arrivals per second. */
+  within(n: number, lambda: number, seconds: number): number;
+}
+
+/** The workload's burstiness: its file's gaps when it has them, gamma gaps of its SCV otherwise, Poisson without. */
+export function burstinessOf(targets: Pick<GenerativeTargets, 'arrivals'>): Burstiness {
+  const ca2 = plannedArrivalScv(targets);
+  const table = targets.arrivals?.gapQuantiles;
+  if (ca2 > 1 && table !== undefined) {
+    const sums = gapSums(table);
+    return { ca2, dispersion: 1, within: (n, lambda, seconds) => (n <= 0 ? 1 : !(seconds > 0 && lambda > 0) ? 0 : sums(n)(lambda * seconds)) };
+  }
+  return { ca2, dispersion: ca2, within: (n, lambda, seconds) => renewalWithin(n, lambda, seconds, ca2) };
+}
+
+/** Sums of n gaps drawn from a table, per n: sorted samples. */
+const SUM_SAMPLES = 4096;
+
+/** Gaps summed by sampling; a longer sum is taken as normal (its mean n, its variance n x SCV). */
+const SAMPLED_SUMS = 32;
+const sumsMemo = new WeakMap<readonly number[], Map<number, (gaps: number) => number>>();
+
+/**
+ * The distribution functions of sums of n gaps (in mean gaps) drawn from a table of gaps, each estimated from
+ * {@link SUM_SAMPLES} sums of Latin hypercube draws (every gap's uniforms stratified, shuffled apart, seeded): P(a
+ * probability of 1 % is read to about 15 % of itself; sums of more gaps are taken as normal. Built once per table and n.
+ */
+function gapSums(table: readonly number[]): (n: number) => (gaps: number) => number {
+  let byN = sumsMemo.get(table);
+  if (byN === undefined) {
+    byN = new Map();
+    sumsMemo.set(table, byN);
+  }
+  const known = byN;
+  const mean = tableMean(table);
+  const scv = tableScv(table);
+  return (n) => {
+    let cdf = known.get(n);
+    if (cdf === undefined && n > SAMPLED_SUMS) {
+      const sd = Math.sqrt(n * scv);
+      cdf = (gaps) => normalCdf((gaps - n) / sd);
+      known.set(n, cdf);
+    }
+    if (cdf === undefined) {
+      const next = random(1000 + n);
+      const sums = new Float64Array(SUM_SAMPLES);
+      const order = Array.from({ length: SUM_SAMPLES }, (_, i) => i);
+      for (let j = 0; j < n; j++) {
+        for (let i = SUM_SAMPLES - 1; i > 0; i--) {
+          const k = Math.floor(next() * (i + 1));
+          [order[i], order[k]] = [order[k], order[i]];
+        }
+        for (let i = 0; i < SUM_SAMPLES; i++) {
+          sums[i] += quantileAt(table, (order[i] + next()) / SUM_SAMPLES) / mean;
+        }
+      }
+      sums.sort();
+      cdf = (gaps) => {
+        let lo = 0;
+        let hi = SUM_SAMPLES;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (sums[mid] <= gaps) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo / SUM_SAMPLES;
+      };
+      known.set(n, cdf);
+    }
+    return cdf;
+  };
 }
 
 /** Kingman's factor: a queue's waits at arrivals of SCV `ca2` over its waits at Poisson arrivals, services of SCV `cs2`. */
@@ -60,4 +154,148 @@ export function overdispersed(theta: number, eta: number, ca2: number): readonly
   }
   const c = Math.sqrt(ca2);
   return [theta / c, 1 - (1 - eta) / c];
+}
+
+/**
+ * P(the `n`-th arrival after a given one comes within `seconds`), gaps gamma-distributed with mean `1 / lambda` and
+ * SCV `ca2`: the sum of n gaps is Gamma(n / ca2) of rate `lambda / ca2`. Poisson's count tail at ca2 1.
+ */
+export function renewalWithin(n: number, lambda: number, seconds: number, ca2: number): number {
+  if (n <= 0) {
+    return 1;
+  }
+  if (!(seconds > 0) || !(lambda > 0)) {
+    return 0;
+  }
+  return regularizedGamma(n / ca2, (lambda * seconds) / ca2);
+}
+
+/**
+ * `P(J >= k)` for the arrivals J in a window that opens with an arrival and grows with each landing arrival's work
+ * (`theta = lambda x window`, each arrival's work `eta / lambda`): the larger of the generalized Poisson tail,
+ * overdispersed by `ca2` (`overdispersed`), and the renewal count itself: k arrivals land when the k-th comes within
+ * the window grown by the k - 1 before it (how the generalized Poisson count arises, with the renewal's own gaps, so a
+ * burst lengthens the window it lands in). The generalized Poisson tail itself at ca2 1.
+ */
+export function burstyCountTails(theta: number, eta: number, lambda: number, bursts: Burstiness): (k: number) => number {
+  const dispersed = generalizedPoissonTails(...overdispersed(theta, eta, bursts.dispersion));
+  if (bursts.ca2 <= 1) {
+    return dispersed;
+  }
+  const memo = new Map<number, number>();
+  return (k) => {
+    let p = memo.get(k);
+    if (p === undefined) {
+      p = Math.max(dispersed(k), bursts.within(k, lambda, (theta + (k - 1) * eta) / lambda));
+      memo.set(k, p);
+    }
+    return p;
+  };
+}
+
+/** Predecessors whose services a clustered wait adds up (`withClusteredArrivals`): past them Kingman's factor rules. */
+const CLUSTER_DEPTH = 32;
+
+/** Standard normal values at the middle of eight equally likely bins: a sum of services taken as normal, in eight points. */
+const SUM_POINTS = [-1.5341, -0.8871, -0.4888, -0.1573, 0.1573, 0.4888, 0.8871, 1.5341];
+
+/**
+ * The wait `d` (on its grid) made at least as long, in its tail, as the wait behind the requests just before it: the
+ * previous one arrived a gap A earlier and its service S (point masses) still runs, `P(W > t) >= P(S - A > t)`; the
+ * k previous ones arrived within the sum of k gaps and still need the sum of their k services,
+ * `P(W > t) >= P(S_1 + ... + S_k - (A_1 + ... + A_k) > t)`, the services' sum taken as normal (k of them; its mean
+ * and variance are k times one's) over eight equally likely points. Unchanged at ca2 1, where the queue's own
+ * distribution is exact.
+ */
+export function withClusteredArrivals(d: GridDistribution, services: PointMasses, lambda: number, bursts: Burstiness): GridDistribution {
+  if (bursts.ca2 <= 1) {
+    return d;
+  }
+  const cells = d.pmf.length;
+  const pmf = new Float64Array(cells);
+  const mean = services.values.reduce((sum, v, i) => sum + v * services.weights[i], 0);
+  const sd = Math.sqrt(Math.max(0, services.values.reduce((sum, v, i) => sum + (v - mean) ** 2 * services.weights[i], 0)));
+  // Survival of d at each cell, S_d(k) = P(W > k delta); and of the behind-the-predecessors wait, the larger kept.
+  const longest = Math.max(...services.values, CLUSTER_DEPTH * mean + 3 * Math.sqrt(CLUSTER_DEPTH) * sd);
+  let above = 1;
+  let previous = 1;
+  for (let k = 0; k < cells; k++) {
+    above -= d.pmf[k];
+    const t = k * d.delta;
+    let behind = 0;
+    // Past the longest service nothing is behind the previous request: the queue's own tail alone.
+    for (let i = 0; t < longest && i < services.values.length; i++) {
+      const s = services.values[i];
+      if (s > t) {
+        behind += services.weights[i] * bursts.within(1, lambda, s - t);
+      }
+    }
+    for (let n = 2; n <= CLUSTER_DEPTH && n * mean + 3 * Math.sqrt(n) * sd > t; n++) {
+      let p = 0;
+      for (const z of SUM_POINTS) {
+        const work = n * mean + z * Math.sqrt(n) * sd;
+        p += work > t ? bursts.within(n, lambda, work - t) / SUM_POINTS.length : 0;
+      }
+      behind = Math.max(behind, p);
+    }
+    const survival = Math.min(previous, Math.max(above, behind));
+    pmf[k] = previous - survival;
+    previous = survival;
+  }
+  return { delta: d.delta, pmf };
+}
+
+/**
+ * The regularized lower incomplete gamma function P(a, x): its series below x = a + 1, its continued fraction
+ * (modified Lentz) above, as Numerical Recipes' `gammp`, to a relative 1e-12.
+ */
+export function regularizedGamma(a: number, x: number): number {
+  if (x <= 0) {
+    return 0;
+  }
+  const logPrefix = a * Math.log(x) - x - logGamma(a);
+  if (x < a + 1) {
+    let term = 1 / a;
+    let sum = term;
+    for (let n = 1; n < 1000; n++) {
+      term *= x / (a + n);
+      sum += term;
+      if (Math.abs(term) < Math.abs(sum) * 1e-12) break;
+    }
+    return Math.min(1, sum * Math.exp(logPrefix));
+  }
+  const tiny = 1e-300;
+  let b = x + 1 - a;
+  let c = 1 / tiny;
+  let d = 1 / b;
+  let h = d;
+  for (let i = 1; i < 1000; i++) {
+    const an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < 1e-12) break;
+  }
+  return Math.max(0, 1 - Math.exp(logPrefix) * h);
+}
+
+/** ln Gamma(x), x > 0 (Lanczos, g = 7, 9 terms: 15 significant digits). */
+function logGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) {
+    return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  }
+  const z = x - 1;
+  let sum = c[0];
+  for (let i = 1; i < 9; i++) {
+    sum += c[i] / (z + i);
+  }
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
 }

@@ -34,8 +34,9 @@ export { normalQuantile } from './lengths';
 import { distributionsOf, lengthKey } from './lengths';
 import type { EngineTiming, GenerativeMeasurement, GenerativeTargets } from './types';
 import { lengthPoints, slotTurnoverTails } from './queueing';
-import { overdispersed, plannedArrivalScv, stretched, waitScale } from './bursts';
-import { generalizedPoissonExcess, generalizedPoissonTail, generalizedPoissonTails, prefillSums, SUMMED_PREFILLS } from './landing';
+import { burstinessOf, burstyCountTails, overdispersed, stretched, waitScale, withClusteredArrivals } from './bursts';
+import type { Burstiness } from './bursts';
+import { generalizedPoissonExcess, generalizedPoissonTail, prefillSums, SUMMED_PREFILLS } from './landing';
 export { generalizedPoissonTail } from './landing';
 import type { PointMasses } from './queueing';
 import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential } from './queueing';
@@ -104,7 +105,8 @@ export function predictReplica(
 ): ReplicaPrediction {
   const len = lengths(targets);
   const lambda = requestsPerSecond;
-  const ca2 = plannedArrivalScv(targets);
+  const bursts = burstinessOf(targets);
+  const ca2 = bursts.ca2;
   // The prompts' mean prefill time and its SCV, over the length distribution: a prefill at the mean length is shorter
   // than the mean prefill (buckets round up, attention grows with the square), which left decode more time than it has.
   const terms = ttftTerms(timing, targets);
@@ -142,14 +144,16 @@ export function predictReplica(
     // every arrival's prefill lengthens (generalized Poisson, as in the TPOT tail). Its tail beyond N is the share
     // that waits when it exceeds Erlang C's.
     const holding = lambda * (decodeTokens * timing.stepSeconds + prefill + meanPrefillWait);
-    const [theta, eta] = overdispersed(holding, rhoP, ca2);
-    slotWaits = Math.max(erlangC(N, lambda * slotHold), generalizedPoissonTail(theta, eta, N));
+    // Bursty arrivals: the N arrivals before this one within a hold, as their own renewal process has it (`bursts.ts`).
+    const [theta, eta] = overdispersed(holding, rhoP, bursts.dispersion);
+    const clustered = ca2 > 1 ? bursts.within(N, lambda, (holding + (N - 1) * rhoP) / lambda) : 0;
+    slotWaits = Math.max(erlangC(N, lambda * slotHold), generalizedPoissonTail(theta, eta, N), clustered);
     // A request that finds n >= N ahead waits for n - N + 1 of them to end, one every hold / N: that count, too,
     // follows the generalized Poisson tail, longer than M/G/N's exponential one near the knee.
     slotWaitMean = Math.max((ca2 + slotScv) / (2 * (N / slotHold - lambda)), (slotHold / N) * generalizedPoissonExcess(theta, eta, N));
   }
-  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean, ca2);
-  const tpot = tpotQuantileSeconds(timing, targets, terms.prefills, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits, ca2 });
+  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean, bursts);
+  const tpot = tpotQuantileSeconds(timing, targets, terms.prefills, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits, bursts });
   const e2e = ttft + Math.max(0, len.outputP99 - 1) * tpot;
   return {
     stable: true,
@@ -180,9 +184,10 @@ function ttftQuantileSeconds(
   lambda: number,
   slotWaits: number,
   slotWaitMean: number,
-  ca2: number,
+  bursts: Burstiness,
 ): number {
   const { own, queue, shift, mean, scv, longestOwn } = terms;
+  const ca2 = bursts.ca2;
   // The grid spans the waits' two-moment tails at 1 - 1e-4, far past their 99th percentiles.
   const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4, ca2);
   const slotFar = slotWaits > 1e-4 ? slotWaitMean * Math.log(slotWaits / 1e-4) : 0;
@@ -198,7 +203,7 @@ function ttftQuantileSeconds(
   if (poissonWait === undefined) {
     return Infinity;
   }
-  const queueWait = stretched(poissonWait, waitScale(ca2, scv));
+  const queueWait = withClusteredArrivals(stretched(poissonWait, waitScale(ca2, scv)), queue, lambda, bursts);
   let total = convolve(onGrid(own, delta, cells), queueWait);
   if (shift > 0) {
     total = convolve(onGrid({ values: [shift], weights: [1] }, delta, cells), total);
@@ -287,9 +292,9 @@ function tpotQuantileSeconds(
   timing: EngineTiming,
   targets: ModelledWorkload,
   prefills: PointMasses,
-  load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number; ca2: number },
+  load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number; bursts: Burstiness },
 ): number {
-  const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits, ca2 } = load;
+  const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits, bursts } = load;
   const step = timing.stepSeconds * timing.tpotTail;
   const { input: inDist, output: dist } = distributionsOf(targets);
   const drawn = lengthPoints(dist, (tokens) => Math.max(1, Math.round(tokens)) - 1);
@@ -303,7 +308,7 @@ function tpotQuantileSeconds(
   const N = timing.maxSequences;
   const turnover = slotTurnoverTails(dist, N, gaps, Math.max(0, 1 - occupancy));
   const turnoverFull = slotTurnoverTails(dist, N, gaps, 0);
-  const arrivalTails = gaps.map((gap) => generalizedPoissonTails(...overdispersed(lambda * (gap * timing.stepSeconds + prefill), rhoP, ca2)));
+  const arrivalTails = gaps.map((gap) => burstyCountTails(lambda * (gap * timing.stepSeconds + prefill), rhoP, lambda, bursts));
   // P(at least k prefills land in its decode), per gap and k: the search below asks for the same k again and again.
   const landing = gaps.map(() => new Map<number, number>());
   const atLeast = (g: number, k: number): number => {
@@ -359,53 +364,6 @@ function tpotQuantileSeconds(
   while (high - low > 1e-4 * high) {
     const mid = (low + high) / 2;
     if (tail(mid) > allowed) {
-      low = mid;
-    } else {
-      high = mid;
-    }
-  }
-  return high;
-}
-
-/**
- * The `quantile` wait of a single slot (M/G/1) whose holds are prefill + decode: exact for fixed lengths (Erlang's
- * M/D/1 waiting-time distribution, `P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (lambda (kD - t))^k / k!
- * e^(-lambda (kD - t))`), the two-moment exponential tail (`waitQuantileSeconds`) when output lengths vary.
- */
-export function singleSlotWaitQuantile(lambda: number, hold: number, scv: number, quantile: number): number {
-  const rho = lambda * hold;
-  if (rho >= 1) {
-    return Infinity;
-  }
-  if (scv > 0 || rho <= 1 - quantile) {
-    return scv > 0 ? waitQuantileSeconds(lambda, hold, 1, scv, quantile) : 0;
-  }
-  const cdf = (t: number): number => {
-    let sum = 0;
-    let logFactorial = 0;
-    for (let k = 0; k <= Math.floor(t / hold); k++) {
-      if (k > 0) {
-        logFactorial += Math.log(k);
-      }
-      const x = lambda * (k * hold - t);
-      // x <= 0: the terms alternate in sign; (x^k) = sign * e^(k ln|x|).
-      const magnitude = k === 0 ? 1 : Math.exp(k * Math.log(-x) - logFactorial);
-      sum += (k % 2 === 0 ? 1 : -1) * magnitude * Math.exp(-x);
-    }
-    return (1 - rho) * sum;
-  };
-  let high = hold;
-  while (cdf(high) < quantile) {
-    high += hold;
-    if (high > 30 * hold) {
-      // Beyond 30 holds the alternating sum loses precision: the two-moment tail, conservative here.
-      return waitQuantileSeconds(lambda, hold, 1, 0, quantile);
-    }
-  }
-  let low = 0;
-  for (let i = 0; i < 50; i++) {
-    const mid = (low + high) / 2;
-    if (cdf(mid) < quantile) {
       low = mid;
     } else {
       high = mid;

@@ -10,6 +10,7 @@
  * distribution on a common grid of `delta` seconds, rounded up (so every quantile read off it is on the safe side by
  * at most one cell), and the sum is their convolution.
  */
+import { waitQuantileSeconds } from '../planner/queueing';
 import type { LengthDistribution } from './types';
 import { lengthAt, lengthKey } from './lengths';
 
@@ -170,6 +171,53 @@ export function gridQuantile(d: GridDistribution, quantile: number): number {
     }
   }
   return Infinity;
+}
+
+/**
+ * The `quantile` wait of a single slot (M/G/1) whose holds are prefill + decode: exact for fixed lengths (Erlang's
+ * M/D/1 waiting-time distribution, `P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (lambda (kD - t))^k / k!
+ * e^(-lambda (kD - t))`), the two-moment exponential tail (`waitQuantileSeconds`) when output lengths vary.
+ */
+export function singleSlotWaitQuantile(lambda: number, hold: number, scv: number, quantile: number): number {
+  const rho = lambda * hold;
+  if (rho >= 1) {
+    return Infinity;
+  }
+  if (scv > 0 || rho <= 1 - quantile) {
+    return scv > 0 ? waitQuantileSeconds(lambda, hold, 1, scv, quantile) : 0;
+  }
+  const cdf = (t: number): number => {
+    let sum = 0;
+    let logFactorial = 0;
+    for (let k = 0; k <= Math.floor(t / hold); k++) {
+      if (k > 0) {
+        logFactorial += Math.log(k);
+      }
+      const x = lambda * (k * hold - t);
+      // x <= 0: the terms alternate in sign; (x^k) = sign * e^(k ln|x|).
+      const magnitude = k === 0 ? 1 : Math.exp(k * Math.log(-x) - logFactorial);
+      sum += (k % 2 === 0 ? 1 : -1) * magnitude * Math.exp(-x);
+    }
+    return (1 - rho) * sum;
+  };
+  let high = hold;
+  while (cdf(high) < quantile) {
+    high += hold;
+    if (high > 30 * hold) {
+      // Beyond 30 holds the alternating sum loses precision: the two-moment tail, conservative here.
+      return waitQuantileSeconds(lambda, hold, 1, 0, quantile);
+    }
+  }
+  let low = 0;
+  for (let i = 0; i < 50; i++) {
+    const mid = (low + high) / 2;
+    if (cdf(mid) < quantile) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return high;
 }
 
 /*
