@@ -67,8 +67,9 @@ const sumsMemo = new WeakMap<readonly number[], Map<number, (gaps: number) => nu
 
 /**
  * The distribution functions of sums of n gaps (in mean gaps) drawn from a table of gaps, each estimated from
- * {@link SUM_SAMPLES} sums of Latin hypercube draws (every gap's uniforms stratified, shuffled apart, seeded): P(a
- * probability of 1 % is read to about 15 % of itself; sums of more gaps are taken as normal. Built once per table and n.
+ * {@link SUM_SAMPLES} sums of Latin hypercube draws (every gap's uniforms stratified, shuffled apart, seeded): a
+ * probability of 1 % is read to about 15 % of itself. Sums of more than {@link SAMPLED_SUMS} gaps are taken as
+ * normal. Built once per table and n.
  */
 function gapSums(table: readonly number[]): (n: number) => (gaps: number) => number {
   let byN = sumsMemo.get(table);
