@@ -67,7 +67,7 @@ const sumsMemo = new WeakMap<readonly number[], Map<number, (gaps: number) => nu
 
 /**
  * The distribution functions of sums of n gaps (in mean gaps) drawn from a table of gaps, each estimated from
- * {@link SUM_SAMPLES} sums of Latin hypercube draws (every gap's uniforms stratified, shuffled apart, seeded): a
+ * {@link SUM_SAMPLES} sums of Latin hypercube draws (each gap one of the table's stratified values, shuffled apart, seeded): a
  * probability of 1 % is read to about 15 % of itself. Sums of more than {@link SAMPLED_SUMS} gaps are taken as
  * normal. Built once per table and n.
  */
@@ -80,6 +80,8 @@ function gapSums(table: readonly number[]): (n: number) => (gaps: number) => num
   const known = byN;
   const mean = tableMean(table);
   const scv = tableScv(table);
+  // The table's gaps at SUM_SAMPLES stratified probabilities, in mean gaps: each sum adds one of them per gap.
+  const strata = Float64Array.from({ length: SUM_SAMPLES }, (_, i) => quantileAt(table, (i + 0.5) / SUM_SAMPLES) / mean);
   return (n) => {
     let cdf = known.get(n);
     if (cdf === undefined && n > SAMPLED_SUMS) {
@@ -90,14 +92,16 @@ function gapSums(table: readonly number[]): (n: number) => (gaps: number) => num
     if (cdf === undefined) {
       const next = random(1000 + n);
       const sums = new Float64Array(SUM_SAMPLES);
-      const order = Array.from({ length: SUM_SAMPLES }, (_, i) => i);
+      const order = Uint32Array.from({ length: SUM_SAMPLES }, (_, i) => i);
       for (let j = 0; j < n; j++) {
         for (let i = SUM_SAMPLES - 1; i > 0; i--) {
           const k = Math.floor(next() * (i + 1));
-          [order[i], order[k]] = [order[k], order[i]];
+          const swap = order[i];
+          order[i] = order[k];
+          order[k] = swap;
         }
         for (let i = 0; i < SUM_SAMPLES; i++) {
-          sums[i] += quantileAt(table, (order[i] + next()) / SUM_SAMPLES) / mean;
+          sums[i] += strata[order[i]];
         }
       }
       sums.sort();
@@ -197,6 +201,9 @@ export function burstyCountTails(theta: number, eta: number, lambda: number, bur
 /** Predecessors whose services a clustered wait adds up (`withClusteredArrivals`): past them Kingman's factor rules. */
 const CLUSTER_DEPTH = 32;
 
+/** Cells of the wait's grid between two readings of the clustered-arrivals bound. */
+const CLUSTER_STRIDE = 8;
+
 /** Standard normal values at the middle of eight equally likely bins: a sum of services taken as normal, in eight points. */
 const SUM_POINTS = [-1.5341, -0.8871, -0.4888, -0.1573, 0.1573, 0.4888, 0.8871, 1.5341];
 
@@ -218,14 +225,14 @@ export function withClusteredArrivals(d: GridDistribution, services: PointMasses
   const sd = Math.sqrt(Math.max(0, services.values.reduce((sum, v, i) => sum + (v - mean) ** 2 * services.weights[i], 0)));
   // Survival of d at each cell, S_d(k) = P(W > k delta); and of the behind-the-predecessors wait, the larger kept.
   const longest = Math.max(...services.values, CLUSTER_DEPTH * mean + 3 * Math.sqrt(CLUSTER_DEPTH) * sd);
-  let above = 1;
-  let previous = 1;
-  for (let k = 0; k < cells; k++) {
-    above -= d.pmf[k];
-    const t = k * d.delta;
+  // The lower bound is read every CLUSTER_STRIDE cells and held until the next: it falls with t, so a held value is
+  // on the long side, and the bound costs an eighth of the gamma functions.
+  const behindAt = (t: number): number => {
     let behind = 0;
-    // Past the longest service nothing is behind the previous request: the queue's own tail alone.
-    for (let i = 0; t < longest && i < services.values.length; i++) {
+    if (t >= longest) {
+      return 0;
+    }
+    for (let i = 0; i < services.values.length; i++) {
       const s = services.values[i];
       if (s > t) {
         behind += services.weights[i] * bursts.within(1, lambda, s - t);
@@ -238,6 +245,16 @@ export function withClusteredArrivals(d: GridDistribution, services: PointMasses
         p += work > t ? bursts.within(n, lambda, work - t) / SUM_POINTS.length : 0;
       }
       behind = Math.max(behind, p);
+    }
+    return behind;
+  };
+  let above = 1;
+  let previous = 1;
+  let behind = 0;
+  for (let k = 0; k < cells; k++) {
+    above -= d.pmf[k];
+    if (k % CLUSTER_STRIDE === 0) {
+      behind = behindAt(k * d.delta);
     }
     const survival = Math.min(previous, Math.max(above, behind));
     pmf[k] = previous - survival;

@@ -119,7 +119,8 @@ export class TrafficParser {
       format = this.document(mode.lines);
     }
     if (this.rows === 0) {
-      const skipped = this.failed > 0 ? ` (${this.failed} failed requests left out)` : this.withoutCounts > 0 ? ` (${this.withoutCounts} lines without token counts)` : '';
+      const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+      const skipped = this.failed > 0 ? ` (${plural(this.failed, 'failed request')} left out)` : this.withoutCounts > 0 ? ` (${plural(this.withoutCounts, 'line')} without token counts)` : '';
       throw new InputError(`${this.file}: no row with token counts or arrival times${skipped}; ${ACCEPTED_FORMATS}`);
     }
     return summarize({

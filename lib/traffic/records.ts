@@ -84,11 +84,12 @@ export function csvColumns(header: readonly string[]): CsvColumns {
   };
 }
 
-/** Header cells that read as column names, for a message; anything else (a row of data, a sentence) is not repeated. */
+/**
+ * What a header without the columns looked like, for a message: its number of cells only. A file that is not a
+ * traffic file may open with anything (a prompt, a note), and no cell of it is repeated.
+ */
 export function describeHeader(header: readonly string[]): string {
-  return header.every((h) => /^[A-Za-z_][\w .-]{0,40}$/.test(h.trim()))
-    ? `its first row has the columns ${header.map((h) => h.trim()).join(', ')}`
-    : 'its first row is not a header of column names';
+  return `its first row has ${header.length} cell${header.length === 1 ? '' : 's'}, none named as one of these`;
 }
 
 /**
