@@ -54,7 +54,7 @@ async function generative(): Promise<{ over: number; total: number; lowest: numb
   let lowest = Infinity;
   process.stdout.write('Generative: planned capacity per replica against the highest rate the replay of the same traffic holds\n');
   process.stdout.write('seqs  lengths                      arrivals              planned rps  held rps  planned/held  planned/Poisson-planned\n');
-  for (const seqs of (process.env.BENCH_SEQS ?? "1,4,16").split(",").map(Number)) {
+  for (const seqs of (process.env.BENCH_SEQS ?? "1,4,16").split(",").map(Number).filter((n) => n > 0)) {
     const timing = engineTiming(rows, seqs);
     for (const { name, lengths } of workloads) {
       // Targets of the shape bench:plans uses: a TTFT of several prefills (one slot: of several whole requests, which

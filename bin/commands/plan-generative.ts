@@ -92,15 +92,18 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
     problems.push('--throughput and --throughput-per-minute both given; pass one');
   }
   const required: [unknown, string][] = [
-    [throughput, '--throughput <requests/s> (or --throughput-per-minute, or --lengths-from a log with timestamps)'],
-    [inputTokens, '--input-tokens <mean prompt tokens> (or --lengths-from, or --workload)'],
+    [throughput, '--throughput <requests/s> (or --throughput-per-minute)'],
+    [inputTokens, '--input-tokens <mean prompt tokens>'],
     [outputTokens, '--output-tokens <mean output tokens>'],
     [flags.ttftP99, '--ttft-p99 <ms>'],
     [flags.tpotP99, '--tpot-p99 <ms>'],
   ];
   const missing = required.filter(([value]) => value === undefined).map(([, name]) => name);
   if (missing.length > 0) {
-    problems.push(`${profile.id} is a generative model; give ${missing.join(', ')}`);
+    // A file or a preset gives what the flags would: say so where they would do.
+    const alternatives = [...(inputTokens === undefined ? ['--lengths-from FILE or --workload give the lengths'] : []),
+      ...(throughput === undefined ? ['--lengths-from a log with timestamps gives its rate'] : [])];
+    problems.push(`${profile.id} is a generative model; give ${missing.join(', ')}${alternatives.length > 0 ? ` (${alternatives.join('; ')})` : ''}`);
   }
   InputError.throwIfAny(problems);
   return {

@@ -18,10 +18,9 @@ import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
-import { MAX_LOGNORMAL_P99_OVER_MEAN } from './lengths';
 import type { WorkloadLengths } from './lengths';
-import { resolveTraffic } from './traffic';
-import type { ArrivalProcess } from '../traffic/types';
+import { lognormalProblems, publicTargets, resolveTraffic, shownRequest } from './traffic';
+import type { ResolvedGenerativeRequest } from './traffic';
 import { replicaMemory, weightsGiB } from './memory';
 import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
 import type { EstimatedConfiguration } from './estimate';
@@ -102,37 +101,8 @@ export function planGenerativeReport(
  * and the fix; defaults applied.
  */
 
-export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
-  /** The length distributions planned for; `targets` carries their p99s. */
-  readonly lengths: WorkloadLengths;
-  /** How requests arrive, as planned (Poisson unless the targets say otherwise). */
-  readonly arrivals: ArrivalProcess;
-  /**
-   * Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output, or a file's p99
-   * of the two together.
-   */
-  readonly maxModelLength: number;
-  /** What the plan assumed of the workload and should say: a preset stretched past its trace, a cut context. */
-  readonly notes: readonly string[];
-};
-
-/** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
-export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
-  return Math.ceil((targets.inputTokens.p99 ?? targets.inputTokens.mean) + (targets.outputTokens.p99 ?? targets.outputTokens.mean));
-}
-
-/**
- * The targets as a plan shows them: the length distributions are left out (`generative.lengths` and
- * `request.lengths` carry them once), the arrivals kept when the workload stated them.
- */
-export function publicTargets({ lengths: _lengths, ...rest }: GenerativeTargets): GenerativeTargets {
-  return rest;
-}
-
-/** The request as the report shows it: its targets as plans show them; its notes are every plan's warnings already. */
-function shownRequest({ notes: _notes, ...shown }: ResolvedGenerativeRequest): Omit<ResolvedGenerativeRequest, 'notes'> {
-  return { ...shown, targets: publicTargets(shown.targets) };
-}
+export type { ResolvedGenerativeRequest } from './traffic';
+export { maxModelLengthFor } from './traffic';
 
 export function resolveGenerativeRequest(
   profile: GenerativeProfile,
@@ -153,14 +123,8 @@ export function resolveGenerativeRequest(
     }
     if (length.p99 !== undefined && !(Number.isFinite(length.p99) && length.p99 >= length.mean)) {
       problems.push(`${name}P99=${length.p99} must be at least the mean (${length.mean}); give the 99th percentile length, or leave it out for fixed lengths`);
-    } else if (targets.lengths === undefined && length.p99 !== undefined && length.p99 > length.mean * MAX_LOGNORMAL_P99_OVER_MEAN) {
-      const most = Math.floor(length.mean * MAX_LOGNORMAL_P99_OVER_MEAN);
-      problems.push(
-        `${name}P99=${length.p99} is ${round(length.p99 / length.mean, 1)} x the mean (${length.mean}); no lognormal holds a p99 above ` +
-          `${round(MAX_LOGNORMAL_P99_OVER_MEAN, 2)} x its mean (${most} here), so lengths that spread cannot be planned from a mean and a p99: ` +
-          `give the lengths whole (plan --lengths-from FILE: a log or benchmark export of your requests, planned as its own distribution), ` +
-          `or a p99 of at most ${most}`,
-      );
+    } else {
+      problems.push(...lognormalProblems(name, length, targets));
     }
   };
   positive('throughput', targets.requestsPerSecond, 'give the steady requests per second to serve, e.g. 2');

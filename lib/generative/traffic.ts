@@ -6,9 +6,58 @@ import { plannedArrivals } from '../traffic/arrivals';
 import { isQuantileTable } from '../traffic/quantiles';
 import { QUANTILE_PROBABILITIES } from '../traffic/types';
 import type { ArrivalProcess } from '../traffic/types';
-import { workloadLengths } from './lengths';
-import type { GenerativeTargets, LengthDistribution, WorkloadLengths } from './types';
+import { MAX_LOGNORMAL_P99_OVER_MEAN, workloadLengths } from './lengths';
+import type { GenerativePlanReport, GenerativeTargets, LengthDistribution, TokenLength, WorkloadLengths } from './types';
 import { WORKLOAD_PRESET_NAMES, WORKLOAD_PRESETS } from './workloads';
+
+export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
+  /** The length distributions planned for; `targets` carries their p99s. */
+  readonly lengths: WorkloadLengths;
+  /** How requests arrive, as planned (Poisson unless the targets say otherwise). */
+  readonly arrivals: ArrivalProcess;
+  /**
+   * Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output, or a file's p99
+   * of the two together.
+   */
+  readonly maxModelLength: number;
+  /** What the plan assumed of the workload and should say: a preset stretched past its trace, a cut context. */
+  readonly notes: readonly string[];
+};
+
+/** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
+export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
+  return Math.ceil((targets.inputTokens.p99 ?? targets.inputTokens.mean) + (targets.outputTokens.p99 ?? targets.outputTokens.mean));
+}
+
+/**
+ * The targets as a plan shows them: the length distributions are left out (`generative.lengths` and
+ * `request.lengths` carry them once), the arrivals kept when the workload stated them.
+ */
+export function publicTargets({ lengths: _lengths, ...rest }: GenerativeTargets): GenerativeTargets {
+  return rest;
+}
+
+/** The request as the report shows it: its targets as plans show them; its notes are every plan's warnings already. */
+export function shownRequest({ notes: _notes, ...shown }: ResolvedGenerativeRequest): Omit<ResolvedGenerativeRequest, 'notes'> {
+  return { ...shown, targets: publicTargets(shown.targets) };
+}
+
+/**
+ * The problem with a stated p99 no lognormal holds (more than {@link MAX_LOGNORMAL_P99_OVER_MEAN} times the mean), as
+ * `name` (`inputTokens`) states it; none when the lengths are given whole, where a file's tail is planned as it is.
+ */
+export function lognormalProblems(name: string, length: TokenLength, targets: Pick<GenerativeTargets, 'lengths'>): string[] {
+  if (targets.lengths !== undefined || length.p99 === undefined || !(length.p99 > length.mean * MAX_LOGNORMAL_P99_OVER_MEAN)) {
+    return [];
+  }
+  const most = Math.floor(length.mean * MAX_LOGNORMAL_P99_OVER_MEAN);
+  return [
+    `${name}P99=${length.p99} is ${Math.round((length.p99 / length.mean) * 10) / 10} x the mean (${length.mean}); no lognormal holds a p99 above ` +
+      `${MAX_LOGNORMAL_P99_OVER_MEAN.toFixed(2)} x its mean (${most} here), so lengths that spread cannot be planned from a mean and a p99: ` +
+      'give the lengths whole (plan --lengths-from FILE: a log or benchmark export of your requests, planned as its own distribution), ' +
+      `or a p99 of at most ${most}`,
+  ];
+}
 
 /** The workload resolved for planning. */
 export interface ResolvedTraffic {

@@ -29,7 +29,7 @@
  * One vCPU is kept for the HTTP front end (see the planner). `npm run bench:serving` holds this against the server.
  */
 import type { Measurement } from '../profiles/types';
-import { batchArrivalScv, batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, WAIT_QUANTILE, waitQuantileSeconds } from './queueing';
+import { batchArrivalScv, batchRequestsQuantile, clusteredWaitQuantileSeconds, largestFitting, meanBatchRequests, serviceScv, WAIT_QUANTILE, waitQuantileSeconds } from './queueing';
 
 /** The two ways a model server can turn requests into device calls. */
 export const SERVING_MODES = ['stock', 'batching'] as const;
@@ -163,7 +163,12 @@ export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: numb
   // Batches of n requests from a renewal stream of SCV c2 arrive with an SCV of about c2 / n, Poisson's 1 / n times c2:
   // the batches' own SCV (from Poisson arrivals) scaled by the stream's.
   const arrivalScv = (model.arrivalScv ?? 1) * (model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch));
-  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv);
+  const calls = callsPerSecond(model, arrivalsPerSecond);
+  // Bursts wait at low load too: the larger of the heavy-traffic wait and the clusters' own.
+  const wait = Math.max(
+    waitQuantileSeconds(calls, busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv),
+    clusteredWaitQuantileSeconds(calls, busy, model.processes, model.arrivalScv ?? 1, WAIT_QUANTILE),
+  );
   const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   return model.maxDelaySeconds + wait + model.callP99Seconds + processSecondsForCall(model, tailBatch) - model.callSeconds + model.pathSeconds;
 }
