@@ -15,8 +15,8 @@
  * - `ecsImageRepository` and `ecsImageDigest`: the image of the EC2 (ECS) stack, docs/ecs.md;
  * - `llama*`: the generative example's image, token secret and targets (bin/llama-example.ts).
  *
- * A key that nearly names one of these (`-c throughtput=5`) is refused with "did you mean" (bin/context-keys.ts holds
- * every key the app reads).
+ * A key the app does not read (`-c throughtput=5`) is refused with the nearest one it does (bin/context-keys.ts holds
+ * every key the app reads); CDK's own keys pass.
  *
  * Placeholders, and (with `modelSource=directory`) model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
  * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
@@ -43,7 +43,7 @@ import { messageOf, readJsonFile } from './commands/files';
 import { addEnvironmentStages, readEnvironmentsContext } from './environment-stages';
 import { addEcsExample, readEcsContext } from './ecs-example';
 import { addLlamaExample, llamaStageContent, readLlamaContext } from './llama-example';
-import { misspelledContextKeyProblems, readContextNumber as readNumber } from './context-keys';
+import { readContextNumber as readNumber, unknownAppContextKeyProblems } from './context-keys';
 import { addLlama70bTrn2Example, readTrn2Digest } from './llama70b-trn2-example';
 import type { EnvironmentsConfig } from '../lib/environments';
 
@@ -161,7 +161,7 @@ export function buildApp(app: App = new App()): App {
   // constructed, and a bad value refused after them would come at the end of a screen of bundling output.
   const ecsContext = readEcsContext(app, problems);
   const llamaContext = readLlamaContext(app, problems);
-  problems.push(...misspelledContextKeyProblems(app));
+  problems.push(...unknownAppContextKeyProblems(app));
   const trn2Digest = readTrn2Digest(app, problems);
   InputError.throwIfAny(problems);
   // After the others: the environments config reads the same prices file, whose problem is then already reported.

@@ -19,7 +19,9 @@ export { AWS_REGIONS, isAwsRegion } from './catalog/regions';
 export type { PriceFile } from './catalog/catalog';
 export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog/catalog';
 export type { PriceFileInput } from './catalog/price-file';
-export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile } from './catalog/price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, MAX_USD_PER_HOUR, UNDATED, parsePriceFile } from './catalog/price-file';
+export type { NeuronChip } from './catalog/hardware-rules';
+export { hardwareProblems, NEURON_CHIPS } from './catalog/hardware-rules';
 /** @internal a zod schema: out of the published declarations */
 export { priceFileSchema } from './catalog/price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './catalog/instance-type';

@@ -14,6 +14,7 @@ import type { WorkloadPresetName } from '../../lib/generative/workloads';
 import type { CliIo } from './io';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
 import { describeArrivals, generativeTraffic, throughputFromTraffic } from './plan-traffic';
+import { planProgressBar } from './progress';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -73,6 +74,10 @@ export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
   ['prefixHitRate', '--prefix-hit-rate'], ['workload', '--workload'],
 ];
+/** The `--no-...` switches of generative models: commander sets them true unless given, so given means false. */
+export const GENERATIVE_ONLY_SWITCHES: readonly (readonly [keyof GenerativePlanFlags, string])[] = [
+  ['estimates', '--no-estimates'], ['speculativeDecoding', '--no-speculative-decoding'], ['fp8', '--no-fp8'],
+];
 
 /**
  * The targets from the flags and, with `--lengths-from`, the file's traffic; every missing or misplaced flag named at
@@ -121,9 +126,18 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
   };
 }
 
-/** Plans a generative profile and prints the report (or JSON); `traffic` is the file of `--lengths-from`. */
-export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, traffic?: TrafficSummary): void {
+/**
+ * Plans a generative profile and prints the report (or JSON).
+ *
+ * @param isTTY stderr is a terminal: a plan that runs for more than a second draws its progress there, unless `--json`
+ * @default false
+ * @param traffic the file of `--lengths-from`, read @default - none
+ */
+export function runGenerativePlan(
+  profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false, traffic?: TrafficSummary,
+): void {
   const targets = generativeTargets(profile, flags, traffic);
+  const progress = isTTY && flags.json !== true ? planProgressBar(io, profile.id) : undefined;
   printPlan(io, () => planGenerativeReport(profile, targets, {
     region: flags.region,
     hosting: flags.hosting,
@@ -139,8 +153,10 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
       ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
       ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
     },
+    ...(progress !== undefined ? { onProgress: progress.onProgress } : {}),
   }, catalog), {
     json: flags.json,
+    planned: progress?.stop,
     format: (report) => formatGenerativeReport(report, flags.alternatives ?? 5),
     warnings: (report) => report.chosen.warnings,
   });

@@ -13,7 +13,7 @@ import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { addOnceOptions, once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
+import { runGenerativePlan, GENERATIVE_ONLY, GENERATIVE_ONLY_SWITCHES, type GenerativePlanFlags } from './plan-generative';
 import { describeArrivals, readLengthsFrom, singleCallTraffic, throughputFromTraffic } from './plan-traffic';
 import { WORKLOAD_PRESET_NAMES } from '../../lib/generative/workloads';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
@@ -30,8 +30,13 @@ interface PlanFlags extends GenerativePlanFlags {
 
 const SERVING_CHOICES = [...SERVING_MODES, 'any'] as const;
 
-/** Registers `plan` on the program. */
-export function registerPlanCommand(program: Command, io: CliIo): void {
+/**
+ * Registers `plan` on the program.
+ *
+ * @param options.isTTY stderr is a terminal: a generative plan longer than a second draws its progress there (never
+ * with `--json`) @default false
+ */
+export function registerPlanCommand(program: Command, io: CliIo, options: { readonly isTTY?: boolean } = {}): void {
   addOnceOptions(program.command('plan'), [
     new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile').argParser(once('--model')),
     ['--profile <file>', 'your own model profile as JSON (format: docs/profile-format.md)'],
@@ -105,13 +110,16 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       const catalog = loadCatalog(flags.prices);
       const traffic = await readLengthsFrom(flags);
       if (loaded.kind === 'generative') {
-        runGenerativePlan(loaded.profile, flags, catalog, io, traffic);
+        runGenerativePlan(loaded.profile, flags, catalog, io, options.isTTY === true, traffic);
         return;
       }
       const { warnings } = loaded;
       const profile = withHostWork(loaded.profile, flags.hostMsPerRequest);
       const hostWork = { msPerRequest: profile.hostCpuMsPerRequest ?? DEFAULT_HOST_CPU_MS_PER_REQUEST, source: hostWorkOrigin(profile) };
-      const misplaced = GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined).map(([, name]) => name);
+      const misplaced = [
+        ...GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined),
+        ...GENERATIVE_ONLY_SWITCHES.filter(([key]) => flags[key] === false),
+      ].map(([, name]) => name);
       const { arrivals } = singleCallTraffic(flags, traffic);
       // The file's mean rate stands in for --throughput; --throughput-per-minute is a generative flag (refused above).
       const throughput = flags.throughput ?? (arrivals !== undefined ? throughputFromTraffic({}, traffic) : undefined);

@@ -29,6 +29,7 @@ import { chipOf } from '../planner/planner';
 import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
 import type { CapacityKnowledge } from './capacity-knowledge';
 import { engineTiming } from './continuous-batching';
+import { estimatedMissReason } from './latency-miss';
 import { workloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
@@ -202,7 +203,7 @@ export interface EstimatedConfiguration {
 /** Why an estimated (degree, levers) lost, for the rejection list. */
 export interface EstimateRejection {
   readonly configuration: string;
-  readonly code: 'device-memory' | 'tpot' | 'ttft' | 'engine' | 'tensor-parallel';
+  readonly code: 'device-memory' | 'tpot' | 'ttft' | 'e2e' | 'engine' | 'tensor-parallel';
   readonly reason: string;
 }
 
@@ -350,10 +351,7 @@ function mayBeatBest(
 }
 
 function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeTargets): EstimateRejection {
-  const step = timing.stepSeconds * 1000;
-  return step > targets.tpotP99Ms
-    ? { configuration: `tp=${tp} (ESTIMATE)`, code: 'tpot', reason: `estimated decode step ${round(step)} ms (with the model's error) exceeds TPOT p99 ${targets.tpotP99Ms} ms even alone` }
-    : { configuration: `tp=${tp} (ESTIMATE)`, code: 'ttft', reason: `estimated prefill of the prompts misses TTFT p99 ${targets.ttftP99Ms} ms even alone (${round(timing.prefillSeconds(targets.inputTokens.p99 ?? targets.inputTokens.mean) * 1000)} ms at p99 length)` };
+  return { configuration: `tp=${tp} (ESTIMATE)`, ...estimatedMissReason(timing, targets) };
 }
 
 function round(n: number): number {

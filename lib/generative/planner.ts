@@ -11,11 +11,13 @@
  * lower predicted TTFT, then fewer instances, then the name.
  */
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
+import { unknownInstanceProblems } from '../catalog/instance-type';
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import { InputError } from '../errors';
 import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
+import { noPriceReason } from '../planner/no-price';
 import { predictReplica, replicaCapacityRps } from './continuous-batching';
 import { engineTiming } from './continuous-batching';
 import type { WorkloadLengths } from './lengths';
@@ -25,6 +27,8 @@ import { replicaMemory, weightsGiB } from './memory';
 import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
+import { e2eTargetProblem, leverProblems } from './request-checks';
+import { measuredMissReason } from './latency-miss';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
@@ -74,15 +78,16 @@ export function planGenerativeReport(
   const only = request.options.instanceTypes;
   const feasible: GenerativePlan[] = [];
   const rejected: GenerativeRejection[] = [];
-  for (const instance of catalog.instances) {
+  for (const [index, instance] of catalog.instances.entries()) {
     const instanceType = hostedName(instance, request.options.hosting);
     if (only !== undefined && !only.includes(instance.name)) {
       rejected.push({ instanceType, code: 'excluded', reason: `not among the requested instance types (${only.join(', ')})` });
-      continue;
+    } else {
+      const outcome = evaluateInstance(profile, request, instance, catalog);
+      feasible.push(...outcome.plans);
+      rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
     }
-    const outcome = evaluateInstance(profile, request, instance, catalog);
-    feasible.push(...outcome.plans);
-    rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
+    options.onProgress?.({ done: index + 1, total: catalog.instances.length, instanceType });
   }
   const ranked = rankPlans(shownRequest(request), feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
@@ -148,10 +153,12 @@ export function resolveGenerativeRequest(
   };
   const maxModelLength = traffic?.maxModelLength ?? 0;
 
-  const levers = options.levers ?? {};
-  if (levers.acceptedTokens !== undefined && !(Number.isFinite(levers.acceptedTokens) && levers.acceptedTokens >= 1)) {
-    problems.push(`acceptedTokens=${levers.acceptedTokens} must be at least 1 (tokens kept per speculative step, the bonus token included); leave it out for the published figure`);
+  const e2e = lengths === undefined ? undefined : e2eTargetProblem(targets, lengths.output.p99);
+  if (e2e !== undefined) {
+    problems.push(e2e);
   }
+  const levers = options.levers ?? {};
+  problems.push(...leverProblems(profile, options), ...unknownInstanceProblems(profile.id, profile.measurements, catalog));
   if (levers.prefixHitRate !== undefined && !(Number.isFinite(levers.prefixHitRate) && levers.prefixHitRate >= 0 && levers.prefixHitRate < 1)) {
     problems.push(`prefixHitRate=${levers.prefixHitRate} must be a fraction from 0 to below 1 (0.5: half the prompt tokens are in the prefix cache)`);
   }
@@ -208,7 +215,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const { region, hosting, pricing } = request.options;
   const price = priceOf(catalog, instance, region, hosting, pricing);
   if (!price) {
-    return { plans: [], rejections: [{ code: 'no-price', reason: `no ${pricing} ${hosting} price for ${hostedName(instance, hosting)} in ${region}` }] };
+    return { plans: [], rejections: [{ code: 'no-price', reason: noPriceReason(catalog, [{ ec2Name: instance.name, shown: hostedName(instance, hosting) }], region, hosting, pricing) }] };
   }
   const tooSmall = memoryOnlyRejection(profile, request, instance);
   if (tooSmall) {
@@ -463,30 +470,19 @@ function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp
 
 /** Which target a trickle of requests already misses. */
 function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
-  // A trickle: one request per 1,000 s. At rates far lower the TTFT quantile's arithmetic overflows (Infinity), which
-  // blamed the first token for what the end-to-end target refused.
-  const idle = [1e-6, 1e-3].map((rate) => predictReplica(timing, targets, rate))
-    .find((p) => Number.isFinite(p.ttftP99Ms) && Number.isFinite(p.e2eP99Ms)) ?? predictReplica(timing, targets, 1e-3);
-  if (idle.tpotP99Ms > targets.tpotP99Ms) {
-    return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
-  }
-  if (idle.ttftP99Ms > targets.ttftP99Ms) {
-    return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
-  }
-  return {
-    configuration,
-    code: 'e2e',
-    reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the end-to-end target is ${targets.e2eP99Ms} ms ` +
-      `(TTFT p99 ${round(idle.ttftP99Ms, 1)} ms + ${Math.max(0, (targets.outputTokens.p99 ?? targets.outputTokens.mean) - 1)} ` +
-      `tokens at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms): raise it, or shorten the outputs`,
-  };
+  return { configuration, ...measuredMissReason(timing, targets) };
 }
 
-/** One line per rejection reason kind, the most telling first. */
+/**
+ * One line per rejection reason kind, the most telling first: a candidate that misses only the end-to-end target met
+ * TTFT and TPOT alone, so it is the nearest to a plan and names what to relax.
+ */
 function explain(rejected: readonly GenerativeRejection[]): string[] {
-  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
+  const order: GenerativeRejection['code'][] = ['e2e', 'tpot', 'ttft', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
   return [...rejected]
     .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
     .filter((r) => r.code !== 'excluded')
-    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`);
+    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`)
+    // Lever sets that lose for the same reason give the same line; once is enough.
+    .filter((line, i, lines) => lines.indexOf(line) === i);
 }

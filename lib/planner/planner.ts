@@ -8,12 +8,15 @@
  * holds within the p99 target (`serving.ts`, `queueing.ts`), batching over a small grid of delays, and the fleet is
  * priced. The cheapest feasible candidate wins; ties go to lower predicted p99, then fewer instances, then the name.
  */
+import { noPriceReason } from './no-price';
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
+import { unknownInstanceProblems } from '../catalog/instance-type';
 import { isAwsRegion } from '../catalog/regions';
 import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, PricingKind } from '../catalog/types';
 import { InfeasibleError, InputError } from '../errors';
 import { checkProfile } from '../profiles/check';
+import { closestName } from '../profiles';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
@@ -128,6 +131,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     }
   };
 
+  problems.push(...unknownInstanceProblems(profile.id, profile.measurements, catalog));
   positive('throughput', targets.throughputRps, 'give the steady requests per second to serve, e.g. 500');
   positive('p99', targets.p99Ms, 'give the highest acceptable p99 latency in milliseconds, e.g. 50');
   positive('peakThroughput', targets.peakThroughputRps, 'give the peak requests per second, or leave it out');
@@ -263,7 +267,7 @@ function evaluateInstance(
   const instanceType = hostedName(instance, hosting);
   const price = catalog.price(instance.name, region, hosting, pricing);
   if (!price) {
-    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: `no ${pricing} ${hosting} price for ${instanceType} in ${region}` }] };
+    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: noPriceReason(catalog, [{ ec2Name: instance.name, shown: instanceType }], region, hosting, pricing) }] };
   }
   const indexed = profile.measurements.map((m, index) => ({ m, index })).filter(({ m }) => measurementApplies(m, instance));
   if (indexed.length === 0) {
@@ -356,11 +360,7 @@ function familyReason(
     case 'no-measurement':
       return `${profile.id} has no measurement on ${chipName(version)} (${coreVersionLabel(version)})`;
     case 'no-price':
-      return (
-        `no ${pricing} ${hosting} price in ${region} for ` +
-        ofCode.map((r) => r.instanceType).join(', ') +
-        (catalog.regionsWithPrices(hosting, pricing).includes(region) ? '' : '; add one with a price file (Catalog.withPriceFile, or --prices on the CLI)')
-      );
+      return noPriceReason(catalog, ofCode.map((r) => ({ ec2Name: ec2Name(r.instanceType), shown: r.instanceType })), region, hosting, pricing);
     case 'excluded':
       return 'excluded by the request';
   }
@@ -411,8 +411,10 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
   }
   for (const name of options.instanceTypes ?? []) {
     if (!catalog.instance(name)) {
+      const known = catalog.instances.map((i) => i.name);
+      const near = closestName(ec2Name(name), known);
       problems.push(
-        `instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')} ` +
+        `instance type '${name}' is not in the catalog; ${near !== undefined ? `did you mean ${near}? ` : ''}known: ${known.join(', ')} ` +
           '(add others with a price file)',
       );
     }

@@ -3,6 +3,7 @@
  * streamed run, the thresholds in tokens and the capacity proof, each recording every problem it finds.
  */
 import { generativePlanBasis, type GenerativePlanBasis } from '../../../lib/bench/token-calibration';
+import { pinFor } from '../../../lib/generative/engine-image';
 import { Duration, Token } from 'aws-cdk-lib';
 import { STARTUP_ALLOWANCE_MS, REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../../lib/smoke/budget';
 import { MAX_FAN_OUT, DEFAULT_ACCOUNT_CONCURRENCY } from '../../../lib/smoke/capacity';
@@ -164,7 +165,8 @@ export function resolveTokenProof(
   if (problems.length > count) {
     return undefined;
   }
-  return { api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan), timeout };
+  // An ESTIMATE plan has no row whose SDK the calibrated row could take: the pinned image's serves it.
+  return { api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan, pinFor(plan.instance.family)?.neuronSdkVersion), timeout };
 }
 
 function resolveGolden(options: TokenProofOptions, api: TokenApi, problems: string[]): GoldenPrompt {

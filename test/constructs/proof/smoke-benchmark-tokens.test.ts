@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SmokeBenchmark, SmokeTarget, type ISmokeBenchmarkEndpoint, type SmokeBenchmarkProps } from '../../../constructs/proof';
 import { tokenProofConfigSchema, type TokenProofConfig } from '../../../lib/bench/token-proof';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { pinFor } from '../../../lib/generative/engine-image';
 import { inputError } from '../../support/input-error';
 
 const PLAN = planGenerative(
@@ -81,6 +82,11 @@ describe('a smoke benchmark of a generative plan', () => {
     expect(config.capacity?.workers).toBe(Math.max(1, Math.ceil((2 * g.predictedE2eP99Ms) / 1000 / 64)));
     expect(smoke.loadWorker).toBeDefined();
     expect(smoke.tokenProof).toEqual(config);
+    // The README's plan is an ESTIMATE (no row times it): calibrate's row takes the SDK of the image that serves it,
+    // where it read "unknown" and plan --profile refused the profile it wrote.
+    expect(g.measurement).toEqual([]);
+    expect(config.plan).toMatchObject({ instanceType: PLAN.instanceType.replace(/^ml\./, ''), neuronSdkVersion: pinFor(PLAN.instance.family)?.neuronSdkVersion });
+    expect(config.plan?.neuronSdkVersion).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   test('GIVEN a plan from a log (its lengths and bursty arrivals) WHEN built THEN the proof draws both and still fits the function\'s environment', () => {

@@ -1,6 +1,7 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import type { Price } from '../../../lib/catalog/types';
 import { InfeasibleError, InputError } from '../../../lib/errors';
+import { problemsOf } from '../../support/input-error';
 import {
   engineTiming, findGenerativeProfile, kvCachePerSequenceGiB, kvSharding, parseGenerativeProfile, planGenerativeReport,
   predictReplica, replicaMemory, simulateGenerativeReplica, weightsGiB,
@@ -164,6 +165,17 @@ describe('Generative planner', () => {
     expect(report.chosen.warnings).toContain('the rows state no TTFT: prefill is estimated as one decode step per 128 prompt tokens');
   });
 
+  test('GIVEN an onProgress callback WHEN planned THEN it hears of every instance type of the catalog, in order, and the report keeps nothing of it', () => {
+    const heard: string[] = [];
+    const report = planGenerativeReport(profile('google/flan-t5-xl'),
+      { requestsPerSecond: 1, inputTokens: { mean: 128 }, outputTokens: { mean: 84 }, ttftP99Ms: 5000, tpotP99Ms: 40, fixedLengths: true },
+      { region: 'us-east-1', hosting: 'sagemaker', estimates: false, instanceTypes: ['inf2.24xlarge'],
+        onProgress: (p) => heard.push(`${p.done}/${p.total} ${p.instanceType}`) });
+    const instances = Catalog.builtIn().instances;
+    expect(heard).toEqual(instances.map((instance, i) => `${i + 1}/${instances.length} ml.${instance.name}`));
+    expect(JSON.stringify(report.request)).not.toContain('onProgress');
+  });
+
   test('GIVEN bad targets WHEN planned THEN every problem is named at once', () => {
     expect(() => planGenerativeReport(
       LLAMA_8B,
@@ -266,22 +278,28 @@ function largestAccepted(timing: ReturnType<typeof engineTiming>, targets: Gener
 }
 
 describe('An end-to-end target no deployment meets is named in the refusal', () => {
-  test('GIVEN --e2e-p99 100 with a 2,000 ms TTFT target WHEN planned THEN the refusal names the end-to-end target, never "Infinity"', () => {
+  test('GIVEN --e2e-p99 100 below a 2,000 ms TTFT target WHEN planned THEN the contradiction is refused up front, naming both', () => {
+    const problems = problemsOf(() => planGenerativeReport(LLAMA_8B, { ...TARGETS, e2eP99Ms: 100 }, { region: 'us-east-1', hosting: 'ec2' }));
+    expect(problems).toEqual([expect.stringMatching(/^e2eP99=100 is below ttftP99=2000: a request's end-to-end time includes its first token/)]);
+  });
+
+  test('GIVEN an end-to-end target above TTFT that no configuration meets WHEN planned THEN the refusal names the end-to-end target, never "Infinity"', () => {
     // GIVEN
-    const targets = { ...TARGETS, e2eP99Ms: 100 };
+    const targets = { ...TARGETS, e2eP99Ms: 2100 };
+    // The measured rows only: the performance model's levers (speculation, FP8) would meet it.
     // WHEN
     let error: unknown;
     try {
-      planGenerativeReport(LLAMA_8B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'] });
+      planGenerativeReport(LLAMA_8B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'], estimates: false });
     } catch (e) {
       error = e;
     }
     // THEN
     expect(error).toBeInstanceOf(InfeasibleError);
     const message = (error as InfeasibleError).message + '\n' + (error as InfeasibleError).reasons.join('\n');
-    expect(message).toContain('and end-to-end p99 100 ms');
+    expect(message).toContain('and end-to-end p99 2100 ms');
     expect(message).not.toContain('Infinity');
-    expect(message).toMatch(/inf2\.24xlarge tp=8 seqs=\d+ sdk [\d.]+: end-to-end p99 \d+ ms even alone; the end-to-end target is 100 ms/);
+    expect(message).toMatch(/inf2\.24xlarge tp=8 seqs=\d+ sdk [\d.]+: end-to-end p99 \d+ ms even alone; the end-to-end target is 2100 ms/);
     expect(message).not.toMatch(/first token at p99/);
   });
 });
