@@ -1,4 +1,5 @@
 import { engineTiming, findGenerativeProfile, planGenerativeReport, predictReplica, replicaCapacityRps, simulateGenerativeReplica } from '../../../lib/generative';
+import { publicTargets } from '../../../lib/generative/traffic';
 import type { GenerativeProfile, GenerativeTargets } from '../../../lib/generative';
 import {
   empiricalLength, lengthQuantile, lengthsFromTraffic, lognormalLength, MAX_LOGNORMAL_P99_OVER_MEAN, sampleWorkload, workloadLengths,
@@ -67,17 +68,18 @@ describe('lengths from the user\'s own traffic', () => {
       requestsPerSecond: 0.5, inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 }, outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
       lengths, ttftP99Ms: 5000, tpotP99Ms: 60,
     };
-    const options = { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], estimates: false } as const;
+    const options = { region: 'us-east-1', hosting: 'ec2' } as const;
     expect(resolveGenerativeRequest(LLAMA_8B, targets, options, Catalog.builtIn()).maxModelLength).toBe(traffic.total?.p99);
     const small: GenerativeProfile = { ...LLAMA_8B, model: { ...LLAMA_8B.model, maxContextTokens: 3000 } };
-    const report = planGenerativeReport(small, targets, options);
-    expect(report.request.lengths?.input.source).toBe('rag.csv (csv, 4,000 requests)');
-    expect(report.request.maxModelLength).toBe(3000);
+    const request = resolveGenerativeRequest(small, targets, options, Catalog.builtIn());
+    expect(request.lengths.input.source).toBe('rag.csv (csv, 4,000 requests)');
+    expect(request.maxModelLength).toBe(3000);
     expect(traffic.total?.p99).toBeGreaterThan(3000);
-    expect(report.chosen.warnings).toContainEqual(expect.stringContaining(`max_model_len is cut to llama-3.1-8b-instruct's context of 3000 tokens: the traffic's p99 of prompt plus output is ${traffic.total?.p99} tokens`));
+    // Every plan's warnings carry the request's notes.
+    expect(request.notes).toContainEqual(expect.stringContaining(`max_model_len is cut to llama-3.1-8b-instruct's context of 3000 tokens: the traffic's p99 of prompt plus output is ${traffic.total?.p99} tokens`));
     // The plan's targets carry the means and p99s; the distributions travel once, in generative.lengths.
-    expect(report.chosen.targets.lengths).toBeUndefined();
-    expect(report.chosen.generative.lengths?.input.quantiles).toEqual(traffic.input?.quantiles);
+    expect(publicTargets(request.targets)).not.toHaveProperty('lengths');
+    expect(request.targets.lengths).toBe(lengths);
   });
 
   test('GIVEN a file with a p99 no lognormal holds WHEN its lengths are made THEN they are planned as stated, from the table', () => {
@@ -100,12 +102,14 @@ describe('bursty arrivals in the continuous-batching model', () => {
   });
 
   test('GIVEN bursty arrivals WHEN a replica is sized THEN it holds less than the same lengths arriving as Poisson, more so the burstier', () => {
-    const poisson = replicaCapacityRps(timing, base);
-    const two = replicaCapacityRps(timing, { ...base, arrivals: { scv: 2, source: 'gamma' } });
-    const four = replicaCapacityRps(timing, { ...base, arrivals: { scv: 4, source: 'gamma' } });
-    expect(two).toBeLessThan(poisson);
-    expect(four).toBeLessThan(two);
-    expect(four).toBeGreaterThan(0);
+    // At one rate every p99 grows with the SCV, so the largest rate that keeps them within target falls.
+    const at = (scv: number) => predictReplica(timing, { ...base, arrivals: { scv, source: 'gamma' } }, 0.4);
+    const [one, two, four] = [at(1), at(2), at(4)];
+    expect(two.ttftP99Ms).toBeGreaterThan(one.ttftP99Ms);
+    expect(four.ttftP99Ms).toBeGreaterThan(two.ttftP99Ms);
+    expect(four.tpotP99Ms).toBeGreaterThan(one.tpotP99Ms);
+    const small = engineTiming(ROWS, 4);
+    expect(replicaCapacityRps(small, { ...base, arrivals: { scv: 4, source: 'gamma' } })).toBeLessThan(replicaCapacityRps(small, base));
   });
 
   test('GIVEN bursty arrivals WHEN replayed at the rate a plan claims THEN the replay is burstier than Poisson', () => {
