@@ -20,8 +20,9 @@ import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner'
 import { noPriceReason } from '../planner/no-price';
 import { PLAN_VERSION } from '../planner/types';
 import { engineTiming, predictReplica, replicaCapacityRps } from './continuous-batching';
-import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
+import { lognormalProblems, publicTargets, resolveTraffic, shownRequest } from './traffic';
+import type { ResolvedGenerativeRequest } from './traffic';
 import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
 import { evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
 import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
@@ -89,7 +90,7 @@ export function planGenerativeReport(
     }
     options.onProgress?.({ done: index + 1, total: catalog.instances.length, instanceType });
   }
-  const ranked = rankPlans(request, feasible, rejected, compareGenerativePlans, () => {
+  const ranked = rankPlans(shownRequest(request), feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -106,17 +107,8 @@ export function planGenerativeReport(
  * and the fix; defaults applied.
  */
 
-export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
-  /** The length distributions planned for; `targets` carries their p99s. */
-  readonly lengths: WorkloadLengths;
-  /** Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output. */
-  readonly maxModelLength: number;
-};
-
-/** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
-export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
-  return Math.ceil((targets.inputTokens.p99 ?? targets.inputTokens.mean) + (targets.outputTokens.p99 ?? targets.outputTokens.mean));
-}
+export type { ResolvedGenerativeRequest } from './traffic';
+export { maxModelLengthFor } from './traffic';
 
 export function resolveGenerativeRequest(
   profile: GenerativeProfile,
@@ -137,6 +129,8 @@ export function resolveGenerativeRequest(
     }
     if (length.p99 !== undefined && !(Number.isFinite(length.p99) && length.p99 >= length.mean)) {
       problems.push(`${name}P99=${length.p99} must be at least the mean (${length.mean}); give the 99th percentile length, or leave it out for fixed lengths`);
+    } else {
+      problems.push(...lognormalProblems(name, length, targets));
     }
   };
   positive('throughput', targets.requestsPerSecond, 'give the steady requests per second to serve, e.g. 2');
@@ -149,19 +143,16 @@ export function resolveGenerativeRequest(
   if (targets.peakRequestsPerSecond !== undefined && targets.peakRequestsPerSecond < targets.requestsPerSecond) {
     problems.push(`peakThroughput=${targets.peakRequestsPerSecond} is below throughput=${targets.requestsPerSecond}; the peak must be at least the steady target`);
   }
-  const lengths = problems.length === 0 ? workloadLengths(targets, profile.model.maxContextTokens) : undefined;
-  const planned: GenerativeTargets = lengths === undefined ? targets : {
+  const traffic = resolveTraffic(targets, profile, problems);
+  const lengths = traffic?.lengths;
+  const planned: GenerativeTargets = traffic === undefined ? targets : {
     ...targets,
-    inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
-    outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
+    inputTokens: { mean: traffic.lengths.input.mean, p99: traffic.lengths.input.p99 },
+    outputTokens: { mean: traffic.lengths.output.mean, p99: traffic.lengths.output.p99 },
+    lengths: traffic.lengths,
+    ...(targets.arrivals !== undefined ? { arrivals: traffic.arrivals } : {}),
   };
-  const maxModelLength = lengths === undefined ? 0 : maxModelLengthFor(planned);
-  if (maxModelLength > profile.model.maxContextTokens) {
-    problems.push(
-      `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
-        `${profile.model.maxContextTokens} tokens; shorten the prompts or the outputs`,
-    );
-  }
+  const maxModelLength = traffic?.maxModelLength ?? 0;
 
   const e2e = lengths === undefined ? undefined : e2eTargetProblem(targets, lengths.output.p99);
   if (e2e !== undefined) {
@@ -178,7 +169,9 @@ export function resolveGenerativeRequest(
     profileId: profile.id,
     targets: planned,
     lengths: lengths as WorkloadLengths,
+    arrivals: (traffic as NonNullable<typeof traffic>).arrivals,
     maxModelLength,
+    notes: traffic?.notes ?? [],
     options: {
       ...deployment,
       ...(options.levers !== undefined ? { levers: options.levers } : {}),
@@ -404,6 +397,7 @@ function sizePlan(
       : []),
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
     ...(estimate ? [estimateWarning(estimate)] : []),
+    ...request.notes,
   ];
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
@@ -412,7 +406,7 @@ function sizePlan(
     profileId: profile.id,
     region: options.region,
     hosting: options.hosting,
-    targets,
+    targets: publicTargets(targets),
     headroom: options.headroom,
     instanceType: hostedName(instance, options.hosting),
     instance,

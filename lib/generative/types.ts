@@ -7,6 +7,8 @@
  * targets and plans are in those units.
  */
 import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
+import type { ArrivalProcess } from '../traffic/types';
+import type { WorkloadPresetName } from './workloads';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -135,7 +137,7 @@ export interface TokenLength {
 
 /** What a generative deployment must sustain, in the units users judge it by. */
 export interface GenerativeTargets {
-  /** Steady requests per second (Poisson arrivals), queueing included. */
+  /** Steady requests per second (arriving as `arrivals` says), queueing included. */
   readonly requestsPerSecond: number;
   readonly inputTokens: TokenLength;
   readonly outputTokens: TokenLength;
@@ -148,12 +150,35 @@ export interface GenerativeTargets {
   /** Peak requests per second autoscaling must reach. @default - the steady rate */
   readonly peakRequestsPerSecond?: number;
   /**
-   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the default
-   * spread measured on a public chat trace (`DEFAULT_LENGTH_SPREAD`).
+   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the spread
+   * its workload preset measured on a public trace (`workload`).
    *
    * @default false
    */
   readonly fixedLengths?: boolean;
+  /**
+   * The workload preset whose spread a length without a p99 takes: `chat` (a conversation service) or `code` (a
+   * coding assistant), each measured on a public Azure trace (`WORKLOAD_PRESETS`).
+   *
+   * @default 'chat'
+   */
+  readonly workload?: WorkloadPresetName;
+  /**
+   * The prompt and output length distributions, whole: a log's or a benchmark's own (`lengthsFromTraffic` of a
+   * `readTrafficFile` summary; `plan --lengths-from`). They replace the spread of `inputTokens` and `outputTokens`,
+   * which must then state their means and p99s.
+   *
+   * @default - lognormal with the means and p99s of `inputTokens` and `outputTokens`
+   */
+  readonly lengths?: WorkloadLengths;
+  /**
+   * How requests arrive: the gaps' variability, measured on a log's timestamps (`plan --lengths-from`). Bursty arrivals
+   * (scv above 1) wait longer at the same rate, so a replica holds fewer requests per second. Arrivals more regular
+   * than Poisson (scv below 1) are planned as Poisson.
+   *
+   * @default - Poisson arrivals (scv 1): independent users
+   */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** Where and how to host a generative model: what every workload gives ({@link DeploymentOptions}), and its levers. */
@@ -379,8 +404,19 @@ export interface GenerativeRejection {
 export interface GenerativePlanReport {
   readonly request: {
     readonly profileId: string;
+    /** The targets as planned: the means and p99s of the lengths planned for (the distributions are in `lengths`). */
     readonly targets: GenerativeTargets;
     readonly options: ResolvedDeploymentOptions & Pick<GenerativePlanOptions, 'levers' | 'estimates'>;
+    /** The length distributions planned for, each naming its `source`. @default - absent in reports made before them */
+    readonly lengths?: WorkloadLengths;
+    /**
+     * How requests arrive, as planned, naming its `source`: Poisson unless the targets said otherwise.
+     *
+     * @default - absent in reports made before arrivals were planned: Poisson
+     */
+    readonly arrivals?: ArrivalProcess;
+    /** Prompt plus output tokens the engine accepts (`max_model_len`). @default - absent in older reports */
+    readonly maxModelLength?: number;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];
@@ -400,24 +436,39 @@ export interface GenerativeLeverWorth {
 export type LengthSpread =
   /** The user gave the p99. */
   | 'stated'
-  /** No p99 given: the default spread of `DEFAULT_LENGTH_SPREAD` (the trace's p99 / mean). */
+  /** No p99 given: the workload preset's spread (its trace's p99 / mean; chat's is `DEFAULT_LENGTH_SPREAD`). */
   | 'default'
   /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
-  | 'fixed';
+  | 'fixed'
+  /** The user's own traffic: a log's or a benchmark export's distribution, as its quantile table. */
+  | 'empirical';
 
-/** A lognormal length distribution, in tokens. Plain data: it travels in the plan's JSON. */
+/**
+ * A length distribution, in tokens: lognormal, or a file's own (`empirical`, its quantile table). Plain data: it
+ * travels in the plan's JSON.
+ */
 export interface LengthDistribution {
   readonly spread: LengthSpread;
   readonly mean: number;
   /** 99th percentile, tokens (the mean when fixed). */
   readonly p99: number;
-  /** Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. */
+  /**
+   * Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. With `quantiles`, the lognormal
+   * of the same mean and p99, for readers that know no table.
+   */
   readonly mu: number;
   readonly sigma: number;
-  /** Squared coefficient of variation, exp(sigma^2) - 1. */
+  /** Squared coefficient of variation: exp(sigma^2) - 1 of the lognormal, the file's own when empirical. */
   readonly scv: number;
   /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
   readonly max?: number;
+  /**
+   * The distribution's tokens at each probability of `QUANTILE_PROBABILITIES` (60 points from 0 to 1, fine in both
+   * tails), read between points by linear interpolation: what every draw uses when present.
+   *
+   * @default - the lognormal of `mu` and `sigma`
+   */
+  readonly quantiles?: readonly number[];
   /** Where the spread comes from, in words. */
   readonly source: string;
 }
@@ -426,6 +477,20 @@ export interface LengthDistribution {
 export interface WorkloadLengths {
   readonly input: LengthDistribution;
   readonly output: LengthDistribution;
+  /**
+   * Correlation of a request's prompt and output length, as the correlation of the normals a Gaussian copula draws
+   * them through (from a file's rank correlation).
+   *
+   * @default 0 - drawn independently
+   */
+  readonly correlation?: number;
+  /**
+   * The p99 of prompt plus output tokens of one request, where the lengths come from a file (their correlation
+   * included): what `max_model_len` covers.
+   *
+   * @default - p99 input + p99 output (at least the p99 of the sum)
+   */
+  readonly totalP99?: number;
 }
 
 /** Which levers the planner may use. Every lever is a candidate unless turned off. */
