@@ -43,6 +43,14 @@ export * from './compile/host';
 // lib/environments/index.ts: the environments a model is promoted through.
 export * from './environments/schema';
 export * from './environments/environments';
+// lib/traffic/index.ts: the user's own traffic, read from a log or a benchmark export.
+export * from './traffic/types';
+export * from './traffic/quantiles';
+export * from './traffic/arrivals';
+export * from './traffic/renewal';
+export * from './traffic/records';
+export * from './traffic/parser';
+export * from './traffic/statistics';
 // lib/release/index.ts: release records and the promotion gate.
 export * from './release/records';
 export * from './release/gate';

@@ -7,10 +7,13 @@ import type { Catalog } from '../../lib/catalog/catalog';
 import { engineSummary } from '../../lib/generative/engine-image';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
-import { describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
+import { describeEvidence, describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
+import type { TrafficSummary } from '../../lib/traffic/types';
+import type { WorkloadPresetName } from '../../lib/generative/workloads';
 import type { CliIo } from './io';
 import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
+import { describeArrivals, generativeTraffic, throughputFromTraffic } from './plan-traffic';
 import { planProgressBar } from './progress';
 
 /** The flags a generative plan reads. */
@@ -23,6 +26,10 @@ export interface GenerativePlanFlags {
   readonly outputTokens?: number;
   readonly outputTokensP99?: number;
   readonly fixedLengths?: boolean;
+  /** `--workload`: the preset whose spread lengths without a p99 take. */
+  readonly workload?: WorkloadPresetName;
+  /** `--lengths-from`: a log or benchmark export of the user's own requests. */
+  readonly lengthsFrom?: string;
   /** `--no-speculative-decoding` sets it false. */
   readonly speculativeDecoding?: boolean;
   readonly acceptedTokens?: number;
@@ -67,16 +74,23 @@ export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['inputTokens', '--input-tokens'], ['inputTokensP99', '--input-tokens-p99'], ['outputTokens', '--output-tokens'],
   ['outputTokensP99', '--output-tokens-p99'], ['ttftP99', '--ttft-p99'], ['tpotP99', '--tpot-p99'], ['e2eP99', '--e2e-p99'],
   ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
-  ['prefixHitRate', '--prefix-hit-rate'],
+  ['prefixHitRate', '--prefix-hit-rate'], ['workload', '--workload'],
 ];
 /** The `--no-...` switches of generative models: commander sets them true unless given, so given means false. */
 export const GENERATIVE_ONLY_SWITCHES: readonly (readonly [keyof GenerativePlanFlags, string])[] = [
   ['estimates', '--no-estimates'], ['speculativeDecoding', '--no-speculative-decoding'], ['fp8', '--no-fp8'],
 ];
 
-/** The targets from the flags; every missing or misplaced flag named at once. */
-export function generativeTargets(profile: GenerativeProfile, flags: GenerativePlanFlags): GenerativeTargets {
+/**
+ * The targets from the flags and, with `--lengths-from`, the file's traffic; every missing or misplaced flag named at
+ * once.
+ */
+export function generativeTargets(profile: GenerativeProfile, flags: GenerativePlanFlags, traffic?: TrafficSummary): GenerativeTargets {
   const problems: string[] = [];
+  const fromTraffic = generativeTraffic(flags, traffic);
+  const throughput = throughputFromTraffic(flags, traffic);
+  const inputTokens = fromTraffic.inputTokens ?? (flags.inputTokens !== undefined ? { mean: flags.inputTokens } : undefined);
+  const outputTokens = fromTraffic.outputTokens ?? (flags.outputTokens !== undefined ? { mean: flags.outputTokens } : undefined);
   const misplaced = SINGLE_CALL_ONLY.filter(([key]) => flags[key] !== undefined).map(([, name]) => name);
   if (misplaced.length > 0) {
     problems.push(`${profile.id} is a generative model: ${misplaced.join(', ')} apply to single-call models only`);
@@ -85,22 +99,27 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
     problems.push('--throughput and --throughput-per-minute both given; pass one');
   }
   const required: [unknown, string][] = [
-    [flags.throughput ?? flags.throughputPerMinute, '--throughput <requests/s> (or --throughput-per-minute)'],
-    [flags.inputTokens, '--input-tokens <mean prompt tokens>'],
-    [flags.outputTokens, '--output-tokens <mean output tokens>'],
+    [throughput, '--throughput <requests/s> (or --throughput-per-minute)'],
+    [inputTokens, '--input-tokens <mean prompt tokens>'],
+    [outputTokens, '--output-tokens <mean output tokens>'],
     [flags.ttftP99, '--ttft-p99 <ms>'],
     [flags.tpotP99, '--tpot-p99 <ms>'],
   ];
   const missing = required.filter(([value]) => value === undefined).map(([, name]) => name);
   if (missing.length > 0) {
-    problems.push(`${profile.id} is a generative model; give ${missing.join(', ')}`);
+    // A file or a preset gives what the flags would: say so where they would do.
+    const alternatives = [...(inputTokens === undefined ? ['--lengths-from FILE or --workload give the lengths'] : []),
+      ...(throughput === undefined ? ['--lengths-from a log with timestamps gives its rate'] : [])];
+    problems.push(`${profile.id} is a generative model; give ${missing.join(', ')}${alternatives.length > 0 ? ` (${alternatives.join('; ')})` : ''}`);
   }
   InputError.throwIfAny(problems);
-  const perSecond = flags.throughput ?? (flags.throughputPerMinute as number) / 60;
   return {
-    requestsPerSecond: perSecond,
-    inputTokens: { mean: flags.inputTokens as number, ...(flags.inputTokensP99 !== undefined ? { p99: flags.inputTokensP99 } : {}) },
-    outputTokens: { mean: flags.outputTokens as number, ...(flags.outputTokensP99 !== undefined ? { p99: flags.outputTokensP99 } : {}) },
+    requestsPerSecond: throughput as number,
+    inputTokens: { ...(inputTokens as GenerativeTargets['inputTokens']), ...(flags.inputTokensP99 !== undefined ? { p99: flags.inputTokensP99 } : {}) },
+    outputTokens: { ...(outputTokens as GenerativeTargets['outputTokens']), ...(flags.outputTokensP99 !== undefined ? { p99: flags.outputTokensP99 } : {}) },
+    ...(fromTraffic.lengths !== undefined ? { lengths: fromTraffic.lengths } : {}),
+    ...(fromTraffic.arrivals !== undefined ? { arrivals: fromTraffic.arrivals } : {}),
+    ...(fromTraffic.workload !== undefined ? { workload: fromTraffic.workload } : {}),
     ttftP99Ms: flags.ttftP99 as number,
     tpotP99Ms: flags.tpotP99 as number,
     ...(flags.e2eP99 !== undefined ? { e2eP99Ms: flags.e2eP99 } : {}),
@@ -114,9 +133,12 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
  *
  * @param isTTY stderr is a terminal: a plan that runs for more than a second draws its progress there, unless `--json`
  * @default false
+ * @param traffic the file of `--lengths-from`, read @default - none
  */
-export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false): void {
-  const targets = generativeTargets(profile, flags);
+export function runGenerativePlan(
+  profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false, traffic?: TrafficSummary,
+): void {
+  const targets = generativeTargets(profile, flags, traffic);
   const progress = isTTY && flags.json !== true ? planProgressBar(io, profile.id) : undefined;
   printPlan(io, () => planGenerativeReport(profile, targets, {
     region: flags.region,
@@ -160,6 +182,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
       { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
       { lengths: g.lengths ? describeLengths(g.lengths) : 'as the targets state them' },
+      { arrivals: describeArrivals(report.request.arrivals ?? t.arrivals) },
       {
         engine: engineSummary(p) +
           (g.engine.contextEncodingBuckets && vllmEngineOf(p.instance.family) === 'nxd-inference'
@@ -181,6 +204,7 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
         : []),
       { price: priceLine(p.price) },
       { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
+      ...(g.evidence ? [{ evidence: describeEvidence(g.evidence) }] : []),
     ],
     layout: { unit: 'replica', rows: g.replicas },
     pools: poolsShape(p, {
@@ -209,14 +233,21 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
 }
 
 
-/** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...` */
+/** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...`, or a file's own. */
 function describeLengths(lengths: NonNullable<GenerativePlan['generative']['lengths']>): string {
   const one = (name: string, d: typeof lengths.input) => d.spread === 'fixed'
     ? `${name} fixed at ${d.mean} tokens`
-    : `${name} lognormal, mean ${d.mean}, p99 ${d.p99} tokens (${d.spread === 'default' ? `${round(d.p99 / d.mean, 2)} x, default spread` : 'p99 as stated'})`;
+    : d.spread === 'empirical'
+      ? `${name} mean ${d.mean}, p99 ${d.p99} tokens (the file's own distribution)`
+      : `${name} lognormal, mean ${d.mean}, p99 ${d.p99} tokens (${d.spread === 'default' ? `${round(d.p99 / d.mean, 2)} x, ${d.source.split(' (')[0]}` : 'p99 as stated'})`;
+  if (lengths.input.spread === 'empirical') {
+    return `${one('prompts', lengths.input)}; ${one('outputs', lengths.output)}; from ${lengths.input.source}` +
+      `${lengths.correlation !== undefined ? `, prompt and output drawn with correlation ${lengths.correlation}` : ', prompt and output independent'}` +
+      `${lengths.totalP99 !== undefined ? `; p99 of prompt + output ${lengths.totalP99} tokens` : ''}`;
+  }
   const defaults = [lengths.input, lengths.output].filter((d) => d.spread === 'default').map((d) => d.source);
   return `${one('prompts', lengths.input)}; ${one('outputs', lengths.output)}` +
-    (defaults.length > 0 ? `. Default spread: ${defaults[0].replace(/^default spread \(p99 [0-9.]+ x the mean\): /, '')} (--fixed-lengths for fixed ones)` : '');
+    (defaults.length > 0 ? `. Spread of ${defaults[0].replace(/^[a-z ]*spread \(p99 [0-9.]+ x the mean\): /, '')} (--workload for another, --fixed-lengths for fixed lengths)` : '');
 }
 
 /** `spec+fp8`, or `-`. */

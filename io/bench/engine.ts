@@ -15,6 +15,7 @@ import type { BenchOptions, BenchProgress, BenchReport } from '../../lib/bench/t
 import { validateBenchOptions } from '../../lib/bench/validate';
 import { DEFAULT_TIMEOUT_MS, defaultMaxInFlight } from '../../lib/bench/in-flight';
 import { random } from '../../lib/planner/simulate';
+import { shareGaps, type ArrivalShare } from '../../lib/traffic/arrivals';
 
 /** What a run may be given instead of creating it. */
 export interface BenchDeps {
@@ -257,10 +258,13 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     return true;
   }
 
-  function startOpenLoop(rateRps: number, arrivals: 'uniform' | 'poisson', seed: number): void {
+  function startOpenLoop(rateRps: number, arrivals: 'uniform' | 'poisson' | ArrivalShare, seed: number): void {
     const intervalMs = 1000 / rateRps;
     const draw = random(seed);
-    const gapMs = arrivals === 'poisson' ? () => -Math.log(1 - draw()) * intervalMs : () => intervalMs;
+    const share = typeof arrivals === 'object' ? shareGaps(arrivals, draw) : undefined;
+    const gapMs = share !== undefined
+      ? () => share() * intervalMs
+      : arrivals === 'poisson' ? () => -Math.log(1 - draw()) * intervalMs : () => intervalMs;
     // Intended send times accumulate from t0, where the first is due.
     let dueAt = t0;
     const tick = (): void => {

@@ -8,6 +8,7 @@ import { workerRequests, type CapacityConfig, type LoadWorkerResult } from '../.
 import { judgeCapacity, type CapacityMeasurement, type CapacityVerdict } from '../../lib/smoke/capacity-verdict';
 import { mergeWorkerResults } from '../../lib/smoke/capacity-merge';
 import { calibrationRecord, type CalibrationRecord } from '../../lib/bench/calibration-record';
+import type { ArrivalProcess } from '../../lib/traffic/types';
 
 /** The capacity section of the report: predicted beside measured, and the verdict. */
 export interface CapacityReport {
@@ -15,9 +16,10 @@ export interface CapacityReport {
   readonly settings: Pick<CapacityConfig, 'rateRps' | 'workers' | 'durationMs' | 'warmupMs' | 'timeoutMs' | 'thresholds'> & {
     /**
      * How the load arrived: `poisson`, each worker a seeded Poisson process at its share of the rate (their merge is
-     * one Poisson process at `rateRps`), the traffic the plan's p99 assumes.
+     * one Poisson process at `rateRps`), the traffic the plan's p99 assumes unless it says otherwise; or the plan's
+     * arrival process (a log's burstiness), which the workers sent together, each its share.
      */
-    readonly arrivals: 'poisson';
+    readonly arrivals: 'poisson' | ArrivalProcess;
   };
   readonly measured: CapacityMeasurement;
   readonly thresholds: CapacityVerdict['thresholds'];
@@ -52,7 +54,7 @@ export async function runCapacityProof(
     predicted: config.predicted,
     settings: {
       rateRps: config.rateRps,
-      arrivals: 'poisson',
+      arrivals: config.arrivals ?? 'poisson',
       workers: config.workers,
       durationMs: config.durationMs,
       warmupMs: config.warmupMs,

@@ -176,8 +176,9 @@ export async function runTokenGate(
       }
       capacity = {
         settings: { rateRps: c.rateRps, workers: c.workers, streamsPerWorker: c.streamsPerWorker, durationMs: c.durationMs, warmupMs: c.warmupMs, inputTokens: c.inputTokens, outputTokens: c.outputTokens,
-          // The distributions and the seed the workers drew each request's lengths with.
-          ...(c.lengths !== undefined ? { lengths: c.lengths, lengthSeed: c.lengthSeed ?? 1 } : {}) },
+          // The distributions and the seed the workers drew each request's lengths with, and the arrivals they sent.
+          ...(c.lengths !== undefined ? { lengths: c.lengths, lengthSeed: c.lengthSeed ?? 1 } : {}),
+          ...(c.arrivals !== undefined ? { arrivals: c.arrivals } : {}) },
         workersAnswered: results.length,
         // Only the capacity proof's: it runs only when the earlier stages left no failure.
         failures: failures.slice(),

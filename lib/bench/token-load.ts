@@ -7,6 +7,7 @@ import type { ErrorKind } from './error-kind';
 import type { RequestTally } from './types';
 import { LatencyRecorder } from './latency';
 import { random } from '../planner/simulate';
+import { shareGaps, type ArrivalShare } from '../traffic/arrivals';
 import type { TokenStreamResult } from './token-stream';
 import { TokenPoolRecorder, type EncodedTokenPool, type TokenPoolMeasurement } from './token-pools';
 
@@ -21,6 +22,24 @@ export function poissonArrivals(ratePerSecond: number, durationMs: number, seed 
   const next = random(seed);
   const arrivals: number[] = [];
   for (let t = -Math.log(1 - next()) * (1000 / ratePerSecond); t < durationMs; t += -Math.log(1 - next()) * (1000 / ratePerSecond)) {
+    arrivals.push(t);
+  }
+  return arrivals;
+}
+
+/**
+ * Arrival times, in ms from the start, of one sender's share of an arrival process (`ArrivalShare`) at the sender's
+ * `ratePerSecond` over `durationMs`: every sender draws the whole process from `seed` and keeps its own arrivals, so
+ * the senders together send the plan's bursty process, not a merge of independent ones.
+ */
+export function shareArrivals(share: ArrivalShare, ratePerSecond: number, durationMs: number, seed = 1): number[] {
+  if (!(ratePerSecond > 0) || !(durationMs > 0)) {
+    return [];
+  }
+  const gap = shareGaps(share, random(seed));
+  const meanMs = 1000 / ratePerSecond;
+  const arrivals: number[] = [];
+  for (let t = gap() * meanMs; t < durationMs; t += gap() * meanMs) {
     arrivals.push(t);
   }
   return arrivals;

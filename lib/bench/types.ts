@@ -2,6 +2,7 @@
  * Shapes of the load engine shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda.
  */
 import type { EncodedPool, PoolAnswers } from './pools';
+import type { ArrivalShare } from '../traffic/arrivals';
 
 /** What to send requests to. */
 export type BenchTarget =
@@ -36,11 +37,13 @@ export type LoadMode =
       readonly maxInFlight?: number;
       /**
        * How intended send times are spaced: `uniform`, one every `1 / rateRps`; `poisson`, exponential gaps of that
-       * mean drawn from a seeded generator (many independent users, the arrivals the planner sizes for).
+       * mean drawn from a seeded generator (many independent users, the arrivals the planner sizes for); an
+       * `ArrivalShare`, this sender's share of a plan's arrival process (a log's bursty traffic), every sender of the
+       * process given the same seed.
        * @default 'uniform'
        */
-      readonly arrivals?: 'uniform' | 'poisson';
-      /** Seed of the `poisson` gaps, so a run repeats. @default 1 */
+      readonly arrivals?: 'uniform' | 'poisson' | ArrivalShare;
+      /** Seed of the drawn gaps, so a run repeats. @default 1 */
       readonly seed?: number;
     };
 

@@ -20,10 +20,12 @@ import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner'
 import { noPriceReason } from '../planner/no-price';
 import { PLAN_VERSION } from '../planner/types';
 import { engineTiming, predictReplica, replicaCapacityRps } from './continuous-batching';
-import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
-import { replicaMemory, weightsGiB } from './memory';
-import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { lognormalProblems, publicTargets, resolveTraffic, shownRequest } from './traffic';
+import type { ResolvedGenerativeRequest } from './traffic';
+import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
+import { evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
 import { withGenerativeFallbackPools } from './pools';
@@ -89,7 +91,7 @@ export function planGenerativeReport(
     }
     options.onProgress?.({ done: index + 1, total: catalog.instances.length, instanceType });
   }
-  const ranked = rankPlans(request, feasible, rejected, compareGenerativePlans, () => {
+  const ranked = rankPlans(shownRequest(request), feasible, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -106,17 +108,8 @@ export function planGenerativeReport(
  * and the fix; defaults applied.
  */
 
-export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
-  /** The length distributions planned for; `targets` carries their p99s. */
-  readonly lengths: WorkloadLengths;
-  /** Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output. */
-  readonly maxModelLength: number;
-};
-
-/** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
-export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
-  return Math.ceil((targets.inputTokens.p99 ?? targets.inputTokens.mean) + (targets.outputTokens.p99 ?? targets.outputTokens.mean));
-}
+export type { ResolvedGenerativeRequest } from './traffic';
+export { maxModelLengthFor } from './traffic';
 
 export function resolveGenerativeRequest(
   profile: GenerativeProfile,
@@ -137,6 +130,8 @@ export function resolveGenerativeRequest(
     }
     if (length.p99 !== undefined && !(Number.isFinite(length.p99) && length.p99 >= length.mean)) {
       problems.push(`${name}P99=${length.p99} must be at least the mean (${length.mean}); give the 99th percentile length, or leave it out for fixed lengths`);
+    } else {
+      problems.push(...lognormalProblems(name, length, targets));
     }
   };
   positive('throughput', targets.requestsPerSecond, 'give the steady requests per second to serve, e.g. 2');
@@ -149,19 +144,16 @@ export function resolveGenerativeRequest(
   if (targets.peakRequestsPerSecond !== undefined && targets.peakRequestsPerSecond < targets.requestsPerSecond) {
     problems.push(`peakThroughput=${targets.peakRequestsPerSecond} is below throughput=${targets.requestsPerSecond}; the peak must be at least the steady target`);
   }
-  const lengths = problems.length === 0 ? workloadLengths(targets, profile.model.maxContextTokens) : undefined;
-  const planned: GenerativeTargets = lengths === undefined ? targets : {
+  const traffic = resolveTraffic(targets, profile, problems);
+  const lengths = traffic?.lengths;
+  const planned: GenerativeTargets = traffic === undefined ? targets : {
     ...targets,
-    inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
-    outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
+    inputTokens: { mean: traffic.lengths.input.mean, p99: traffic.lengths.input.p99 },
+    outputTokens: { mean: traffic.lengths.output.mean, p99: traffic.lengths.output.p99 },
+    lengths: traffic.lengths,
+    ...(targets.arrivals !== undefined ? { arrivals: traffic.arrivals } : {}),
   };
-  const maxModelLength = lengths === undefined ? 0 : maxModelLengthFor(planned);
-  if (maxModelLength > profile.model.maxContextTokens) {
-    problems.push(
-      `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
-        `${profile.model.maxContextTokens} tokens; shorten the prompts or the outputs`,
-    );
-  }
+  const maxModelLength = traffic?.maxModelLength ?? 0;
 
   const e2e = lengths === undefined ? undefined : e2eTargetProblem(targets, lengths.output.p99);
   if (e2e !== undefined) {
@@ -178,7 +170,9 @@ export function resolveGenerativeRequest(
     profileId: profile.id,
     targets: planned,
     lengths: lengths as WorkloadLengths,
+    arrivals: (traffic as NonNullable<typeof traffic>).arrivals,
     maxModelLength,
+    notes: traffic?.notes ?? [],
     options: {
       ...deployment,
       ...(options.levers !== undefined ? { levers: options.levers } : {}),
@@ -232,7 +226,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
   const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
-  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
+  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, hosting: request.options.hosting, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {
     return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})${request.options.estimates === false ? ' (estimates are off)' : ', and the performance model has no figures for the chip'}` }] };
@@ -323,7 +317,7 @@ function evaluateGroup(
     return;
   }
   const replicas = Math.floor(cores / tp);
-  const hostNeed = replicas * HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model);
+  const hostNeed = replicas * replicaHostMemoryGiB(HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model), request.options.hosting);
   const hostUsable = HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB;
   for (const seqs of [...new Set(rows.map((r) => r.batchSize))].sort((a, b) => a - b)) {
     const config = describeConfiguration(tp, seqs, sdk);
@@ -336,7 +330,7 @@ function evaluateGroup(
       outcome.rejections.push({
         configuration: config,
         code: 'host-memory',
-        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory (ESTIMATE); ` +
+        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory with the engine (ESTIMATE); ` +
           `${instance.name} allows ${round(hostUsable, 1)} GiB`,
       });
       continue;
@@ -404,6 +398,7 @@ function sizePlan(
       : []),
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
     ...(estimate ? [estimateWarning(estimate)] : []),
+    ...request.notes,
   ];
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
@@ -412,7 +407,7 @@ function sizePlan(
     profileId: profile.id,
     region: options.region,
     hosting: options.hosting,
-    targets,
+    targets: publicTargets(targets),
     headroom: options.headroom,
     instanceType: hostedName(instance, options.hosting),
     instance,
@@ -442,6 +437,7 @@ function sizePlan(
       goodputRps: round(goodput, 4),
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
+      evidence: estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows),
       engine: {
         tensorParallelSize: tp,
         maxNumSeqs: seqs,

@@ -20,6 +20,8 @@ const generativeModelSchema = lazySchema((z) => z.strictObject({
   headDim: positiveInteger(),
   vocabulary: positiveInteger(),
   maxContextTokens: positiveInteger(),
+  hiddenSize: positiveInteger().optional(),
+  experts: z.strictObject({ count: positiveInteger(), perToken: positiveInteger(), parametersBillions: positiveNumber() }).optional(),
   source: nonEmptyString(),
 }));
 
@@ -83,6 +85,12 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
 function crossFieldProblems(profile: z.infer<ReturnType<typeof generativeProfileSchema>>): string[] {
   const problems: string[] = [];
   const { model } = profile;
+  if (model.experts && model.experts.perToken > model.experts.count) {
+    problems.push(`model.experts.perToken: expected at most experts.count (${model.experts.count}), got ${model.experts.perToken}`);
+  }
+  if (model.experts && model.experts.parametersBillions >= model.parametersBillions) {
+    problems.push(`model.experts.parametersBillions: expected below parametersBillions (${model.parametersBillions}), got ${model.experts.parametersBillions}`);
+  }
   if (model.attentionHeads % model.kvHeads !== 0) {
     problems.push(`model.kvHeads: expected a divisor of attentionHeads (${model.attentionHeads}), got ${model.kvHeads}`);
   }

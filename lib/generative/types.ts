@@ -7,6 +7,8 @@
  * targets and plans are in those units.
  */
 import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, MixedFleetBase, PoolSummary, ResolvedDeploymentOptions } from '../planner/types';
+import type { ArrivalProcess } from '../traffic/types';
+import type { WorkloadPresetName } from './workloads';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -38,8 +40,26 @@ export interface GenerativeArchitectureFacts {
   readonly vocabulary: number;
   /** Longest context the model accepts, prompt plus output (`max_position_embeddings`). */
   readonly maxContextTokens: number;
+  /**
+   * `hidden_size`: what a tensor-parallel all-reduce and the per-token work move (the performance model).
+   *
+   * @default - attentionHeads x headDim
+   */
+  readonly hiddenSize?: number;
+  /** Routed experts of a mixture of experts (the performance model). @default - a dense model */
+  readonly experts?: GenerativeExperts;
   /** Where the facts come from (the model's config.json at a revision). */
   readonly source: string;
+}
+
+/** A mixture-of-experts layer's facts (config.json `num_experts` / `num_local_experts`, `num_experts_per_tok`). */
+export interface GenerativeExperts {
+  /** Routed experts per layer. */
+  readonly count: number;
+  /** Experts each token is routed to. */
+  readonly perToken: number;
+  /** Parameters of all routed experts together, billions (the rest of `parametersBillions` is shared). */
+  readonly parametersBillions: number;
 }
 
 /**
@@ -117,7 +137,7 @@ export interface TokenLength {
 
 /** What a generative deployment must sustain, in the units users judge it by. */
 export interface GenerativeTargets {
-  /** Steady requests per second (Poisson arrivals), queueing included. */
+  /** Steady requests per second (arriving as `arrivals` says), queueing included. */
   readonly requestsPerSecond: number;
   readonly inputTokens: TokenLength;
   readonly outputTokens: TokenLength;
@@ -130,12 +150,35 @@ export interface GenerativeTargets {
   /** Peak requests per second autoscaling must reach. @default - the steady rate */
   readonly peakRequestsPerSecond?: number;
   /**
-   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the default
-   * spread measured on a public chat trace (`DEFAULT_LENGTH_SPREAD`).
+   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the spread
+   * its workload preset measured on a public trace (`workload`).
    *
    * @default false
    */
   readonly fixedLengths?: boolean;
+  /**
+   * The workload preset whose spread a length without a p99 takes: `chat` (a conversation service) or `code` (a
+   * coding assistant), each measured on a public Azure trace (`WORKLOAD_PRESETS`).
+   *
+   * @default 'chat'
+   */
+  readonly workload?: WorkloadPresetName;
+  /**
+   * The prompt and output length distributions, whole: a log's or a benchmark's own (`lengthsFromTraffic` of a
+   * `readTrafficFile` summary; `plan --lengths-from`). They replace the spread of `inputTokens` and `outputTokens`,
+   * which must then state their means and p99s.
+   *
+   * @default - lognormal with the means and p99s of `inputTokens` and `outputTokens`
+   */
+  readonly lengths?: WorkloadLengths;
+  /**
+   * How requests arrive: the gaps' variability, measured on a log's timestamps (`plan --lengths-from`). Bursty arrivals
+   * (scv above 1) wait longer at the same rate, so a replica holds fewer requests per second. Arrivals more regular
+   * than Poisson (scv below 1) are planned as Poisson.
+   *
+   * @default - Poisson arrivals (scv 1): independent users
+   */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** Where and how to host a generative model: what every workload gives ({@link DeploymentOptions}), and its levers. */
@@ -208,16 +251,76 @@ export interface EngineSettings {
 
 /** What an estimated configuration's times rest on: the performance model and its measured error. */
 export interface GenerativeEstimate {
-  /** Leave-one-out relative error of the model on the published rows. */
+  /** Leave-one-model-out relative error of the model on the published rows (a whole model held out at a time). */
   readonly tpotError: { readonly median: number; readonly worst: number };
   readonly ttftError: { readonly median: number; readonly worst: number };
-  /** Factors the estimated decode step and prefill were raised by for that error. */
+  /** Factors the estimated decode step and prefill were raised by for that error (`evidence.headroom` says why). */
   readonly headroom: { readonly tpot: number; readonly ttft: number };
   /** The model's decode step and mean prefill before headroom, ms. */
   readonly stepMs: number;
   readonly prefillMs: number;
   /** Scale from the model's own rows on this chip (1 where it has none). */
   readonly anchors: { readonly tpot: number; readonly ttft: number };
+}
+
+/** A published (or the profile's own) row a plan's times rest on, and how far the plan is from it. */
+export interface GenerativeEvidenceRow {
+  /** The row's model (a built-in profile id or a published model key). */
+  readonly model: string;
+  readonly source: string;
+  readonly instanceType: string;
+  /** The serving stack that measured it (`vllm-nxdi`, `vllm-neuron-plugin`, `optimum-neuron`, ...). */
+  readonly stack: string;
+  readonly neuronSdkVersion: string;
+  readonly tensorParallelDegree: number;
+  readonly batchSize: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** What differs and by how much: `same model and chip; TP 8 -> 16; batch 32 -> 16`; `measured` for a measured plan's rows. */
+  readonly distance: string;
+}
+
+/** The headroom a plan's times carry, and the held-out error it comes from. */
+export interface GenerativeHeadroom {
+  /** Factors the decode step and the prefill were raised by (1 for measured times). */
+  readonly tpot: number;
+  readonly ttft: number;
+  /**
+   * The extrapolation class whose held-out error sized them, e.g. `same model, same chip, TP beyond measured` or
+   * `new model, same chip`; `measured` for a measured plan.
+   */
+  readonly class: string;
+  /** Held-out TPOT and TTFT predictions of that class (0 for a measured plan). */
+  readonly heldOutRows: number;
+  /** The share of the class's held-out predictions the factors cover (measured / predicted at this quantile). */
+  readonly quantile: number;
+  /** The plan's own, narrower class when it had too few held-out rows and the broader `class` was used. @default - none */
+  readonly narrowestClass?: string;
+  /** Held-out rows of `narrowestClass`. @default - none */
+  readonly narrowestHeldOutRows?: number;
+}
+
+/** The published measurement behind one lever a plan uses. */
+export interface GenerativeLeverEvidence {
+  /** The row or document that measured the lever. */
+  readonly source: string;
+  /** False when no published row measured it on the plan's chip family and stack. */
+  readonly measured: boolean;
+}
+
+/** What a generative plan's times rest on: measured rows, or the performance model and how far it reached. */
+export interface GenerativeEvidence {
+  /** `measured`: the times are published rows'; `estimated`: the performance model's. */
+  readonly basis: 'measured' | 'estimated';
+  /** The rows the times rest on (a measured plan's own), nearest first. */
+  readonly nearest: readonly GenerativeEvidenceRow[];
+  readonly headroom: GenerativeHeadroom;
+  /**
+   * For each lever of `engine.levers` the plan uses (each truthy key), the measurement behind it.
+   *
+   * @default - absent where the planner does not yet cite lever evidence
+   */
+  readonly levers?: Readonly<Record<string, GenerativeLeverEvidence>>;
 }
 
 /** The generative part of a plan. */
@@ -255,6 +358,12 @@ export interface GenerativePlanDetails {
   readonly costPer1MOutputTokensAtGoodputUsd?: number;
   /** Present when the times are the performance model's, not measured rows. */
   readonly estimate?: GenerativeEstimate;
+  /**
+   * What the times rest on: measured rows or the model's estimate, the nearest rows, the headroom and its class.
+   *
+   * @default - absent in plans made before plans carried evidence
+   */
+  readonly evidence?: GenerativeEvidence;
   readonly engine: EngineSettings;
   readonly replicas: readonly ReplicaLayout[];
   /** The measured rows the decode and prefill times come from. */
@@ -357,8 +466,19 @@ export interface GenerativeRejection {
 export interface GenerativePlanReport {
   readonly request: {
     readonly profileId: string;
+    /** The targets as planned: the means and p99s of the lengths planned for (the distributions are in `lengths`). */
     readonly targets: GenerativeTargets;
     readonly options: ResolvedDeploymentOptions & Pick<GenerativePlanOptions, 'levers' | 'estimates'>;
+    /** The length distributions planned for, each naming its `source`. @default - absent in reports made before them */
+    readonly lengths?: WorkloadLengths;
+    /**
+     * How requests arrive, as planned, naming its `source`: Poisson unless the targets said otherwise.
+     *
+     * @default - absent in reports made before arrivals were planned: Poisson
+     */
+    readonly arrivals?: ArrivalProcess;
+    /** Prompt plus output tokens the engine accepts (`max_model_len`). @default - absent in older reports */
+    readonly maxModelLength?: number;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];
@@ -378,24 +498,39 @@ export interface GenerativeLeverWorth {
 export type LengthSpread =
   /** The user gave the p99. */
   | 'stated'
-  /** No p99 given: the default spread of `DEFAULT_LENGTH_SPREAD` (the trace's p99 / mean). */
+  /** No p99 given: the workload preset's spread (its trace's p99 / mean; chat's is `DEFAULT_LENGTH_SPREAD`). */
   | 'default'
   /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
-  | 'fixed';
+  | 'fixed'
+  /** The user's own traffic: a log's or a benchmark export's distribution, as its quantile table. */
+  | 'empirical';
 
-/** A lognormal length distribution, in tokens. Plain data: it travels in the plan's JSON. */
+/**
+ * A length distribution, in tokens: lognormal, or a file's own (`empirical`, its quantile table). Plain data: it
+ * travels in the plan's JSON.
+ */
 export interface LengthDistribution {
   readonly spread: LengthSpread;
   readonly mean: number;
   /** 99th percentile, tokens (the mean when fixed). */
   readonly p99: number;
-  /** Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. */
+  /**
+   * Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. With `quantiles`, the lognormal
+   * of the same mean and p99, for readers that know no table.
+   */
   readonly mu: number;
   readonly sigma: number;
-  /** Squared coefficient of variation, exp(sigma^2) - 1. */
+  /** Squared coefficient of variation: exp(sigma^2) - 1 of the lognormal, the file's own when empirical. */
   readonly scv: number;
   /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
   readonly max?: number;
+  /**
+   * The distribution's tokens at each probability of `QUANTILE_PROBABILITIES` (60 points from 0 to 1, fine in both
+   * tails), read between points by linear interpolation: what every draw uses when present.
+   *
+   * @default - the lognormal of `mu` and `sigma`
+   */
+  readonly quantiles?: readonly number[];
   /** Where the spread comes from, in words. */
   readonly source: string;
 }
@@ -404,6 +539,20 @@ export interface LengthDistribution {
 export interface WorkloadLengths {
   readonly input: LengthDistribution;
   readonly output: LengthDistribution;
+  /**
+   * Correlation of a request's prompt and output length, as the correlation of the normals a Gaussian copula draws
+   * them through (from a file's rank correlation).
+   *
+   * @default 0 - drawn independently
+   */
+  readonly correlation?: number;
+  /**
+   * The p99 of prompt plus output tokens of one request, where the lengths come from a file (their correlation
+   * included): what `max_model_len` covers.
+   *
+   * @default - p99 input + p99 output (at least the p99 of the sum)
+   */
+  readonly totalP99?: number;
 }
 
 /** Which levers the planner may use. Every lever is a candidate unless turned off. */

@@ -22,6 +22,7 @@ import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK
 import type { ResolvedRequest } from './candidate';
 import { chipOf } from './chip';
 import { fallbacksProblems, withFallbackPools } from './pools';
+import { plannedArrivals } from '../traffic/arrivals';
 import { SERVING_MODES, SERVING_SERVERS } from './serving';
 import type { DeploymentOptions, Plan, PlanOptions, PlanReport, PlanTargets, Rejection, ResolvedDeploymentOptions } from './types';
 
@@ -167,12 +168,13 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     );
   }
   wholeAtLeastOne('processesPerInstance', options.processesPerInstance);
+  const arrivals = plannedArrivals(targets.arrivals, problems);
   const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
 
   return {
     profileId: profile.id,
-    targets: { ...targets, inputsPerRequest: targets.inputsPerRequest ?? 1 },
+    targets: { ...targets, inputsPerRequest: targets.inputsPerRequest ?? 1, ...(targets.arrivals !== undefined ? { arrivals } : {}) },
     // Key order as `--json` has always printed it.
     options: {
       region: deployment.region,

@@ -7,6 +7,7 @@
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import type { Measurement } from '../profiles/types';
 import type { ServingMode, ServingServer } from './serving';
+import type { ArrivalProcess } from '../traffic/types';
 
 export type { ServingMode, ServingServer } from './serving';
 
@@ -28,6 +29,15 @@ export interface PlanTargets {
    * @default - no peak: the maximum instance count equals the planned count
    */
   readonly peakThroughputRps?: number;
+  /**
+   * How requests arrive: the gaps' variability, measured on a log's timestamps (`plan --lengths-from`). Bursty
+   * arrivals (scv above 1) wait longer for a process at the same rate, so an instance holds fewer requests per second
+   * (the queue's wait scales by the arrivals' SCV, `waitQuantileSeconds`). More regular than Poisson is planned as
+   * Poisson.
+   *
+   * @default - Poisson arrivals (scv 1): independent users
+   */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** Where and how to host, and the limits the choice must respect: the same for every workload. */

@@ -33,10 +33,14 @@ describe('plan for a generative model', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Plan for llama-3\.1-8b-instruct: 2 requests\/s of 1024 \(p99 3677\) input and 256 \(p99 730\) output tokens/);
     expect(stdout.replace(/[\s│]+/g, ' ')).toContain('3.59 x, default spread');
+    // The README's plan states what its times rest on, in one line.
+    expect(stdout.replace(/[\s│]+/g, ' ')).toMatch(/ evidence (ESTIMATE from .* headroom TPOT x[\d.]+, TTFT x[\d.]+: measured \/ predicted at the \d+th percentile of \d+ held-out predictions of "[^"]+"|measured: )/);
     const json = await run(...TRAFFIC, '--json');
     const g = JSON.parse(json.stdout).chosen.generative;
     expect(g.lengths.input).toMatchObject({ mean: 1024, p99: 3677, spread: 'default' });
     expect(g.measurement ?? g.estimate).toBeDefined();
+    expect(['measured', 'estimated']).toContain(g.evidence.basis);
+    expect(g.evidence.nearest.length).toBeGreaterThan(0);
   });
 
   test('GIVEN --json WHEN planned THEN chosen.generative carries the fields scripts read', async () => {

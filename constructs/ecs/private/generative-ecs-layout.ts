@@ -1,6 +1,6 @@
 import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
-import { ARTIFACTS_PER_WEIGHT_ESTIMATE, predictedStartup, STARTUP_BUDGET_FACTOR } from '../../../lib/generative/memory';
+import { ARTIFACTS_PER_WEIGHT_ESTIMATE, DOWNLOAD_HOST_MEMORY_GIB, ENGINE_HOST_MEMORY_GIB, predictedStartup, STARTUP_BUDGET_FACTOR } from '../../../lib/generative/memory';
 import type { PredictedStartup } from '../../../lib/generative/memory';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
 import { deviceCountProblem } from '../../../lib/planner/layout';
@@ -31,11 +31,11 @@ export const STREAM_TIMEOUT_MIN_SECONDS = 60;
 /** The longest deregistration delay a target group accepts (the ALB idle timeout goes to 4000 s). */
 export const STREAM_TIMEOUT_MAX_SECONDS = 3600;
 
-/** Memory of the weights download container, MiB, taken from the task's share. */
-export const DOWNLOAD_MEMORY_MIB = 1024;
+/** Memory of the weights download container, MiB, taken from the task's share (the planner counts it too). */
+export const DOWNLOAD_MEMORY_MIB = DOWNLOAD_HOST_MEMORY_GIB * 1024;
 
-/** Host memory the engine needs besides the weights (Python, tokenizer, HTTP server), MiB. */
-const ENGINE_OVERHEAD_MIB = 4096;
+/** Host memory the engine needs besides the weights (Python, tokenizer, HTTP server), MiB (the planner counts it too). */
+const ENGINE_OVERHEAD_MIB = ENGINE_HOST_MEMORY_GIB * 1024;
 
 /** What the service deploys, read from a generative plan. */
 export interface GenerativeEcsLayout {

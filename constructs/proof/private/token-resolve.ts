@@ -9,6 +9,7 @@ import { Duration, Token } from 'aws-cdk-lib';
 import { STARTUP_ALLOWANCE_MS, REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../../lib/smoke/budget';
 import { MAX_FAN_OUT, DEFAULT_ACCOUNT_CONCURRENCY } from '../../../lib/smoke/capacity';
 import type { GenerativePlan } from '../../../lib/generative/types';
+import { isPoisson } from '../../../lib/traffic/arrivals';
 import {
   STREAMS_PER_WORKER,
   tokenCapacityStageMs,
@@ -259,8 +260,10 @@ TokenCapacityConfig | undefined {
     timeoutMs: smoke.timeoutMs,
     inputTokens: smoke.inputTokens,
     outputTokens: smoke.outputTokens,
-    // Each request's prompt and output drawn from the plan's distributions (the workers seed from 1 up).
+    // Each request's prompt and output drawn from the plan's distributions (the workers seed from 1 up), and its gaps
+    // from the plan's arrivals when they are not Poisson: the proof sends the traffic the plan assumed.
     ...(g.lengths !== undefined ? { lengths: g.lengths, lengthSeed: 1 } : {}),
+    ...(plan.targets.arrivals !== undefined && !isPoisson(plan.targets.arrivals) ? { arrivals: plan.targets.arrivals } : {}),
     predicted: {
       rateRps: plan.targets.requestsPerSecond,
       ttftP99Ms: g.predictedTtftP99Ms,

@@ -18,6 +18,7 @@ import {
   smokeThresholdDefaults,
 } from '../../../constructs/proof';
 import type { SmokeConfig } from '../../../lib/smoke/config';
+import { workerRequests } from '../../../lib/smoke/capacity';
 import { InputError } from '../../../lib/errors';
 import { plan } from '../../../lib/planner';
 import type { Plan } from '../../../lib/planner/types';
@@ -752,6 +753,17 @@ describe('the capacity proof', () => {
     expect(smoke.capacity).toMatchObject({ rateRps: 1_000, workers: 3, thresholds: { p99MaxMs: 50, minRateRps: 950 } });
     // AND neither function nor its role has a finding
     expect(nagFindings(urlStack(true).smoke)).toEqual([]);
+  });
+
+  test('GIVEN a plan made for bursty arrivals WHEN its capacity is proven THEN the workers send the plan\'s process, each its share', () => {
+    const arrivals = { scv: 3, source: 'gateway.jsonl: 1,200 arrival times', gapQuantiles: Array.from({ length: 60 }, (_, i) => i / 20) };
+    const bursty = plan(findProfile('bert-base-uncased')!, { throughputRps: 500, p99Ms: 20, arrivals }, { region: 'us-east-1', hosting: 'sagemaker' });
+    const { smoke } = smokeStack({ plan: bursty, capacityProof: {} });
+    expect(smoke.capacity?.arrivals).toEqual(arrivals);
+    const requests = workerRequests(smoke.capacity!);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((r) => r.arrivals === 'process' && r.seed === 1)).toBe(true);
+    expect(smokeStack({ plan: BERT_PLAN, capacityProof: {} }).smoke.capacity?.arrivals).toBeUndefined();
   });
 
   test('is clean under cdk-nag', () => {

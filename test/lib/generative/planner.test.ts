@@ -80,6 +80,11 @@ describe('Generative planner', () => {
     expect(g.costPer1MOutputTokensUsd).toBeCloseTo((chosen.hourlyCostUsd / (512 * 3600)) * 1e6, 3);
     expect(chosen.capacityRps).toBeGreaterThanOrEqual(2 * 1.2);
     expect(g.measurement.length).toBeGreaterThan(0);
+    // Measured times: the evidence is the plan's own rows, with their stack, and no headroom.
+    expect(g.evidence?.basis).toBe('measured');
+    expect(g.evidence?.nearest).toHaveLength(g.measurement.length);
+    expect(g.evidence?.nearest.every((r) => r.distance === 'measured' && r.stack.length > 0)).toBe(true);
+    expect(g.evidence?.headroom).toEqual({ tpot: 1, ttft: 1, class: 'measured', heldOutRows: 0, quantile: 0 });
     // Every alternative costs at least as much.
     for (const a of report.alternatives) {
       expect(a.hourlyCostUsd).toBeGreaterThanOrEqual(chosen.hourlyCostUsd);
@@ -200,6 +205,10 @@ describe('Generative profile files', () => {
     expect(() => parseGenerativeProfile(bad, 'p.json')).toThrow(/measurements\[0\]: unknown field 'extra'/);
     expect(() => parseGenerativeProfile({ ...bad, measurements: [bad.measurements[1]] }, 'p.json'))
       .toThrow(/model\.kvHeads: expected a divisor of attentionHeads \(32\), got 5[\s\S]*measurements\[0\]\.tpotP99Ms: expected a value >= tpotP50Ms/);
+    // A mixture of experts' facts (read by the performance model) are checked against the model's.
+    const moe = { ...bad, model: { ...LLAMA_8B.model, experts: { count: 8, perToken: 9, parametersBillions: 9 } }, measurements: [LLAMA_8B.measurements[0]] };
+    expect(() => parseGenerativeProfile(moe, 'p.json'))
+      .toThrow(/model\.experts\.perToken: expected at most experts\.count \(8\), got 9[\s\S]*model\.experts\.parametersBillions: expected below parametersBillions \(8\.03\), got 9/);
   });
 
   test('GIVEN every built-in generative profile WHEN parsed as a file THEN it is valid', () => {
