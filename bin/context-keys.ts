@@ -13,7 +13,7 @@ import { closestName, editDistance } from '../lib/profiles';
 /** The keys, and which part of the app reads each (for the message's list). */
 export const CONTEXT_KEY_READERS = {
   /** The BERT example (bin/app.ts). */
-  bert: ['account', 'region', 'imageDigest', 'prices', 'throughput', 'p99', 'peak', 'minInstances', 'modelSource'],
+  bert: ['account', 'region', 'imageDigest', 'prices', 'throughput', 'p99', 'peak', 'minInstances', 'modelSource', 'fallbacks'],
   /** Its ECS twin (bin/ecs-example.ts). */
   ecs: ['ecsImageRepository', 'ecsImageDigest'],
   /** The Llama example (bin/llama-example.ts): image, token secret and the targets its plans meet. */

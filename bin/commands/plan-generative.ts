@@ -12,7 +12,7 @@ import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, Generativ
 import type { TrafficSummary } from '../../lib/traffic/types';
 import type { WorkloadPresetName } from '../../lib/generative/workloads';
 import type { CliIo } from './io';
-import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
 import { describeArrivals, generativeTraffic, throughputFromTraffic } from './plan-traffic';
 import { planProgressBar } from './progress';
 
@@ -49,6 +49,8 @@ export interface GenerativePlanFlags {
   readonly instanceTypes?: string[];
   readonly pricing?: PricingKind;
   readonly alternatives?: number;
+  /** Fallback instance pools to plan (`--fallbacks`). */
+  readonly fallbacks?: number;
   readonly json?: boolean;
   /** Single-call flags, refused here. */
   readonly p99?: number;
@@ -146,6 +148,7 @@ export function runGenerativePlan(
     headroom: flags.headroom,
     instanceTypes: flags.instanceTypes,
     pricing: flags.pricing,
+    ...(flags.fallbacks !== undefined ? { fallbacks: flags.fallbacks } : {}),
     ...(flags.estimates === false ? { estimates: false } : {}),
     levers: {
       ...(flags.speculativeDecoding === false ? { speculativeDecoding: false } : {}),
@@ -204,6 +207,13 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       ...(g.evidence ? [{ evidence: describeEvidence(g.evidence) }] : []),
     ],
     layout: { unit: 'replica', rows: g.replicas },
+    pools: poolsShape(p, {
+      head: ['replicas x TP', 'seqs', 'levers', 'requests/s per copy'],
+      cells: (plan) => [`${plan.generative.replicasPerInstance} x ${plan.generative.tensorParallelDegree}`, plan.generative.maxConcurrentSequences,
+        shortLevers(plan), round(plan.generative.capacityPerReplicaRps, 3)],
+    }, p.mixedFleet && `Mixed fleet: ${p.mixedFleet.copies} copies${p.mixedFleet.maxCopies > p.mixedFleet.copies ? `, up to ${p.mixedFleet.maxCopies} at the peak,` : ''} `
+      + `hold the targets whichever pools they land on: sized at ${round(p.mixedFleet.capacityPerCopyRps, 3)} requests/s per copy, what priority `
+      + `${p.mixedFleet.boundByPriority} holds, the least of any pool; managed instance scaling places them on up to ${p.mixedFleet.maxInstanceCount} instances.`),
     alternatives: {
       head: ['instance type', 'count', 'replicas x TP', 'seqs', 'SDK', 'levers', 'TTFT p99', 'TPOT p99', '$/hour', '$/1M out tokens'],
       rows: report.alternatives.slice(0, alternatives).map((a) => [

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import { describeCalibration } from '../../lib/calibration/describe';
 import { InputError } from '../../lib/errors';
-import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
+import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, MAX_FALLBACKS, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
 import type { Plan, PlanReport, Rejection, ServingMode, ServingServer } from '../../lib/planner';
 import { loadCatalog } from './catalog';
@@ -16,7 +16,7 @@ import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from 
 import { runGenerativePlan, GENERATIVE_ONLY, GENERATIVE_ONLY_SWITCHES, type GenerativePlanFlags } from './plan-generative';
 import { describeArrivals, readLengthsFrom, singleCallTraffic, throughputFromTraffic } from './plan-traffic';
 import { WORKLOAD_PRESET_NAMES } from '../../lib/generative/workloads';
-import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
 /** The flags of both workloads; the generative ones are read by `plan-generative.ts`. */
@@ -99,6 +99,12 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
     ['--pricing <kind>', `price to optimise: ${PRICING_KINDS.join(' or ')} (default on-demand)`, oneOf(PRICING_KINDS)],
     ['--prices <file>', 'a price file that overrides or extends the built-in prices'],
     ['--alternatives <n>', 'how many alternatives to show (default 5)', positiveInteger],
+    [
+      '--fallbacks <n>',
+      `SageMaker only: also plan up to n fallback instance pools (0-${MAX_FALLBACKS}), the cheapest other instance types that meet ` +
+        'the targets, provisioned in priority order when capacity runs out, and the fleet that holds the targets on any mix of them (default 0)',
+      nonNegativeNumber,
+    ],
   ])
     .description(
       'Pick the cheapest instance type, NeuronCore layout, serving mode and instance count that meet the targets; ' +
@@ -152,6 +158,7 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
         pricing: flags.pricing,
         serving: flags.serving,
         server: flags.server,
+        ...(flags.fallbacks !== undefined ? { fallbacks: flags.fallbacks } : {}),
       }, catalog), {
         json: flags.json,
         extra: { hostWork, profileWarnings, ...calibration },
@@ -247,6 +254,12 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       { measurement: p.measurement.source },
     ],
     layout: { unit: 'process', rows: p.processes },
+    pools: poolsShape(p, {
+      head: ['processes x cores', 'serving', 'batch', 'requests/s per instance'],
+      cells: (plan) => [`${plan.processesPerInstance} x ${plan.coresPerProcess}`, plan.serving, plan.batchSize, round(plan.capacityPerInstanceRps, 1)],
+    }, p.mixedFleet && `Mixed fleet: ${p.mixedFleet.instanceCount} instance(s)${p.mixedFleet.maxInstanceCount > p.mixedFleet.instanceCount
+      ? `, up to ${p.mixedFleet.maxInstanceCount} at the peak,` : ''} hold the targets whichever pools they come from: autoscaling holds every `
+      + `instance to ${round(p.mixedFleet.capacityPerInstanceRps, 1)} requests/s, what priority ${p.mixedFleet.boundByPriority} holds, the least of any pool.`),
     alternatives: {
       head: ['instance type', 'count', 'processes x cores', 'serving', 'batch', 'delay ms', 'requests/s per instance', 'p99 ms', '$/hour', '$/1M requests'],
       rows: report.alternatives.slice(0, alternatives).map((a) => [

@@ -103,7 +103,7 @@ export class GenerativeEcsInferenceStack extends Stack {
     this.zones = props.availabilityZones;
     generativePlanOf(this, props.plan);
     throwIfProblems(this, modelSourceProblems(props));
-    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights });
+    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights }).job;
     this.service = new NeuronGenerativeEcsService(this, 'Service', {
       plan: props.plan,
       image: props.image,

@@ -37,18 +37,23 @@ export function hasLocalStorageOnly(type: NeuronInstanceType): boolean {
   return instanceStorage(type.spec.family).storage === 'local-nvme';
 }
 
-/** The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. */
+/**
+ * The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. With fallback pools
+ * the counts and the capacity autoscaling tracks are the mixed fleet's (`plan.mixedFleet`): enough instances, each
+ * held to the least any pool holds, for the targets to hold whichever pools the instances come from.
+ */
 export function layoutFromPlan(plan: Plan, instanceType: NeuronInstanceType): EndpointLayout {
+  const fleet = plan.mixedFleet;
   return {
     instanceType,
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: plan.maxInstanceCount,
+    instanceCount: fleet?.instanceCount ?? plan.instanceCount,
+    maxInstanceCount: fleet?.maxInstanceCount ?? plan.maxInstanceCount,
     processesPerInstance: plan.processesPerInstance,
     coresPerProcess: plan.coresPerProcess,
     batchSize: plan.batchSize,
     p99TargetMs: plan.targets.p99Ms,
     expectedP99Ms: plan.p99Ms,
-    capacityPerInstanceRps: plan.capacityPerInstanceRps,
+    capacityPerInstanceRps: fleet?.capacityPerInstanceRps ?? plan.capacityPerInstanceRps,
     deviceMemoryGiB: plan.deviceMemoryGiB,
     hostMemoryGiB: plan.hostMemoryGiB,
   };

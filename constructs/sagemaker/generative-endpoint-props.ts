@@ -70,6 +70,16 @@ export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
   readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
 
   /**
+   * Compiled artifacts for the plan's fallback pools (`plan.fallbacks`) that `compiledArtifacts` was not compiled
+   * for: a pool on another chip family, or with other engine settings. Each pool serves the first of these whose
+   * manifest fits its plan, else the artifacts of the earlier pool it shares them with (`sharesCompiledModelWith`);
+   * a pool with neither is refused at synth. Requires `compiledArtifacts`; with `weights`, every pool compiles at start.
+   *
+   * @default - none: every pool must share `compiledArtifacts`
+   */
+  readonly poolCompiledArtifacts?: readonly ICompiledGenerativeArtifacts[];
+
+  /**
    * Directory of the compiled artifacts inside `weights`, relative (`neuron-compiled/`): vLLM loads them
    * (`NEURON_COMPILED_ARTIFACTS=/opt/ml/model/<path>`) instead of compiling at every start.
    *

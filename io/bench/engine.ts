@@ -7,7 +7,8 @@ import { AwsCallError } from '../../lib/aws-errors';
 import { classifyError, RequestTimeoutError, runFailures } from '../../lib/bench/errors';
 import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { LatencyRecorder } from '../../lib/bench/latency';
-import { ServerTimingRecorder } from '../../lib/bench/server-timing';
+import { PoolRecorder } from '../../lib/bench/pools';
+import { parseServerTiming, ServerTimingRecorder } from '../../lib/bench/server-timing';
 import { openSender, type Sender } from './targets';
 import { evaluateThresholds } from '../../lib/bench/thresholds';
 import type { BenchOptions, BenchProgress, BenchReport } from '../../lib/bench/types';
@@ -145,6 +146,8 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
 
   const recorder = new LatencyRecorder();
   const serverRecorder = serverTiming ? new ServerTimingRecorder() : undefined;
+  // The same header names the instance pool of an endpoint with pools: each answer is also counted under its pool.
+  const poolRecorder = serverTiming ? new PoolRecorder() : undefined;
   const errorsByKind: Record<string, number> = {};
   const errorSamples: Record<string, string> = {};
   // Requests in send order. Every request has the same timeout, so deadlines are in the same order and one timer
@@ -229,6 +232,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
       if (failure === undefined) {
         recorder.record(now - request.startedAt);
         serverRecorder?.record(timing);
+        poolRecorder?.record(timing, now - request.startedAt, parseServerTiming(timing)?.serverMs);
       } else {
         countError(failure.kind, failure.sample);
       }
@@ -365,8 +369,10 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
   const measuredMs = Math.max(0, end - measureStart);
   const successes = requests - errors;
   const server = serverRecorder?.report();
+  const pools = poolRecorder?.report();
   const stats = {
     ...(server !== undefined ? { server } : {}),
+    ...(pools !== undefined ? { pools } : {}),
     requests,
     errors,
     errorRate: requests > 0 ? errors / requests : 0,
@@ -390,6 +396,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
           encoded: {
             latency: recorder.encode(),
             server: serverRecorder?.encode(),
+            ...(pools !== undefined ? { pools: poolRecorder?.encode() } : {}),
           },
         }
       : {}),

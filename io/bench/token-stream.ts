@@ -14,6 +14,7 @@ import { Agent, request as httpRequest, type Dispatcher } from 'undici';
 import { classifyError } from '../../lib/bench/errors';
 import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { SseDecoder } from '../../lib/bench/sse';
+import { CUSTOM_ATTRIBUTES_HEADER } from '../../lib/serving/pool';
 import { poissonArrivals, shareArrivals, TokenLoadRecorder, type GoodputLimits, type TokenLoadReport } from '../../lib/bench/token-load';
 import type { ArrivalShare } from '../../lib/traffic/arrivals';
 import { sampleWorkload, type WorkloadLengths } from '../../lib/generative/lengths';
@@ -120,6 +121,8 @@ async function streamHttp(
     signal,
     ...(dispatcher !== undefined ? { dispatcher } : {}),
   });
+  const attributes = response.headers[CUSTOM_ATTRIBUTES_HEADER];
+  tracker.answeredBy(Array.isArray(attributes) ? attributes.join(',') : attributes);
   if (response.statusCode !== 200) {
     const text = await response.body.text();
     tracker.fail(`HTTP ${response.statusCode} ${text.slice(0, MAX_ERROR_BODY_CHARS)}`.trim(), errorKindForStatus(response.statusCode));
@@ -153,6 +156,7 @@ async function streamSageMaker(
       { abortSignal: signal },
     );
     const status = output.$metadata.httpStatusCode ?? 200;
+    tracker.answeredBy(output.CustomAttributes);
     for await (const event of output.Body ?? []) {
       if (event.PayloadPart?.Bytes !== undefined) {
         take(event.PayloadPart.Bytes);

@@ -2,6 +2,7 @@
  * The hook's side of the capacity proof: invokes the load workers in parallel, merges what they return and judges
  * the merged run against the plan.
  */
+import type { PoolLimits } from '../../lib/bench/pools';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { workerRequests, type CapacityConfig, type LoadWorkerResult } from '../../lib/smoke/capacity';
 import { judgeCapacity, type CapacityMeasurement, type CapacityVerdict } from '../../lib/smoke/capacity-verdict';
@@ -42,12 +43,13 @@ export async function runCapacityProof(
   workerFunction: string,
   config: CapacityConfig,
   deadlineMs: number,
+  pools: readonly PoolLimits[] = [],
 ): Promise<CapacityReport> {
   // The workers start together and measure after their warm-up: close enough to date the calibration record.
   const measuredFrom = new Date(Date.now() + config.warmupMs).toISOString();
   const { results, failed } = await invokeWorkers<LoadWorkerResult>(lambda, workerFunction, workerRequests(config), deadlineMs);
   const measured = mergeWorkerResults(results, failed);
-  const verdict = judgeCapacity(measured, config);
+  const verdict = judgeCapacity(measured, config, pools);
   return {
     predicted: config.predicted,
     settings: {

@@ -9,6 +9,7 @@
  *
  * @see https://github.com/ray-project/llmperf (TTFT, inter-token latency, output throughput)
  */
+import type { TokenPoolLimits, TokenPoolMeasurement } from './token-pools';
 import { lazySchema } from '../lazy-schema';
 import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
 import type { RequestTally } from './types';
@@ -127,6 +128,13 @@ export interface TokenProofConfig {
    * (`capacity.calibration`) that `cdk-inferentia calibrate` turns into a measured row. @default - no record
    */
   readonly plan?: GenerativePlanBasis;
+  /**
+   * The endpoint's instance pools, each with the TTFT and TPOT limits its own plan sets: the smoke run and the
+   * capacity proof hold each pool's answers (named by `pool=<priority>` in `CustomAttributes`) to them.
+   *
+   * @default - no pools: runs are judged as a whole only
+   */
+  readonly pools?: readonly TokenPoolLimits[];
   readonly metricNamespace: string;
   readonly reportPrefix: string;
   readonly failOnReportError?: boolean;
@@ -229,6 +237,12 @@ export const tokenProofConfigSchema = lazySchema((z) => z
       .strict()
       .optional(),
     plan: generativePlanBasisSchema().optional(),
+    pools: z.array(z.object({
+      pool: z.number().int().min(1).max(5),
+      instanceType: z.string().min(1),
+      ttftP99MaxMs: positive(),
+      tpotP99MaxMs: positive(),
+    }).strict()).min(1).optional(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
@@ -290,6 +304,8 @@ export interface TokenMeasurement extends RequestTally {
   readonly tpotMs: Percentiles;
   readonly e2eMs: Percentiles;
   readonly durationMs: number;
+  /** Completed requests by the instance pool that answered, when answers named one. @default - none did */
+  readonly pools?: readonly TokenPoolMeasurement[];
 }
 
 /** p50, p90, p99 and max in milliseconds. */

@@ -31,6 +31,7 @@ export { simulateGenerativeReplica } from './simulate';
 export type { GenerativeSimulationInput, GenerativeSimulationResult } from './simulate';
 export { compareGenerativePlans, describeConfiguration, HOST_MEMORY_PER_WEIGHT, maxModelLengthFor, planGenerative, planGenerativeReport } from './planner';
 export { parseGenerativeProfile, profileKindOf } from './schema';
+export { withGenerativeFallbackPools } from './pools';
 export { VLLM_DEFAULT_PORT, VLLM_ENV, vllmReplicaConfigs, vllmServeCommand } from './engine-config';
 export type { PluginEngineOptions, PluginSpeculation, VllmEngineKind, VllmEngineOptions, VllmReplicaConfig } from './engine-config';
 export { vllmEngineOf } from './engine-config';

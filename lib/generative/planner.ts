@@ -28,6 +28,7 @@ import { evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estim
 import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
+import { withGenerativeFallbackPools } from './pools';
 import { e2eTargetProblem, leverProblems } from './request-checks';
 import { measuredMissReason } from './latency-miss';
 import type {
@@ -99,7 +100,7 @@ export function planGenerativeReport(
       reasons: explain(rejected),
     };
   });
-  return { ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) };
+  return withGenerativeFallbackPools({ ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) }, request.options.fallbacks ?? 0);
 }
 
 /*

@@ -6,7 +6,7 @@
  * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
  * targets and plans are in those units.
  */
-import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
+import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, MixedFleetBase, PoolSummary, ResolvedDeploymentOptions } from '../planner/types';
 import type { ArrivalProcess } from '../traffic/types';
 import type { WorkloadPresetName } from './workloads';
 
@@ -375,6 +375,68 @@ export interface GenerativePlan extends DeploymentPlan {
   readonly kind: 'generative';
   readonly targets: GenerativeTargets;
   readonly generative: GenerativePlanDetails;
+  /**
+   * Fallback pools, priority 2 first: the cheapest plan of each other instance type that meets the targets, cheapest
+   * first, as many as `fallbacks` asked and the catalog has (fewer says so in `warnings`).
+   *
+   * @default - absent: planned without `fallbacks`
+   */
+  readonly fallbacks?: readonly GenerativeFallbackPool[];
+  /**
+   * The copies and instances an inference component with these pools runs so the targets hold on any mix of them; a
+   * hosting deploys its counts instead of the chosen plan's.
+   *
+   * @default - absent: no fallback pools
+   */
+  readonly mixedFleet?: GenerativeMixedFleet;
+}
+
+/** How a generative fallback pool lays its replicas out on each instance. */
+export interface GenerativePoolLayout {
+  readonly tensorParallelDegree: number;
+  readonly replicasPerInstance: number;
+  /** `max_num_seqs` of each replica. */
+  readonly maxConcurrentSequences: number;
+  readonly maxModelLength: number;
+  /** `NEURON_RT_VISIBLE_CORES` of each replica, in replica order. */
+  readonly visibleCores: readonly string[];
+}
+
+/** What a generative fallback pool holds within the targets. */
+export interface GenerativePoolCapacity {
+  /** Requests per second one instance of the pool holds. */
+  readonly perInstanceRps: number;
+  /** Requests per second the pool's own `instanceCount` instances hold. */
+  readonly rps: number;
+  /** Requests per second one replica (one inference component copy) holds. */
+  readonly perReplicaRps: number;
+  readonly outputTokensPerSecondPerReplica: number;
+}
+
+/**
+ * One fallback pool of a generative plan: its summary, layout and capacity, and the complete plan of its instance
+ * type that meets the targets on its own (what a hosting deploys on the pool's instances: its engine settings,
+ * replicas and visible cores).
+ */
+export interface GenerativeFallbackPool extends PoolSummary {
+  readonly layout: GenerativePoolLayout;
+  readonly capacity: GenerativePoolCapacity;
+  /** The pool's complete plan, made for the same targets and options; it has no `fallbacks` or `mixedFleet` of its own. */
+  readonly plan: GenerativePlan;
+}
+
+/**
+ * The mixed fleet of an inference component whose copies may land on any pool: it scales copies on one per-copy
+ * target, so it runs as many copies as the pool that holds the least per copy needs, and managed instance scaling
+ * adds the instances of whichever pool SageMaker provisions to place them.
+ */
+export interface GenerativeMixedFleet extends MixedFleetBase {
+  /** Copies at deploy time and the fewest autoscaling keeps: the most any pool's own plan runs. */
+  readonly copies: number;
+  /** Copies autoscaling may reach at the peak: the most any pool's own plan reaches. */
+  readonly maxCopies: number;
+  /** Requests per second per copy the fleet is sized from: the smallest `capacityPerReplicaRps` among the pools. */
+  readonly capacityPerCopyRps: number;
 }
 
 /** Why a generative candidate lost. */

@@ -5,7 +5,7 @@
 import { lazySchema } from '../lazy-schema';
 import { nonEmptyString, positiveInteger, positiveNumber } from '../profiles/schema';
 import {
-  bool, coreGroupSchema, deploymentPlanFields, nonNegativeInteger, nonNegativeNumber, oneOf, text,
+  bool, coreGroupSchema, deploymentPlanFields, mixedFleetFields, nonNegativeInteger, nonNegativeNumber, oneOf, poolSummaryFields, text,
 } from './schema';
 
 const object = { error: 'expected an object' };
@@ -82,12 +82,8 @@ const generativeMeasurementSchema = lazySchema((z) => z.looseObject({
   unverified: bool().optional(),
 }, object));
 
-/**
- * A generative plan (`GenerativePlan`).
- *
- * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
- */
-export const generativePlanSchema = lazySchema((z) => z.looseObject({
+/** A generative plan without fallback pools: what a pool's own `plan` is. */
+const generativePlanCoreSchema = lazySchema((z) => z.looseObject({
   kind: z.literal('generative', { error: "expected 'generative'" }),
   ...deploymentPlanFields(),
   targets: z.looseObject({
@@ -139,6 +135,32 @@ export const generativePlanSchema = lazySchema((z) => z.looseObject({
     measurement: z.array(generativeMeasurementSchema(), { error: 'expected an array of measurements' }),
   }, object),
 }, object));
+
+/**
+ * A generative plan (`GenerativePlan`), its fallback pools (`fallbacks`, each with its own complete plan) and mixed
+ * fleet included.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const generativePlanSchema = lazySchema((z) => generativePlanCoreSchema().extend({
+  fallbacks: z.array(z.looseObject({
+    ...poolSummaryFields(),
+    layout: z.looseObject({
+      tensorParallelDegree: positiveInteger(),
+      replicasPerInstance: positiveInteger(),
+      maxConcurrentSequences: positiveInteger(),
+      maxModelLength: positiveInteger(),
+      visibleCores: z.array(nonEmptyString(), { error: 'expected an array of strings' }),
+    }, object),
+    capacity: z.looseObject({
+      perInstanceRps: positiveNumber(), rps: positiveNumber(), perReplicaRps: positiveNumber(), outputTokensPerSecondPerReplica: positiveNumber(),
+    }, object),
+    plan: generativePlanCoreSchema(),
+  }, object), { error: 'expected an array of fallback pools' }).optional(),
+  mixedFleet: z.looseObject({
+    ...mixedFleetFields(), copies: positiveInteger(), maxCopies: positiveInteger(), capacityPerCopyRps: positiveNumber(),
+  }, object).optional(),
+}));
 
 /**
  * What a compile job reads of a generative plan (`GenerativePlanForArtifact`): the instance and the engine settings.

@@ -101,12 +101,36 @@ const measurementSchema = lazySchema((z) => z.looseObject({
   capacityFactor: positiveNumber().optional(),
 }, { error: 'expected an object' }));
 
-/**
- * A single-call plan (`Plan`).
- *
- * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
- */
-export const singleCallPlanSchema = lazySchema((z) => z.looseObject({
+/** What every fallback pool says of itself (`PoolSummary`), spread into each plan kind's pool schema. */
+export function poolSummaryFields() {
+  return {
+    priority: positiveInteger(),
+    instanceType: nonEmptyString(),
+    chip: nonEmptyString(),
+    instanceCount: positiveInteger(),
+    maxInstanceCount: positiveInteger(),
+    hourlyCostUsd: nonNegativeNumber(),
+    sharesCompiledModelWith: positiveInteger().optional(),
+  };
+}
+
+/** What every mixed fleet says (`MixedFleetBase`), spread into each plan kind's mixed-fleet schema. */
+export function mixedFleetFields() {
+  const z = loadZod();
+  return {
+    instanceCount: positiveInteger(),
+    maxInstanceCount: positiveInteger(),
+    boundByPriority: positiveInteger(),
+    hourlyCostUsd: nonNegativeNumber(),
+    extraCostPercent: z.number({ error: 'expected a number' }),
+    worst: z.looseObject({
+      priority: positiveInteger(), instanceType: nonEmptyString(), instanceCount: positiveInteger(), hourlyCostUsd: nonNegativeNumber(),
+    }, { error: 'expected an object' }),
+  };
+}
+
+/** A single-call plan without fallback pools: what a pool's own `plan` is. */
+const singleCallPlanCoreSchema = lazySchema((z) => z.looseObject({
   ...deploymentPlanFields(),
   targets: z.looseObject({
     throughputRps: positiveNumber(),
@@ -144,6 +168,28 @@ export const singleCallPlanSchema = lazySchema((z) => z.looseObject({
   hostMemoryGiB: positiveNumber(),
   vcpuPerProcess: positiveNumber(),
 }, { error: 'expected an object' }));
+
+/**
+ * A single-call plan (`Plan`), its fallback pools (`fallbacks`, each with its own complete plan) and mixed fleet
+ * included.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const singleCallPlanSchema = lazySchema((z) => singleCallPlanCoreSchema().extend({
+  fallbacks: z.array(z.looseObject({
+    ...poolSummaryFields(),
+    layout: z.looseObject({
+      processesPerInstance: positiveInteger(),
+      coresPerProcess: positiveInteger(),
+      batchSize: positiveInteger(),
+      serving: oneOf(['stock', 'batching']),
+      visibleCores: z.array(nonEmptyString(), { error: 'expected an array of strings' }),
+    }, { error: 'expected an object' }),
+    capacity: z.looseObject({ perInstanceRps: positiveNumber(), rps: positiveNumber() }, { error: 'expected an object' }),
+    plan: singleCallPlanCoreSchema(),
+  }, { error: 'expected an object' }), { error: 'expected an array of fallback pools' }).optional(),
+  mixedFleet: z.looseObject({ ...mixedFleetFields(), capacityPerInstanceRps: positiveNumber() }, { error: 'expected an object' }).optional(),
+}));
 
 /**
  * What a compile job reads of a single-call plan (`PlanForArtifact`): the chip, the core group and the batch.

@@ -20,9 +20,13 @@ import { closestName } from '../profiles';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
+import { chipOf } from './chip';
+import { fallbacksProblems, withFallbackPools } from './pools';
 import { plannedArrivals } from '../traffic/arrivals';
 import { SERVING_MODES, SERVING_SERVERS } from './serving';
 import type { DeploymentOptions, Plan, PlanOptions, PlanReport, PlanTargets, Rejection, ResolvedDeploymentOptions } from './types';
+
+export { chipOf } from './chip';
 
 /** Spare capacity above the target when the caller gives none. */
 export const DEFAULT_HEADROOM = 0.2;
@@ -63,7 +67,7 @@ export function planReport(
     rejected.push(...outcome.rejections);
   }
 
-  return rankPlans(request, feasible, rejected, comparePlans, () => {
+  const ranked = rankPlans(request, feasible, rejected, comparePlans, () => {
     const inputs = request.targets.inputsPerRequest;
     return {
       headline: `No ${request.options.hosting} deployment of ${profile.id} meets ${request.targets.throughputRps} requests/s` +
@@ -72,6 +76,7 @@ export function planReport(
       reasons: explainInfeasible(profile, request, instances, rejected, catalog),
     };
   });
+  return withFallbackPools(ranked, request.options.fallbacks ?? 0);
 }
 
 /** No device helps when the host work of one request alone takes the whole p99 target: one reason, and the fix. */
@@ -182,6 +187,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
       ...(deployment.maxInstances !== undefined ? { maxInstances: deployment.maxInstances } : {}),
       ...(options.processesPerInstance !== undefined ? { processesPerInstance: options.processesPerInstance } : {}),
       ...(deployment.instanceTypes !== undefined ? { instanceTypes: deployment.instanceTypes } : {}),
+      ...(deployment.fallbacks !== undefined ? { fallbacks: deployment.fallbacks } : {}),
     },
   };
 }
@@ -222,13 +228,6 @@ export function describeMeasurement(m: Measurement): string {
   return `g=${m.coresPerProcess} b=${m.batchSize}${m.mode ? ` ${m.mode}` : ''}`;
 }
 
-/**
- * The accelerator chip of an instance family: Inf1 has Inferentia, Inf2 Inferentia2, Trn1 and Trn1n Trainium.
- * Families with the same chip run a compiled model at the same speed per NeuronCore.
- */
-export function chipOf(family: string): string {
-  return { trn1n: 'trn1', trn2u: 'trn2' }[family] ?? family;
-}
 
 function chipName(instance: Pick<InstanceSpec, 'family'>): string {
   return { inf1: 'Inferentia (inf1)', inf2: 'Inferentia2 (inf2)', trn1: 'Trainium (trn1, trn1n)' }[chipOf(instance.family)] ?? instance.family;
@@ -419,6 +418,7 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
       );
     }
   }
+  problems.push(...fallbacksProblems(options.fallbacks, hosting));
   if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
     problems.push(noPricesProblem(region, hosting, pricing, catalog));
   }
@@ -430,6 +430,8 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
     pricing,
     ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
     ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
+    // Absent at 0, as before pools existed: a plan document without them reads the same.
+    ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
   };
 }
 

@@ -168,19 +168,20 @@ describe('preflight of a plan', () => {
     expect(reports[0].checks.map((c) => [c.id, c.status])).toEqual([
       ['instance-offering', 'pass'],
       ['instance-quota', 'fail'],
+      ['instance-pools', 'skip'],
       ['capacity-block', 'skip'],
       ['image', 'skip'],
       ['model-data', 'skip'],
       ['endpoint-name', 'skip'],
     ]);
     expect(reports[0].checks[1].fix).toMatch(/--desired-value 4 --region us-west-2/);
-    expect(reports[0].checks[3]).toMatchObject({ detail: 'a plan names no image: add --image <uri@sha256:...>' });
+    expect(reports[0].checks.find((c) => c.id === 'image')).toMatchObject({ detail: 'a plan names no image: add --image <uri@sha256:...>' });
     expect(stderr).toBe(`error: preflight failed: 1 check failed: instance-quota (${file}); fix them before deploying\n`);
   });
 
   test.each([
     ['neither --plan nor --stack', [], 'error: give one of --plan plan.json (from `cdk-inferentia plan ... --json`) or --stack cdk.out\n'],
-    ['an unknown check to skip', ['--plan', 'PLAN', '--skip', 'quota'], /--skip quota: not a check; the checks are instance-offering, instance-quota, capacity-block, image, model-data, endpoint-name/],
+    ['an unknown check to skip', ['--plan', 'PLAN', '--skip', 'quota'], /--skip quota: not a check; the checks are instance-offering, instance-quota, instance-pools, capacity-block, image, model-data, endpoint-name/],
     ['--image with a stack', ['--stack', 'DIR', '--image', DLC], /--image: applies to --plan; a stack names its own/],
     ['a plan with no chosen deployment', ['--plan', 'NOPLAN'], /the plan has no chosen deployment \(no plan fits\)/],
     ['a plan missing fields', ['--plan', 'BADPLAN'], /bad\.json: chosen\.maxInstanceCount: expected a positive integer, got nothing .*plan again with it/s],
@@ -249,12 +250,13 @@ describe('preflight of a synthesized stack', () => {
     expect(reports[0].checks.map((c) => [c.id, c.status])).toEqual([
       ['instance-offering', 'pass'],
       ['instance-quota', 'fail'],
+      ['instance-pools', 'skip'],
       ['capacity-block', 'skip'],
       ['image', 'pass'],
       ['model-data', 'skip'],
       ['endpoint-name', 'pass'],
     ]);
-    expect(reports[0].checks[4].detail).toBe('the model data is uploaded by the stack itself during the deploy');
+    expect(reports[0].checks.find((c) => c.id === 'model-data')?.detail).toBe('the model data is uploaded by the stack itself during the deploy');
     expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { registryId: '763104351884', repositoryName: 'pytorch-inference-neuronx' });
     expect(sageMaker).toHaveReceivedCommandWith(DescribeEndpointCommand, { EndpointName: 'inference-endpoint-x' });
   });

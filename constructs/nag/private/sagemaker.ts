@@ -13,9 +13,14 @@ const NEURON_INSTANCE_TYPE = /^ml\.(inf1|inf2|trn1|trn1n|trn2)\.[0-9a-z]+$/;
 
 /** One production or shadow variant of an `AWS::SageMaker::EndpointConfig`, as far as it is known at synth time. */
 export interface EndpointVariant {
-  /** The literal `InstanceType`; absent for serverless variants and when the value is an intrinsic function. */
+  /** The literal `InstanceType`; absent for serverless variants, with instance pools, and for an intrinsic function. */
   readonly instanceType?: string;
-  /** True when `InstanceType` is an intrinsic function. */
+  /**
+   * Every literal instance type the variant may run on: its `InstanceType`, or the `InstanceType` of each of its
+   * `InstancePools` (SageMaker instance pools: one variant provisioned from several types in priority order).
+   */
+  readonly instanceTypes: readonly string[];
+  /** True when `InstanceType`, the pool list or a pool's type is an intrinsic function. */
   readonly instanceTypeUnresolved: boolean;
   /** True when the variant sets `VolumeSizeInGB` (to anything). */
   readonly setsVolumeSize: boolean;
@@ -37,9 +42,13 @@ export function endpointConfigVariants(properties: Record<string, unknown>): (En
         return 'unresolved' as const;
       }
       const instanceType = variant.InstanceType;
+      const pools = variant.InstancePools === undefined ? [] : cfnList(variant.InstancePools);
+      const poolTypes = pools === 'unresolved' ? [] : pools.map((pool) => (isRecord(pool) && !isIntrinsic(pool) ? pool.InstanceType : pool));
       return {
         instanceType: typeof instanceType === 'string' ? instanceType : undefined,
-        instanceTypeUnresolved: instanceType !== undefined && typeof instanceType !== 'string',
+        instanceTypes: [instanceType, ...poolTypes].filter((t): t is string => typeof t === 'string'),
+        instanceTypeUnresolved: (instanceType !== undefined && typeof instanceType !== 'string') || pools === 'unresolved'
+          || poolTypes.some((t) => typeof t !== 'string'),
         setsVolumeSize: variant.VolumeSizeInGB !== undefined,
       };
     });

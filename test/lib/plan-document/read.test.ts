@@ -46,11 +46,20 @@ describe('Reading a plan back', () => {
   });
 
   test('GIVEN fields added by a newer planner as optional THEN the plan still reads', () => {
-    // GIVEN keys this reader does not know, at the top and inside the generative part (fallbacks, evidence, sensitivity)
-    const newer = { ...GENERATIVE, fallbacks: [{ priority: 1, instanceType: 'ml.inf2.24xlarge' }],
+    // GIVEN keys this reader does not know, at the top and inside the generative part (sensitivity, evidence)
+    const newer = { ...GENERATIVE, sensitivity: [{ lever: 'fp8' }],
       generative: { ...GENERATIVE.generative, evidence: { rows: 3 }, sensitivity: [] } };
     // THEN
     expect(readGenerativePlan(newer, 'plan')).toBe(newer);
+  });
+});
+
+describe('A plan with fallback pools', () => {
+  test('GIVEN a pool that lacks what a hosting deploys THEN each missing field of the pool is named, with the pool\'s index', () => {
+    const problems = inputError(() => readGenerativePlan({ ...GENERATIVE, fallbacks: [{ priority: 2, instanceType: 'ml.inf2.24xlarge' }] }, 'plan')).message;
+    for (const field of ['chip', 'instanceCount', 'layout', 'capacity', 'plan']) {
+      expect(problems).toContain(`plan.fallbacks[0].${field}: `);
+    }
   });
 });
 
