@@ -16,6 +16,8 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...TIMING_TESTS.map((p) => p.replace(/\./g, '\\.'))],
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  // aws-cdk-lib's CloudFormation validation off unless a file keeps it (about half the CPU of a construct suite).
+  setupFiles: ['<rootDir>/test/support/cfn-validation.ts'],
   // CDK synth with NodejsFunction bundling and real local servers take longer than jest's 5 s default.
   testTimeout: 120_000,
   // One worker per core, not jest's cores - 1: most suites wait on esbuild, synth or local servers, and on CI's 2 cores

@@ -24,6 +24,10 @@ import { failedRuleAssertions } from '../support/cfn-rules';
 import { patchedShapes, serviceSpecProblems, serviceSpecShapes, type CfnLintPatch } from '../support/service-spec';
 import { nagFindings } from '../support/nag';
 import { describeWithTool } from '../support/stand-ins';
+import { keepCloudFormationValidation } from '../support/cfn-validation';
+
+// These templates are checked against CloudFormation's schemas, as `cdk synth` of the app checks them.
+keepCloudFormationValidation();
 
 const CDK_JSON = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as {
   app: string;

@@ -3,6 +3,10 @@
  * does, CDK's own keys pass. One app-level test (test/bin/app.test.ts) shows the check runs before any stack.
  */
 import { CONTEXT_KEYS, nearestKey, unknownContextKeyProblems } from '../../bin/context-keys';
+import { keepCloudFormationValidation } from '../support/cfn-validation';
+
+// These templates are checked against CloudFormation's schemas, as `cdk synth` of the app checks them.
+keepCloudFormationValidation();
 
 const DIGEST = `sha256:${'0'.repeat(64)}`;
 

@@ -2,6 +2,10 @@ import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { CfnRepository } from 'aws-cdk-lib/aws-ecr';
 import { applyPolicyChecks, NeuronChecks } from '../../../constructs/nag';
 import { nagFindings } from '../../support/nag';
+import { keepCloudFormationValidation } from '../../support/cfn-validation';
+
+// These templates are checked against CloudFormation's schemas, as `cdk synth` of the app checks them.
+keepCloudFormationValidation();
 
 describe('The nagFindings test helper', () => {
   test('GIVEN an app without any cdk-nag pack WHEN asked for findings THEN it refuses, since an empty list would prove nothing', () => {

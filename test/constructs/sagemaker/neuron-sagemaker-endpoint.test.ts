@@ -17,6 +17,10 @@ import { InputError } from '../../../lib/errors';
 import { visibleCoresValue, type Plan } from '../../../lib/planner';
 import { nagFindings } from '../../support/nag';
 import { inputError } from '../../support/input-error';
+import { keepCloudFormationValidation } from '../../support/cfn-validation';
+
+// These templates are checked against CloudFormation's schemas, as `cdk synth` of the app checks them.
+keepCloudFormationValidation();
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 const NEURONX_TAG = '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04';

@@ -13,6 +13,10 @@ import { NeuronInstanceType } from '../../../lib/catalog';
 import { InputError } from '../../../lib/errors';
 import { expectRolePolicy } from '../../support/iam-policy';
 import { nagFindings } from '../../support/nag';
+import { keepCloudFormationValidation } from '../../support/cfn-validation';
+
+// These templates are checked against CloudFormation's schemas, as `cdk synth` of the app checks them.
+keepCloudFormationValidation();
 
 function newStack(app = new App()): Stack {
   return new Stack(app, 'Stack', { env: { account: '111111111111', region: 'us-east-1' } });
