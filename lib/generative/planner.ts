@@ -225,7 +225,10 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   }
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
-  const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
+  // Candidates that cannot beat the cheapest plan so far are skipped; with fallback pools every type needs its own
+  // cheapest plan (a pool is the best of its type), so the bound is then kept per instance type.
+  const bounds = (request.options.fallbacks ?? 0) > 0 ? new Map<string, number>() : pruningBounds(request);
+  const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: bounds };
   const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, hosting: request.options.hosting, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {

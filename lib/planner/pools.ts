@@ -44,18 +44,20 @@ export function poolChip(plan: Pick<DeploymentPlan, 'instance'>): string {
 
 /**
  * The pools' plans: the best plan of each instance type other than the chosen one, in the alternatives' order (the
- * planners rank them cheapest first), at most `count`.
+ * planners rank them cheapest first), at most `count`. With two or more pools, at least one is on another chip than
+ * the chosen type's when any plan there meets the targets: a shortage of a chip tends to reach every size of it in a
+ * zone (the sizes share the chips' supply), so a fallback on another chip is the one that still provisions. The
+ * cheapest such plan then takes the last place the cheapest-first order gave to a type of the same chip.
  */
 export function pickPoolPlans<P extends DeploymentPlan>(chosen: P, alternatives: readonly P[], count: number): P[] {
   const seen = new Set([chosen.instanceType]);
-  const picked: P[] = [];
-  for (const plan of alternatives) {
-    if (picked.length >= count) {
-      break;
-    }
-    if (!seen.has(plan.instanceType)) {
-      seen.add(plan.instanceType);
-      picked.push(plan);
+  const bestPerType = alternatives.filter((plan) => !seen.has(plan.instanceType) && (seen.add(plan.instanceType), true));
+  const picked = bestPerType.slice(0, count);
+  const chip = poolChip(chosen);
+  if (count >= 2 && picked.length === count && picked.every((plan) => poolChip(plan) === chip)) {
+    const otherChip = bestPerType.find((plan) => poolChip(plan) !== chip);
+    if (otherChip !== undefined) {
+      picked[count - 1] = otherChip;
     }
   }
   return picked;

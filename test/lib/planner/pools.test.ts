@@ -91,6 +91,18 @@ describe('fallback pools of a single-call plan', () => {
     expect(() => planReport(toy, { throughputRps: 3000, p99Ms: 20 }, { ...options, fallbacks }, catalog)).toThrow(message);
   });
 
+  test('GIVEN the cheapest other types all on the chosen chip THEN the last of two or more pools goes to the cheapest plan on another chip', () => {
+    // One inf2.24xlarge at $5/h ranks between 3 inf2.xlarge ($3) and 3 inf2.8xlarge ($6): cheapest first, both fallbacks would be inf2.
+    const inf2Heavy = catalog.withPriceFile(parsePriceFile({
+      prices: [{ instanceType: 'inf2.24xlarge', region: REGION, hosting: 'sagemaker', usdPerHour: 5 }],
+    }, 'pools test: a cheap inf2.24xlarge'));
+    const pools = (fallbacks: number) => planReport(toy, { throughputRps: 3000, p99Ms: 20 }, { ...sagemaker, fallbacks }, inf2Heavy)
+      .chosen.fallbacks!.map((p) => `${p.priority} ${p.instanceType}`);
+    expect(pools(1)).toEqual(['2 ml.inf2.24xlarge']);
+    expect(pools(2)).toEqual(['2 ml.inf2.24xlarge', '3 ml.trn1.2xlarge']);
+    expect(pools(3)).toEqual(['2 ml.inf2.24xlarge', '3 ml.inf2.8xlarge', '4 ml.trn1.2xlarge']);
+  });
+
   test('GIVEN the README bert-base-uncased targets on SageMaker WHEN planned with fallbacks=2 THEN priorities 2 and 3 are other types', () => {
     const bert = planReport(requireProfile('bert-base-uncased'), { throughputRps: 2000, p99Ms: 10 },
       { region: 'us-east-1', hosting: 'sagemaker', minInstances: 2, serving: 'any', fallbacks: 2 }).chosen;
@@ -125,6 +137,15 @@ describe('fallback pools of a generative plan', () => {
         && JSON.stringify(p.generative.engine) === JSON.stringify(g.engine));
       expect(pool.sharesCompiledModelWith).toBe(sameAs + 1 === pool.priority ? undefined : sameAs + 1);
     }
+  });
+
+  test('GIVEN estimates WHEN planned with fallbacks=2 THEN every type keeps its own best plan, so a pool lands on another chip', () => {
+    // Without fallbacks the estimates skip a type that cannot beat the cheapest plan so far (trn1 behind inf2).
+    const estimated = planGenerativeReport(findGenerativeProfile('llama-3.1-8b-instruct')!, targets,
+      { region: 'us-east-1', hosting: 'sagemaker', fallbacks: 2 }).chosen;
+    const chips = [estimated, ...estimated.fallbacks!.map((p) => p.plan)].map((p) => p.instance.family.replace(/n$/, ''));
+    expect(estimated.fallbacks).toHaveLength(2);
+    expect(new Set(chips).size).toBe(2);
   });
 
   test('GIVEN pools of different per-copy capacity THEN the mixed fleet runs the copies the least of them needs, on the chosen type first', () => {
