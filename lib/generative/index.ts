@@ -13,8 +13,11 @@ export { generalizedPoissonTail, meetsTargets, normalQuantile, predictReplica, r
 export type { ReplicaPrediction } from './continuous-batching';
 export { DEFAULT_LENGTH_SPREAD, lengthDistribution, lengthDistributionOf, lengthQuantile, lengthSampler, lognormalLength, sampleLength, sampleWorkload, workloadLengths } from './lengths';
 export type { LengthDistribution, LengthSpread, WorkloadLengths } from './lengths';
-export { acceptedTokensFrom, describeLevers, draftFor, leverSets, SPECULATIVE_TOKENS } from './perf-model';
-export type { DraftModel, GenerativeLeverOptions, LeverSet } from './perf-model';
+export { acceptedTokensFrom, CHAT_ACCEPTED_TOKENS, describeLevers, draftFor, EAGLE3_SPECULATIVE_TOKENS, leverSets, SPECULATIVE_TOKENS } from './levers';
+export { LEVER_MEASUREMENTS, LEVER_NAMES, leverEvidence, unmeasuredLeversOf } from './lever-evidence';
+export { planSensitivity } from './sensitivity';
+export { MEASURED_LENGTH_SNAP, shareLongerThan, snapToMeasuredLength } from './lengths';
+export type { LeverMeasurement } from './lever-evidence';
 export { CHIP_FIGURES } from './perf-model';
 export type { ChipFigures } from './perf-model';
 export { builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, performanceModel } from './estimate';

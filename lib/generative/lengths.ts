@@ -7,7 +7,7 @@
  * distribution, carried in the plan's JSON (`GenerativePlanDetails.lengths`).
  */
 import { normal, random } from '../planner/simulate';
-import type { LengthDistribution, LengthSpread, TokenLength, WorkloadLengths } from './types';
+import type { GenerativeLengthCut, GenerativeMeasurement, LengthDistribution, LengthSpread, TokenLength, WorkloadLengths } from './types';
 
 export type { LengthDistribution, LengthSpread, WorkloadLengths } from './types';
 
@@ -102,6 +102,67 @@ export function normalQuantile(p: number): number {
   const q = p - 0.5;
   const r = q * q;
   return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/** The standard normal CDF (Abramowitz and Stegun 7.1.26 for erf, absolute error below 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/** Quantile midpoints the share of long requests is summed over (prompts). */
+const CUT_POINTS = 4000;
+
+/**
+ * The share of requests whose prompt plus output (drawn independently, each rounded to whole tokens as
+ * `sampleLength` draws them) exceeds `tokens`.
+ */
+export function shareLongerThan(lengths: WorkloadLengths, tokens: number): number {
+  const { input, output } = lengths;
+  // P(output > y) for a whole y: the draw rounds, so output > y when the continuous value is at least y + 0.5.
+  const outputAbove = (y: number) => {
+    if (y < 1) return 1;
+    if (output.sigma === 0) return Math.max(1, Math.round(output.mean)) > y ? 1 : 0;
+    return 1 - normalCdf((Math.log(y + 0.5) - output.mu) / output.sigma);
+  };
+  if (input.sigma === 0) {
+    return outputAbove(tokens - Math.max(1, Math.round(input.mean)));
+  }
+  let share = 0;
+  for (let i = 0; i < CUT_POINTS; i++) {
+    const prompt = Math.max(1, Math.round(Math.exp(input.mu + input.sigma * normalQuantile((i + 0.5) / CUT_POINTS))));
+    share += outputAbove(tokens - prompt);
+  }
+  return share / CUT_POINTS;
+}
+
+/**
+ * How far below p99 input + p99 output a measured row's sequence length may be and still plan it: 10 %. The sum of two
+ * p99s is itself beyond the 99th percentile of the sum, so a row compiled a little shorter often still holds 99 % of
+ * the requests (the README's 1,024/256-token default spread needs 4,407; 0.4 % of its requests pass the 8B rows' 4,096).
+ */
+export const MEASURED_LENGTH_SNAP = 0.1;
+
+/** The share of requests that must fit a snapped model length. */
+export const SNAPPED_LENGTH_FITS = 0.99;
+
+/**
+ * The longest measured row's sequence length below `needed` (p99 input + p99 output) that is within
+ * `MEASURED_LENGTH_SNAP` of it and holds at least `SNAPPED_LENGTH_FITS` of the requests, with the share it cuts; undefined
+ * when none is. A row compiled for that length then plans, and longer requests are cut to it.
+ */
+export function snapToMeasuredLength(rows: readonly GenerativeMeasurement[], lengths: WorkloadLengths, needed: number): GenerativeLengthCut | undefined {
+  const candidates = rows
+    .map((r) => ({ length: r.sequenceLength ?? r.inputTokens + r.outputTokens, row: r }))
+    .filter(({ length }) => length < needed && length * (1 + MEASURED_LENGTH_SNAP) >= needed)
+    .sort((a, b) => b.length - a.length);
+  const best = candidates[0];
+  if (best === undefined) return undefined;
+  const cutShare = shareLongerThan(lengths, best.length);
+  if (cutShare > 1 - SNAPPED_LENGTH_FITS) return undefined;
+  return { requestedLength: needed, measuredLength: best.length, cutShare: Math.round(cutShare * 1e4) / 1e4, source: best.row.source };
 }
 
 /**

@@ -16,16 +16,22 @@ import { InputError } from '../errors';
 import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
-import { predictReplica, replicaCapacityRps } from './continuous-batching';
+import { predictReplica } from './continuous-batching';
+import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
 import { engineTiming } from './continuous-batching';
-import { workloadLengths } from './lengths';
+import { snapToMeasuredLength, workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { replicaMemory, weightsGiB } from './memory';
-import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, planTiming, pruningBounds } from './estimate';
 import type { EstimatedConfiguration } from './estimate';
-import { describeLevers } from './perf-model';
+import { describeLevers } from './levers';
+import { leverEvidence, stackName } from './lever-evidence';
+import { largerDegreeMargin, preferSmallerDegree, splitByEvidence, unaskedLevers, unmeasuredAlternatives } from './choice';
+import { planSensitivity } from './sensitivity';
+import { explain, latencyRejection, memoryReason } from './rejections';
+import { vllmEngineOf } from './engine-config';
 import type {
-  GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
+  GenerativeLengthCut, GenerativeMeasurement, GenerativePlan, LeverName, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
 } from './types';
 
@@ -83,7 +89,13 @@ export function planGenerativeReport(
     feasible.push(...outcome.plans);
     rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
   }
-  const ranked = rankPlans(request, feasible, rejected, compareGenerativePlans, () => {
+  // Levers only with evidence: a plan resting on a lever nobody measured on its chip and stack is priced, not planned.
+  const asked = request.options.levers?.unmeasured ?? [];
+  const { allowed, unmeasured } = splitByEvidence(feasible, asked);
+  if (allowed.length === 0) {
+    rejected.push(...unmeasured.map((p) => unmeasuredRejection(p, asked)));
+  }
+  const ranked = rankPlans(request, allowed, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -92,7 +104,48 @@ export function planGenerativeReport(
       reasons: explain(rejected),
     };
   });
-  return { ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) };
+  // Layouts people run: the smallest degree unless a larger one is cheaper by more than the model's error.
+  const sorted = [ranked.chosen, ...ranked.alternatives];
+  const { chosen: preferred, reason } = preferSmallerDegree(sorted, (p) => largerDegreeMargin(p, profile));
+  const timing = planTiming(profile, preferred);
+  const sensitivity = planSensitivity(preferred, timing, preferred.generative.engine.levers?.speculation
+    ? (acceptedTokens) => planTiming(profile, withAcceptedTokens(preferred, acceptedTokens)) : undefined);
+  const chosen: GenerativePlan = {
+    ...preferred,
+    generative: { ...preferred.generative, sensitivity, ...(reason !== undefined ? { tensorParallelReason: reason } : {}) },
+  };
+  const alternatives = sorted.filter((p) => p !== preferred);
+  const others = unmeasuredAlternatives(unmeasured, chosen, asked, compareGenerativePlans);
+  return {
+    ...ranked,
+    chosen,
+    alternatives,
+    leverWorth: leverWorth([chosen, ...alternatives]),
+    ...(others.length > 0 ? { unmeasuredLevers: others } : {}),
+  };
+}
+
+/** The plan with speculation keeping `acceptedTokens` per step. */
+function withAcceptedTokens(plan: GenerativePlan, acceptedTokens: number): GenerativePlan {
+  const levers = plan.generative.engine.levers;
+  if (!levers?.speculation) return plan;
+  return {
+    ...plan,
+    generative: { ...plan.generative, engine: { ...plan.generative.engine, levers: { ...levers, speculation: { ...levers.speculation, acceptedTokens } } } },
+  };
+}
+
+/** Why a plan that meets the targets was not planned: a lever nobody measured there, not asked for. */
+function unmeasuredRejection(plan: GenerativePlan, asked: readonly LeverName[]): GenerativeRejection {
+  const levers = unaskedLevers(plan, asked);
+  const g = plan.generative;
+  return {
+    instanceType: plan.instanceType,
+    configuration: `tp=${g.tensorParallelDegree} seqs=${g.maxConcurrentSequences}${g.estimate ? ' ESTIMATE' : ''}, levers: ${describeLevers(g.engine.levers ?? {})}`,
+    code: 'unmeasured-lever',
+    reason: `meets the targets only with ${levers.join(' and ')}, which no published row measured on ${chipOf(plan.instance.family)} with ` +
+      `${stackName(vllmEngineOf(plan.instance.family))}: plan it with --unmeasured-levers ${levers.join(',')} and prove it with the token proof`,
+  };
 }
 
 /*
@@ -103,8 +156,13 @@ export function planGenerativeReport(
 export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
   /** The length distributions planned for; `targets` carries their p99s. */
   readonly lengths: WorkloadLengths;
-  /** Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output. */
+  /**
+   * Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output, or a measured
+   * row's sequence length a little below it (`lengthCut`).
+   */
   readonly maxModelLength: number;
+  /** Present when the model length was snapped down to a measured row's (`snapToMeasuredLength`). */
+  readonly lengthCut?: GenerativeLengthCut;
 };
 
 /** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
@@ -149,7 +207,11 @@ export function resolveGenerativeRequest(
     inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
     outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
   };
-  const maxModelLength = lengths === undefined ? 0 : maxModelLengthFor(planned);
+  const needed = lengths === undefined ? 0 : maxModelLengthFor(planned);
+  // Measured rows used: a row compiled a few per cent shorter than p99 input + p99 output plans, when it holds 99 %.
+  const lengthCut = lengths === undefined ? undefined
+    : snapToMeasuredLength(profile.measurements.filter((r) => r.chunkedPrefill !== true), lengths, needed);
+  const maxModelLength = lengthCut?.measuredLength ?? needed;
   if (maxModelLength > profile.model.maxContextTokens) {
     problems.push(
       `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
@@ -171,6 +233,7 @@ export function resolveGenerativeRequest(
     targets: planned,
     lengths: lengths as WorkloadLengths,
     maxModelLength,
+    ...(lengthCut !== undefined ? { lengthCut } : {}),
     options: {
       ...deployment,
       ...(options.levers !== undefined ? { levers: options.levers } : {}),
@@ -207,6 +270,13 @@ function priceOf(catalog: Catalog, instance: InstanceSpec, region: string, hosti
 /** `tp=8 seqs=4 sdk 2.18.0` */
 export function describeConfiguration(tp: number, seqs: number, sdk: string): string {
   return `tp=${tp} seqs=${seqs} sdk ${sdk}`;
+}
+
+/** What a snapped model length tells the reader. */
+export function lengthCutWarning(cut: GenerativeLengthCut): string {
+  return `max_model_len ${cut.measuredLength}, not ${cut.requestedLength} (p99 input + p99 output): a published row was compiled for ` +
+    `${cut.measuredLength} tokens, and ${Math.round(cut.cutShare * 1000) / 10} % of the requests of these lengths are longer; their output is ` +
+    'cut to fit (the replay, the token proof and bench:generative cut them so). State shorter p99 lengths to keep every request whole.';
 }
 
 type Outcome = { plans: GenerativePlan[]; rejections: Omit<GenerativeRejection, 'instanceType'>[] };
@@ -334,7 +404,8 @@ function evaluateGroup(
       continue;
     }
     const timing = engineTiming(rows, seqs);
-    const capacity = replicaCapacityRps(timing, request.targets);
+    // Every size of a chip plans from the same rows: the capacity is searched once per rows and targets.
+    const capacity = searchedCapacity(knowledgeOf(profile, ['measured', rows.filter((r) => r.batchSize <= seqs), seqs], request.targets), timing, request.targets);
     if (capacity <= 0) {
       outcome.rejections.push(latencyRejection(config, timing, request.targets));
       continue;
@@ -396,7 +467,10 @@ function sizePlan(
       : []),
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
     ...(estimate ? [estimateWarning(estimate)] : []),
+    ...(request.lengthCut !== undefined ? [lengthCutWarning(request.lengthCut)] : []),
   ];
+  const levers = estimate && describeLevers(estimate.levers) !== 'none' ? estimate.levers : undefined;
+  const evidence = leverEvidence(levers, instance.family, profile.id);
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
     kind: 'generative',
@@ -433,6 +507,8 @@ function sizePlan(
       goodputRps: round(goodput, 4),
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
+      ...(evidence !== undefined ? { evidence: { levers: evidence } } : {}),
+      ...(request.lengthCut !== undefined ? { lengthCut: request.lengthCut } : {}),
       engine: {
         tensorParallelSize: tp,
         maxNumSeqs: seqs,
@@ -441,7 +517,7 @@ function sizePlan(
         ...(estimate ? {
           contextEncodingBuckets: estimate.buckets.contextEncoding,
           tokenGenerationBuckets: estimate.buckets.tokenGeneration,
-          ...(describeLevers(estimate.levers) !== 'none' ? { levers: estimate.levers } : {}),
+          ...(levers !== undefined ? { levers } : {}),
         } : {}),
       },
       replicas: coreLayout(instance, tp, replicas),
@@ -449,50 +525,4 @@ function sizePlan(
     },
     warnings,
   };
-}
-
-/*
- * Why generative candidates lost, in words: the memory term that did not fit, the target a trickle already misses,
- * and one line per rejection for the error message.
- */
-
-/** Which memory term did not fit and what would. */
-function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp: number, length: number): string {
-  const terms = `weights ${memory.weights} + KV cache ${memory.kvCache} + reserve ${memory.reserve} GiB > ${memory.available} GiB of ${tp} cores`;
-  if (memory.weights + memory.reserve >= memory.available) {
-    return `${terms}: the weights alone do not fit ${tp} cores; use a higher tensor-parallel degree (more cores) or a smaller dtype`;
-  }
-  return `${terms} at ${seqs} sequences of ${length} tokens: at most ${memory.maxConcurrencyThatFits} sequences fit; ` +
-    'use fewer sequences, a shorter context, more cores or a smaller dtype' +
-    (memory.kvSharding === 'replicate' ? ` (KV heads are replicated ${memory.kvHeadsPerRank}x per rank at this degree)` : '');
-}
-
-/** Which target a trickle of requests already misses. */
-function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
-  // A trickle: one request per 1,000 s. At rates far lower the TTFT quantile's arithmetic overflows (Infinity), which
-  // blamed the first token for what the end-to-end target refused.
-  const idle = [1e-6, 1e-3].map((rate) => predictReplica(timing, targets, rate))
-    .find((p) => Number.isFinite(p.ttftP99Ms) && Number.isFinite(p.e2eP99Ms)) ?? predictReplica(timing, targets, 1e-3);
-  if (idle.tpotP99Ms > targets.tpotP99Ms) {
-    return { configuration, code: 'tpot', reason: `decodes at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms even alone; the target is ${targets.tpotP99Ms} ms: use fewer sequences or more cores per replica` };
-  }
-  if (idle.ttftP99Ms > targets.ttftP99Ms) {
-    return { configuration, code: 'ttft', reason: `first token at p99 ${round(idle.ttftP99Ms, 1)} ms even alone (prefill of ${targets.inputTokens.p99 ?? targets.inputTokens.mean} tokens); the target is ${targets.ttftP99Ms} ms: shorten prompts or use more cores` };
-  }
-  return {
-    configuration,
-    code: 'e2e',
-    reason: `end-to-end p99 ${round(idle.e2eP99Ms, 0)} ms even alone; the end-to-end target is ${targets.e2eP99Ms} ms ` +
-      `(TTFT p99 ${round(idle.ttftP99Ms, 1)} ms + ${Math.max(0, (targets.outputTokens.p99 ?? targets.outputTokens.mean) - 1)} ` +
-      `tokens at TPOT p99 ${round(idle.tpotP99Ms, 1)} ms): raise it, or shorten the outputs`,
-  };
-}
-
-/** One line per rejection reason kind, the most telling first. */
-function explain(rejected: readonly GenerativeRejection[]): string[] {
-  const order: GenerativeRejection['code'][] = ['tpot', 'ttft', 'e2e', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
-  return [...rejected]
-    .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
-    .filter((r) => r.code !== 'excluded')
-    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`);
 }

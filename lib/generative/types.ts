@@ -202,6 +202,46 @@ export interface GenerativeEstimate {
   readonly anchors: { readonly tpot: number; readonly ttft: number };
 }
 
+/** The published measurement behind one lever a plan uses. */
+export interface GenerativeLeverEvidence {
+  /** The published row (document, figure, commit), or why there is none on this chip family and serving stack. */
+  readonly source: string;
+  /** True when a published row measured the lever on the plan's chip family and serving stack. */
+  readonly measured: boolean;
+}
+
+/** What a plan's figures rest on. */
+export interface GenerativeEvidence {
+  /** One entry per truthy key of `engine.levers` (`speculation`, `fp8Weights`, `fp8KvCache`, `prefixHitRate`). */
+  readonly levers?: { readonly [lever: string]: GenerativeLeverEvidence };
+}
+
+/**
+ * How much the plan's timings may be off before a p99 target misses at the target rate, with the plan's own instance
+ * count and layout, by the same queueing model that sized it.
+ */
+export interface GenerativeSensitivity {
+  /**
+   * The factor decode steps and prefills may both be slower by (1.31: 31 % slower) before a target misses; 1 when the
+   * plan is already at its limit.
+   */
+  readonly stepSlowdownToMissTarget: number;
+  /** For speculative plans: the accepted tokens per step below which a target misses (1 when none does). */
+  readonly acceptedTokensToMissTarget?: number;
+}
+
+/** A model length snapped to a measured row's: how many requests it cuts. */
+export interface GenerativeLengthCut {
+  /** p99 input + p99 output, the length the targets imply. */
+  readonly requestedLength: number;
+  /** The measured row's sequence length the plan uses instead. */
+  readonly measuredLength: number;
+  /** Share of requests (from the plan's length distributions) longer than `measuredLength`: their output is cut. */
+  readonly cutShare: number;
+  /** The row whose length it is. */
+  readonly source: string;
+}
+
 /** The generative part of a plan. */
 export interface GenerativePlanDetails {
   readonly architecture: GenerativeArchitecture;
@@ -237,6 +277,24 @@ export interface GenerativePlanDetails {
   readonly costPer1MOutputTokensAtGoodputUsd?: number;
   /** Present when the times are the performance model's, not measured rows. */
   readonly estimate?: GenerativeEstimate;
+  /** What the plan's figures rest on. @default - absent in plans made before plans carried their evidence */
+  readonly evidence?: GenerativeEvidence;
+  /**
+   * How far the plan's timings may be off before a target misses: what to watch on the first deploy. Computed for the
+   * chosen plan of a report.
+   *
+   * @default - absent for alternatives and in older plans
+   */
+  readonly sensitivity?: GenerativeSensitivity;
+  /**
+   * Present when `maxModelLength` was snapped down to the sequence length a published row was compiled for, so the
+   * row plans: the longest requests are cut to it.
+   *
+   * @default - not snapped: p99 input + p99 output
+   */
+  readonly lengthCut?: GenerativeLengthCut;
+  /** Why a larger tensor-parallel degree was chosen over a smaller one that also meets the targets. @default - it was not */
+  readonly tensorParallelReason?: string;
   readonly engine: EngineSettings;
   readonly replicas: readonly ReplicaLayout[];
   /** The measured rows the decode and prefill times come from. */
@@ -267,7 +325,9 @@ export interface GenerativeRejection {
     | 'tpot'
     | 'e2e'
     | 'max-instances'
-    | 'excluded';
+    | 'excluded'
+    /** Meets the targets only with a lever no published row measured on its chip family and stack, not asked for. */
+    | 'unmeasured-lever';
   readonly reason: string;
   /** With `device-memory`: the memory breakdown that did not fit. */
   readonly memoryGiB?: GenerativeMemory;
@@ -285,6 +345,20 @@ export interface GenerativePlanReport {
   readonly rejected: readonly GenerativeRejection[];
   /** What each lever of the chosen plan was worth: the cheapest plan without it. */
   readonly leverWorth?: readonly GenerativeLeverWorth[];
+  /**
+   * The cheapest plan of each lever combination that uses a lever no published row measured on its chip family and
+   * serving stack, and was not asked for (`GenerativeLeverOptions.unmeasured`): what it would save if it holds.
+   */
+  readonly unmeasuredLevers?: readonly GenerativeUnmeasuredLevers[];
+}
+
+/** A plan that would need an unmeasured lever, against the chosen plan. */
+export interface GenerativeUnmeasuredLevers {
+  /** The unmeasured levers it uses, as `--unmeasured-levers` names them. */
+  readonly levers: readonly LeverName[];
+  readonly plan: GenerativePlan;
+  /** Share of the chosen plan's cost per 1M output tokens at goodput it would save (negative: it costs more). */
+  readonly saves: number;
 }
 
 /** One lever's worth: the chosen plan against the cheapest plan without that lever. */
@@ -326,17 +400,38 @@ export interface WorkloadLengths {
   readonly output: LengthDistribution;
 }
 
-/** Which levers the planner may use. Every lever is a candidate unless turned off. */
+/** A lever by the name `--unmeasured-levers` and `GenerativeLeverOptions.unmeasured` take. */
+export type LeverName = 'speculation' | 'fp8' | 'prefix-caching';
+
+/**
+ * Which levers the planner may use. A lever is a candidate where a published row measured it on the candidate's chip
+ * family and serving stack (`lever-evidence.ts`); elsewhere it is priced beside the plan as unmeasured and planned
+ * only when `unmeasured` names it. Prefix caching is a candidate only with a hit rate.
+ */
 export interface GenerativeLeverOptions {
   /** Consider speculative decoding (a draft model) where the model has a cited draft. @default true */
   readonly speculativeDecoding?: boolean;
-  /** Tokens kept per verification step with speculation. @default - the model family's published figure */
+  /** Tokens kept per verification step with speculation. @default - the published figure for the draft and method */
   readonly acceptedTokens?: number;
   /** Consider FP8 weights and an FP8 KV cache. @default true */
   readonly fp8?: boolean;
   /** Share of prompt tokens a prefix cache serves, 0 to 1. @default 0 - prefix caching is not a candidate */
   readonly prefixHitRate?: number;
+  /**
+   * Levers to plan where no published row measured them on the candidate's chip family and serving stack: the plan
+   * then rests on the lever's modelled effect, which a token proof must confirm. A stated `prefixHitRate` asks for
+   * prefix caching by itself.
+   *
+   * @default - none: unmeasured levers are priced beside the plan (`GenerativePlanReport.unmeasuredLevers`), not planned
+   */
+  readonly unmeasured?: readonly LeverName[];
 }
+
+/**
+ * How a draft proposes tokens: NxD Inference's fused speculation with a small draft model (vLLM over NxD Inference,
+ * Inf2 and Trn1), or an EAGLE3 head reading the target's hidden states (the vLLM Neuron plugin, Trn2 and Trn3).
+ */
+export type SpeculationMethod = 'fused' | 'eagle3';
 
 /** A draft model for speculation. */
 export interface DraftModel {
@@ -346,6 +441,14 @@ export interface DraftModel {
   /** Tokens kept per verification step by default, and where it comes from. */
   readonly acceptedTokens: number;
   readonly source: string;
+  /** How the engine runs the draft. @default 'fused' (plans made before the plugin's EAGLE3) */
+  readonly method?: SpeculationMethod;
+  /**
+   * One draft step's time as a share of the target's decode step, where a published speed-up fixes it.
+   *
+   * @default - the draft's parameters over the target's (a step reads every weight once)
+   */
+  readonly stepCost?: number;
 }
 
 /** One combination of levers a candidate runs with. */
