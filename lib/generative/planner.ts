@@ -25,7 +25,7 @@ import { replicaMemory, weightsGiB } from './memory';
 import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, planTiming, pruningBounds } from './estimate';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './levers';
-import { leverEvidence, stackName } from './lever-evidence';
+import { LEVER_NAMES, leverEvidence, stackName } from './lever-evidence';
 import { largerDegreeMargin, preferSmallerDegree, splitByEvidence, unaskedLevers, unmeasuredAlternatives } from './choice';
 import { planSensitivity } from './sensitivity';
 import { explain, latencyRejection, memoryReason } from './rejections';
@@ -225,6 +225,11 @@ export function resolveGenerativeRequest(
   }
   if (levers.prefixHitRate !== undefined && !(Number.isFinite(levers.prefixHitRate) && levers.prefixHitRate >= 0 && levers.prefixHitRate < 1)) {
     problems.push(`prefixHitRate=${levers.prefixHitRate} must be a fraction from 0 to below 1 (0.5: half the prompt tokens are in the prefix cache)`);
+  }
+  for (const lever of levers.unmeasured ?? []) {
+    if (!LEVER_NAMES.includes(lever)) {
+      problems.push(`levers.unmeasured: '${lever}' is no lever; use ${LEVER_NAMES.join(', ')}`);
+    }
   }
   const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
