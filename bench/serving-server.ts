@@ -69,13 +69,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** A process tree's CPU: the front ends (`python3 -m serving` and its `serving.siblings`) and their workers. */
+/** A process tree's CPU: the front ends (`python3 -m serving` and its `serving.sibling`s) and their workers. */
 function treeCpuSeconds(root: number): { frontEnd: number; workers: number } {
   const total = { frontEnd: 0, workers: 0 };
   const visit = (pid: number, role: 'frontEnd' | 'workers') => {
     total[role] += processCpuSeconds(pid);
     for (const child of childrenOf(pid)) {
-      visit(child, commandLine(child).includes('serving.siblings') ? 'frontEnd' : 'workers');
+      visit(child, /-m serving\.sibling\b/.test(commandLine(child)) ? 'frontEnd' : 'workers');
     }
   };
   visit(root, 'frontEnd');

@@ -34,7 +34,7 @@ export function buildProgram(io: CliIo, options: { isTTY?: boolean } = {}): Comm
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(add --help for usage)');
-  registerPlanCommand(program, io);
+  registerPlanCommand(program, io, { isTTY: options.isTTY ?? false });
   registerCatalogCommand(program, io);
   registerProfilesCommand(program, io);
   registerBenchCommand(program, io, { isTTY: options.isTTY ?? false });

@@ -3,7 +3,8 @@
  *
  * Kept apart from `bin/environments.ts` so the `promote` command reads the config without loading aws-cdk-lib.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Stack, Stage } from 'aws-cdk-lib';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import * as codecommit from 'aws-cdk-lib/aws-codecommit';
 import * as pipelines from 'aws-cdk-lib/pipelines';
 import { DeployRefusal } from '../constructs/proof/deploy-refusal';
@@ -103,6 +104,7 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
   if (source === undefined) {
     return { config, stages };
   }
+  stages.forEach(synthesizeStageQuietly);
   const pipelineStack = new Stack(app, PIPELINE_STACK_ID, {
     env: { account: config.pipeline.account, region: config.pipeline.region },
     description: `cdk-inferentia ${config.application}: ${config.environments.map((e) => e.name).join(' -> ')}`,
@@ -126,6 +128,24 @@ export function addEnvironmentStages(app: App, content: StageContent, baseDir: s
     });
   }
   return { config, stages, pipelineStack };
+}
+
+/**
+ * Synthesizes a stage the pipeline deploys so that the CDK CLI reports its stacks' warnings when they are selected
+ * (`cdk synth 'dev/*'`), as it does for a top-level stack, and not on every synth of any stack.
+ *
+ * CDK Pipelines synthesizes each stage it deploys with `validateOnSynthesis` (aws-cdk-lib `pipelines`
+ * `pipelineSynth`), and the CLI validates such stacks whatever was selected: `cdk synth BertBaseUncasedInference`
+ * printed 26 messages about the nine stacks of dev, staging and prod beside its own 4. `Stage.synth` returns its
+ * first assembly to every later call, so the pipeline deploys this one. A stage with an error annotation is
+ * synthesized again with the validation, so that its error still stops every synth, as the pipeline intends.
+ */
+export function synthesizeStageQuietly(stage: Stage): void {
+  const assembly = stage.synth({ validateOnSynthesis: false });
+  const hasError = assembly.stacks.some((s) => s.messages.some((m) => m.level === cxapi.SynthesisMessageLevel.ERROR));
+  if (hasError) {
+    stage.synth({ validateOnSynthesis: true, force: true });
+  }
 }
 
 function refusePlaceholders(stack: Stack, account: string, digest: string | undefined): void {

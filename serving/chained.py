@@ -28,7 +28,7 @@ import sys
 import threading
 
 from . import protocol
-from .worker import PIPELINE_SWITCH_INTERVAL_S, Assembly, _fatal_on_error
+from .assembly import PIPELINE_SWITCH_INTERVAL_S, Assembly, fatal_on_error
 
 
 def run_chained(worker):
@@ -52,7 +52,7 @@ class Chain:
     def run(self):
         sys.setswitchinterval(PIPELINE_SWITCH_INTERVAL_S)
         for stage in (self.device, self.reader):
-            threading.Thread(target=_fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
+            threading.Thread(target=fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
         with self.lock:
             self.send(self.ask())
         while True:

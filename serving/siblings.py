@@ -6,17 +6,18 @@ answered (any front end may be asked; the others forward /ping to front end 0, w
 the others hand it their metric lines, so that stdout has one writer. A request never leaves the front end whose
 connection brought it.
 
-Started by front end 0 as `python3 -m serving.siblings --fd N --index I` (a Unix socket to it); exits when it goes.
+Front end 0 starts each as `python3 -m serving.sibling --fd N --index I` (a Unix socket to it; sibling.py); it exits
+when front end 0 goes.
 """
 import asyncio
 import itertools
 import os
-import signal
 import socket
 import sys
 
 from . import protocol
-from .config import load_or_exit, shares
+from .config import shares
+from .health import instance_answer
 from .workers import exit_cause, serving_environment
 
 # How long /ping waits for a front end's status before it counts that front end as down.
@@ -92,7 +93,7 @@ class Siblings:
             parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 peer.process = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "serving.siblings", "--fd", str(child.fileno()), "--index", str(peer.index),
+                    sys.executable, "-m", "serving.sibling", "--fd", str(child.fileno()), "--index", str(peer.index),
                     env=serving_environment(), pass_fds=(child.fileno(),),
                     stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr.fileno(),  # its metric lines come over the socket
                 )
@@ -134,8 +135,6 @@ class Siblings:
             self.server.log(f"front end {peer.index} listening (pid {message[1]})")
 
     async def answer_ping(self, peer, request_id, pid):
-        from .frontend import instance_answer
-
         statuses = [self.server.status()] + await self.statuses()
         peer.send((protocol.ANSWER, request_id, instance_answer(statuses, self.server.config.front_ends, pid)))
 
@@ -199,20 +198,3 @@ class Link:
         except (asyncio.TimeoutError, ConnectionError):
             pass
 
-
-async def _run(sock, config, index):
-    from .frontend import Server
-
-    reader, writer = await asyncio.open_unix_connection(sock=sock, limit=1 << 20)
-    await Server(config, index, Link(reader, writer)).run()
-
-
-def main():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # front end 0 decides when front ends stop (SIGTERM)
-    sock = socket.socket(fileno=int(sys.argv[sys.argv.index("--fd") + 1]))
-    index = int(sys.argv[sys.argv.index("--index") + 1])
-    asyncio.run(_run(sock, load_or_exit(), index))
-
-
-if __name__ == "__main__":
-    main()

@@ -49,12 +49,10 @@ import threading
 import traceback
 
 from . import protocol
+from .assembly import PIPELINE_SWITCH_INTERVAL_S, Assembly, fatal_on_error
+from .chained import run_chained
 from .config import load
 from .handler import Handler, HandlerError, concat
-
-# How often CPython offers the GIL to a waiting thread while the pipeline runs (see the module docstring).
-PIPELINE_SWITCH_INTERVAL_S = 0.0005
-
 
 def main():
     # Ctrl-C in a terminal reaches the whole process group: the front end decides when workers stop (SIGTERM).
@@ -129,8 +127,6 @@ class Worker:
 
     def run(self):
         if self.chained:
-            from .chained import run_chained
-
             run_chained(self)
             return
         if not self.overlap:
@@ -140,7 +136,7 @@ class Worker:
                     self.finish_one(self.call_one())
         sys.setswitchinterval(PIPELINE_SWITCH_INTERVAL_S)
         for stage in (self.device, self.finish):
-            threading.Thread(target=_fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
+            threading.Thread(target=fatal_on_error, args=(stage,), name=stage.__name__, daemon=True).start()
         while True:
             with self.state:
                 # At most one batch decoded ahead, never ahead of a suspect's call, and once a retried request was
@@ -314,58 +310,6 @@ class Worker:
                 outputs.append((item, prediction[offset : offset + len(inputs)]))
                 offset += len(inputs)
         return outputs, protocol.BatchStats(size, len(batch), started, first_device_ms, waits), calls - 1
-
-
-
-class Assembly:
-    """One batch being put together from the requests the front end gives a worker, in arrival order: each request is
-    decoded into the batch, refused (its answer in `results`), or put back for the next batch, untouched."""
-
-    def __init__(self, worker):
-        self.worker = worker
-        self.items = []  # (item, inputs)
-        self.results = []  # finished answers: (id, status, body, content type)
-        self.put_back = []  # request ids
-        self.size = 0  # inputs in the batch
-        self.first_arrival = None
-        self.alone = False  # the batch holds a retried request, which runs in a call of its own
-
-    @property
-    def closed(self):
-        """Nothing more joins: it is full, holds a retried request, or put one back (arrival order stays)."""
-        return bool(self.put_back) or self.alone or self.size >= self.worker.max_batch_size
-
-    def add(self, items, device_busy):
-        """Takes `items` into the batch; True when a retried request went back because the device was busy and the
-        batch empty (it waits for an idle device)."""
-        waits_for_idle = False
-        for item in items:
-            if self.put_back or self.alone or (item.alone and (self.items or device_busy)):
-                # Keep arrival order behind a request that did not fit; a retried request runs with nothing beside it.
-                waits_for_idle = waits_for_idle or (item.alone and not self.items)
-                self.put_back.append(item.id)
-                continue
-            decoded = self.worker.decode(item)
-            if isinstance(decoded, tuple):
-                self.results.append(decoded)
-            elif self.size + len(decoded) > self.worker.max_batch_size:
-                self.put_back.append(item.id)
-            else:
-                self.items.append((item, decoded))
-                self.size += len(decoded)
-                self.first_arrival = item.enqueued if self.first_arrival is None else self.first_arrival
-                self.alone = item.alone
-        return waits_for_idle
-
-def _fatal_on_error(stage):
-    """Runs a pipeline stage; any failure of the worker's own (not the handler's: each stage answers those) ends the
-    process, so that the front end sees it exit and retries its requests, as when the worker dies in a call."""
-    try:
-        stage()
-    except BaseException:  # noqa: B902
-        if not isinstance(sys.exc_info()[1], OSError):  # a closed socket: the front end has gone
-            traceback.print_exc()
-        os._exit(1)
 
 
 def _describe(error):

@@ -32,6 +32,7 @@ import { endpointNameProblem } from '../../lib/aws-names';
 import { isAwsRegion } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
 import type { CliIo } from './io';
+import { terminalStream } from './progress';
 import { addOnceOptions, once } from './once';
 
 /** How the bench command runs, beyond its flags. */
@@ -437,17 +438,8 @@ function describeRun(options: BenchOptions): string {
 /** A progress bar on stderr that follows the run's phases. */
 function progressBar(io: CliIo, options: BenchOptions): { update: (p: BenchProgress) => void; stop: () => void } {
   const stop = options.stop;
-  // cli-progress writes through a stream; this one forwards to the CLI's stderr and tells it a terminal is there.
-  const stream = {
-    isTTY: true,
-    columns: 100,
-    write: (s: string): boolean => {
-      io.stderr(String(s));
-      return true;
-    },
-  };
   const bar = new SingleBar({
-    stream: stream as unknown as NodeJS.WritableStream,
+    stream: terminalStream(io),
     format: '{phase} [{bar}] {percentage}% | {requests} requests | {errors} errors',
     hideCursor: false,
     clearOnComplete: true,

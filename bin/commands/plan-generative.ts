@@ -12,6 +12,7 @@ import { stackName } from '../../lib/generative/lever-evidence';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets, LeverName } from '../../lib/generative';
 import type { CliIo } from './io';
 import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { planProgressBar } from './progress';
 
 /** The flags a generative plan reads. */
 export interface GenerativePlanFlags {
@@ -105,9 +106,15 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
   };
 }
 
-/** Plans a generative profile and prints the report (or JSON). */
-export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo): void {
+/**
+ * Plans a generative profile and prints the report (or JSON).
+ *
+ * @param isTTY stderr is a terminal: a plan that runs for more than a second draws its progress there, unless `--json`
+ * @default false
+ */
+export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false): void {
   const targets = generativeTargets(profile, flags);
+  const progress = isTTY && flags.json !== true ? planProgressBar(io, profile.id) : undefined;
   printPlan(io, () => planGenerativeReport(profile, targets, {
     region: flags.region,
     hosting: flags.hosting,
@@ -124,8 +131,10 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
       ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
       ...(flags.unmeasuredLevers !== undefined ? { unmeasured: flags.unmeasuredLevers } : {}),
     },
+    ...(progress !== undefined ? { onProgress: progress.onProgress } : {}),
   }, catalog), {
     json: flags.json,
+    planned: progress?.stop,
     format: (report) => formatGenerativeReport(report, flags.alternatives ?? 5),
     warnings: (report) => report.chosen.warnings,
   });

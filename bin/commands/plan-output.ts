@@ -101,6 +101,8 @@ export interface PlanPrinting<R> {
   readonly format: (report: R) => string;
   /** Warnings printed on stderr after the tables. */
   readonly warnings: (report: R) => readonly string[];
+  /** Called when planning ends, planned or not, before anything is printed (clears a progress bar). @default - nothing */
+  readonly planned?: () => void;
 }
 
 /**
@@ -114,12 +116,14 @@ export function printPlan<R extends object>(io: CliIo, plan: () => R, printing: 
   try {
     report = plan();
   } catch (e) {
+    printing.planned?.();
     if (printing.json && e instanceof InfeasibleError) {
       // Scripts read stdout: no plan is still a JSON document, with the reasons.
       io.stdout(JSON.stringify({ ...e.details, chosen: null, reasons: e.reasons, ...printing.extra }, null, 2) + '\n');
     }
     throw e;
   }
+  printing.planned?.();
   if (printing.json) {
     io.stdout(JSON.stringify({ ...report, ...printing.extra }, null, 2) + '\n');
     return;

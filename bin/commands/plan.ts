@@ -29,8 +29,13 @@ interface PlanFlags extends GenerativePlanFlags {
 
 const SERVING_CHOICES = [...SERVING_MODES, 'any'] as const;
 
-/** Registers `plan` on the program. */
-export function registerPlanCommand(program: Command, io: CliIo): void {
+/**
+ * Registers `plan` on the program.
+ *
+ * @param options.isTTY stderr is a terminal: a generative plan longer than a second draws its progress there (never
+ * with `--json`) @default false
+ */
+export function registerPlanCommand(program: Command, io: CliIo, options: { readonly isTTY?: boolean } = {}): void {
   addOnceOptions(program.command('plan'), [
     new Option('--model <id>', 'a built-in model profile (see `cdk-inferentia profiles`)').conflicts('profile').argParser(once('--model')),
     ['--profile <file>', 'your own model profile as JSON (format: docs/profile-format.md)'],
@@ -98,7 +103,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       const loaded = loadAnyProfile({ model: flags.model, profile: flags.profile });
       const catalog = loadCatalog(flags.prices);
       if (loaded.kind === 'generative') {
-        runGenerativePlan(loaded.profile, flags, catalog, io);
+        runGenerativePlan(loaded.profile, flags, catalog, io, options.isTTY === true);
         return;
       }
       const { warnings } = loaded;

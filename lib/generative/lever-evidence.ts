@@ -1,23 +1,26 @@
 /**
  * Which levers a published measurement supports, by chip family and serving stack: a lever is a default planning
- * candidate only where a row here measured it on the candidate's chip family with the engine that chip runs (vLLM over
- * NxD Inference on Inf2 and Trn1, the vLLM Neuron plugin on Trn2 and Trn3: `engine-config.ts`, `vllmEngineOf`).
- * Elsewhere the planner still prices it, beside the plan, as unmeasured, and plans it only when asked
- * (`GenerativeLeverOptions.unmeasured`, `--unmeasured-levers`).
+ * candidate only where a published row (`published/`, `PUBLISHED_ROWS`) measured it on the candidate's chip family with
+ * the engine that chip runs here (vLLM over NxD Inference on Inf2 and Trn1, the vLLM Neuron plugin on Trn2 and Trn3:
+ * `engine-config.ts`, `vllmEngineOf`). Elsewhere the planner still prices it, beside the plan, as unmeasured, and plans
+ * it only when asked (`GenerativeLeverOptions.unmeasured`, `--unmeasured-levers`).
  *
  * Speculation is measured per draft and target: acceptance depends on the pair, so a row supports speculation for its
  * own model with its own method only. FP8 and prefix caching change what a step reads or computes on any model, so a
- * row supports them for every model on its chip family and stack.
+ * row supports them for every model on its chip family and stack. NxD Inference measured on its own (`nxd-inference`)
+ * counts for the vLLM integration over it (`vllm-nxdi`): the levers are NxD Inference's.
  *
- * What is published (checked 2026-11): the vLLM Neuron plugin's EAGLE3 on Llama 3.1 8B on Trn2 is the only lever
- * measured on a chip and stack this project deploys. NxD Inference's fused speculation and prefix caching were measured
- * on Trn2, which here runs the plugin instead; no published row measures FP8 speed on any of these stacks (the plugin's
- * Llama 3 recipe measures FP8 accuracy only: GSM8K 0.95 at BF16 and at static FP8, vllm-project/vllm-neuron
- * docs/model-recipes/llama-3.md @ 9fc042ea); no row measures any lever on Inf2 or Trn1.
+ * What is published (the dataset of 2026-11): the vLLM Neuron plugin's EAGLE3 on Llama 3.1 8B on Trn2 is the only lever
+ * measured on a chip and stack this project deploys. NxD Inference's fused speculation and FP8 were measured on Trn2,
+ * which here runs the plugin instead; the plugin's Llama 3 recipe measures FP8 accuracy only (GSM8K 0.95 at BF16 and at
+ * static FP8, vllm-project/vllm-neuron docs/model-recipes/llama-3.md @ 9fc042ea); no row measures any lever on Inf2 or
+ * Trn1 with NxD Inference.
  */
 import { chipOf } from '../planner/planner';
 import { vllmEngineOf } from './engine-config';
 import type { VllmEngineKind } from './engine-config';
+import { describeSource, PUBLISHED_ROWS } from './published';
+import type { PublishedRow, ServingStack } from './published';
 import type { GenerativeLeverEvidence, LeverName, LeverSet, SpeculationMethod } from './types';
 
 /** Every lever name, as `--unmeasured-levers` takes them. */
@@ -28,45 +31,58 @@ export interface LeverMeasurement {
   readonly lever: LeverName;
   /** Chip family it ran on (`chipOf` names: inf2, trn1, trn2, trn3). */
   readonly chip: string;
-  /** The serving stack it ran on. */
-  readonly stack: VllmEngineKind;
-  /** For speculation: how the draft ran. */
+  /** The serving stack it ran on, as the dataset names it. */
+  readonly stack: ServingStack;
+  /** For speculation: how the draft ran. @default - not speculation, or a method the planner does not plan */
   readonly method?: SpeculationMethod;
-  /** The built-in profile id of the model it measured. */
+  /** The model it measured (a built-in profile id where there is one). */
   readonly profileId: string;
-  /** What was measured, in the source's words and units. */
+  /** What was measured. */
   readonly figure: string;
   /** Document, commit, date. */
   readonly source: string;
 }
 
-const NEURON_SDK = 'aws-neuron/aws-neuron-sdk';
+/** The engine a published stack is, where this project deploys it. */
+function engineOfStack(stack: ServingStack): VllmEngineKind | undefined {
+  return stack === 'vllm-nxdi' || stack === 'nxd-inference' ? 'nxd-inference' : stack === 'vllm-neuron-plugin' ? 'vllm-neuron-plugin' : undefined;
+}
+
+/** The levers one published row measured. */
+function measurementsOfRow(row: PublishedRow): LeverMeasurement[] {
+  const where = `${row.model} on ${row.instanceType} TP ${row.tensorParallelDegree}, batch ${row.batchSize} (${row.stack}, Neuron ${row.neuronSdkVersion})`;
+  const tpot = row.tpot?.p50 ?? row.tpot?.mean;
+  const timing = tpot !== undefined ? `: TPOT ${row.tpot?.p50 !== undefined ? 'p50' : 'mean'} ${tpot} ms` : '';
+  const base = { chip: row.chip, stack: row.stack, profileId: row.model, source: describeSource(row) };
+  const spec = row.levers.speculation;
+  const fp8 = row.weightDtype === 'fp8' || row.kvDtype === 'fp8';
+  return [
+    ...(spec ? [{
+      ...base, lever: 'speculation' as const,
+      ...(spec.method === 'fused-draft' ? { method: 'fused' as const } : spec.method === 'eagle3' ? { method: 'eagle3' as const } : {}),
+      figure: `${spec.method}${spec.draftModel ? ` (${spec.draftModel}` : ' ('}${spec.speculativeTokens !== undefined ? `, ${spec.speculativeTokens} speculative tokens` : ''}) ` +
+        `with ${where}${timing}${spec.meanAcceptedLength !== undefined ? `, mean accepted length ${spec.meanAcceptedLength}` : ''}`,
+    }] : []),
+    ...(fp8 ? [{ ...base, lever: 'fp8' as const, figure: `FP8 ${row.weightDtype === 'fp8' ? 'weights' : 'KV cache'} with ${where}${timing}` }] : []),
+    ...(row.levers.prefixCaching ? [{
+      ...base, lever: 'prefix-caching' as const,
+      figure: `prefix caching${row.levers.prefixCaching.description ? ` (${row.levers.prefixCaching.description})` : ''} with ${where}${timing}`,
+    }] : []),
+  ];
+}
+
+/**
+ * Prefix caching measured with NxD Inference's vLLM integration on Trn2; its table reports TTFT only, so the dataset
+ * (which keeps rows with a per-token figure) does not hold it.
+ */
+const PREFIX_CACHING_70B: LeverMeasurement = {
+  lever: 'prefix-caching', chip: 'trn2', stack: 'vllm-nxdi', profileId: 'llama-3.3-70b-instruct',
+  figure: 'prefix caching with llama-3.3-70b-instruct on trn2.48xlarge (vllm-nxdi): TTFT p50 342.8 -> 107.8 ms at > 90 % prefix hits, 89.7 -> 91.8 ms at none',
+  source: 'aws-neuron/aws-neuron-sdk @ 86051b85 libraries/nxd-inference/tutorials/llama70b_apc_perf_comparison.csv',
+};
 
 /** Every published lever measurement the planner knows, on any chip and stack. */
-export const LEVER_MEASUREMENTS: readonly LeverMeasurement[] = [
-  {
-    lever: 'speculation', chip: 'trn2', stack: 'vllm-neuron-plugin', method: 'eagle3', profileId: 'llama-3.1-8b-instruct',
-    figure: 'EAGLE3 (RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3, 3 speculative tokens) on trn2.48xlarge TP 8, vllm bench serve ' +
-      'sonnet 512/128 at concurrency 2: median TPOT 10.52 -> 6.41 ms, mean accepted length 3.22, acceptance 74.1 %',
-    source: `${NEURON_SDK} vllm-neuron/docs/tutorials/tutorial-eagle3-speculative-decoding-llama-3-1.md @ 43a89626 (updated 2026-06-11)`,
-  },
-  {
-    lever: 'speculation', chip: 'trn2', stack: 'nxd-inference', method: 'fused', profileId: 'llama-3.3-70b-instruct',
-    figure: 'fused speculation with Llama 3.2 1B on trn2.48xlarge TP 64, batch 1, LLMPerf: TPOT p50 19.8 -> 5.6 ms',
-    source: `${NEURON_SDK} libraries/nxd-inference/tutorials/llama70b_perf_comparison.csv @ 06f33784`,
-  },
-  {
-    lever: 'speculation', chip: 'trn2', stack: 'nxd-inference', method: 'fused', profileId: 'qwen3-32b',
-    figure: 'fused speculation with Qwen3-0.6B (7 speculative tokens) on trn2.48xlarge TP 64, batch 1, LLMPerf 128/558 tokens: ' +
-      'TPOT 10.76 -> 9.91 ms',
-    source: `${NEURON_SDK} libraries/nxd-inference/tutorials/sd-inference-tutorial.rst @ db1586c3`,
-  },
-  {
-    lever: 'prefix-caching', chip: 'trn2', stack: 'nxd-inference', profileId: 'llama-3.3-70b-instruct',
-    figure: 'Llama 3.3 70B with vLLM over NxD Inference on trn2.48xlarge: TTFT p50 342.8 -> 107.8 ms at > 90 % prefix hits, 89.7 -> 91.8 ms at none',
-    source: `${NEURON_SDK} libraries/nxd-inference/tutorials/llama70b_apc_perf_comparison.csv @ 86051b85`,
-  },
-];
+export const LEVER_MEASUREMENTS: readonly LeverMeasurement[] = [...PUBLISHED_ROWS.flatMap(measurementsOfRow), PREFIX_CACHING_70B];
 
 /** The lever names of a lever set's truthy keys (FP8 weights and KV cache are one lever). */
 export function leverNamesOf(levers: LeverSet | undefined): LeverName[] {
@@ -84,8 +100,8 @@ export function leverNamesOf(levers: LeverSet | undefined): LeverName[] {
  */
 export function measurementFor(lever: LeverName, levers: LeverSet, family: string, profileId: string): LeverMeasurement | undefined {
   const chip = chipOf(family);
-  const stack = vllmEngineOf(family);
-  return LEVER_MEASUREMENTS.find((m) => m.lever === lever && m.chip === chip && m.stack === stack && (lever !== 'speculation'
+  const engine = vllmEngineOf(family);
+  return LEVER_MEASUREMENTS.find((m) => m.lever === lever && m.chip === chip && engineOfStack(m.stack) === engine && (lever !== 'speculation'
     || (m.profileId === profileId && m.method === (levers.speculation?.draft.method ?? 'fused'))));
 }
 
@@ -122,7 +138,7 @@ export function leverEvidence(levers: LeverSet | undefined, family: string, prof
     const asked = lever === 'prefix-caching' ? 'planned because a prefix hit rate was stated' : `planned because asked for (--unmeasured-levers ${lever})`;
     return [key, {
       source: `no published measurement on ${chipOf(family)} with ${stackName(vllmEngineOf(family))}; ${asked}` +
-        (nearest ? `; nearest: ${nearest.figure}, on ${nearest.chip} with ${stackName(nearest.stack)} (${nearest.source})` : ''),
+        (nearest ? `; nearest: ${nearest.figure} (${nearest.source})` : ''),
       measured: false,
     }] as const;
   });

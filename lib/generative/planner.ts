@@ -79,15 +79,16 @@ export function planGenerativeReport(
   const only = request.options.instanceTypes;
   const feasible: GenerativePlan[] = [];
   const rejected: GenerativeRejection[] = [];
-  for (const instance of catalog.instances) {
+  for (const [index, instance] of catalog.instances.entries()) {
     const instanceType = hostedName(instance, request.options.hosting);
     if (only !== undefined && !only.includes(instance.name)) {
       rejected.push({ instanceType, code: 'excluded', reason: `not among the requested instance types (${only.join(', ')})` });
-      continue;
+    } else {
+      const outcome = evaluateInstance(profile, request, instance, catalog);
+      feasible.push(...outcome.plans);
+      rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
     }
-    const outcome = evaluateInstance(profile, request, instance, catalog);
-    feasible.push(...outcome.plans);
-    rejected.push(...outcome.rejections.map((r) => ({ instanceType, ...r })));
+    options.onProgress?.({ done: index + 1, total: catalog.instances.length, instanceType });
   }
   // Levers only with evidence: a plan resting on a lever nobody measured on its chip and stack is priced, not planned.
   const asked = request.options.levers?.unmeasured ?? [];

@@ -147,6 +147,24 @@ export interface GenerativePlanOptions extends DeploymentOptions {
    * plans from measured rows only. @default true
    */
   readonly estimates?: boolean;
+  /**
+   * Called as the planner finishes each instance type of the catalog, so that a caller can show progress: an LLM plan
+   * weighs thousands of configurations and takes seconds. The plan does not depend on it, and nothing of it is kept in
+   * the report.
+   *
+   * @default - no progress is reported
+   */
+  readonly onProgress?: (progress: PlanningProgress) => void;
+}
+
+/** How far a generative plan has got, as {@link GenerativePlanOptions.onProgress} reports it. */
+export interface PlanningProgress {
+  /** Instance types of the catalog weighed so far. */
+  readonly done: number;
+  /** Instance types of the catalog. */
+  readonly total: number;
+  /** The one just weighed, as the plan names it (`ml.` prefixed for SageMaker). */
+  readonly instanceType: string;
 }
 
 /** Device memory one replica needs, per term, in GiB over all the cores it spans. */

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ROOT, importCircles, packageImports, relativeImports, sizedFiles, sourceFiles } from './source-graph';
+import { ROOT, importCircles, packageImports, pythonRelativeImports, relativeImports, servingModules, sizedFiles, sourceFiles } from './source-graph';
 
 const rel = (file: string): string => path.relative(ROOT, file);
 const folderOf = (file: string): string => rel(file).split(path.sep)[0];
@@ -21,6 +21,13 @@ describe('the source layout', () => {
 
   test('GIVEN every source file WHEN its relative imports are walked THEN no import circle exists', () => {
     const circles = importCircles(files).map((circle) => circle.map(rel).join(' -> '));
+    expect(circles).toEqual([]);
+  });
+
+  test('GIVEN the model server\'s Python WHEN its relative imports, lazy ones included, are walked THEN no import circle exists', () => {
+    const modules = servingModules();
+    expect(modules.map(rel)).toEqual(expect.arrayContaining([path.join('serving', 'worker.py'), path.join('serving', 'vllm', 'launch.py')]));
+    const circles = importCircles(modules, pythonRelativeImports).map((circle) => circle.map(rel).join(' -> '));
     expect(circles).toEqual([]);
   });
 
@@ -83,6 +90,17 @@ describe('the source layout', () => {
     fs.writeFileSync(path.join(dir, 'c.ts'), "import { a } from './a';\nexport const c = a;\n");
     const circles = importCircles(['a.ts', 'b.ts', 'c.ts'].map((name) => path.join(dir, name)));
     expect(circles.map((circle) => circle.map((file) => path.basename(file)))).toEqual([['a.ts', 'b.ts']]);
+  });
+
+  test('GIVEN two Python modules of a package WHEN one imports the other inside a function THEN the circle is named', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pycircle-'));
+    fs.writeFileSync(path.join(dir, '__init__.py'), '');
+    fs.writeFileSync(path.join(dir, 'a.py'), 'from . import protocol\nfrom .b import run\n');
+    fs.writeFileSync(path.join(dir, 'b.py'), 'def run():\n    from .a import x\n');
+    fs.writeFileSync(path.join(dir, 'protocol.py'), '');
+    const files = ['a.py', 'b.py', 'protocol.py'].map((name) => path.join(dir, name));
+    expect(pythonRelativeImports(files[0]).map((file) => path.basename(file))).toEqual(['protocol.py', 'b.py']);
+    expect(importCircles(files, pythonRelativeImports).map((circle) => circle.map((file) => path.basename(file)))).toEqual([['a.py', 'b.py']]);
   });
 });
 

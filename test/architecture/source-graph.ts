@@ -9,6 +9,8 @@ import * as ts from 'typescript';
 export const ROOT = path.join(__dirname, '..', '..');
 export const SOURCE_FOLDERS = ['bin', 'constructs', 'lib', 'lambdas', 'io'];
 
+const rel = (file: string): string => path.relative(ROOT, file);
+
 const isTypeScript = (name: string): boolean => name.endsWith('.ts') && !name.endsWith('.d.ts');
 
 function walk(dir: string, keep: (name: string) => boolean): string[] {
@@ -58,9 +60,40 @@ export function packageImports(file: string): string[] {
   return info.importedFiles.map((ref) => ref.fileName).filter((spec) => !spec.startsWith('.'));
 }
 
-/** Each import circle once, as the list of files around it (Tarjan's strongly connected components). */
-export function importCircles(files: readonly string[]): string[][] {
-  const edges = new Map(files.map((file) => [file, relativeImports(file)]));
+/**
+ * The modules a Python file imports relatively (`from . import protocol`, `from .worker import Worker`), those inside
+ * functions included: a lazy import still ties the two modules, it only hides the circle until the call.
+ */
+export function pythonRelativeImports(file: string): string[] {
+  const found: string[] = [];
+  for (const m of fs.readFileSync(file, 'utf8').matchAll(/^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]+)/gm)) {
+    const base = path.resolve(path.dirname(file), ...Array(m[1].length - 1).fill('..'), ...m[2].split('.').filter(Boolean));
+    const module = (stem: string): string | undefined =>
+      [`${stem}.py`, path.join(stem, '__init__.py')].find((candidate) => fs.existsSync(candidate));
+    // `from .pkg import name`: name is a submodule when a file holds it, else a member of pkg.
+    const targets = m[2] === ''
+      ? m[3].split(',').map((name) => module(path.join(base, name.trim())) ?? module(base))
+      : [module(base)];
+    for (const target of targets) {
+      if (target === undefined) throw new Error(`${path.relative(ROOT, file)}: '${m[0].trim()}' resolves to no .py file`);
+      found.push(target);
+    }
+  }
+  return found;
+}
+
+/** Every Python file of the model server, its tests left out (they import it by its absolute name). */
+export function servingModules(): string[] {
+  return walk(path.join(ROOT, 'serving'), (name) => name.endsWith('.py')).filter((file) => !rel(file).startsWith(path.join('serving', 'tests')));
+}
+
+/**
+ * Each import circle once, as the list of files around it (Tarjan's strongly connected components).
+ *
+ * @param importsOf the files one file imports @default relativeImports (TypeScript)
+ */
+export function importCircles(files: readonly string[], importsOf: (file: string) => string[] = relativeImports): string[][] {
+  const edges = new Map(files.map((file) => [file, importsOf(file)]));
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];

@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App } from 'aws-cdk-lib';
+import { Annotations, App, Stack, Stage } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EXAMPLE_MODEL_DATA, EXAMPLE_REQUIRED_MODEL_FILES, EXAMPLE_SMOKE_BENCHMARK } from '../../bin/app';
-import { PIPELINE_STACK_ID, addEnvironmentStages } from '../../bin/environment-stages';
+import { PIPELINE_STACK_ID, addEnvironmentStages, synthesizeStageQuietly } from '../../bin/environment-stages';
 import { loadEnvironments, readCdkContext } from '../../bin/environments';
 import { llamaStageContent } from '../../bin/llama-example';
 import { InputError } from '../../lib/errors';
@@ -41,6 +41,20 @@ describe('the app adds the environments of the context as stages and the pipelin
     expect(built.stages.map((s) => s.generativeStack!.compileJob !== undefined)).toEqual([true, false, false]);
     expect(new Set(built.stages.map((s) => s.generativeArtifacts!.hash)).size).toBe(1);
     expect(rules(Template.fromStack(built.stages[2].generativeStack!)).join(' ')).toMatch(/PlaceholderAccount/);
+    // The stages' stacks keep their warnings, reported when they are selected, not on every synth of any stack.
+    const stageStacks = built.stages.flatMap((stage) => stage.synth().stacks);
+    expect(stageStacks.map((s) => s.validateOnSynth)).toEqual(Array(9).fill(false));
+    expect(stageStacks.find((s) => s.stackName === 'dev-Inference')?.messages.map((m) => m.level)).toContain('warning');
+  });
+
+  test('GIVEN a stage with an error annotation WHEN synthesized for the pipeline THEN it keeps the validation, so the error stops any synth', () => {
+    const app = new App();
+    const broken = new Stage(app, 'broken');
+    Annotations.of(new Stack(broken, 'Service')).addError('a refusal the CLI must report');
+    const fine = new Stage(app, 'fine');
+    Annotations.of(new Stack(fine, 'Service')).addWarningV2('example:warning', 'a warning for when it is selected');
+    [broken, fine].forEach(synthesizeStageQuietly);
+    expect([broken, fine].map((stage) => stage.synth().stacks[0].validateOnSynth)).toEqual([true, false]);
   });
 
   test('GIVEN the shipped context and an app without generative content WHEN built THEN refused naming the fix', () => {

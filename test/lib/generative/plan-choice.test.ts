@@ -50,8 +50,10 @@ describe('Levers only with evidence', () => {
     });
     const evidence = leverEvidence({ ...fp8, prefixHitRate: 0.5 }, 'inf2', LLAMA_8B.id)!;
     expect(Object.keys(evidence)).toEqual(['fp8Weights', 'fp8KvCache', 'prefixHitRate']);
-    expect(evidence.fp8Weights).toEqual({ measured: false, source: expect.stringMatching(/^no published measurement on inf2 with vLLM over NxD Inference; planned because asked for \(--unmeasured-levers fp8\)$/) });
-    expect(evidence.prefixHitRate.source).toMatch(/a prefix hit rate was stated; nearest: .*on trn2 with vLLM over NxD Inference \(.*llama70b_apc_perf_comparison\.csv/);
+    // FP8's nearest published row is the 405B's, with NxD Inference on Trn2.
+    expect(evidence.fp8Weights).toEqual({ measured: false, source: expect.stringMatching(
+      /^no published measurement on inf2 with vLLM over NxD Inference; planned because asked for \(--unmeasured-levers fp8\); nearest: FP8 weights with llama-3\.1-405b-instruct on trn2\.48xlarge .*trn2-llama3\.1-405b-speculative-tutorial\.rst/) });
+    expect(evidence.prefixHitRate.source).toMatch(/a prefix hit rate was stated; nearest: prefix caching with llama-3\.3-70b-instruct on trn2\.48xlarge \(vllm-nxdi\).*llama70b_apc_perf_comparison\.csv/);
     expect(leverEvidence(undefined, 'inf2', LLAMA_8B.id)).toBeUndefined();
   });
 

@@ -164,6 +164,17 @@ describe('Generative planner', () => {
     expect(report.chosen.warnings).toContain('the rows state no TTFT: prefill is estimated as one decode step per 128 prompt tokens');
   });
 
+  test('GIVEN an onProgress callback WHEN planned THEN it hears of every instance type of the catalog, in order, and the report keeps nothing of it', () => {
+    const heard: string[] = [];
+    const report = planGenerativeReport(profile('google/flan-t5-xl'),
+      { requestsPerSecond: 1, inputTokens: { mean: 128 }, outputTokens: { mean: 84 }, ttftP99Ms: 5000, tpotP99Ms: 40, fixedLengths: true },
+      { region: 'us-east-1', hosting: 'sagemaker', estimates: false, instanceTypes: ['inf2.24xlarge'],
+        onProgress: (p) => heard.push(`${p.done}/${p.total} ${p.instanceType}`) });
+    const instances = Catalog.builtIn().instances;
+    expect(heard).toEqual(instances.map((instance, i) => `${i + 1}/${instances.length} ml.${instance.name}`));
+    expect(JSON.stringify(report.request)).not.toContain('onProgress');
+  });
+
   test('GIVEN bad targets WHEN planned THEN every problem is named at once', () => {
     expect(() => planGenerativeReport(
       LLAMA_8B,
