@@ -12,11 +12,15 @@
  *   default twice the throughput: 4000) and `minInstances` (default 2): the targets the plan meets;
  * - `modelSource` (`compile`, the default: a `NeuronCompileJob` compiles the model in the deploy; `directory`: serve
  *   `examples/bert-base-uncased/model` compiled by hand);
+ * - `fallbacks` (0 to 4, default 2): the fallback instance pools of the SageMaker endpoints (BERT and Llama), tried in
+ *   priority order when the chosen type runs out of capacity (docs/capacity.md); a pool on another chip family is
+ *   compiled for it in the deploy, and with `modelSource=directory` (one hand-compiled model) the pools are the
+ *   chosen family's other types;
  * - `ecsImageRepository` and `ecsImageDigest`: the image of the EC2 (ECS) stack, docs/ecs.md;
  * - `llama*`: the generative example's image, token secret and targets (bin/llama-example.ts).
  *
- * A key that nearly names one of these (`-c throughtput=5`) is refused with "did you mean" (bin/context-keys.ts holds
- * every key the app reads).
+ * A key the app does not read (`-c throughtput=5`) is refused with the nearest one it does (bin/context-keys.ts holds
+ * every key the app reads); CDK's own keys pass.
  *
  * Placeholders, and (with `modelSource=directory`) model files missing from `examples/bert-base-uncased/model`, keep synth working with a warning
  * and make CloudFormation refuse `cdk deploy` before any resource is created (`DeployRefusal`).
@@ -36,14 +40,14 @@ import { applyPolicyChecks } from '../constructs/nag';
 import { digestProblem } from '../constructs/image/private/image-digest';
 import type { SmokeBenchmarkOptions } from '../constructs/proof/smoke-benchmark-props';
 import { InfeasibleError, InputError } from '../lib/errors';
-import { plan } from '../lib/planner';
+import { chipOf, MAX_FALLBACKS, plan } from '../lib/planner';
 import type { PlanTargets } from '../lib/planner';
 import { requireProfile } from '../lib/profiles';
 import { messageOf, readJsonFile } from './commands/files';
 import { addEnvironmentStages, readEnvironmentsContext } from './environment-stages';
 import { addEcsExample, readEcsContext } from './ecs-example';
 import { addLlamaExample, llamaStageContent, readLlamaContext } from './llama-example';
-import { misspelledContextKeyProblems, readContextNumber as readNumber } from './context-keys';
+import { readContextNumber as readNumber, unknownAppContextKeyProblems } from './context-keys';
 import { addLlama70bTrn2Example, readTrn2Digest } from './llama70b-trn2-example';
 import type { EnvironmentsConfig } from '../lib/environments';
 
@@ -74,6 +78,12 @@ export const EXAMPLE_REQUIRED_MODEL_FILES: readonly string[] = [
 
 /** The targets the example plans for when the context names none. */
 export const EXAMPLE_TARGETS = { throughputRps: 2000, p99Ms: 10, peakThroughputRps: 4000, minInstances: 2 } as const;
+
+/**
+ * Fallback instance pools of the example's SageMaker endpoints unless `-c fallbacks` says otherwise: two, so each
+ * endpoint shows a pool of the chosen chip family and one of another (docs/capacity.md).
+ */
+export const EXAMPLE_FALLBACKS = 2;
 
 /**
  * The example's deploy gate: one sentence through the shipped handler (`code/inference.py` answers
@@ -157,20 +167,27 @@ export function buildApp(app: App = new App()): App {
       + '-c modelSource=compile (compile in the deploy) or -c modelSource=directory (serve examples/bert-base-uncased/model)');
   }
   const compileSpec = modelSource === 'compile' ? readCompileSpec(problems) : undefined;
+  const fallbacks = readFallbacks(raw('fallbacks'), problems);
   // Every context value is checked here, before the first stack: a stack's Lambda bundles are built as it is
   // constructed, and a bad value refused after them would come at the end of a screen of bundling output.
   const ecsContext = readEcsContext(app, problems);
-  const llamaContext = readLlamaContext(app, problems);
-  problems.push(...misspelledContextKeyProblems(app));
+  const llamaContext = { ...readLlamaContext(app, problems), fallbacks };
+  problems.push(...unknownAppContextKeyProblems(app));
   const trn2Digest = readTrn2Digest(app, problems);
   InputError.throwIfAny(problems);
   // After the others: the environments config reads the same prices file, whose problem is then already reported.
   const environments: EnvironmentsConfig | undefined = readEnvironmentsContext(app, path.join(__dirname, '..'));
 
   const targets: PlanTargets = { throughputRps: throughputRps!, p99Ms: p99Ms!, peakThroughputRps: peak! };
-  const planned = plan(requireProfile('bert-base-uncased'), targets,
-    // 'any': the model server runs both modes, so the planner takes batching wherever it is cheaper.
-    { region, hosting: 'sagemaker', minInstances: minInstances!, serving: 'any' }, catalog);
+  // 'any': the model server runs both modes, so the planner takes batching wherever it is cheaper.
+  const options = { region, hosting: 'sagemaker' as const, minInstances: minInstances!, serving: 'any' as const, fallbacks };
+  let planned = plan(requireProfile('bert-base-uncased'), targets, options, catalog);
+  if (compileSpec === undefined && planned.fallbacks?.some((pool) => pool.sharesCompiledModelWith === undefined)) {
+    // A hand-compiled directory holds one compiled model: the pools are then the chosen chip family's other types.
+    const chip = chipOf(planned.instance.family);
+    planned = plan(requireProfile('bert-base-uncased'), targets,
+      { ...options, instanceTypes: catalog!.instances.filter((i) => chipOf(i.family) === chip).map((i) => i.name) }, catalog);
+  }
   const stack = new InferenceStack(app, EXAMPLE_STACK_NAME, {
     env: { account, region },
     description: `cdk-inferentia example: bert-base-uncased on a SageMaker Neuron endpoint, planned for `
@@ -226,6 +243,20 @@ export function buildApp(app: App = new App()): App {
   }, path.join(__dirname, '..'), environments);
   applyPolicyChecks(app);
   return app;
+}
+
+/** `-c fallbacks`: 0 to 4 fallback pools (`MAX_FALLBACKS`), or the example's default; undefined with a problem. */
+function readFallbacks(value: unknown, problems: string[]): number | undefined {
+  if (value === undefined) {
+    return EXAMPLE_FALLBACKS;
+  }
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(Number.isInteger(n) && n >= 0 && n <= MAX_FALLBACKS)) {
+    problems.push(`context fallbacks=${JSON.stringify(value)} is not a whole number from 0 to ${MAX_FALLBACKS} (fallback instance pools); `
+      + `pass e.g. -c fallbacks=${EXAMPLE_FALLBACKS}, or -c fallbacks=0 for one instance type`);
+    return undefined;
+  }
+  return n;
 }
 
 /** The built-in catalog, with the `prices` file merged in when given; undefined (and a problem) when it is bad. */

@@ -57,6 +57,8 @@ export interface LlamaContext {
   readonly tokenSecret: string;
   /** @default LLAMA_TARGETS */
   readonly targets?: GenerativeTargets;
+  /** Fallback instance pools of the SageMaker stack (the app's `fallbacks`). @default 0 */
+  readonly fallbacks?: number;
 }
 
 /** Context keys the example no longer reads: refused, so a deploy does not silently ignore them. */
@@ -147,10 +149,14 @@ function llamaProfile() {
   return profile;
 }
 
-/** Plans Llama 3.1 8B Instruct for the hosting, in tokens. */
+/**
+ * Plans Llama 3.1 8B Instruct for the hosting, in tokens.
+ *
+ * @param fallbacks fallback instance pools (SageMaker only) @default 0
+ */
 export function planLlama(region: string, hosting: 'sagemaker' | 'ec2', catalog: Catalog,
-  targets: GenerativeTargets = LLAMA_TARGETS): GenerativePlan {
-  return planGenerative(llamaProfile(), targets, { region, hosting }, catalog);
+  targets: GenerativeTargets = LLAMA_TARGETS, fallbacks = 0): GenerativePlan {
+  return planGenerative(llamaProfile(), targets, { region, hosting, ...(fallbacks > 0 ? { fallbacks } : {}) }, catalog);
 }
 
 /**
@@ -179,7 +185,7 @@ export function addLlamaExample(app: App, settings: { account: string; region: s
     token: secretsmanager.Secret.fromSecretNameV2(scope, 'HuggingFaceToken', context.tokenSecret),
   });
   const targets = context.targets ?? LLAMA_TARGETS;
-  const sagemakerPlan = planLlama(region, 'sagemaker', catalog, targets);
+  const sagemakerPlan = planLlama(region, 'sagemaker', catalog, targets, context.fallbacks ?? 0);
   const stack = new GenerativeInferenceStack(app, LLAMA_STACK_NAME, {
     env: { account, region },
     description: 'cdk-inferentia example: Llama 3.1 8B Instruct with vLLM on Neuron, on SageMaker inference components, '

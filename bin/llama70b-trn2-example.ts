@@ -34,8 +34,8 @@ export const LLAMA70B_REVISION = '6f6073b423013f6a7d4d9f39144961bfbfbc386b';
 export const PLACEHOLDER_TRN2_IMAGE_DIGEST = `sha256:${'0'.repeat(64)}`;
 
 /**
- * What the example plans for: 1.2 requests/s of 1024 tokens in and 256 out, a rate at which the planner, over every
- * type with built-in prices in US East (Ohio), picks trn2.48xlarge (docs/trainium2.md).
+ * What the example plans for: 1.2 requests/s of 1024 tokens in and 256 out, on trn2.48xlarge (over every type with
+ * built-in prices in US East (Ohio) the planner picks Inf2 for these decode-bound targets: docs/trainium2.md).
  */
 export const LLAMA70B_TARGETS: GenerativeTargets = {
   requestsPerSecond: 1.2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 10_000, tpotP99Ms: 100,

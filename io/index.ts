@@ -6,3 +6,4 @@
 export * from './catalog';
 export * from './preflight';
 export * from './bench';
+export * from './traffic';

@@ -19,13 +19,19 @@ export { AWS_REGIONS, isAwsRegion } from './catalog/regions';
 export type { PriceFile } from './catalog/catalog';
 export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog/catalog';
 export type { PriceFileInput } from './catalog/price-file';
-export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile } from './catalog/price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, MAX_USD_PER_HOUR, UNDATED, parsePriceFile } from './catalog/price-file';
+export type { NeuronChip } from './catalog/hardware-rules';
+export { hardwareProblems, NEURON_CHIPS } from './catalog/hardware-rules';
 /** @internal a zod schema: out of the published declarations */
 export { priceFileSchema } from './catalog/price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './catalog/instance-type';
+export type { InstanceStorage, InstanceStorageFact } from './catalog/instance-storage';
+export { INSTANCE_STORAGE, instanceStorage } from './catalog/instance-storage';
 export type { SageMakerAvailability } from './catalog/availability';
 export { sageMakerAvailability } from './catalog/availability';
 export type { OfferFileRead } from './catalog/data/on-demand';
+// lib/plan-document/index.ts: plans read back (plan --json documents, plans passed to constructs).
+export * from './plan-document/read';
 // lib/compile/index.ts: the compile job's contract.
 export * from './compile/spec';
 export * from './compile/hash';
@@ -37,6 +43,14 @@ export * from './compile/host';
 // lib/environments/index.ts: the environments a model is promoted through.
 export * from './environments/schema';
 export * from './environments/environments';
+// lib/traffic/index.ts: the user's own traffic, read from a log or a benchmark export.
+export * from './traffic/types';
+export * from './traffic/quantiles';
+export * from './traffic/arrivals';
+export * from './traffic/renewal';
+export * from './traffic/records';
+export * from './traffic/parser';
+export * from './traffic/statistics';
 // lib/release/index.ts: release records and the promotion gate.
 export * from './release/records';
 export * from './release/gate';

@@ -29,6 +29,9 @@ MAX_CONNECTIONS = "MODEL_SERVER_MAX_CONNECTIONS"
 FRONT_ENDS = "MODEL_SERVER_FRONT_ENDS"
 # 1: each worker overlaps input_fn/output_fn with its device call (a batching plan); 0: one after the other (stock).
 OVERLAP = "MODEL_SERVER_OVERLAP"
+# The SageMaker instance pool the container runs in (lib/serving/pool.ts), when the endpoint has pools: answers carry
+# it in the custom-attributes header as `pool=<priority>`, so a caller (the deploy proof) tells which pool answered.
+POOL = "CDK_INFERENTIA_POOL"
 # Not rendered from the plan: how many bytes of metric lines the front end buffers while stdout's reader is slow.
 METRICS_BUFFER_BYTES = "MODEL_SERVER_METRICS_BUFFER_BYTES"
 
@@ -136,6 +139,8 @@ def load(environ=None) -> Config:
     front_ends = _optional(env, FRONT_ENDS, "1", whole(1), problems, "how many front-end processes share the port and the workers, >= 1")
     overlap = _optional(env, OVERLAP, "1", lambda raw: {"0": False, "1": True}.get(raw), problems, "1 to overlap host work with device calls, 0 not to")
     max_connections = _optional(env, MAX_CONNECTIONS, str(DEFAULT_MAX_CONNECTIONS), whole(1), problems, "the most open client connections, >= 1")
+    pool = _optional(env, POOL, "", lambda raw: raw if raw == "" or re.fullmatch(r"[1-5]", raw) else None, problems,
+                     "the instance pool's priority, 1 to 5, or unset")
 
     if groups is not None:
         seen = {}
@@ -188,6 +193,7 @@ def load(environ=None) -> Config:
         code_dir=env.get(CODE_DIR) or None,
         program=env.get(PROGRAM) or "inference.py",
         default_accept=env.get(DEFAULT_ACCEPT) or "application/json",
+        pool=int(pool) if pool else None,
     )
 
 

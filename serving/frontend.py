@@ -261,7 +261,7 @@ class Server(WorkerPool):
             timer.cancel()
             if not pending.future.done() or pending.future.cancelled():
                 self.withdraw(pending)  # the client went away (its task's cancellation cancelled the future)
-        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, batch)}
+        return status, body, content_type, {TIMING_HEADER: timing_attributes(now, batch, self.config.pool)}
 
     def time_out(self, pending):
         """The request's deadline passed before its answer: a 504 now, out of the queue if not started; a worker's late
@@ -340,14 +340,17 @@ class Server(WorkerPool):
         await loop.run_in_executor(None, self.stderr.close, FINAL_FLUSH_S)
 
 
-def timing_attributes(arrived, batch):
+def timing_attributes(arrived, batch, pool=None):
     """The value of TIMING_HEADER: the request's time in the server and the device call it rode in.
 
     `server-ms` runs from the arrival of the whole body to the answer (queue wait + batch formation + device call);
     `batch-requests`/`batch-inputs` count the requests and inputs of that call and `device-ms` is how long it took.
-    A request answered without a device call (deadline passed, worker died) carries `server-ms` only.
+    A request answered without a device call (deadline passed, worker died) carries `server-ms` only. On an endpoint
+    with instance pools, `pool` is the priority of the pool this container runs in (CDK_INFERENTIA_POOL).
     """
     parts = [f"server-ms={(time.monotonic() - arrived) * 1000:.3f}"]
     if batch is not None:
         parts += [f"batch-requests={batch.requests}", f"batch-inputs={batch.inputs}", f"device-ms={batch.device_ms:.3f}"]
+    if pool is not None:
+        parts.append(f"pool={pool}")
     return ",".join(parts)

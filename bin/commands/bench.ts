@@ -23,7 +23,7 @@ import {
 } from '../../lib/bench';
 import { runBenchmark } from '../../io/bench';
 import { calibrationRecord } from '../../lib/bench/calibration-record';
-import type { Plan } from '../../lib/planner/types';
+import { isGenerativePlan, readPlan } from '../../lib/plan-document/read';
 import { planBasis, planBasisSchema, type PlanBasis } from '../../lib/smoke/capacity';
 import { calibrationWarnings } from './bench-calibration';
 import { readJsonFile } from './files';
@@ -189,29 +189,22 @@ export function benchInputsFromFlags(flags: BenchFlags): { readonly options: Ben
  */
 export function readPlanBasis(file: string): PlanBasis {
   const json = readJsonFile('--plan', file, '; give the output of cdk-inferentia plan --json');
-  const chosen = typeof json === 'object' && json !== null && 'chosen' in json ? (json as { chosen: unknown }).chosen : json;
-  if (chosen === null) {
+  if (typeof json === 'object' && json !== null && 'chosen' in json && (json as { chosen: unknown }).chosen === null) {
     throw new InputError(`--plan ${file}: the file holds no plan (chosen is null: the planner found none); give a feasible plan`);
   }
-  if (typeof chosen === 'object' && chosen !== null && typeof (chosen as { generative?: unknown }).generative === 'object') {
-    const id = (chosen as { profileId?: unknown }).profileId;
-    throw new InputError(`--plan ${file}: a generative plan (${typeof id === 'string' ? `${id}, ` : ''}planned in tokens): bench measures ` +
+  // The plan's shape, kind and version, checked as a construct checks them (lib/plan-document).
+  const plan = readPlan(json, `--plan ${file}`);
+  if (isGenerativePlan(plan)) {
+    throw new InputError(`--plan ${file}: a generative plan (${plan.profileId}, planned in tokens): bench measures ` +
       'single-call requests and cannot calibrate it; its measurement is the token proof the deploy runs (smokeBenchmark.tokens, ' +
       'docs/generative.md), and `npm run bench:generative` checks the token model against a streaming engine locally');
   }
-  try {
-    const basis = planBasis(chosen as Plan);
-    const result = planBasisSchema().safeParse(JSON.parse(JSON.stringify(basis)));
-    if (result.success) {
-      return basis;
-    }
+  const basis = planBasis(plan);
+  const result = planBasisSchema().safeParse(JSON.parse(JSON.stringify(basis)));
+  if (!result.success) {
     throw new InputError(result.error.issues.map((i) => `--plan ${file}: ${i.path.join('.')}: ${i.message}; give the output of cdk-inferentia plan --json`));
-  } catch (e) {
-    if (e instanceof InputError) {
-      throw e;
-    }
-    throw new InputError(`--plan ${file}: not a plan (${(e as Error).message}); give the output of cdk-inferentia plan --json`);
   }
+  return basis;
 }
 
 /**

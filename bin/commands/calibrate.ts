@@ -11,6 +11,7 @@ import { isAwsRegion } from '../../lib/catalog';
 import { calibrateProfile, readCalibrationRecord } from '../../lib/calibration';
 import { calibrateGenerativeProfile, isGenerativeCalibration, readGenerativeCalibrationRecord } from '../../lib/calibration/generative';
 import { findGenerativeProfile, parseGenerativeProfile } from '../../lib/generative';
+import type { GenerativeProfile } from '../../lib/generative';
 import { InputError } from '../../lib/errors';
 import { profileKindOf } from '../../lib/generative/schema';
 import { findProfile, parseProfile } from '../../lib/profiles';
@@ -161,18 +162,18 @@ function originalProfile(file: string | undefined, reportedId: string): ModelPro
 function calibrateGenerative(json: unknown, flags: CalibrateFlags, io: CliIo): void {
   const source = flags.report as string;
   const record = readGenerativeCalibrationRecord(json, source);
-  const original = flags.profile !== undefined ? parseGenerativeProfile(readJsonFile('--profile', flags.profile), flags.profile) : findGenerativeProfile(record.plan.profileId);
+  const original = flags.profile !== undefined ? generativeProfileFile(flags.profile, record.plan.profileId) : findGenerativeProfile(record.plan.profileId);
   if (original === undefined) {
     throw new InputError(`the report measured ${record.plan.profileId}, which is not a built-in generative profile: give the profile the plan was made from with --profile FILE`);
   }
-  const { profile, row, replaced } = calibrateGenerativeProfile(record, original, { source });
+  const { profile, row, replaced, warnings } = calibrateGenerativeProfile(record, original, { source });
   try {
     writeFileSync(flags.out as string, `${JSON.stringify(profile, null, 2)}\n`);
   } catch (e) {
     throw new InputError(`--out ${flags.out}: cannot write the file (${messageOf(e)})`);
   }
   if (flags.json === true) {
-    io.stdout(`${JSON.stringify({ profile, row, replaced }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ profile, row, replaced, warnings }, null, 2)}\n`);
     return;
   }
   io.stdout(
@@ -183,6 +184,20 @@ function calibrateGenerative(json: unknown, flags: CalibrateFlags, io: CliIo): v
       '',
     ].join('\n'),
   );
+  for (const warning of warnings) {
+    io.stderr(`warning: ${warning}\n`);
+  }
+}
+
+/** `--profile FILE` for a proof in tokens: a generative profile, or one message saying the file is the other kind. */
+function generativeProfileFile(file: string, reportedId: string): GenerativeProfile {
+  const json = readJsonFile('--profile', file);
+  if (profileKindOf(json, `--profile ${file}`) === 'single-call') {
+    const id = (json as { id?: unknown } | null)?.id;
+    throw new InputError(`--profile ${file}: a single-call profile${typeof id === 'string' ? ` (${id})` : ''}, and this report is a proof in `
+      + `tokens of the generative model ${reportedId}: give the generative profile its plan was made from, or leave --profile out for the built-in one`);
+  }
+  return parseGenerativeProfile(json, file);
 }
 
 function summary(profile: ModelProfile, out: string): string {

@@ -7,11 +7,14 @@ import type { Catalog } from '../../lib/catalog/catalog';
 import { engineSummary } from '../../lib/generative/engine-image';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
-import { describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
+import { describeEvidence, describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
 import { stackName } from '../../lib/generative/lever-evidence';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets, LeverName } from '../../lib/generative';
+import type { TrafficSummary } from '../../lib/traffic/types';
+import type { WorkloadPresetName } from '../../lib/generative/workloads';
 import type { CliIo } from './io';
-import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
+import { describeArrivals, generativeTraffic, throughputFromTraffic } from './plan-traffic';
 import { planProgressBar } from './progress';
 
 /** The flags a generative plan reads. */
@@ -24,6 +27,10 @@ export interface GenerativePlanFlags {
   readonly outputTokens?: number;
   readonly outputTokensP99?: number;
   readonly fixedLengths?: boolean;
+  /** `--workload`: the preset whose spread lengths without a p99 take. */
+  readonly workload?: WorkloadPresetName;
+  /** `--lengths-from`: a log or benchmark export of the user's own requests. */
+  readonly lengthsFrom?: string;
   /** `--no-speculative-decoding` sets it false. */
   readonly speculativeDecoding?: boolean;
   readonly acceptedTokens?: number;
@@ -45,6 +52,8 @@ export interface GenerativePlanFlags {
   readonly instanceTypes?: string[];
   readonly pricing?: PricingKind;
   readonly alternatives?: number;
+  /** Fallback instance pools to plan (`--fallbacks`). */
+  readonly fallbacks?: number;
   readonly json?: boolean;
   /** Single-call flags, refused here. */
   readonly p99?: number;
@@ -68,12 +77,23 @@ export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['inputTokens', '--input-tokens'], ['inputTokensP99', '--input-tokens-p99'], ['outputTokens', '--output-tokens'],
   ['outputTokensP99', '--output-tokens-p99'], ['ttftP99', '--ttft-p99'], ['tpotP99', '--tpot-p99'], ['e2eP99', '--e2e-p99'],
   ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
-  ['prefixHitRate', '--prefix-hit-rate'], ['unmeasuredLevers', '--unmeasured-levers'],
+  ['prefixHitRate', '--prefix-hit-rate'], ['workload', '--workload'], ['unmeasuredLevers', '--unmeasured-levers'],
+];
+/** The `--no-...` switches of generative models: commander sets them true unless given, so given means false. */
+export const GENERATIVE_ONLY_SWITCHES: readonly (readonly [keyof GenerativePlanFlags, string])[] = [
+  ['estimates', '--no-estimates'], ['speculativeDecoding', '--no-speculative-decoding'], ['fp8', '--no-fp8'],
 ];
 
-/** The targets from the flags; every missing or misplaced flag named at once. */
-export function generativeTargets(profile: GenerativeProfile, flags: GenerativePlanFlags): GenerativeTargets {
+/**
+ * The targets from the flags and, with `--lengths-from`, the file's traffic; every missing or misplaced flag named at
+ * once.
+ */
+export function generativeTargets(profile: GenerativeProfile, flags: GenerativePlanFlags, traffic?: TrafficSummary): GenerativeTargets {
   const problems: string[] = [];
+  const fromTraffic = generativeTraffic(flags, traffic);
+  const throughput = throughputFromTraffic(flags, traffic);
+  const inputTokens = fromTraffic.inputTokens ?? (flags.inputTokens !== undefined ? { mean: flags.inputTokens } : undefined);
+  const outputTokens = fromTraffic.outputTokens ?? (flags.outputTokens !== undefined ? { mean: flags.outputTokens } : undefined);
   const misplaced = SINGLE_CALL_ONLY.filter(([key]) => flags[key] !== undefined).map(([, name]) => name);
   if (misplaced.length > 0) {
     problems.push(`${profile.id} is a generative model: ${misplaced.join(', ')} apply to single-call models only`);
@@ -82,22 +102,27 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
     problems.push('--throughput and --throughput-per-minute both given; pass one');
   }
   const required: [unknown, string][] = [
-    [flags.throughput ?? flags.throughputPerMinute, '--throughput <requests/s> (or --throughput-per-minute)'],
-    [flags.inputTokens, '--input-tokens <mean prompt tokens>'],
-    [flags.outputTokens, '--output-tokens <mean output tokens>'],
+    [throughput, '--throughput <requests/s> (or --throughput-per-minute)'],
+    [inputTokens, '--input-tokens <mean prompt tokens>'],
+    [outputTokens, '--output-tokens <mean output tokens>'],
     [flags.ttftP99, '--ttft-p99 <ms>'],
     [flags.tpotP99, '--tpot-p99 <ms>'],
   ];
   const missing = required.filter(([value]) => value === undefined).map(([, name]) => name);
   if (missing.length > 0) {
-    problems.push(`${profile.id} is a generative model; give ${missing.join(', ')}`);
+    // A file or a preset gives what the flags would: say so where they would do.
+    const alternatives = [...(inputTokens === undefined ? ['--lengths-from FILE or --workload give the lengths'] : []),
+      ...(throughput === undefined ? ['--lengths-from a log with timestamps gives its rate'] : [])];
+    problems.push(`${profile.id} is a generative model; give ${missing.join(', ')}${alternatives.length > 0 ? ` (${alternatives.join('; ')})` : ''}`);
   }
   InputError.throwIfAny(problems);
-  const perSecond = flags.throughput ?? (flags.throughputPerMinute as number) / 60;
   return {
-    requestsPerSecond: perSecond,
-    inputTokens: { mean: flags.inputTokens as number, ...(flags.inputTokensP99 !== undefined ? { p99: flags.inputTokensP99 } : {}) },
-    outputTokens: { mean: flags.outputTokens as number, ...(flags.outputTokensP99 !== undefined ? { p99: flags.outputTokensP99 } : {}) },
+    requestsPerSecond: throughput as number,
+    inputTokens: { ...(inputTokens as GenerativeTargets['inputTokens']), ...(flags.inputTokensP99 !== undefined ? { p99: flags.inputTokensP99 } : {}) },
+    outputTokens: { ...(outputTokens as GenerativeTargets['outputTokens']), ...(flags.outputTokensP99 !== undefined ? { p99: flags.outputTokensP99 } : {}) },
+    ...(fromTraffic.lengths !== undefined ? { lengths: fromTraffic.lengths } : {}),
+    ...(fromTraffic.arrivals !== undefined ? { arrivals: fromTraffic.arrivals } : {}),
+    ...(fromTraffic.workload !== undefined ? { workload: fromTraffic.workload } : {}),
     ttftP99Ms: flags.ttftP99 as number,
     tpotP99Ms: flags.tpotP99 as number,
     ...(flags.e2eP99 !== undefined ? { e2eP99Ms: flags.e2eP99 } : {}),
@@ -111,9 +136,12 @@ export function generativeTargets(profile: GenerativeProfile, flags: GenerativeP
  *
  * @param isTTY stderr is a terminal: a plan that runs for more than a second draws its progress there, unless `--json`
  * @default false
+ * @param traffic the file of `--lengths-from`, read @default - none
  */
-export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false): void {
-  const targets = generativeTargets(profile, flags);
+export function runGenerativePlan(
+  profile: GenerativeProfile, flags: GenerativePlanFlags, catalog: Catalog, io: CliIo, isTTY = false, traffic?: TrafficSummary,
+): void {
+  const targets = generativeTargets(profile, flags, traffic);
   const progress = isTTY && flags.json !== true ? planProgressBar(io, profile.id) : undefined;
   printPlan(io, () => planGenerativeReport(profile, targets, {
     region: flags.region,
@@ -123,6 +151,7 @@ export function runGenerativePlan(profile: GenerativeProfile, flags: GenerativeP
     headroom: flags.headroom,
     instanceTypes: flags.instanceTypes,
     pricing: flags.pricing,
+    ...(flags.fallbacks !== undefined ? { fallbacks: flags.fallbacks } : {}),
     ...(flags.estimates === false ? { estimates: false } : {}),
     levers: {
       ...(flags.speculativeDecoding === false ? { speculativeDecoding: false } : {}),
@@ -157,12 +186,13 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
       { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
       { lengths: (g.lengths ? describeLengths(g.lengths) : 'as the targets state them') + (g.lengthCut ? `. ${describeCut(g.lengthCut)}` : '') },
+      { arrivals: describeArrivals(report.request.arrivals ?? t.arrivals) },
       {
         engine: engineSummary(p) +
           (g.engine.contextEncodingBuckets && vllmEngineOf(p.instance.family) === 'nxd-inference'
             ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
       },
-      { levers: g.engine.levers ? `${describeLevers(g.engine.levers)}${describeEvidence(g)}` : 'none' },
+      { levers: g.engine.levers ? `${describeLevers(g.engine.levers)}${describeLeverEvidence(g)}` : 'none' },
       ...(g.tensorParallelReason ? [{ layout: g.tensorParallelReason }] : []),
       {
         'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
@@ -180,8 +210,16 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
         : []),
       { price: priceLine(p.price) },
       { measurement: g.estimate ? p.warnings.find((w) => w.startsWith('ESTIMATE')) ?? 'ESTIMATE' : g.measurement.map((r) => r.source).join('\n') },
+      ...(g.evidence ? [{ evidence: describeEvidence(g.evidence) }] : []),
     ],
     layout: { unit: 'replica', rows: g.replicas },
+    pools: poolsShape(p, {
+      head: ['replicas x TP', 'seqs', 'levers', 'requests/s per copy'],
+      cells: (plan) => [`${plan.generative.replicasPerInstance} x ${plan.generative.tensorParallelDegree}`, plan.generative.maxConcurrentSequences,
+        shortLevers(plan), round(plan.generative.capacityPerReplicaRps, 3)],
+    }, p.mixedFleet && `Mixed fleet: ${p.mixedFleet.copies} copies${p.mixedFleet.maxCopies > p.mixedFleet.copies ? `, up to ${p.mixedFleet.maxCopies} at the peak,` : ''} `
+      + `hold the targets whichever pools they land on: sized at ${round(p.mixedFleet.capacityPerCopyRps, 3)} requests/s per copy, what priority `
+      + `${p.mixedFleet.boundByPriority} holds, the least of any pool; managed instance scaling places them on up to ${p.mixedFleet.maxInstanceCount} instances.`),
     alternatives: {
       head: ['instance type', 'count', 'replicas x TP', 'seqs', 'SDK', 'levers', 'TTFT p99', 'TPOT p99', '$/hour', '$/1M out tokens'],
       rows: report.alternatives.slice(0, alternatives).map((a) => [
@@ -201,24 +239,31 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
 }
 
 
-/** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...` */
+/** `prompts lognormal, mean 1000, p99 3590 tokens; outputs ...; default spread of ...`, or a file's own. */
 function describeLengths(lengths: NonNullable<GenerativePlan['generative']['lengths']>): string {
   const one = (name: string, d: typeof lengths.input) => d.spread === 'fixed'
     ? `${name} fixed at ${d.mean} tokens`
-    : `${name} lognormal, mean ${d.mean}, p99 ${d.p99} tokens (${d.spread === 'default' ? `${round(d.p99 / d.mean, 2)} x, default spread` : 'p99 as stated'})`;
+    : d.spread === 'empirical'
+      ? `${name} mean ${d.mean}, p99 ${d.p99} tokens (the file's own distribution)`
+      : `${name} lognormal, mean ${d.mean}, p99 ${d.p99} tokens (${d.spread === 'default' ? `${round(d.p99 / d.mean, 2)} x, ${d.source.split(' (')[0]}` : 'p99 as stated'})`;
+  if (lengths.input.spread === 'empirical') {
+    return `${one('prompts', lengths.input)}; ${one('outputs', lengths.output)}; from ${lengths.input.source}` +
+      `${lengths.correlation !== undefined ? `, prompt and output drawn with correlation ${lengths.correlation}` : ', prompt and output independent'}` +
+      `${lengths.totalP99 !== undefined ? `; p99 of prompt + output ${lengths.totalP99} tokens` : ''}`;
+  }
   const defaults = [lengths.input, lengths.output].filter((d) => d.spread === 'default').map((d) => d.source);
   return `${one('prompts', lengths.input)}; ${one('outputs', lengths.output)}` +
-    (defaults.length > 0 ? `. Default spread: ${defaults[0].replace(/^default spread \(p99 [0-9.]+ x the mean\): /, '')} (--fixed-lengths for fixed ones)` : '');
+    (defaults.length > 0 ? `. Spread of ${defaults[0].replace(/^[a-z ]*spread \(p99 [0-9.]+ x the mean\): /, '')} (--workload for another, --fixed-lengths for fixed lengths)` : '');
 }
 
 /** `max_model_len 4096, a published row's: 0.8 % of requests are cut (p99 input + p99 output is 4407)`. */
 function describeCut(cut: NonNullable<GenerativePlan['generative']['lengthCut']>): string {
-  return `max_model_len ${cut.measuredLength}, the length a published row was compiled for, not ${cut.requestedLength} (p99 input + p99 output): ` +
+  return `max_model_len ${cut.measuredLength}, the length a published row was compiled for, not the ${cut.requestedLength} the lengths need at p99: ` +
     `${round(cut.cutShare * 100, 1)} % of requests are longer and have their output cut to fit`;
 }
 
 /** `; evidence: speculation measured (...), FP8 UNMEASURED (...)`. */
-function describeEvidence(g: GenerativePlan['generative']): string {
+function describeLeverEvidence(g: GenerativePlan['generative']): string {
   const levers = g.evidence?.levers;
   if (!levers) return '';
   return `; evidence: ${Object.entries(levers).map(([key, e]) => `${key} ${e.measured ? 'measured' : 'UNMEASURED'}: ${e.source}`).join('; ')}`;

@@ -5,6 +5,8 @@
  */
 import Table from 'cli-table3';
 import type { Price } from '../../lib/catalog/types';
+import { poolSummary } from '../../lib/planner/pools';
+import type { DeploymentPlan, MixedFleetBase, PoolSummary } from '../../lib/planner/types';
 import { InfeasibleError } from '../../lib/errors';
 import type { CliIo } from './io';
 
@@ -41,6 +43,12 @@ export interface PlanOutputShape {
     readonly unit: string;
     readonly rows: ReadonlyArray<{ readonly index: number; readonly visibleCores: string; readonly devices: readonly string[] }>;
   };
+  /**
+   * The chosen type and its fallback pools, one row each (priority first), and what the mixed fleet holds and costs.
+   *
+   * @default - planned without fallback pools
+   */
+  readonly pools?: { readonly head: string[]; readonly rows: ReadonlyArray<ReadonlyArray<string | number>>; readonly notes: readonly string[] };
   /** The alternatives shown (already cut to the number asked for) out of `total`. */
   readonly alternatives: { readonly head: string[]; readonly rows: ReadonlyArray<ReadonlyArray<string | number>>; readonly total: number };
   readonly rejected: { readonly instanceTypeWidth: number; readonly lines: readonly RejectionLine[] };
@@ -58,6 +66,13 @@ export function formatPlanOutput(shape: PlanOutputShape): string {
     layout.push([row.index, row.visibleCores, row.devices.join(' ')]);
   }
   out.push(`Layout on every instance:\n${layout.toString()}\n`);
+
+  if (shape.pools !== undefined) {
+    const table = new Table({ head: shape.pools.head, style: { head: [], border: [] } });
+    table.push(...shape.pools.rows.map((row) => [...row]));
+    out.push(`Instance pools (SageMaker provisions priority 1 first, then the next on insufficient capacity):\n${table.toString()}\n`
+      + shape.pools.notes.map((note) => `${note}\n`).join(''));
+  }
 
   const { alternatives, rejected } = shape;
   if (alternatives.total > 0) {
@@ -90,6 +105,45 @@ function groupRejections(rejected: readonly RejectionLine[]): Map<string, string
     groups.set(r.instanceType, lines);
   }
   return groups;
+}
+
+/** A plan that may carry fallback pools, each with its own plan of the same workload. */
+type PooledPlan<P> = DeploymentPlan & {
+  readonly fallbacks?: ReadonlyArray<PoolSummary & { readonly plan: P }>;
+  readonly mixedFleet?: MixedFleetBase;
+};
+
+/**
+ * The pools table of a plan with fallback pools: priority, type, chip and the pool's own count, then the workload's
+ * `columns`, then the pool's own cost and its compiled model; and the notes, `fleet` (what the mixed fleet holds, in
+ * the workload's units) then its cost. Undefined without pools.
+ */
+export function poolsShape<P extends PooledPlan<P>>(p: P, columns: { readonly head: readonly string[]; readonly cells: (plan: P) => ReadonlyArray<string | number> },
+  fleet: string | undefined): PlanOutputShape['pools'] {
+  if (p.fallbacks === undefined || p.fallbacks.length === 0) {
+    return undefined;
+  }
+  const row = (pool: PoolSummary, plan: P): Array<string | number> => [
+    pool.priority,
+    pool.instanceType,
+    pool.chip,
+    pool.maxInstanceCount > pool.instanceCount ? `${pool.instanceCount} (max ${pool.maxInstanceCount})` : pool.instanceCount,
+    ...columns.cells(plan),
+    usd(pool.hourlyCostUsd),
+    pool.priority === 1 ? 'compiled for it' : pool.sharesCompiledModelWith !== undefined ? `priority ${pool.sharesCompiledModelWith}'s` : 'its own compile',
+  ];
+  const m = p.mixedFleet;
+  return {
+    head: ['priority', 'instance type', 'chip', 'own plan: count', ...columns.head, 'own plan: $/hour', 'compiled model'],
+    rows: [row(poolSummary(p, 1, undefined), p), ...p.fallbacks.map((pool) => row(pool, pool.plan))],
+    notes: m === undefined || fleet === undefined ? [] : [
+      fleet,
+      `Cost: ${usd(m.hourlyCostUsd)}/h while all ${m.instanceCount} instance(s) are ${p.instanceType} (`
+        + `${m.extraCostPercent > 0 ? `+${m.extraCostPercent} % over` : 'the same as'} the single-type plan); `
+        + `${usd(m.worst.hourlyCostUsd)}/h if they all end up on priority ${m.worst.priority} `
+        + `(${m.worst.instanceCount} x ${m.worst.instanceType}), the most any pool costs.`,
+    ],
+  };
 }
 
 /** How one workload's plan is printed by {@link printPlan}. */

@@ -7,15 +7,17 @@ import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import { describeCalibration } from '../../lib/calibration/describe';
 import { InputError } from '../../lib/errors';
 import { LEVER_NAMES } from '../../lib/generative/lever-evidence';
-import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
+import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, MAX_FALLBACKS, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
 import type { Plan, PlanReport, Rejection, ServingMode, ServingServer } from '../../lib/planner';
 import { loadCatalog } from './catalog';
 import type { CliIo } from './io';
 import { addOnceOptions, once, onceParsed } from './once';
 import { list, nonNegativeNumber, oneOf, positiveInteger, positiveNumber } from './parse';
-import { runGenerativePlan, GENERATIVE_ONLY, type GenerativePlanFlags } from './plan-generative';
-import { formatPlanOutput, priceLine, printPlan, round, usd } from './plan-output';
+import { runGenerativePlan, GENERATIVE_ONLY, GENERATIVE_ONLY_SWITCHES, type GenerativePlanFlags } from './plan-generative';
+import { describeArrivals, readLengthsFrom, singleCallTraffic, throughputFromTraffic } from './plan-traffic';
+import { WORKLOAD_PRESET_NAMES } from '../../lib/generative/workloads';
+import { formatPlanOutput, poolsShape, priceLine, printPlan, round, usd } from './plan-output';
 import { loadAnyProfile } from './profiles';
 
 /** The flags of both workloads; the generative ones are read by `plan-generative.ts`. */
@@ -47,6 +49,17 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
     ['--output-tokens <n>', 'generative models: mean generated tokens per request (required)', positiveInteger],
     ['--output-tokens-p99 <n>', 'generative models: 99th percentile generated tokens (default: 2.85 x the mean, the spread of a public chat trace)', positiveInteger],
     new Option('--fixed-lengths', "generative models: every request at the mean lengths, instead of the default spread (a benchmark's shape, not traffic's)"),
+    new Option(
+      '--workload <preset>',
+      'generative models: the spread of lengths without a p99, from a public Azure trace: chat (default) or code; alone, it also plans that ' +
+        "trace's mean lengths",
+    ).argParser(onceParsed('--workload', oneOf(WORKLOAD_PRESET_NAMES))),
+    [
+      '--lengths-from <file>',
+      'your own traffic: a CSV (input_tokens,output_tokens[,timestamp]), JSON lines with OpenAI-style usage (a gateway log, Bedrock ' +
+        'invocation logs, AIPerf) or a vllm bench serve / guidellm / LLMPerf export. Generative models plan its own length distribution; ' +
+        'with timestamps, both kinds plan its burstiness, and its mean rate when --throughput is not given',
+    ],
     new Option('--no-estimates', "generative models: plan from measured rows only, without the performance model's estimates"),
     new Option('--no-speculative-decoding', 'generative models: leave speculative decoding out of the candidates'),
     ['--accepted-tokens <n>', 'generative models: tokens kept per speculative step (default: the published chat-like figure for the draft the chip\'s engine runs)', positiveNumber],
@@ -93,25 +106,38 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
     ['--pricing <kind>', `price to optimise: ${PRICING_KINDS.join(' or ')} (default on-demand)`, oneOf(PRICING_KINDS)],
     ['--prices <file>', 'a price file that overrides or extends the built-in prices'],
     ['--alternatives <n>', 'how many alternatives to show (default 5)', positiveInteger],
+    [
+      '--fallbacks <n>',
+      `SageMaker only: also plan up to n fallback instance pools (0-${MAX_FALLBACKS}), the cheapest other instance types that meet ` +
+        'the targets, provisioned in priority order when capacity runs out, and the fleet that holds the targets on any mix of them (default 0)',
+      nonNegativeNumber,
+    ],
   ])
     .description(
       'Pick the cheapest instance type, NeuronCore layout, serving mode and instance count that meet the targets; ' +
         'for generative models (see `cdk-inferentia profiles`), the tensor-parallel degree, replicas and concurrent sequences, in tokens',
     )
     .option('--json', 'print { request, chosen, alternatives, rejected, profileWarnings } as JSON; with no plan, chosen is null and reasons say why')
-    .action((flags: PlanFlags) => {
+    .action(async (flags: PlanFlags) => {
       const loaded = loadAnyProfile({ model: flags.model, profile: flags.profile });
       const catalog = loadCatalog(flags.prices);
+      const traffic = await readLengthsFrom(flags);
       if (loaded.kind === 'generative') {
-        runGenerativePlan(loaded.profile, flags, catalog, io, options.isTTY === true);
+        runGenerativePlan(loaded.profile, flags, catalog, io, options.isTTY === true, traffic);
         return;
       }
       const { warnings } = loaded;
       const profile = withHostWork(loaded.profile, flags.hostMsPerRequest);
       const hostWork = { msPerRequest: profile.hostCpuMsPerRequest ?? DEFAULT_HOST_CPU_MS_PER_REQUEST, source: hostWorkOrigin(profile) };
-      const misplaced = GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined).map(([, name]) => name);
+      const misplaced = [
+        ...GENERATIVE_ONLY.filter(([key]) => (flags as unknown as Record<string, unknown>)[key] !== undefined),
+        ...GENERATIVE_ONLY_SWITCHES.filter(([key]) => flags[key] === false),
+      ].map(([, name]) => name);
+      const { arrivals } = singleCallTraffic(flags, traffic);
+      // The file's mean rate stands in for --throughput; --throughput-per-minute is a generative flag (refused above).
+      const throughput = flags.throughput ?? (arrivals !== undefined ? throughputFromTraffic({}, traffic) : undefined);
       const missing = [
-        ...(flags.throughput === undefined ? ['--throughput <requests/s>'] : []),
+        ...(throughput === undefined ? ['--throughput <requests/s>'] : []),
         ...(flags.p99 === undefined ? ['--p99 <ms>'] : []),
       ];
       InputError.throwIfAny([
@@ -122,8 +148,9 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
       // A calibrated profile says so in every output: which report and when the plan's numbers were measured.
       const calibration = profile.calibration !== undefined ? { calibration: profile.calibration } : {};
       const targets = {
-        throughputRps: flags.throughput as number,
+        throughputRps: throughput as number,
         p99Ms: flags.p99 as number,
+        ...(arrivals !== undefined ? { arrivals } : {}),
         ...(flags.peak !== undefined ? { peakThroughputRps: flags.peak } : {}),
         ...(flags.inputsPerRequest !== undefined ? { inputsPerRequest: flags.inputsPerRequest } : {}),
       };
@@ -138,6 +165,7 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
         pricing: flags.pricing,
         serving: flags.serving,
         server: flags.server,
+        ...(flags.fallbacks !== undefined ? { fallbacks: flags.fallbacks } : {}),
       }, catalog), {
         json: flags.json,
         extra: { hostWork, profileWarnings, ...calibration },
@@ -218,6 +246,7 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       ...(hostWorkSource !== undefined
         ? [{ 'host work': `${p.hostCpuMsPerRequest} ms of one vCPU per request, in the model process (${hostWorkSource}); change it with --host-ms-per-request` }]
         : []),
+      ...(p.targets.arrivals !== undefined ? [{ arrivals: describeArrivals(p.targets.arrivals) }] : []),
       {
         capacity: `${round(p.capacityRps, 1)} requests/s within p99 ${p.targets.p99Ms} ms (${round(p.capacityPerInstanceRps, 1)} per instance` +
           `${p.measurement.capacityFactor !== undefined ? `, x ${p.measurement.capacityFactor} as calibrated` : ''}); ` +
@@ -232,6 +261,12 @@ export function formatPlanReport(report: PlanReport, alternatives: number, hostW
       { measurement: p.measurement.source },
     ],
     layout: { unit: 'process', rows: p.processes },
+    pools: poolsShape(p, {
+      head: ['processes x cores', 'serving', 'batch', 'requests/s per instance'],
+      cells: (plan) => [`${plan.processesPerInstance} x ${plan.coresPerProcess}`, plan.serving, plan.batchSize, round(plan.capacityPerInstanceRps, 1)],
+    }, p.mixedFleet && `Mixed fleet: ${p.mixedFleet.instanceCount} instance(s)${p.mixedFleet.maxInstanceCount > p.mixedFleet.instanceCount
+      ? `, up to ${p.mixedFleet.maxInstanceCount} at the peak,` : ''} hold the targets whichever pools they come from: autoscaling holds every `
+      + `instance to ${round(p.mixedFleet.capacityPerInstanceRps, 1)} requests/s, what priority ${p.mixedFleet.boundByPriority} holds, the least of any pool.`),
     alternatives: {
       head: ['instance type', 'count', 'processes x cores', 'serving', 'batch', 'delay ms', 'requests/s per instance', 'p99 ms', '$/hour', '$/1M requests'],
       rows: report.alternatives.slice(0, alternatives).map((a) => [

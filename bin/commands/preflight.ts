@@ -86,7 +86,7 @@ export function registerPreflightCommand(program: Command, io: CliIo, clients: P
   ])
     .description(
       'Before a deploy, check with your AWS credentials that it can start: instance type offered in 2+ zones, quota for ' +
-        'the planned count, image digest and model data readable, endpoint name free; exits 1 when a check fails',
+        'the planned count (and every fallback instance pool\'s), image digest and model data readable, endpoint name free; exits 1 when a check fails',
     )
     .option('--json', 'print the reports as JSON')
     .action(async (flags: PreflightFlags) => {

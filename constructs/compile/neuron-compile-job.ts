@@ -11,10 +11,12 @@ import { artifactPrefixOf, compileHash, sha256Hex } from '../../lib/compile/hash
 import { compileHostTypes, DLAMI_PARAMETERS, MAX_CUSTOM_RESOURCE_COMPILE_MINUTES } from '../../lib/compile/host';
 import { parseCompileSpec, type CompileSpec, type CompileSpecInput } from '../../lib/compile/spec';
 import { InputError } from '../../lib/errors';
+import { readPlanForArtifact } from '../../lib/plan-document/read';
 import { ICompiledModelArtifacts, ModelData } from '../model/model-data';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
 import { acknowledgeCompileFindings, compileHost, compileJobResource, grantCompileLaunch, neoProblems } from './private/compile-backend';
+import { throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 
 /** Settings of the SageMaker Neo backend. */
@@ -180,7 +182,10 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
   constructor(scope: Construct, id: string, props: NeuronCompileJobProps) {
     super(scope, id);
     markOwned(this);
-    const spec = parseCompileSpec(props.spec, `${this.node.path}: spec`);
+    if (props.plan !== undefined) {
+      within(this, () => readPlanForArtifact(props.plan, 'plan'));
+    }
+    const spec = within(this, () => parseCompileSpec(props.spec, 'spec'));
     const backend = props.backend ?? CompileBackend.instance();
     const timeout = props.timeout ?? Duration.minutes(45);
     const prefix = props.prefix ?? 'compiled/';
@@ -204,7 +209,7 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
       problems.push(...neoProblems(this.node.path, spec, backend.neo!, region));
     }
     if (props.plan !== undefined) {
-      problems.push(...compiledArtifactProblems(spec, props.plan, `${this.node.path}: spec`));
+      problems.push(...compiledArtifactProblems(spec, props.plan, 'spec'));
     }
     const modelSizeGiB = (props.modelSize ?? Size.gibibytes(1)).toMebibytes() / 1024;
     const instanceTypes = compileHostTypes(spec, modelSizeGiB, props.compileInstanceTypes);
@@ -212,7 +217,7 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
       problems.push(`${this.node.path}: no ${spec.chip} instance has the ${Math.ceil(modelSizeGiB)} GiB model's compile RAM; `
         + 'pass compileInstanceTypes');
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
 
     this.spec = spec;
     this.hash = hash;
@@ -339,6 +344,6 @@ export class NeuronCompileJob extends Construct implements ICompiledModelArtifac
 export function assertArtifactMatchesPlan(scope: Construct, artifact: NeuronCompileJob | CompiledArtifactFacts,
   plan: PlanForArtifact): void {
   const facts = artifact instanceof NeuronCompileJob ? artifact.artifact : artifact;
-  const origin = artifact instanceof NeuronCompileJob ? `${scope.node.path}: compile job ${artifact.node.path}` : `${scope.node.path}: compiled artifact`;
-  InputError.throwIfAny(compiledArtifactProblems(facts, plan, origin));
+  const origin = artifact instanceof NeuronCompileJob ? `compile job ${artifact.node.path}` : 'compiled artifact';
+  throwIfProblems(scope, compiledArtifactProblems(facts, plan, origin));
 }

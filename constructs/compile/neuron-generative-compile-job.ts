@@ -30,9 +30,11 @@ import {
   type GenerativeWeightsIdentity,
 } from '../../lib/compile/generative-spec';
 import { InputError } from '../../lib/errors';
+import { readGenerativePlanForArtifact } from '../../lib/plan-document/read';
 import type { ModelImage } from '../image/model-image';
 import { ModelDataStore } from '../private/data-store';
 import { NeuronFunction } from '../private/neuron-function';
+import { throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { acknowledgeCompileFindings, compileHost, compileJobResource, grantCompileLaunch } from './private/compile-backend';
 
@@ -300,9 +302,10 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
   constructor(scope: Construct, id: string, props: NeuronGenerativeCompileJobProps) {
     super(scope, id);
     markOwned(this);
+    within(this, () => readGenerativePlanForArtifact(props.plan, 'plan'));
     const where = this.node.path;
     const stack = Stack.of(this);
-    const identity = props.weights.identity(stack);
+    const identity = within(this, () => props.weights.identity(stack));
     const problems: string[] = [];
     const sdk = props.neuronSdkVersion ?? props.image.neuronSdkVersion;
     if (sdk === undefined) {
@@ -332,10 +335,11 @@ export class NeuronGenerativeCompileJob extends Construct implements ICompiledGe
       .map((t) => t.replace(/^ml\./, ''));
     if (!cpuCompile) problems.push(...hostProblems(where, props.plan, instanceTypes));
     const amiParameter = cpuCompile ? CPU_COMPILE_HOST_AMI_PARAMETER : GENERATIVE_HOST_AMI_PARAMETER;
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
 
     const model = props.model ?? (('profileId' in props.plan ? String((props.plan as { profileId: unknown }).profileId) : '') || 'model');
-    const spec = generativeSpecForPlan(props.plan, { model, weights: identity.hashed, neuronSdkVersion: sdk!, dtype: props.dtype }, `${where}: spec`);
+    const spec = within(this, () => generativeSpecForPlan(props.plan,
+      { model, weights: identity.hashed, neuronSdkVersion: sdk!, dtype: props.dtype }, 'spec'));
     this.spec = spec;
     const program = compileProgram();
     this.hash = generativeCompileHash(spec, program.content);
@@ -452,6 +456,6 @@ function hostProblems(where: string, plan: GenerativePlanForArtifact, types: rea
  */
 export function assertGenerativeArtifactsMatchPlan(scope: Construct, artifacts: ICompiledGenerativeArtifacts,
   plan: GenerativePlanForArtifact, imageSdkVersion: string): void {
-  const origin = artifacts instanceof Construct ? `${scope.node.path}: compiled artifacts ${artifacts.node.path}` : `${scope.node.path}: compiled artifacts`;
-  InputError.throwIfAny(checkGenerativeArtifacts(plan, imageSdkVersion, artifacts.manifest, origin));
+  const origin = artifacts instanceof Construct ? `compiled artifacts ${artifacts.node.path}` : 'compiled artifacts';
+  throwIfProblems(scope, checkGenerativeArtifacts(plan, imageSdkVersion, artifacts.manifest, origin));
 }

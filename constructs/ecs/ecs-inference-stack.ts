@@ -7,6 +7,7 @@ import { ModelImage } from '../image/model-image';
 import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronEcsService } from './neuron-ecs-service';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { singleCallPlanOf } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
@@ -80,6 +81,7 @@ export class EcsInferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: EcsInferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
+    singleCallPlanOf(this, props.plan);
     this.zones = props.availabilityZones;
     this.repository = new ModelImageRepository(this, 'Repository');
     const image = stackModelServerImage(this, this.repository, props, 'EcsInferenceStack', 'pass the imageDigest of the '

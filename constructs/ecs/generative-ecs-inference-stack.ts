@@ -4,10 +4,10 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative';
-import { InputError } from '../../lib/errors';
 import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
 import { compileGenerativeInStack } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
+import { generativePlanOf, throwIfProblems } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { deployTimeZones, stackOutputs } from '../private/stack-parts';
 import type { NeuronGenerativeEcsServiceProps } from './generative-ecs-service-props';
@@ -101,8 +101,9 @@ export class GenerativeEcsInferenceStack extends Stack {
     super(scope, id, props);
     markOwned(this);
     this.zones = props.availabilityZones;
-    InputError.throwIfAny(modelSourceProblems(`GenerativeEcsInferenceStack ${this.node.path}`, props));
-    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights });
+    generativePlanOf(this, props.plan);
+    throwIfProblems(this, modelSourceProblems(props));
+    this.compileJob = props.weights === undefined ? undefined : compileGenerativeInStack(this, { ...props, weights: props.weights }).job;
     this.service = new NeuronGenerativeEcsService(this, 'Service', {
       plan: props.plan,
       image: props.image,
@@ -131,11 +132,11 @@ export class GenerativeEcsInferenceStack extends Stack {
 }
 
 /** Why the props do not name the model exactly one way: compiled here, compiled elsewhere, or S3 prefixes. */
-function modelSourceProblems(where: string, props: GenerativeEcsInferenceStackProps): string[] {
+function modelSourceProblems(props: GenerativeEcsInferenceStackProps): string[] {
   const problems: string[] = [];
   const prefixes = props.modelBucketName !== undefined || props.weightsPrefix !== undefined;
   if ((props.modelBucketName === undefined) !== (props.weightsPrefix === undefined)) {
-    problems.push(`${where}: modelBucketName and weightsPrefix go together (got only ${props.modelBucketName === undefined
+    problems.push(`modelBucketName and weightsPrefix go together (got only ${props.modelBucketName === undefined
       ? 'weightsPrefix' : 'modelBucketName'}); pass both, or weights (compiled in the deploy) or compiledArtifacts instead`);
   }
   const given = [
@@ -144,18 +145,18 @@ function modelSourceProblems(where: string, props: GenerativeEcsInferenceStackPr
     ...(prefixes ? ['modelBucketName/weightsPrefix'] : []),
   ];
   if (given.length === 0) {
-    problems.push(`${where}: no model given; pass weights (GenerativeWeights.fromHuggingFace or fromS3Prefix: compiled in the `
+    problems.push(`no model given; pass weights (GenerativeWeights.fromHuggingFace or fromS3Prefix: compiled in the `
       + 'deploy for this plan), compiledArtifacts (a NeuronGenerativeCompileJob for this plan), or modelBucketName with weightsPrefix');
   } else if (given.length > 1) {
-    problems.push(`${where}: ${given.join(', ')} are given; pass only one: weights compiles in the deploy, `
+    problems.push(`${given.join(', ')} are given; pass only one: weights compiles in the deploy, `
       + 'compiledArtifacts serves artifacts compiled elsewhere, modelBucketName/weightsPrefix serves S3 prefixes');
   }
   if (props.compileVpc !== undefined && props.weights === undefined) {
-    problems.push(`${where}: compileVpc is given without weights; it is the compile host's VPC, used only when the stack `
+    problems.push(`compileVpc is given without weights; it is the compile host's VPC, used only when the stack `
       + 'compiles weights: pass weights too, or drop compileVpc');
   }
   if (props.compiledArtifactsPrefix !== undefined && !prefixes) {
-    problems.push(`${where}: compiledArtifactsPrefix=${JSON.stringify(props.compiledArtifactsPrefix)} goes with modelBucketName and `
+    problems.push(`compiledArtifactsPrefix=${JSON.stringify(props.compiledArtifactsPrefix)} goes with modelBucketName and `
       + 'weightsPrefix; with weights or compiledArtifacts the artifacts are the compile job\'s: drop it');
   }
   return problems;

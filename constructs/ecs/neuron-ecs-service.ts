@@ -13,6 +13,7 @@ import { DEFAULT_NEURON_MONITOR_NAMESPACE, MODEL_SERVER_PORT, NeuronEcsServicePr
 import { serviceProof } from './private/ecs-load-balancer';
 import { LoadBalancedEcsService, rollBackOnAlarms, rollbackAlarms as serviceRollbackAlarms, serviceDashboard } from './private/ecs-monitoring';
 import { resolveService } from './private/ecs-validation';
+import { within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { neuronDlcPlanNote } from '../private/endpoint-layout';
 
@@ -100,7 +101,7 @@ export class NeuronEcsService extends LoadBalancedEcsService implements ec2.ICon
     // front end, so ECS places the task only where they are free. Ec2TaskDefinitionProps has no cpu: the L1 carries it.
     (this.taskDefinition.node.defaultChild as ecs.CfnTaskDefinition).cpu = `${layout.cpuUnits}`;
     const executionRole = this.taskDefinition.obtainExecutionRole();
-    const image = props.image.bind(this, executionRole, type);
+    const image = within(this, () => props.image.bind(this, executionRole, type));
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,

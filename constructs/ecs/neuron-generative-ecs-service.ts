@@ -10,6 +10,7 @@ import type { GenerativePlan, VllmReplicaConfig } from '../../lib/generative';
 import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
+import { within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
@@ -136,7 +137,7 @@ export class NeuronGenerativeEcsService extends LoadBalancedEcsService implement
         cluster: this.cluster,
         capacityProviderName: this.capacityProvider.capacityProviderName,
         // Bound in this construct for every task's execution role: one image asset, pulled by each.
-        bindImage: (grantee) => props.image.bind(this, grantee, layout.instanceType),
+        bindImage: (grantee) => within(this, () => props.image.bind(this, grantee, layout.instanceType)),
         metrics: { namespace: this.metricsNamespace, service: this.metricsService, replica: String(engine.index) },
         downloadImage: props.downloadImage,
         model,

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { InputError } from '../../lib/errors';
 import { digestProblem } from './private/image-digest';
 import { viaService } from '../private/image-via-service';
+import { throwIfProblems } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 
 /** The actions a pull needs on the repository itself; `ecr:GetAuthorizationToken` is registry-wide. */
@@ -120,7 +121,7 @@ export class ModelImageRepository extends Construct {
     markOwned(this);
     const maxTaggedImages = props.maxTaggedImages ?? 20;
     const untaggedImageExpiry = props.untaggedImageExpiry ?? Duration.days(7);
-    InputError.throwIfAny(validateProps(props, maxTaggedImages, untaggedImageExpiry));
+    throwIfProblems(this, validateProps(props, maxTaggedImages, untaggedImageExpiry));
 
     this.encryptionKey = props.encryptionKey ?? new kms.Key(this, 'Key', {
       description: `Encrypts the model images of ${this.node.path}`,

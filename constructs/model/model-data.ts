@@ -62,6 +62,18 @@ export interface ModelDataConfig {
   readonly compiledArtifact?: CompiledArtifactFacts;
 }
 
+/** Options of {@link ModelData.fromBucket}. */
+export interface ModelDataBucketOptions {
+  /**
+   * What the files were compiled for (chip, cores per process, batch sizes), e.g. the `manifest.json` of a compile
+   * whose artifact you copied there: a hosting then checks it against its plan, and picks it for the instance pools
+   * it fits (`NeuronSageMakerEndpoint.poolModelData`).
+   *
+   * @default - unknown: the files are not checked against a plan
+   */
+  readonly compiledArtifact?: CompiledArtifactFacts;
+}
+
 /** Options of {@link ModelData.fromAsset}. */
 export interface ModelDataAssetOptions {
   /**
@@ -157,10 +169,10 @@ export abstract class ModelData {
    * @param prefix the key prefix, ending with `/` (e.g. `'bert-base/v3/'`)
    * @throws InputError when the prefix is empty, absolute, an `s3://` URI, or lacks its trailing `/`
    */
-  static fromBucket(bucket: s3.IBucket, prefix: string): ModelData {
+  static fromBucket(bucket: s3.IBucket, prefix: string, options: ModelDataBucketOptions = {}): ModelData {
     const problem = Token.isUnresolved(prefix) ? undefined : prefixProblem('ModelData.fromBucket(bucket, prefix)', prefix);
     InputError.throwIfAny(problem === undefined ? [] : [problem]);
-    return new BucketModelData(bucket, prefix);
+    return new BucketModelData(bucket, prefix, options.compiledArtifact);
   }
 
   /**
@@ -216,13 +228,13 @@ function grantReadPrefix(scope: IConstruct, grantee: iam.IGrantable, bucket: s3.
 }
 
 class BucketModelData extends ModelData {
-  constructor(private readonly bucket: s3.IBucket, private readonly prefix: string) {
+  constructor(private readonly bucket: s3.IBucket, private readonly prefix: string, readonly compiledArtifact?: CompiledArtifactFacts) {
     super();
   }
 
   bind(scope: Construct, grantee: iam.IGrantable): ModelDataConfig {
     grantReadPrefix(scope, grantee, this.bucket, this.prefix);
-    return { s3Uri: this.bucket.s3UrlForObject(this.prefix) };
+    return { s3Uri: this.bucket.s3UrlForObject(this.prefix), ...(this.compiledArtifact ? { compiledArtifact: this.compiledArtifact } : {}) };
   }
 }
 

@@ -1,3 +1,4 @@
+import { instanceStorage } from '../../lib/catalog/instance-storage';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import type { Plan } from '../../lib/planner';
 
@@ -28,27 +29,31 @@ export interface EndpointLayout {
 }
 
 /**
- * Trainium instances (trn1, trn1n, and trn2 when given by spec) carry local NVMe storage: SageMaker rejects
- * `KmsKeyId` and `VolumeSizeInGB` there (SageMaker API Reference, `ProductionVariant.VolumeSizeInGB` and
- * `CreateEndpointConfig.KmsKeyId`: not supported on instances with local storage; the Neuron cdk-nag pack applies the
- * same rule to `ml.trn*`).
+ * True when the instance's ML storage is local NVMe only (trn1, trn1n, trn2, trn3: `instanceStorage`, lib/catalog):
+ * SageMaker rejects `KmsKeyId` and `VolumeSizeInGB` there (SageMaker API Reference, `CreateEndpointConfig.KmsKeyId`
+ * and `ProductionVariant.VolumeSizeInGB`); the instance's hardware encrypts the storage instead.
  */
 export function hasLocalStorageOnly(type: NeuronInstanceType): boolean {
-  return type.spec.family.startsWith('trn');
+  return instanceStorage(type.spec.family).storage === 'local-nvme';
 }
 
-/** The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. */
+/**
+ * The layout a plan describes. `instanceType` must already be known to be a Neuron `ml.` type. With fallback pools
+ * the counts and the capacity autoscaling tracks are the mixed fleet's (`plan.mixedFleet`): enough instances, each
+ * held to the least any pool holds, for the targets to hold whichever pools the instances come from.
+ */
 export function layoutFromPlan(plan: Plan, instanceType: NeuronInstanceType): EndpointLayout {
+  const fleet = plan.mixedFleet;
   return {
     instanceType,
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: plan.maxInstanceCount,
+    instanceCount: fleet?.instanceCount ?? plan.instanceCount,
+    maxInstanceCount: fleet?.maxInstanceCount ?? plan.maxInstanceCount,
     processesPerInstance: plan.processesPerInstance,
     coresPerProcess: plan.coresPerProcess,
     batchSize: plan.batchSize,
     p99TargetMs: plan.targets.p99Ms,
     expectedP99Ms: plan.p99Ms,
-    capacityPerInstanceRps: plan.capacityPerInstanceRps,
+    capacityPerInstanceRps: fleet?.capacityPerInstanceRps ?? plan.capacityPerInstanceRps,
     deviceMemoryGiB: plan.deviceMemoryGiB,
     hostMemoryGiB: plan.hostMemoryGiB,
   };

@@ -5,7 +5,7 @@
 import { CfnOutput, Fn } from 'aws-cdk-lib';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import type { Construct } from 'constructs';
-import { InputError } from '../../lib/errors';
+import { constructError } from './construct-errors';
 import { ModelImage } from '../image/model-image';
 import type { ModelImageRepository } from '../image/model-image-repository';
 
@@ -51,12 +51,12 @@ export function stackModelServerImage(
   neither: string,
 ): ModelImage {
   if ((props.image === undefined) === (props.imageDigest === undefined)) {
-    throw new InputError(props.image === undefined
+    throw constructError(scope, props.image === undefined
       ? `${owner}: neither image nor imageDigest is set; ${neither}`
       : `${owner}: both image and imageDigest are set; pass only one`);
   }
   if (props.imageRepositoryName !== undefined && props.imageDigest === undefined) {
-    throw new InputError(`${owner}: imageRepositoryName is set without imageDigest; pass the digest of the image in `
+    throw constructError(scope, `${owner}: imageRepositoryName is set without imageDigest; pass the digest of the image in `
       + 'that repository, or remove imageRepositoryName');
   }
   const source = props.imageRepositoryName === undefined

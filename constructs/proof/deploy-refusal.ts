@@ -1,6 +1,6 @@
 import { Annotations, Aws, CfnRule, Fn, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { InputError } from '../../lib/errors';
+import { throwIfProblems } from '../private/construct-errors';
 
 /** Props of {@link DeployRefusal}. */
 export interface DeployRefusalProps {
@@ -49,12 +49,12 @@ export class DeployRefusal extends Construct {
     super(scope, id);
     const problems: string[] = [];
     if (props.message.trim() === '') {
-      problems.push(`${this.node.path}: message is blank; say why the deploy cannot work and how to fix it`);
+      problems.push(`message is blank; say why the deploy cannot work and how to fix it`);
     }
     if (props.account !== undefined && !Token.isUnresolved(props.account) && !/^\d{12}$/.test(props.account)) {
-      problems.push(`${this.node.path}: account=${JSON.stringify(props.account)} is not a 12-digit AWS account id`);
+      problems.push(`account=${JSON.stringify(props.account)} is not a 12-digit AWS account id`);
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
 
     const refused = props.account ?? Aws.ACCOUNT_ID;
     this.rule = new CfnRule(this, 'Rule', {

@@ -8,7 +8,6 @@ import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { logAccessTo } from '../private/access-logs';
 import type { Thresholds } from '../../lib/bench/types';
-import { InputError } from '../../lib/errors';
 import { WORKER_RETURN_RESERVE_MS, workerRunMs, type CapacityConfig } from '../../lib/smoke/capacity';
 import { SMOKE_ENV, smokeConfigSchema, type SmokeConfig } from '../../lib/smoke/config';
 import { tokenProofConfigSchema, tokenWorkerRunMs, type TokenProofConfig } from '../../lib/bench/token-proof';
@@ -20,7 +19,9 @@ import { NeuronFunction } from '../private/neuron-function';
 import { INVOKE_MARGIN, PROVIDER_OVERHEAD, WORKER_TIMEOUT_MARGIN, DEFAULT_ERROR_RATE, MAX_SMOKE_TIMEOUT, DEFAULT_METRIC_NAMESPACE, DEFAULT_REPORT_PREFIX, DEFAULT_THROUGHPUT_SHARE, REPORT_PREFIX, TARGET_NAME } from './private/smoke-defaults';
 import { resolveLoad, resolveCapacity, resolveTimeout, validateRequest, environmentSizeProblems, dependencyTargets, nagResourceId } from './private/smoke-resolve';
 import { SmokeBenchmarkProps } from './smoke-benchmark-props';
-import { smokeThresholdDefaults } from './smoke-thresholds';
+import { poolLimits, smokeThresholdDefaults } from './smoke-thresholds';
+import type { PoolLimits } from '../../lib/bench/pools';
+import { anyPlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 
 export { MAX_SMOKE_TIMEOUT } from './private/smoke-defaults';
@@ -84,7 +85,10 @@ export class SmokeBenchmark extends Construct {
   constructor(scope: Construct, id: string, props: SmokeBenchmarkProps) {
     super(scope, id);
     markOwned(this);
-    const target = props.target._bind(this);
+    if (props.plan !== undefined) {
+      anyPlanOf(this, props.plan);
+    }
+    const target = within(this, () => props.target._bind(this));
     const problems: string[] = [];
 
     const allowance = props.latencyAllowance ?? target.defaultLatencyAllowance;
@@ -95,6 +99,7 @@ export class SmokeBenchmark extends Construct {
     const generativePlan = isGenerativePlan(props.plan) ? props.plan : undefined;
     let tokens: ResolvedTokenProof | undefined;
     let single: { shape: RunShape; request: NonNullable<SmokeBenchmarkProps['request']> } | undefined;
+    let pools: PoolLimits[] | undefined;
     if (generativePlan !== undefined) {
       if (shareProblem !== undefined) {
         problems.push(shareProblem);
@@ -115,6 +120,7 @@ export class SmokeBenchmark extends Construct {
         problems.push(shareProblem);
       }
       this.thresholds = { ...smokeThresholdDefaults(singleProps.plan, shape, allowance, share), ...props.thresholds };
+      pools = poolLimits(singleProps.plan, shape, allowance, share, props.thresholds);
       this.capacity = props.capacityProof && resolveCapacity(props.capacityProof, singleProps.plan, shape, allowance, problems);
       this.timeout = resolveTimeout(props.timeout, shape, problems, this.capacity);
       if (props.request === undefined) {
@@ -175,6 +181,7 @@ export class SmokeBenchmark extends Construct {
             smoke: tokens.smoke,
             ...(tokens.capacity !== undefined ? { capacity: tokens.capacity } : {}),
             plan: tokens.plan,
+            ...(tokens.pools !== undefined ? { pools: tokens.pools } : {}),
           }
         : single !== undefined
           ? {
@@ -189,6 +196,7 @@ export class SmokeBenchmark extends Construct {
               timeoutMs: single.shape.timeoutMs,
               thresholds: this.thresholds,
               ...(this.capacity !== undefined ? { capacity: this.capacity } : {}),
+              ...(pools !== undefined ? { pools } : {}),
             }
           : undefined;
     const hasWorkers = this.capacity !== undefined || tokens?.capacity !== undefined;
@@ -211,7 +219,7 @@ export class SmokeBenchmark extends Construct {
         ),
       );
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
     if (config === undefined) {
       throw new Error('SmokeBenchmark resolved no configuration although no problem was found; this is a bug');
     }

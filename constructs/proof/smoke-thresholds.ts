@@ -1,5 +1,6 @@
 /** The thresholds a smoke run is judged by when none are given, from the plan. */
 import { Duration } from 'aws-cdk-lib';
+import type { PoolLimits } from '../../lib/bench/pools';
 import type { LoadMode, Thresholds } from '../../lib/bench/types';
 import type { Plan } from '../../lib/planner/types';
 import { DEFAULT_ERROR_RATE } from './private/smoke-defaults';
@@ -36,6 +37,35 @@ export function smokeThresholdDefaults(
   };
 }
 
+
+/**
+ * With instance pools (`plan.fallbacks`), the limits each pool's answers are held to: the defaults of the pool's own
+ * plan ({@link smokeThresholdDefaults}: the p99 target plus the allowance, and for a batching plan the server p99 its
+ * plan predicts), unless `given` sets a limit for every pool. Undefined without pools.
+ */
+export function poolLimits(
+  plan: Plan | undefined,
+  shape: { readonly mode: LoadMode },
+  latencyAllowance: Duration,
+  share: number,
+  given: Thresholds = {},
+): PoolLimits[] | undefined {
+  if (plan?.fallbacks === undefined || plan.fallbacks.length === 0) {
+    return undefined;
+  }
+  const pools = [{ priority: 1, instanceType: plan.instanceType, plan }, ...plan.fallbacks];
+  return pools.map((pool) => {
+    const own = smokeThresholdDefaults(pool.plan, shape, latencyAllowance, share);
+    const p99MaxMs = given.p99MaxMs ?? own.p99MaxMs;
+    const serverP99MaxMs = given.serverP99MaxMs ?? own.serverP99MaxMs;
+    return {
+      pool: pool.priority,
+      instanceType: pool.instanceType,
+      ...(p99MaxMs !== undefined ? { p99MaxMs } : {}),
+      ...(serverP99MaxMs !== undefined ? { serverP99MaxMs } : {}),
+    };
+  });
+}
 
 /**
  * The p99 the plan predicts at `rateRps`: its `predictedP99Ms` (at the target rate) up to the target rate, and the

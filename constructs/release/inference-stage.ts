@@ -8,7 +8,6 @@ import type { GenerativeWeights, ICompiledGenerativeArtifacts } from '../compile
 import { GenerativeInferenceStack } from '../sagemaker/generative-inference-stack';
 import type { GenerativeSmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
 import { promotionRoleName, type EnvironmentConfig } from '../../lib/environments/environments';
-import { InputError } from '../../lib/errors';
 import {
   RECORD_PARAMETER_ROOT, deploymentParameterName, generativeDeploymentParameterName, type DeploymentRecord,
   type GenerativeDeploymentRecord,
@@ -21,6 +20,7 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import type { SmokeBenchmark } from '../proof/smoke-benchmark';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { constructError } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 
 /** What an {@link InferenceStage} serves for an environment with a `generative` section. */
@@ -233,7 +233,7 @@ export class InferenceStage extends Stage {
     }
     const smoke = served.smoke;
     if (smoke === undefined) {
-      throw new InputError(`InferenceStage ${id}: the service has no smoke benchmark, so promote would have nothing to gate on`);
+      throw constructError(this, 'the service has no smoke benchmark, so promote would have nothing to gate on');
     }
     const parameterName = deploymentParameterName(props.application, env.name);
     const record: DeploymentRecord = {
@@ -294,7 +294,7 @@ export class InferenceStage extends Stage {
     });
     if (env.generative !== undefined) {
       if (props.generative === undefined) {
-        throw new InputError(`InferenceStage ${id}: environment "${env.name}" has a generative section but the stage was `
+        throw constructError(this, `environment "${env.name}" has a generative section but the stage was `
           + 'given no generative { image, weights }; pass them, or remove the section from the environments config');
       }
       this.generativeStack = this.defineGenerative(props.generative, props.application, description);
@@ -398,7 +398,7 @@ export class InferenceStage extends Stage {
 function promotedGenerativeArtifacts(scope: Stack, env: EnvironmentConfig,
   compiled: { readonly hash: string; readonly manifest: GenerativeArtifactFacts }): ICompiledGenerativeArtifacts {
   if (env.artifact === undefined) {
-    throw new InputError(`environment "${env.name}" artifact: missing; the generative model's compiled prefix is promoted `
+    throw constructError(scope, `environment "${env.name}" artifact: missing; the generative model's compiled prefix is promoted `
       + 'into it: add artifact { bucket, prefix } to the environments config');
   }
   const bucket = s3.Bucket.fromBucketName(scope, 'PromotedGenerativeBucket', env.artifact.bucket);

@@ -3,9 +3,9 @@ import * as codebuild from 'aws-cdk-lib/aws-codebuild';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as pipelines from 'aws-cdk-lib/pipelines';
 import { Construct } from 'constructs';
-import { InputError } from '../../lib/errors';
 import { acknowledgeWildcards } from '../private/wildcard-acknowledgement';
 import type { InferenceStage } from './inference-stage';
+import { throwIfProblems } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 
 /** Props of {@link PromotionPipeline}. */
@@ -90,7 +90,7 @@ export class PromotionPipeline extends Construct {
     if (new Set(names).size !== names.length) {
       problems.push(`stages name an environment twice (${names.join(', ')}); pass each environment's stage once`);
     }
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
 
     const install = [...(props.installCommands ?? ['npm install --no-audit --no-fund'])];
     const cli = props.cliCommand ?? 'npx cdk-inferentia';

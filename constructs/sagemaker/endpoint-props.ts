@@ -120,21 +120,44 @@ export interface EndpointNetworkOptions {
  */
 export interface EndpointHostingOptions extends EndpointNetworkOptions {
   /**
-   * The role SageMaker runs the model as. The construct grants it what the image, model data, log group and
-   * rollback alarms need; an imported immutable role must already allow all of that (ECR pull, S3 read on the
-   * prefix, logs on `/aws/sagemaker/Endpoints/<name>`, `cloudwatch:DescribeAlarms` on the alarms, and with `vpc`
-   * the EC2 network-interface actions SageMaker lists for a VPC config).
+   * The role SageMaker runs the model as. A role you pass (an `iam.Role`, or one imported mutable) gets what the
+   * default role has: its starting statements (`cloudwatch:PutMetricData` in the SageMaker namespaces and the
+   * container's own, under a `cloudwatch:namespace` condition; `ecr:GetAuthorizationToken`) and the grants of what the
+   * endpoint binds (ECR pull, S3 read on the prefix, logs on its log groups, `cloudwatch:DescribeAlarms` on the
+   * rollback alarms, and with `vpc` the EC2 network-interface actions). A role imported with `mutable: false` takes
+   * nothing and must already allow all of that; where a safety feature would silently lose its data without it (the
+   * generative engine's metrics, which the TTFT/TPOT rollback alarms read), synth refuses it unless that feature is
+   * turned off by name. docs/generative-sagemaker.md lists each grant and why.
    *
    * @default - a `NeuronSageMakerExecutionRole`
    */
   readonly role?: iam.IRole;
 
   /**
-   * KMS key that encrypts the ML storage volume. Not supported on Trainium (trn1, trn1n, trn2: local NVMe only).
+   * KMS key that encrypts the ML storage volume, applied on instance types with EBS storage (inf1, inf2). On those with
+   * only local NVMe instance storage (trn1, trn1n, trn2, trn3) SageMaker rejects `KmsKeyId`, so a key given there is
+   * refused at synth with the fix, never left off unseen: plan on Inferentia, or set `acceptInstanceStoreEncryption`.
+   * The same holds when any of the plan's instance pools is on such a type: `KmsKeyId` is per configuration, so the
+   * variant goes without it and its EBS pools' volumes get SageMaker's default key (synth warns).
    *
-   * @default - a key this construct defines, with rotation, on Inferentia; none on Trainium
+   * @default - a key this construct defines, with rotation, on EBS; none on local NVMe (the instance's hardware
+   * encrypts it), nor with an instance pool there
    */
   readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Deploy on an instance type with only local NVMe instance storage although `encryptionKey` is set, without the key.
+   *
+   * SageMaker rejects `KmsKeyId` on such instances ("You can't request a KmsKeyId when using an instance type with
+   * local storage", CreateEndpointConfig); their NVMe volumes are encrypted with XTS-AES-256 by a hardware module on
+   * the instance, with keys per volume that you cannot provide (EC2 User Guide, "Data protection in Amazon EC2").
+   * Without this, such a plan is refused at synth, so a plan that moves from Inferentia to Trainium never turns your
+   * key off unseen; with it, the key is not applied there and synth warns. No effect on EBS instance types.
+   *
+   * @default false
+   * @see https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateEndpointConfig.html
+   */
+  readonly acceptInstanceStoreEncryption?: boolean;
 
   /**
    * Name of the endpoint.
@@ -155,6 +178,17 @@ export interface EndpointHostingOptions extends EndpointNetworkOptions {
    * @default logs.RetentionDays.THREE_MONTHS
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * With a plan that has fallback pools (`plan.fallbacks`), how long SageMaker may try to provision the variant's
+   * instances across every pool before the create or scale-out fails (`VariantInstanceProvisionTimeoutInSeconds`,
+   * 300-3,600 s): capacity provisioning only, not the model download or the container start.
+   *
+   * @default Duration.minutes(15) - an insufficient-capacity error comes back in seconds, so falling through every
+   * pool takes little of it, and it fits the 30 minutes the deployment policies budget for instance launch and image
+   * pull; a first deploy into a region out of every pool's type fails in a quarter of an hour, not an hour
+   */
+  readonly instanceProvisionTimeout?: Duration;
 }
 
 /** Props of {@link NeuronSageMakerEndpoint}. */
@@ -219,6 +253,18 @@ export interface NeuronSageMakerEndpointProps extends EndpointHostingOptions {
    * @default - none: the image carries the model (not allowed with `networkIsolation`)
    */
   readonly modelData?: ModelData;
+
+  /**
+   * Model artifacts for the plan's fallback pools (`plan.fallbacks`) that `modelData` was not compiled for: a pool
+   * on another chip family, or with another core group or batch size. Each pool serves the first of these whose
+   * compiled artifact (`ModelData.compiledArtifact`: chip, cores per process, batch sizes) fits its plan, else the
+   * model of the earlier pool it shares a compiled model with (`sharesCompiledModelWith`, priority 1 being
+   * `modelData`); a pool with neither is refused at synth, naming what it needs. `NeuronCompileJob` artifacts
+   * (`ModelData.fromCompileJob`) and `ModelData.fromBucket(bucket, prefix, { compiledArtifact })` carry the facts.
+   *
+   * @default - no artifacts besides `modelData`: every pool must share its compiled model
+   */
+  readonly poolModelData?: readonly ModelData[];
 
   /**
    * ML storage volume per instance, 1-512 GiB. Not supported on trn1/trn1n (local NVMe only).
@@ -292,7 +338,8 @@ export interface NeuronSageMakerEndpointProps extends EndpointHostingOptions {
   /**
    * Extra container environment, merged over the plan-derived variables: the model server's `MODEL_SERVER_*`,
    * `MODEL_BATCH_SIZE` and `OMP_NUM_THREADS` with `ModelImage.fromServer`; `SAGEMAKER_MODEL_SERVER_WORKERS`,
-   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS` with a stock DLC.
+   * `NEURON_RT_NUM_CORES` and `OMP_NUM_THREADS` with a stock DLC. Every instance pool's model gets it too, except
+   * `MODEL_BATCH_SIZE`, which each fallback pool's model sets to its own plan's compiled batch.
    *
    * @default - the plan-derived variables only
    */

@@ -70,6 +70,16 @@ export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
   readonly compiledArtifacts?: ICompiledGenerativeArtifacts;
 
   /**
+   * Compiled artifacts for the plan's fallback pools (`plan.fallbacks`) that `compiledArtifacts` was not compiled
+   * for: a pool on another chip family, or with other engine settings. Each pool serves the first of these whose
+   * manifest fits its plan, else the artifacts of the earlier pool it shares them with (`sharesCompiledModelWith`);
+   * a pool with neither is refused at synth. Requires `compiledArtifacts`; with `weights`, every pool compiles at start.
+   *
+   * @default - none: every pool must share `compiledArtifacts`
+   */
+  readonly poolCompiledArtifacts?: readonly ICompiledGenerativeArtifacts[];
+
+  /**
    * Directory of the compiled artifacts inside `weights`, relative (`neuron-compiled/`): vLLM loads them
    * (`NEURON_COMPILED_ARTIFACTS=/opt/ml/model/<path>`) instead of compiling at every start.
    *
@@ -118,6 +128,20 @@ export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
    * @default true
    */
   readonly dashboard?: boolean;
+
+  /**
+   * The engine's metrics in CloudWatch (TTFT, TPOT, queue, KV cache, tokens, NeuronCore use) and the TTFT and TPOT p99
+   * alarms that roll an update back on them.
+   *
+   * The image's exporter writes them as embedded metrics to the inference component's log group, so the role must be
+   * allowed to write there (and `cloudwatch:PutMetricData` in `engineMetricsNamespace`): the endpoint grants both to its
+   * own role and to a mutable role you pass. A role imported with `mutable: false` takes no grant, so synth refuses it
+   * while this is on: without the grants the alarms would never see data. `false` turns the exporter off
+   * (`ENGINE_METRICS=off`), and with it the engine's alarms and dashboard widgets; the 5XX alarm stays.
+   *
+   * @default true
+   */
+  readonly engineMetrics?: boolean;
 
   /**
    * Prove every deployment of this endpoint in tokens: right after CloudFormation deploys it, a Lambda sends the

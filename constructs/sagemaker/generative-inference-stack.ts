@@ -4,9 +4,9 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { GenerativePlan } from '../../lib/generative/types';
 import type { GenerativeWeights, ICompiledGenerativeArtifacts, NeuronGenerativeCompileJob } from '../compile/neuron-generative-compile-job';
-import { InputError } from '../../lib/errors';
 import { compileGenerativeInStack } from '../compile/private/generative-stack-compile';
 import type { ModelImage } from '../image/model-image';
+import { constructError, generativePlanOf } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { deployTimeZones, stackOutputs } from '../private/stack-parts';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
@@ -17,7 +17,11 @@ import { inferenceComponentProof } from './private/endpoint-monitoring';
 
 /** Props of {@link GenerativeInferenceStack}. */
 export interface GenerativeInferenceStackProps extends StackProps {
-  /** The generative plan to deploy, made for hosting `sagemaker` in this stack's region. */
+  /**
+   * The generative plan to deploy, made for hosting `sagemaker` in this stack's region. With fallback pools
+   * (`plan.fallbacks`) and `weights`, each pool that loads no earlier pool's artifacts is compiled for its own plan in
+   * the same deploy; with `compiledArtifacts`, every pool must load those.
+   */
   readonly plan: GenerativePlan;
 
   /** The Neuron vLLM image (`ModelImage.fromNeuronVllm`), pinned by digest; it also compiles the model. */
@@ -77,6 +81,11 @@ export interface GenerativeInferenceStackProps extends StackProps {
 export class GenerativeInferenceStack extends Stack {
   /** The compile in this stack's deploy; undefined when it serves `compiledArtifacts`. */
   readonly compileJob?: NeuronGenerativeCompileJob;
+  /**
+   * The compiles of the plan's fallback pools that load no earlier pool's artifacts (another chip family or other
+   * engine settings), when the stack compiles; empty otherwise.
+   */
+  readonly poolCompileJobs: readonly NeuronGenerativeCompileJob[];
   /** What the endpoint serves: this stack's compile, or the artifacts it was given. */
   readonly compiledArtifacts: ICompiledGenerativeArtifacts;
   readonly endpoint: NeuronGenerativeEndpoint;
@@ -85,19 +94,23 @@ export class GenerativeInferenceStack extends Stack {
   constructor(scope: Construct, id: string, props: GenerativeInferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
-    const servedModelName = props.servedModelName ?? props.plan.profileId;
+    const plan = generativePlanOf(this, props.plan);
+    const servedModelName = props.servedModelName ?? plan.profileId;
     if ((props.weights === undefined) === (props.compiledArtifacts === undefined)) {
-      throw new InputError(`${this.node.path}: give either weights (the stack compiles them) or compiledArtifacts (it serves `
+      throw constructError(this, `give either weights (the stack compiles them) or compiledArtifacts (it serves `
         + `what another deploy compiled), not ${props.weights === undefined ? 'neither' : 'both'}`);
     }
+    let poolJobs: readonly NeuronGenerativeCompileJob[] = [];
     if (props.weights !== undefined) {
-      this.compileJob = compileGenerativeInStack(this, { ...props, weights: props.weights });
+      ({ job: this.compileJob, poolJobs } = compileGenerativeInStack(this, { ...props, weights: props.weights }));
     }
+    this.poolCompileJobs = poolJobs;
     this.compiledArtifacts = this.compileJob ?? props.compiledArtifacts!;
     this.endpoint = new NeuronGenerativeEndpoint(this, 'Endpoint', {
       plan: props.plan,
       image: props.image,
       compiledArtifacts: this.compiledArtifacts,
+      ...(poolJobs.length > 0 ? { poolCompiledArtifacts: poolJobs } : {}),
       servedModelName,
       scaleToZero: props.scaleToZero,
     });

@@ -2,7 +2,7 @@ import { Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import type { CompileSpecInput } from '../../lib/compile';
-import { InputError } from '../../lib/errors';
+import { chipOfFamily } from '../../lib/compile/spec';
 import type { Plan } from '../../lib/planner';
 import { ModelData } from '../model/model-data';
 import { ModelImage } from '../image/model-image';
@@ -10,6 +10,7 @@ import { ModelImageRepository } from '../image/model-image-repository';
 import { NeuronCompileJob } from '../compile/neuron-compile-job';
 import { NeuronSageMakerEndpoint } from './neuron-sagemaker-endpoint';
 import type { SmokeBenchmarkOptions } from '../proof/smoke-benchmark-props';
+import { constructError, singleCallPlanOf } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import { deployTimeZones, stackModelServerImage, stackOutputs } from '../private/stack-parts';
 
@@ -28,7 +29,11 @@ export interface InferenceCompileOptions {
 
 /** Props of {@link InferenceStack}. */
 export interface InferenceStackProps extends StackProps {
-  /** The plan to deploy, made for hosting `sagemaker` in this stack's region. */
+  /**
+   * The plan to deploy, made for hosting `sagemaker` in this stack's region. With fallback pools (`plan.fallbacks`)
+   * and `compile`, each pool that cannot load an earlier pool's artifact is compiled for its own chip and shape; with
+   * `modelDataPath` or `modelData`, every pool must load that one (the same chip, core group and batch).
+   */
   readonly plan: Plan;
 
   /**
@@ -113,13 +118,19 @@ export class InferenceStack extends Stack {
   readonly endpoint: NeuronSageMakerEndpoint;
   /** The compile job, when the stack compiles its model. */
   readonly compileJob?: NeuronCompileJob;
+  /**
+   * The compile jobs of the plan's fallback pools that need their own compiled model (another chip family, core
+   * group or batch), when the stack compiles; empty otherwise.
+   */
+  readonly poolCompileJobs: readonly NeuronCompileJob[];
 
   constructor(scope: Construct, id: string, props: InferenceStackProps) {
     super(scope, id, props);
     markOwned(this);
+    const plan = singleCallPlanOf(this, props.plan);
     const sources = (['modelDataPath', 'compile', 'modelData'] as const).filter((key) => props[key] !== undefined);
     if (sources.length !== 1) {
-      throw new InputError(sources.length === 0
+      throw constructError(this, sources.length === 0
         ? 'InferenceStack: none of modelDataPath, compile and modelData is set; pass the directory of your compiled '
           + 'model, a compile spec to compile it in the deploy (docs/compile.md), or existing model data'
         : `InferenceStack: ${sources.join(' and ')} are set; pass only one`);
@@ -128,9 +139,9 @@ export class InferenceStack extends Stack {
     this.repository = new ModelImageRepository(this, 'Repository');
     const image = stackModelServerImage(this, this.repository, props, 'InferenceStack', 'pass image (e.g. '
       + "ModelImage.fromServer({ tag, digest })) or the imageDigest of an image pushed to the stack's repository");
-    const plan = props.plan;
 
     let modelData: ModelData;
+    const poolCompileJobs: NeuronCompileJob[] = [];
     if (props.compile) {
       const vpc = props.compile.vpc ?? new ec2.Vpc(this, 'CompileVpc', {
         maxAzs: 2,
@@ -141,16 +152,27 @@ export class InferenceStack extends Stack {
       });
       this.compileJob = new NeuronCompileJob(this, 'Compile', { spec: props.compile.spec, plan, vpc });
       modelData = ModelData.fromCompileJob(this.compileJob);
+      // A fallback pool that cannot load an earlier pool's artifact (another chip, core group or batch) gets its own
+      // compile of the same model, for its chip and shape, content-hashed and cached like the first.
+      for (const pool of plan.fallbacks ?? []) {
+        if (pool.sharesCompiledModelWith === undefined) {
+          poolCompileJobs.push(new NeuronCompileJob(this, `Pool${pool.priority}Compile`, {
+            spec: poolCompileSpec(props.compile.spec, pool.plan), plan: pool.plan, vpc,
+          }));
+        }
+      }
     } else if (props.modelData) {
       modelData = props.modelData;
     } else {
       modelData = ModelData.fromAsset(props.modelDataPath as string, { requiredFiles: props.requiredModelFiles });
     }
 
+    this.poolCompileJobs = poolCompileJobs;
     this.endpoint = new NeuronSageMakerEndpoint(this, 'Endpoint', {
       plan,
       image,
       modelData,
+      ...(poolCompileJobs.length > 0 ? { poolModelData: poolCompileJobs.map((job) => ModelData.fromCompileJob(job)) } : {}),
       environment: {
         MODEL_BATCH_SIZE: `${plan.batchSize}`,
         MODEL_SEQUENCE_LENGTH: `${props.sequenceLength ?? 128}`,
@@ -172,6 +194,15 @@ export class InferenceStack extends Stack {
   override get availabilityZones(): string[] {
     return deployTimeZones();
   }
+}
+
+/**
+ * The compile spec of a fallback pool: the stack's spec (same source, task, shape and compiler settings) for the
+ * pool's chip, cores per process and compiled batch.
+ */
+export function poolCompileSpec(spec: CompileSpecInput, pool: Plan): CompileSpecInput {
+  const family = pool.instance.family;
+  return { ...spec, chip: chipOfFamily(family) ?? family, coresPerProcess: pool.coresPerProcess, batchSizes: [pool.batchSize] } as CompileSpecInput;
 }
 
 /** One line a reviewer reads: layout, capacity against target, latency against target, cost. */

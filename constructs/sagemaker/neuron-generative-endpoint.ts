@@ -7,18 +7,20 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
-import { Construct, IDependable } from 'constructs';
+import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { InputError } from '../../lib/errors';
 import { COMPILED_ARTIFACTS_DIR, STAGED_MODEL_DIR } from '../../lib/compile/generative-spec';
 import { vllmReplicaConfigs } from '../../lib/generative/engine-config';
-import { DEFAULT_ENGINE_METRICS_NAMESPACE } from '../../lib/generative/engine-image';
+import { DEFAULT_ENGINE_METRICS_NAMESPACE, VLLM_IMAGE_ENV } from '../../lib/generative/engine-image';
 import type { GenerativePlan } from '../../lib/generative/types';
 import { GenerativeEngineMetrics } from '../monitoring/generative-engine-metrics';
-import { assertGenerativeArtifactsMatchPlan } from '../compile/neuron-generative-compile-job';
+import { assertGenerativeArtifactsMatchPlan, type ICompiledGenerativeArtifacts } from '../compile/neuron-generative-compile-job';
+import { poolEnvironment } from '../../lib/serving/pool';
 import { ModelData } from '../model/model-data';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
 import { hasLocalStorageOnly } from '../private/endpoint-layout';
+import { constructError, generativePlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
 import { mentionsPlaceholderDigest, placeholderDigestMessage } from '../image/private/image-digest';
@@ -34,6 +36,14 @@ import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME } from './private/endpoint-validation';
 import { generativeProblems, renderRollingUpdate } from './private/generative-validation';
 import { ColdStartEstimate, ComponentSizing, sizeComponent } from './private/generative-sizing';
+import {
+  bindGenerativePoolParts, componentSpecification, generativeModel, mixedComponentSizing, poolCompiledArtifacts,
+} from './private/generative-pools';
+import {
+  annotatePools, deployedPools, poolKeyProblem, instancePoolsProperty, localStoragePool, poolsWidget, provisionTimeoutSeconds,
+} from './private/instance-pools';
+import { engineMetricsRoleProblem, grantHostingStatements, immutableRoleNote } from './private/execution-role-grants';
+import { storageKey, storageKeyChoice } from './private/endpoint-storage';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
 
 /** Where SageMaker copies the weights in the container. */
@@ -65,7 +75,13 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   /** Name of the inference component; requests name it (`InferenceComponentName`). */
   readonly inferenceComponentName: string;
   readonly plan: GenerativePlan;
-  /** Devices, memory, CPU, copies, scaling target and timeouts derived from the plan. */
+  /** The variant's instance types in priority order: the plan's, then its fallback pools'. */
+  readonly instancePools: readonly NeuronInstanceType[];
+  /**
+   * Devices, memory, CPU, copies, scaling target and timeouts derived from the plan; with fallback pools, the copies,
+   * instance bounds and scaling target of the mixed fleet (each pool's devices, memory and CPU are in its own
+   * specification).
+   */
   readonly sizing: ComponentSizing;
   /**
    * The predicted time from a request at zero copies to an answering copy: an ESTIMATE from the scale-out alarm, an
@@ -74,6 +90,7 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
    */
   readonly coldStart: ColdStartEstimate;
   readonly role: iam.IRole;
+  /** The key encrypting the storage volume; undefined on instance types with only local NVMe storage (Trainium). */
   readonly encryptionKey?: kms.IKey;
   /** `/aws/sagemaker/InferenceComponents/<name>`: the containers' logs. */
   readonly logGroup: logs.ILogGroup;
@@ -92,8 +109,11 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   readonly cfnInferenceComponent: sagemaker.CfnInferenceComponent;
   /** The engine's CloudWatch namespace; its `Service` dimension is the endpoint name. */
   readonly engineMetricsNamespace: string = DEFAULT_ENGINE_METRICS_NAMESPACE;
-  /** The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions. */
-  readonly engineMetrics: GenerativeEngineMetrics;
+  /**
+   * The engine's metrics (TTFT, TPOT, queue, KV cache, tokens) with the plan's predictions; undefined with
+   * `engineMetrics: false`.
+   */
+  readonly engineMetrics?: GenerativeEngineMetrics;
   /**
    * The containers' security groups when `vpc` is set (none otherwise): admit what the engine must reach, e.g. a
    * database, with `connections.allowTo(...)`.
@@ -104,8 +124,8 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   /** The endpoint's dashboard: the component's SageMaker metrics, then the engine's; unless `dashboard` is false. */
   readonly dashboard?: cloudwatch.Dashboard;
   /**
-   * Alarms that roll an update of the component back: 5XX above 1 % of requests, and the engine's TTFT and TPOT p99
-   * above the plan's targets x 1.5, each in 2 of 3 minutes.
+   * Alarms that roll an update of the component back: 5XX above 1 % of requests, and (unless `engineMetrics: false`)
+   * the engine's TTFT and TPOT p99 above the plan's targets x 1.5, each in 2 of 3 minutes.
    */
   get rollbackAlarms(): readonly cloudwatch.AlarmBase[] {
     return this.alarms.list;
@@ -115,8 +135,17 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
   constructor(scope: Construct, id: string, props: NeuronGenerativeEndpointProps) {
     super(scope, id);
     markOwned(this);
+    // A plan of the wrong shape, kind or version is refused before anything reads it.
+    const plan = generativePlanOf(this, props.plan);
+    const type = within(this, () => NeuronInstanceType.of(plan.instance.name, plan.instance));
+    const engineMetrics = props.engineMetrics ?? true;
     // Every problem is collected before any resource exists, then reported in one InputError.
     const problems = generativeProblems(props);
+    // The chosen type and the plan's fallback pools, each with its own artifacts, specification and engine settings.
+    const pools = deployedPools(plan, type, problems);
+    // Volume size and KMS key are per variant: one pool on local NVMe storage rules both out for every pool.
+    const storagePool = localStoragePool(pools);
+    const storageType = storagePool?.instanceType ?? type;
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName) && !ENDPOINT_NAME.test(props.endpointName)) {
       problems.push(`endpointName=${JSON.stringify(props.endpointName)} is not a valid SageMaker endpoint name; use up to 63 `
         + 'letters, digits and hyphens, starting and ending with a letter or digit, or leave it unset');
@@ -130,29 +159,50 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       problems.push('weightsPath and compiledArtifactsPath come from compiledArtifacts (its model/ and compiled/ directories); leave them unset');
     }
     problems.push(...networkProblems(props));
-    InputError.throwIfAny(problems);
-    const plan = props.plan;
+    const keyChoice = storageKeyChoice(storageType, props);
+    if (keyChoice.use === 'refused') {
+      problems.push(poolKeyProblem(storagePool, keyChoice.problem));
+    }
+    // A role passed in gets what the default one has; an immutable one takes nothing, which the engine alarms cannot do without.
+    const metricNamespaces = engineMetrics ? [this.engineMetricsNamespace] : [];
+    const roleGrant = props.role === undefined ? undefined : grantHostingStatements(this, props.role, metricNamespaces);
+    if (roleGrant === 'immutable' && engineMetrics) {
+      problems.push(engineMetricsRoleProblem(props.role!, this.engineMetricsNamespace));
+    }
+    throwIfProblems(this, problems);
     if (job !== undefined) {
-      assertGenerativeArtifactsMatchPlan(this, job, plan, props.image.neuronSdkVersion ?? '');
+      within(this, () => assertGenerativeArtifactsMatchPlan(this, job, plan, props.image.neuronSdkVersion ?? ''));
     }
     const weightsPath = job !== undefined ? STAGED_MODEL_DIR : props.weightsPath;
     const compiledArtifactsPath = job !== undefined ? COMPILED_ARTIFACTS_DIR : props.compiledArtifactsPath;
-    const sizing = sizeComponent(plan, { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: compiledArtifactsPath !== undefined }, problems);
-    let engine: ReturnType<typeof vllmReplicaConfigs>[number] | undefined;
-    try {
-      engine = vllmReplicaConfigs(plan, {
-        model: inModelDirectory(weightsPath) ?? MODEL_DIRECTORY,
-        servedModelName: props.servedModelName,
-        compiledArtifacts: inModelDirectory(compiledArtifactsPath),
-      })[0];
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      problems.push(e.message);
+    const poolArtifacts = pools.length > 1
+      ? poolCompiledArtifacts(pools, job, props.poolCompiledArtifacts ?? [], props.image.neuronSdkVersion ?? '', problems) : undefined;
+    if (pools.length <= 1 && (props.poolCompiledArtifacts ?? []).length > 0) {
+      problems.push('poolCompiledArtifacts is set but the plan has no fallback pools; remove it, or plan with fallbacks (--fallbacks)');
     }
+    const sizingOptions = { scaleToZero: props.scaleToZero !== undefined, compiledArtifacts: compiledArtifactsPath !== undefined };
+    const poolSizings = pools.map((pool) => sizeComponent(pool.plan, sizingOptions, problems));
+    const sizing = poolSizings.every((s) => s !== undefined)
+      ? mixedComponentSizing(plan, poolSizings as ComponentSizing[], props.scaleToZero !== undefined) : undefined;
+    const engines = pools.map((pool) => {
+      try {
+        return vllmReplicaConfigs(pool.plan, {
+          model: inModelDirectory(weightsPath) ?? MODEL_DIRECTORY,
+          servedModelName: props.servedModelName,
+          compiledArtifacts: inModelDirectory(compiledArtifactsPath),
+        })[0];
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        problems.push(pool.priority === 1 ? e.message : `instance pool ${pool.priority} (${pool.instanceType.sageMakerName}): ${e.message}`);
+        return undefined;
+      }
+    });
+    const engine = engines[0];
+    const provisionSeconds = pools.length > 1 ? provisionTimeoutSeconds(props.instanceProvisionTimeout, problems) : undefined;
     const deployment = sizing && renderRollingUpdate(props.deployment, sizing, problems);
-    InputError.throwIfAny(problems);
+    throwIfProblems(this, problems);
     if (!sizing || !engine || !deployment) {
-      throw new InputError(`${this.node.path}: the plan could not be sized`);
+      throw constructError(this, 'the plan could not be sized');
     }
     if (mentionsPlaceholderDigest(props.image)) {
       // As the examples do: synth works offline, CloudFormation refuses the deploy before any resource exists.
@@ -161,33 +211,28 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.plan = plan;
     this.sizing = sizing;
     this.coldStart = sizing.coldStart;
-    const type = NeuronInstanceType.of(plan.instance.name, plan.instance);
+    this.instancePools = pools.map((pool) => pool.instanceType);
     this.endpointName = props.endpointName ?? generatedEndpointName(this);
     const component = new Construct(this, 'InferenceComponent');
     this.inferenceComponentName = generatedEndpointName(component);
 
     // Role and grants.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    if (props.role === undefined) {
+      grantHostingStatements(this, this.role, metricNamespaces);
+    } else if (roleGrant === 'immutable') {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/sagemaker:immutableRole', immutableRoleNote(this.role));
+    }
     this.alarms = rollbackAlarmsReadBy(this.role);
-    const image = props.image.bind(this, this.role, type);
+    const image = within(this, () => props.image.bind(this, this.role, type));
     if (image.vllm === undefined) {
-      throw new InputError(`${this.node.path}: image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)`);
+      throw constructError(this, 'image binds no vLLM engine; pass ModelImage.fromNeuronVllm(...)');
     }
-    if (this.role instanceof NeuronSageMakerExecutionRole) {
-      this.role.addMetricNamespace(this.engineMetricsNamespace);
-    } else {
-      Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:userRoleMetrics',
-        `The role you pass must allow cloudwatch:PutMetricData in namespace ${this.engineMetricsNamespace}, where the `
-        + 'engine writes TTFT, TPOT and its queue; without it the engine alarms never see data.');
-    }
-    const weights = (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!).bind(this, this.role);
-    const localStorageOnly = hasLocalStorageOnly(type);
-    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
-      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
-      enableKeyRotation: true,
-      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const weights = within(this, () => (job !== undefined ? ModelData.fromBucket(job.bucket, job.artifactPrefix) : props.weights!)
+      .bind(this, this.role));
+    const poolParts = within(this, () => bindGenerativePoolParts(this, this.role, pools, props.image, { artifacts: poolArtifacts, primary: job, weights }));
+    const localStorageOnly = hasLocalStorageOnly(storageType);
+    this.encryptionKey = storageKey(this, keyChoice, props, this.endpointName);
     const retention = props.logRetention ?? logs.RetentionDays.THREE_MONTHS;
     // The endpoint's own group, and the component's, where its containers write (SageMaker names it after the component).
     const endpointLogs = new logs.LogGroup(this, 'LogGroup', {
@@ -207,29 +252,33 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     // Model: the image, the weights and the engine's settings; the component runs it.
     // Every copy runs the same replica; copies share the Replica dimension value of replica 0.
-    this.environment = {
-      ...image.vllm.environment(engine, { namespace: this.engineMetricsNamespace, service: this.endpointName }),
+    const vllm = image.vllm;
+    const environmentOf = (replica: NonNullable<typeof engine>, priority: number | undefined) => ({
+      ...within(this, () => vllm.environment(replica, { namespace: this.engineMetricsNamespace, service: this.endpointName })),
+      // The image's entrypoint starts no metrics exporter (nor neuron-monitor) when this is off.
+      ...(engineMetrics ? {} : { [VLLM_IMAGE_ENV.metrics]: 'off' }),
+      ...(priority !== undefined ? poolEnvironment(priority) : {}),
       ...props.environment,
-    };
-    this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
-      executionRoleArn: this.role.roleArn,
-      primaryContainer: {
-        image: image.imageUri,
-        // An uncompressed prefix: a component's own ArtifactUrl takes only a .tar.gz, too slow for tens of GiB.
-        modelDataSource: { s3DataSource: { s3Uri: weights.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' } },
-        environment: this.environment,
-      },
-      vpcConfig,
     });
-    this.cfnModel.node.addDependency(this.role);
-    if (weights.dependable) this.cfnModel.node.addDependency(weights.dependable as IDependable);
-    if (job !== undefined) this.cfnModel.node.addDependency(job.resource);
+    this.environment = environmentOf(engine, pools.length > 1 ? 1 : undefined);
+    const newModel = (id: string, imageUri: string, data: typeof weights, environment: Record<string, string>,
+      compiled: ICompiledGenerativeArtifacts | undefined) => generativeModel(this, id, { role: this.role, imageUri, data, environment, compiled, vpcConfig });
+    this.cfnModel = newModel('Model', image.imageUri, weights, this.environment, job);
+    // One model per fallback pool, even one sharing the chosen plan's artifacts: its engine settings and priority are its own.
+    const poolModels = new Map(pools.slice(1).map((pool) => {
+      const parts = poolParts.get(pool.priority)!;
+      return [pool.priority, newModel(`Pool${pool.priority}Model`, parts.imageUri, parts.data,
+        environmentOf(engines[pool.priority - 1]!, pool.priority), poolArtifacts?.get(pool.priority))] as const;
+    }));
 
     // Endpoint configuration: no model on the variant, which makes it an inference component endpoint.
     const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
       variantName: this.variantName,
-      instanceType: plan.instanceType,
-      initialInstanceCount: plan.instanceCount,
+      // With pools the variant names its types in InstancePools only; each pool's model is in the component's specifications.
+      ...(pools.length > 1
+        ? { instancePools: instancePoolsProperty(pools, () => undefined), variantInstanceProvisionTimeoutInSeconds: provisionSeconds }
+        : { instanceType: plan.instanceType }),
+      initialInstanceCount: plan.mixedFleet?.instanceCount ?? plan.instanceCount,
       // ProductionVariantManagedInstanceScaling: MinInstanceCount may be 0 for scale to zero
       // (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantManagedInstanceScaling.html).
       managedInstanceScaling: { status: 'ENABLED', minInstanceCount: sizing.minInstances, maxInstanceCount: sizing.maxInstances },
@@ -245,6 +294,17 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       kmsKeyId: this.encryptionKey?.keyArn,
     });
     this.cfnEndpointConfig.node.addDependency(this.role);
+    if (pools.length > 1) {
+      // SageMaker's acceptance of Neuron types as instance pools is unverified: the configuration (no model in it) is
+      // created before any compile starts, so a refusal fails the deploy before anything costly runs.
+      for (const artifacts of new Set([job, ...(poolArtifacts?.values() ?? [])])) {
+        if (artifacts !== undefined && Construct.isConstruct(artifacts.resource)) {
+          artifacts.resource.node.addDependency(this.cfnEndpointConfig);
+        }
+      }
+      annotatePools(this, pools, 'SageMaker model and inference component specification',
+        '@cdk-inferentia/neuron-generative-endpoint:poolWithoutKmsKey');
+    }
     this.cfnEndpoint = new sagemaker.CfnEndpoint(this, 'Resource', {
       endpointName: this.endpointName,
       endpointConfigName: this.cfnEndpointConfig.attrEndpointConfigName,
@@ -253,30 +313,28 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     this.endpointArn = this.cfnEndpoint.ref;
 
     // The 5XX alarm on the component's own metrics, and the engine's latency, roll an update back.
-    this.engineMetrics = new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan });
+    this.engineMetrics = engineMetrics
+      ? new GenerativeEngineMetrics({ namespace: this.engineMetricsNamespace, service: this.endpointName, plan }) : undefined;
     this.alarms.add(errorRateAlarm(this, {
       subject: this.inferenceComponentName,
       errors: this.metricComponent('Invocation5XXErrors', { statistic: cloudwatch.Stats.SUM }),
       invocations: this.metricComponent('Invocations', { statistic: cloudwatch.Stats.SUM }),
       onAlarm: 'rolls an update of the inference component back',
-    }), ...this.engineAlarms(plan));
+    }), ...(this.engineMetrics ? engineAlarms(this, this.engineMetrics, plan) : []));
 
     this.cfnInferenceComponent = new sagemaker.CfnInferenceComponent(component, 'Resource', {
       inferenceComponentName: this.inferenceComponentName,
       endpointName: this.cfnEndpoint.attrEndpointName,
       variantName: this.variantName,
-      specification: {
-        modelName: this.cfnModel.attrModelName,
-        computeResourceRequirements: {
-          numberOfAcceleratorDevicesRequired: sizing.devicesPerCopy,
-          minMemoryRequiredInMb: sizing.memoryPerCopyMb,
-          numberOfCpuCoresRequired: sizing.cpuCoresPerCopy,
-        },
-        startupParameters: {
-          modelDataDownloadTimeoutInSeconds: sizing.downloadTimeoutSeconds,
-          containerStartupHealthCheckTimeoutInSeconds: sizing.startupTimeoutSeconds,
-        },
-      },
+      // One specification per pool: its model, and the devices, memory and CPU a copy of its replica needs there.
+      ...(pools.length > 1
+        ? {
+          specifications: pools.map((pool, i) => ({
+            instanceType: pool.instanceType.sageMakerName,
+            ...componentSpecification(i === 0 ? this.cfnModel : poolModels.get(pool.priority)!, poolSizings[i]!),
+          })),
+        }
+        : { specification: componentSpecification(this.cfnModel, sizing) }),
       runtimeConfig: { copyCount: sizing.initialCopies },
       deploymentConfig: {
         rollingUpdatePolicy: deployment,
@@ -315,6 +373,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
 
     if (props.dashboard ?? true) {
       this.dashboard = this.createDashboard();
+      if (pools.length > 1) {
+        this.dashboard.addWidgets(poolsWidget(pools));
+      }
     }
 
     const stack = Stack.of(this);
@@ -325,6 +386,12 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       environment: stack.resolve(this.environment),
       productionVariant,
       sizing,
+      pools: pools.slice(1).map((pool) => ({
+        plan: pool.plan,
+        imageUri: stack.resolve(poolParts.get(pool.priority)!.imageUri),
+        artifacts: poolArtifacts?.get(pool.priority)?.hash,
+        environment: stack.resolve(poolModels.get(pool.priority)!.primaryContainer),
+      })),
       role: stack.resolve(this.role.roleArn),
       vpcConfig: stack.resolve(vpcConfig),
     }));
@@ -344,18 +411,6 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
       dimensionsMap: { InferenceComponentName: this.inferenceComponentName },
       period: Duration.minutes(1),
       ...options,
-    });
-  }
-
-  /**
-   * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
-   * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
-   * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
-   * of which multiplies the latencies, still does.
-   */
-  private engineAlarms(plan: GenerativePlan): cloudwatch.Alarm[] {
-    return this.engineMetrics.latencyAlarms(this, {
-      plan, factor: P99_ALARM_FACTOR, subject: this.endpointName, onAlarm: 'rolls an update of the inference component back',
     });
   }
 
@@ -402,7 +457,9 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
         width: 6, height: 6, leftYAxis: { min: 0 },
       }),
     );
-    dashboard.addWidgets(...this.engineMetrics.widgets());
+    if (this.engineMetrics) {
+      dashboard.addWidgets(...this.engineMetrics.widgets());
+    }
     return dashboard;
   }
 
@@ -435,6 +492,18 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     const cwactions = require('aws-cdk-lib/aws-cloudwatch-actions') as typeof CloudWatchActions;
     alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
   }
+}
+
+/**
+ * TTFT and TPOT p99 alarms at the plan's targets x 1.5 (`P99_ALARM_FACTOR`), 2 of 3 minutes: the metric is the
+ * worst 10-second interval p99 of any copy in the minute, noisier than a true p99, so the margin keeps a healthy
+ * deployment from rolling back while a model that fell off its compiled graphs or a replica short of devices, each
+ * of which multiplies the latencies, still does.
+ */
+function engineAlarms(endpoint: NeuronGenerativeEndpoint, metrics: GenerativeEngineMetrics, plan: GenerativePlan): cloudwatch.Alarm[] {
+  return metrics.latencyAlarms(endpoint, {
+    plan, factor: P99_ALARM_FACTOR, subject: endpoint.endpointName, onAlarm: 'rolls an update of the inference component back',
+  });
 }
 
 /** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */

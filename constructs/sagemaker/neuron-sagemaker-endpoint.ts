@@ -8,15 +8,15 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
-import { Construct, IDependable } from 'constructs';
+import { Construct } from 'constructs';
 import { NeuronInstanceType } from '../../lib/catalog/instance-type';
 import { compiledArtifactProblems } from '../../lib/compile/check';
-import { InputError } from '../../lib/errors';
 import type { Plan } from '../../lib/planner';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lib/serving/environment';
+import type { ModelDataConfig } from '../model/model-data';
 import { ModelServerMetrics } from '../monitoring/model-server-metrics';
 import { canonicalJson, sha256Hex } from '../../lib/compile/hash';
-import { hasLocalStorageOnly, neuronDlcPlanNote } from '../private/endpoint-layout';
+import { EndpointLayout, hasLocalStorageOnly, layoutFromPlan, neuronDlcPlanNote } from '../private/endpoint-layout';
 import {
   defaultDownloadTimeoutSeconds,
   defaultStartupTimeoutSeconds,
@@ -34,14 +34,22 @@ import {
   NeuronSageMakerEndpointProps,
 } from './endpoint-props';
 import { EndpointBase, sageMakerScalableTarget } from './private/endpoint-base';
-import { modelServerEnvironment, serverEnvironment } from './private/endpoint-environment';
+import { endpointEnvironment } from './private/endpoint-environment';
 import {
   endpointDashboard, endpointNetwork, endpointRollbackAlarms, networkProblems, rollbackAlarmsReadBy,
 } from './private/endpoint-monitoring';
 import { generatedEndpointName } from './private/endpoint-naming';
 import { ENDPOINT_NAME, resolveAutoScaling, resolveLayout, timeoutSeconds } from './private/endpoint-validation';
+import {
+  annotatePools, DEFAULT_PROVISION_TIMEOUT, poolKeyProblem, deployedPools, hostImageForPools, instancePoolsProperty, localStoragePool, poolCheck,
+  poolsWidget, provisionTimeoutSeconds,
+} from './private/instance-pools';
+import { grantHostingStatements, immutableRoleNote } from './private/execution-role-grants';
+import { storageKey, storageKeyChoice } from './private/endpoint-storage';
 import { chooseHostImage } from './private/neuron-host';
+import { bindPoolParts, endpointModel, poolModelData, poolPlanProblems } from './private/pool-models';
 import { NeuronSageMakerExecutionRole } from './sagemaker-execution-role';
+import { constructError, singleCallPlanOf, throwIfProblems, within } from '../private/construct-errors';
 import { markOwned } from '../private/ownership';
 import type { RollbackAlarms } from '../private/rollback-alarms';
 
@@ -110,11 +118,13 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   readonly variantName: string = DEFAULT_VARIANT_NAME;
   /** The plan deployed, when one was given. */
   readonly plan?: Plan;
-  /** The instance type deployed. */
+  /** The instance type deployed: the chosen type, priority 1 of `instancePools` when the plan has pools. */
   readonly instanceType: NeuronInstanceType;
+  /** The variant's instance types in priority order: the chosen type, then the plan's fallback pools. */
+  readonly instancePools: readonly NeuronInstanceType[];
   /** The role SageMaker runs the model as. */
   readonly role: iam.IRole;
-  /** The key encrypting the storage volume; undefined on trn1/trn1n. */
+  /** The key encrypting the storage volume; undefined on instance types with only local NVMe storage (Trainium). */
   readonly encryptionKey?: kms.IKey;
   /** The endpoint's log group, `/aws/sagemaker/Endpoints/<endpointName>`. */
   readonly logGroup: logs.ILogGroup;
@@ -155,6 +165,10 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
   constructor(scope: Construct, id: string, props: NeuronSageMakerEndpointProps) {
     super(scope, id);
     markOwned(this);
+    // A plan of the wrong shape, kind or version is refused before anything reads it.
+    if (props.plan !== undefined) {
+      singleCallPlanOf(this, props.plan);
+    }
     // Every problem is collected before any resource exists, then reported in one InputError.
     const problems: string[] = [];
     if (props.endpointName !== undefined && !Token.isUnresolved(props.endpointName)
@@ -171,15 +185,25 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const layout = resolveLayout(this, props, problems);
     if (layout === undefined) {
       // Without an instance type nothing else can be checked.
-      InputError.throwIfAny(problems);
-      throw new InputError('NeuronSageMakerEndpoint: no instance type');
+      throwIfProblems(this, problems);
+      throw constructError(this, 'no instance type');
     }
     this.plan = props.plan;
     this.instanceType = layout.instanceType;
     const type = layout.instanceType;
-    const localStorageOnly = hasLocalStorageOnly(type);
+    // The chosen type and the plan's fallback pools; one entry (the chosen type) without pools.
+    const pools = props.plan ? deployedPools(props.plan, type, problems) : [];
+    this.instancePools = pools.map((pool) => pool.instanceType);
+    for (const pool of pools.slice(1)) {
+      problems.push(...poolPlanProblems(pool, props.image.modelServer === true));
+    }
+    // Volume size and KMS key are per variant: one pool on local NVMe storage rules both out for every pool.
+    const storagePool = localStoragePool(pools);
+    const storageType = storagePool?.instanceType ?? type;
+    const localStorageOnly = hasLocalStorageOnly(storageType);
     this.endpointName = props.endpointName ?? generatedEndpointName(this);
-    const host = chooseHostImage(type, props.neuronSdkVersion ?? props.image.neuronSdkVersion, props.inferenceAmiVersion);
+    const sdk = props.neuronSdkVersion ?? props.image.neuronSdkVersion;
+    const host = pools.length > 1 ? hostImageForPools(pools, sdk, props.inferenceAmiVersion) : chooseHostImage(type, sdk, props.inferenceAmiVersion);
     if (host.problem !== undefined) {
       problems.push(host.problem);
     }
@@ -190,13 +214,15 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     }
 
     // Storage and timeouts.
-    if (localStorageOnly && props.encryptionKey !== undefined) {
-      problems.push(`encryptionKey is set but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects `
-        + 'KmsKeyId there; remove encryptionKey (the instance store is encrypted by the hardware)');
+    const onStorage = storageType === type ? storageType.sageMakerName : `the instance pool ${storageType.sageMakerName}`;
+    // A key is refused (or, opted out, not applied) wherever one pool is on local NVMe: KmsKeyId is per configuration.
+    const keyChoice = storageKeyChoice(storageType, props);
+    if (keyChoice.use === 'refused') {
+      problems.push(poolKeyProblem(storagePool, keyChoice.problem));
     }
     if (localStorageOnly && props.volumeSize !== undefined) {
       problems.push(`volumeSize=${props.volumeSize.toGibibytes({ rounding: SizeRoundingBehavior.NONE })} GiB is set `
-        + `but ${type.sageMakerName} has only local NVMe storage and SageMaker rejects VolumeSizeInGB there; `
+        + `but ${onStorage} has only local NVMe storage and SageMaker rejects VolumeSizeInGB there; `
         + 'remove volumeSize');
     }
     let volumeSizeInGb: number | undefined;
@@ -223,14 +249,18 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const startupSeconds = timeoutSeconds('containerStartupHealthCheckTimeout',
       props.containerStartupHealthCheckTimeout, defaultStartupTimeoutSeconds(layout), problems);
 
-    // Deployment policy: SageMaker ignores guardrails on Inf1, so none is written there.
-    const guardrails = type.spec.family !== 'inf1';
+    const provisionSeconds = pools.length > 1 ? provisionTimeoutSeconds(props.instanceProvisionTimeout, problems) : undefined;
+
+    // Deployment policy: SageMaker ignores guardrails on Inf1, so none is written where any pool is Inf1.
+    const guardrails = pools.every((pool) => pool.instanceType.spec.family !== 'inf1') && type.spec.family !== 'inf1';
     const deployment = props.deployment
       ?? (layout.instanceCount >= 2 ? EndpointDeployment.canary() : EndpointDeployment.allAtOnce());
     const renderDeployment = (alarmNames: string[]) => deployment._render({
       instanceCount: layout.instanceCount,
       alarmNames,
-      containerSeconds: downloadSeconds + startupSeconds,
+      // A provisioning timeout above the default lengthens the fleet's launch beyond what the policies budget.
+      containerSeconds: downloadSeconds + startupSeconds
+        + Math.max(0, (provisionSeconds ?? 0) - DEFAULT_PROVISION_TIMEOUT.toSeconds()),
     });
     if (guardrails) {
       problems.push(...renderDeployment([]).problems);
@@ -240,22 +270,26 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const scaling = resolveAutoScaling(props, layout, problems);
     // A compiled artifact runs only on the chip, core group and batch it was compiled for.
     if (props.plan && props.modelData?.compiledArtifact) {
-      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, `${this.node.path}: modelData`));
+      problems.push(...compiledArtifactProblems(props.modelData.compiledArtifact, props.plan, 'modelData'));
     }
-    InputError.throwIfAny(problems);
+    const poolData = pools.length > 1 ? poolModelData(pools, props.modelData, props.poolModelData ?? [], problems) : undefined;
+    if (pools.length <= 1 && props.poolModelData !== undefined && props.poolModelData.length > 0) {
+      problems.push('poolModelData is set but the plan has no fallback pools; remove it, or plan with fallbacks (--fallbacks)');
+    }
+    throwIfProblems(this, problems);
 
-    // Role and the grants the model needs.
+    // Role and the grants the model needs: a role passed in gets what the default one has.
     this.role = props.role ?? new NeuronSageMakerExecutionRole(this, 'Role');
+    if (grantHostingStatements(this, this.role, []) === 'immutable') {
+      Annotations.of(this).addWarningV2('@cdk-inferentia/sagemaker:immutableRole', immutableRoleNote(this.role));
+    }
     this.alarms = rollbackAlarmsReadBy(this.role);
-    const image = props.image.bind(this, this.role, type);
-    const modelData = props.modelData?.bind(this, this.role);
+    const image = within(this, () => props.image.bind(this, this.role, type));
+    const modelData = within(this, () => props.modelData?.bind(this, this.role));
+    const poolParts = within(this, () => bindPoolParts(this, this.role, pools, props.image, poolData,
+      props.modelData && modelData && [props.modelData, modelData]));
 
-    this.encryptionKey = localStorageOnly ? undefined : props.encryptionKey ?? new kms.Key(this, 'Key', {
-      description: `Encrypts the ML storage volumes of SageMaker endpoint ${this.endpointName}`,
-      enableKeyRotation: true,
-      // The volumes live and die with the endpoint; nothing encrypted with this key outlives the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.encryptionKey = storageKey(this, keyChoice, props, this.endpointName);
 
     const logGroup = new logs.LogGroup(this, 'LogGroup', {
       logGroupName: `/aws/sagemaker/Endpoints/${this.endpointName}`,
@@ -273,47 +307,32 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
     const { vpcConfig, connections } = endpointNetwork(this, this.role, props);
     this.connections = connections;
 
-    // Model.
-    this.environment = {
-      ...(props.image.modelServer
-        ? serverEnvironment(layout, {
-          batching: props.plan?.batching ?? null,
-          server: props.plan?.server,
-          visibleCores: props.plan?.visibleCores,
-          p99Ms: props.plan?.p99Ms,
-          frontEndsPerInstance: props.plan?.frontEndsPerInstance,
-          metricsService: this.endpointName,
-          metricsNamespace: DEFAULT_METRICS_NAMESPACE,
-        })
-        : modelServerEnvironment(layout)),
-      ...props.environment,
-    };
-    const modelDataSource = modelData === undefined ? undefined : {
-      s3DataSource: { s3Uri: modelData.s3Uri, s3DataType: 'S3Prefix', compressionType: 'None' },
-    };
-    this.cfnModel = new sagemaker.CfnModel(this, 'Model', {
-      executionRoleArn: this.role.roleArn,
-      primaryContainer: {
-        image: image.imageUri,
-        modelDataSource,
-        environment: this.environment,
-      },
-      enableNetworkIsolation: props.networkIsolation ?? false,
-      vpcConfig,
-    });
-    // SageMaker checks the role's access when it creates the model and starts the endpoint: attach the
-    // policies first.
-    this.cfnModel.node.addDependency(this.role);
-    if (modelData?.dependable) {
-      this.cfnModel.node.addDependency(modelData.dependable as IDependable);
-    }
+    // Model: the plan-derived environment, with the pool's priority when the plan has pools (the proof reads it back).
+    const environmentOf = (plan: Plan | undefined, poolLayout: EndpointLayout, priority: number | undefined) => within(this, () => endpointEnvironment(
+      poolLayout, plan, { modelServer: props.image.modelServer === true, metricsService: this.endpointName, priority, user: props.environment }));
+    this.environment = environmentOf(props.plan, layout, pools.length > 1 ? 1 : undefined);
+    const newModel = (id: string, imageUri: string, data: ModelDataConfig | undefined, environment: Record<string, string>) =>
+      endpointModel(this, id, { role: this.role, imageUri, data, environment, networkIsolation: props.networkIsolation ?? false, vpcConfig });
+    this.cfnModel = newModel('Model', image.imageUri, modelData, this.environment);
     this.modelName = this.cfnModel.attrModelName;
+    // One model per fallback pool, even one sharing the chosen model's artifact: its layout and priority are its own.
+    const poolModels = new Map(pools.slice(1).map((pool) => {
+      const parts = poolParts.get(pool.priority)!;
+      return [pool.priority, newModel(`Pool${pool.priority}Model`, parts.imageUri, parts.modelData,
+        environmentOf(pool.plan, layoutFromPlan(pool.plan, pool.instanceType), pool.priority))] as const;
+    }));
 
     // Endpoint configuration.
     const productionVariant: sagemaker.CfnEndpointConfig.ProductionVariantProperty = {
       variantName: this.variantName,
       modelName: this.modelName,
-      instanceType: type.sageMakerName,
+      // With pools the variant names its types in InstancePools only, the chosen type at priority 1.
+      ...(pools.length > 1
+        ? {
+          instancePools: instancePoolsProperty(pools, (priority) => poolModels.get(priority)?.attrModelName),
+          variantInstanceProvisionTimeoutInSeconds: provisionSeconds,
+        }
+        : { instanceType: type.sageMakerName }),
       initialInstanceCount: layout.instanceCount,
       initialVariantWeight: 1,
       volumeSizeInGb,
@@ -326,6 +345,18 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       kmsKeyId: this.encryptionKey?.keyArn,
     });
     this.endpointConfigName = this.cfnEndpointConfig.attrEndpointConfigName;
+    if (pools.length > 1) {
+      // SageMaker's acceptance of Neuron types as instance pools is unverified: a configuration like this one, on a
+      // model that needs no artifact, is created first, and every compile and upload waits for it, so a refusal
+      // fails the deploy before anything costly starts and rolls back cleanly.
+      const check = poolCheck(this, { image: image.imageUri, role: this.role, productionVariant, kmsKeyId: this.encryptionKey?.keyArn });
+      for (const data of [modelData, ...[...poolParts.values()].map((parts) => parts.modelData)]) {
+        if (data?.dependable !== undefined && Construct.isConstruct(data.dependable)) {
+          data.dependable.node.addDependency(check);
+        }
+      }
+      annotatePools(this, pools, 'SageMaker model (ModelNameOverride)', '@cdk-inferentia/neuron-sagemaker-endpoint:poolWithoutKmsKey');
+    }
 
     // Rollback alarms, on the endpoint's own metrics.
     this.alarms.add(...endpointRollbackAlarms(this, layout, props.latencyAlarmThreshold));
@@ -399,7 +430,7 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       });
     }
     if (props.dashboard ?? true) {
-      this.dashboard = endpointDashboard(this, this.serverMetrics);
+      this.dashboard = endpointDashboard(this, this.serverMetrics, pools.length > 1 ? poolsWidget(pools) : undefined);
     }
 
     const stack = Stack.of(this);
@@ -413,7 +444,13 @@ export class NeuronSageMakerEndpoint extends EndpointBase implements ec2.IConnec
       environment: stack.resolve(this.environment),
       networkIsolation: props.networkIsolation ?? false,
       vpcConfig: stack.resolve(vpcConfig),
-      productionVariant: { ...productionVariant, modelName: undefined },
+      productionVariant: { ...productionVariant, modelName: undefined, instancePools: pools.length > 1 ? instancePoolsProperty(pools, () => undefined) : undefined },
+      pools: pools.slice(1).map((pool) => ({
+        plan: pool.plan,
+        imageUri: stack.resolve(poolParts.get(pool.priority)!.imageUri),
+        modelData: poolParts.get(pool.priority)!.modelData?.fingerprint ?? stack.resolve(poolParts.get(pool.priority)!.modelData?.s3Uri),
+        environment: stack.resolve(poolModels.get(pool.priority)!.primaryContainer),
+      })),
       kmsKeyId: stack.resolve(this.encryptionKey?.keyArn),
       role: stack.resolve(this.role.roleArn),
     }));

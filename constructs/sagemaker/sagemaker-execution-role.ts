@@ -11,6 +11,32 @@ import { InputError } from '../../lib/errors';
  */
 export const SAGEMAKER_METRIC_NAMESPACES: readonly string[] = ['/aws/sagemaker/Endpoints', 'AWS/SageMaker'];
 
+/**
+ * The statements every SageMaker execution role of this library starts with, whoever made the role: publishing metrics
+ * in `metricNamespaces` only (`cloudwatch:PutMetricData` with a `cloudwatch:namespace` condition), and the ECR token.
+ * Both actions support no resource-level permission, so IAM requires `Resource: *`. {@link NeuronSageMakerExecutionRole}
+ * starts with them; the endpoints add them to a mutable role passed in, so that role gets what the default one has.
+ *
+ * @param metricNamespaces the namespaces the role may publish to: {@link SAGEMAKER_METRIC_NAMESPACES} and the
+ *   container's own (the engine's, for a generative endpoint)
+ * @param sid the metrics statement's id; none on a role of the user's, where two endpoints may add different ones
+ * @see https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-roles.html#sagemaker-roles-createmodel-perms
+ */
+export function hostingStatements(metricNamespaces: string[], sid?: string): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({
+      sid,
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': metricNamespaces } },
+    }),
+    new iam.PolicyStatement({
+      actions: ['ecr:GetAuthorizationToken'],
+      resources: ['*'],
+    }),
+  ];
+}
+
 /** Props of {@link NeuronSageMakerExecutionRole}. */
 export interface NeuronSageMakerExecutionRoleProps {
   /**
@@ -47,23 +73,17 @@ export class NeuronSageMakerExecutionRole extends iam.Role {
   private readonly metricNamespaces: string[] = [...SAGEMAKER_METRIC_NAMESPACES];
 
   constructor(scope: Construct, id: string, props: NeuronSageMakerExecutionRoleProps = {}) {
-    InputError.throwIfAny(validateProps(props));
+    // Checked before super(), so nothing is created: the path is the one the role would have.
+    InputError.throwIfAny(validateProps(props), { constructPath: scope.node.path ? `${scope.node.path}/${id}` : id });
     super(scope, id, {
       roleName: props.roleName,
       description: props.description ?? 'Runs a SageMaker endpoint on AWS Neuron instances with least privilege',
       assumedBy: new iam.ServicePrincipal('sagemaker.amazonaws.com'),
     });
 
-    this.addToPrincipalPolicy(new iam.PolicyStatement({
-      sid: 'PublishEndpointMetrics',
-      actions: ['cloudwatch:PutMetricData'],
-      resources: ['*'],
-      conditions: { StringEquals: { 'cloudwatch:namespace': Lazy.list({ produce: () => this.metricNamespaces }) } },
-    }));
-    this.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['ecr:GetAuthorizationToken'],
-      resources: ['*'],
-    }));
+    for (const statement of hostingStatements(Lazy.list({ produce: () => this.metricNamespaces }), 'PublishEndpointMetrics')) {
+      this.addToPrincipalPolicy(statement);
+    }
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

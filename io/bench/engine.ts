@@ -7,13 +7,15 @@ import { AwsCallError } from '../../lib/aws-errors';
 import { classifyError, RequestTimeoutError, runFailures } from '../../lib/bench/errors';
 import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { LatencyRecorder } from '../../lib/bench/latency';
-import { ServerTimingRecorder } from '../../lib/bench/server-timing';
+import { PoolRecorder } from '../../lib/bench/pools';
+import { parseServerTiming, ServerTimingRecorder } from '../../lib/bench/server-timing';
 import { openSender, type Sender } from './targets';
 import { evaluateThresholds } from '../../lib/bench/thresholds';
 import type { BenchOptions, BenchProgress, BenchReport } from '../../lib/bench/types';
 import { validateBenchOptions } from '../../lib/bench/validate';
 import { DEFAULT_TIMEOUT_MS, defaultMaxInFlight } from '../../lib/bench/in-flight';
 import { random } from '../../lib/planner/simulate';
+import { shareGaps, type ArrivalShare } from '../../lib/traffic/arrivals';
 
 /** What a run may be given instead of creating it. */
 export interface BenchDeps {
@@ -144,6 +146,8 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
 
   const recorder = new LatencyRecorder();
   const serverRecorder = serverTiming ? new ServerTimingRecorder() : undefined;
+  // The same header names the instance pool of an endpoint with pools: each answer is also counted under its pool.
+  const poolRecorder = serverTiming ? new PoolRecorder() : undefined;
   const errorsByKind: Record<string, number> = {};
   const errorSamples: Record<string, string> = {};
   // Requests in send order. Every request has the same timeout, so deadlines are in the same order and one timer
@@ -228,6 +232,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
       if (failure === undefined) {
         recorder.record(now - request.startedAt);
         serverRecorder?.record(timing);
+        poolRecorder?.record(timing, now - request.startedAt, parseServerTiming(timing)?.serverMs);
       } else {
         countError(failure.kind, failure.sample);
       }
@@ -253,10 +258,13 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
     return true;
   }
 
-  function startOpenLoop(rateRps: number, arrivals: 'uniform' | 'poisson', seed: number): void {
+  function startOpenLoop(rateRps: number, arrivals: 'uniform' | 'poisson' | ArrivalShare, seed: number): void {
     const intervalMs = 1000 / rateRps;
     const draw = random(seed);
-    const gapMs = arrivals === 'poisson' ? () => -Math.log(1 - draw()) * intervalMs : () => intervalMs;
+    const share = typeof arrivals === 'object' ? shareGaps(arrivals, draw) : undefined;
+    const gapMs = share !== undefined
+      ? () => share() * intervalMs
+      : arrivals === 'poisson' ? () => -Math.log(1 - draw()) * intervalMs : () => intervalMs;
     // Intended send times accumulate from t0, where the first is due.
     let dueAt = t0;
     const tick = (): void => {
@@ -361,8 +369,10 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
   const measuredMs = Math.max(0, end - measureStart);
   const successes = requests - errors;
   const server = serverRecorder?.report();
+  const pools = poolRecorder?.report();
   const stats = {
     ...(server !== undefined ? { server } : {}),
+    ...(pools !== undefined ? { pools } : {}),
     requests,
     errors,
     errorRate: requests > 0 ? errors / requests : 0,
@@ -386,6 +396,7 @@ export async function runBenchmark(options: BenchOptions, deps: BenchDeps = {}):
           encoded: {
             latency: recorder.encode(),
             server: serverRecorder?.encode(),
+            ...(pools !== undefined ? { pools: poolRecorder?.encode() } : {}),
           },
         }
       : {}),

@@ -6,6 +6,7 @@ import type { GoldenPrompt, TokenApi, TokenProofConfig } from '../../lib/bench/t
 import type { TokenRunResult } from '../../lib/bench/token-merge';
 import { TokenLoadRecorder, type GoodputLimits } from '../../lib/bench/token-load';
 import type { WorkloadLengths } from '../../lib/generative/lengths';
+import type { ArrivalShare } from '../../lib/traffic/arrivals';
 import { syntheticPrompt } from '../../lib/bench/token-stream';
 import { request as httpRequest } from 'undici';
 import { runTokenLoad, streamCompletion, type TokenTarget } from './token-stream';
@@ -48,6 +49,8 @@ export interface StreamedRunOptions {
   readonly signal?: AbortSignal;
   /** Limits a request meets to count toward goodput. @default - goodput not counted */
   readonly goodput?: GoodputLimits;
+  /** The plan's arrival process and this worker's share of it (see `runTokenLoad`). @default - Poisson at `rateRps` */
+  readonly arrivals?: ArrivalShare;
   /** Lengths drawn per request (see `runTokenLoad`). @default - every request at `inputTokens` and `outputTokens` */
   readonly lengths?: WorkloadLengths;
   readonly lengthSeed?: number;
@@ -121,6 +124,7 @@ export const tokenProofClient: TokenProofClient = {
       api: endpoint.api,
       model: endpoint.model,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.arrivals !== undefined ? { arrivals: options.arrivals } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.goodput !== undefined ? { goodput: options.goodput } : {}),

@@ -14,7 +14,9 @@ import { Agent, request as httpRequest, type Dispatcher } from 'undici';
 import { classifyError } from '../../lib/bench/errors';
 import { errorKindForStatus, type ErrorKind } from '../../lib/bench/error-kind';
 import { SseDecoder } from '../../lib/bench/sse';
-import { poissonArrivals, TokenLoadRecorder, type GoodputLimits, type TokenLoadReport } from '../../lib/bench/token-load';
+import { CUSTOM_ATTRIBUTES_HEADER } from '../../lib/serving/pool';
+import { poissonArrivals, shareArrivals, TokenLoadRecorder, type GoodputLimits, type TokenLoadReport } from '../../lib/bench/token-load';
+import type { ArrivalShare } from '../../lib/traffic/arrivals';
 import { sampleWorkload, type WorkloadLengths } from '../../lib/generative/lengths';
 import { syntheticPrompt, tokenRequestBody, TokenStreamTracker, type TokenApi, type TokenRequest, type TokenStreamResult } from '../../lib/bench/token-stream';
 
@@ -119,6 +121,8 @@ async function streamHttp(
     signal,
     ...(dispatcher !== undefined ? { dispatcher } : {}),
   });
+  const attributes = response.headers[CUSTOM_ATTRIBUTES_HEADER];
+  tracker.answeredBy(Array.isArray(attributes) ? attributes.join(',') : attributes);
   if (response.statusCode !== 200) {
     const text = await response.body.text();
     tracker.fail(`HTTP ${response.statusCode} ${text.slice(0, MAX_ERROR_BODY_CHARS)}`.trim(), errorKindForStatus(response.statusCode));
@@ -152,6 +156,7 @@ async function streamSageMaker(
       { abortSignal: signal },
     );
     const status = output.$metadata.httpStatusCode ?? 200;
+    tracker.answeredBy(output.CustomAttributes);
     for await (const event of output.Body ?? []) {
       if (event.PayloadPart?.Bytes !== undefined) {
         take(event.PayloadPart.Bytes);
@@ -193,6 +198,11 @@ export interface TokenLoadOptions {
   readonly model?: string;
   /** Seed of the arrival times. @default 1 */
   readonly seed?: number;
+  /**
+   * The plan's arrival process and this sender's share of it (every sender given the same `seed`): its gaps instead
+   * of Poisson ones. @default - Poisson arrivals at `ratePerSecond`
+   */
+  readonly arrivals?: ArrivalShare;
   /** @default 300000 */
   readonly timeoutMs?: number;
   /** Most requests in flight; an arrival beyond it is not sent and counts as `backpressure`. @default 2000 */
@@ -226,7 +236,7 @@ export interface TokenLoadDeps {
 const DEFAULT_MAX_IN_FLIGHT = 2000;
 
 /**
- * Drives `target` open-loop: Poisson arrivals at `ratePerSecond` for `warmupSeconds + durationSeconds`, each a
+ * Drives `target` open-loop: Poisson arrivals (or `arrivals`'s) at `ratePerSecond` for `warmupSeconds + durationSeconds`, each a
  * streamed request of `inputTokens` in and exactly `outputTokens` out; each request's latency counts from its due
  * time. Returns, for the requests due in the measured window: achieved requests/s, errors by kind, TTFT/TPOT/e2e
  * percentiles and their encoded HDR histograms, and output tokens/s.
@@ -245,7 +255,9 @@ export async function runTokenLoad(target: TokenTarget, options: TokenLoadOption
       })}`,
     );
   }
-  const arrivals = poissonArrivals(options.ratePerSecond, warmupMs + durationMs, options.seed ?? 1);
+  const arrivals = options.arrivals !== undefined
+    ? shareArrivals(options.arrivals, options.ratePerSecond, warmupMs + durationMs, options.seed ?? 1)
+    : poissonArrivals(options.ratePerSecond, warmupMs + durationMs, options.seed ?? 1);
   const measured = arrivals.filter((t) => t >= warmupMs).length;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;

@@ -5,6 +5,7 @@ import { capacityBlock } from './checks/capacity-block';
 import { endpointName } from './checks/endpoint-name';
 import { image } from './checks/image';
 import { instanceOffering } from './checks/instance-offering';
+import { instancePools } from './checks/instance-pools';
 import { instanceQuota } from './checks/instance-quota';
 import { modelData } from './checks/model-data';
 import { CHECK_IDS, type Check, type CheckId, type CheckResult, type PreflightClients, type PreflightReport, type PreflightTarget } from './types';
@@ -12,6 +13,7 @@ import { CHECK_IDS, type Check, type CheckId, type CheckResult, type PreflightCl
 const CHECKS: Readonly<Record<CheckId, Check>> = {
   'instance-offering': instanceOffering,
   'instance-quota': instanceQuota,
+  'instance-pools': instancePools,
   'capacity-block': capacityBlock,
   image,
   'model-data': modelData,

@@ -1,25 +1,14 @@
 /**
  * Reads what preflight checks from a plan (`cdk-inferentia plan --json`) or a synthesized stack template.
  */
-import { z } from 'zod';
 import { isAwsRegion } from '../../lib/catalog/regions';
 import { BUILT_IN_INSTANCES } from '../../lib/catalog/instances';
 import { InputError } from '../../lib/errors';
+import type { GenerativeFallbackPool } from '../../lib/generative/types';
+import { readPlan } from '../../lib/plan-document/read';
+import type { FallbackPool } from '../../lib/planner/types';
 import { resolveString, type ExpressionScope } from './expression';
 import type { PreflightTarget, SubnetPlacement } from './types';
-
-/**
- * The fields of a plan preflight reads. Other fields are left alone: the plan grows, and preflight needs only these.
- */
-const planSchema = z.object({
-  region: z.string().refine(isAwsRegion, 'not an AWS region code such as us-east-1'),
-  hosting: z.enum(['sagemaker', 'ec2']),
-  instanceType: z.string().min(1),
-  instance: z.object({ vcpus: z.number().int().positive() }).loose(),
-  instanceCount: z.number().int().positive(),
-  maxInstanceCount: z.number().int().positive(),
-  price: z.object({ kind: z.enum(['on-demand', 'ri-effective', 'capacity-block']) }).loose().optional(),
-});
 
 /** What the user adds on the command line to a plan, which names no image, model data or endpoint. */
 export interface PlanExtras {
@@ -35,21 +24,31 @@ export interface PlanExtras {
  * @throws InputError naming each missing or invalid field and how to get a valid plan
  */
 export function targetFromPlan(document: unknown, source: string, extras: PlanExtras = {}): PreflightTarget {
-  const chosen = isObject(document) && 'chosen' in document ? document.chosen : document;
-  if (chosen === null && isObject(document) && 'chosen' in document) {
+  if (isObject(document) && 'chosen' in document && document.chosen === null) {
     throw new InputError(`${source}: the plan has no chosen deployment (no plan fits); preflight needs one`);
   }
-  const parsed = planSchema.safeParse(chosen);
-  if (!parsed.success) {
-    throw new InputError(
-      parsed.error.issues.map(
-        (issue) =>
-          `${source}: chosen.${issue.path.join('.') || '(plan)'}: ${issue.message}; ` +
-          'write the plan with `cdk-inferentia plan ... --json > plan.json`',
-      ),
-    );
+  // The plan's shape, kind and version, checked as a construct checks them (lib/plan-document).
+  const plan = readPlan(document, source);
+  if (!isAwsRegion(plan.region)) {
+    throw new InputError(`${source}: chosen.region: ${JSON.stringify(plan.region)} is not an AWS region code such as us-east-1; `
+      + 'write the plan with `cdk-inferentia plan ... --json > plan.json`');
   }
-  const plan = parsed.data;
+  const fleet = plan.mixedFleet;
+  const copies = fleet !== undefined && 'copies' in fleet ? fleet : undefined;
+  const fallbacks: ReadonlyArray<FallbackPool | GenerativeFallbackPool> = plan.fallbacks ?? [];
+  const pools = fallbacks.map((pool) => {
+    // A generative fleet is sized in copies: a pool of fewer replicas per instance needs more instances for them.
+    const replicas = 'replicasPerInstance' in pool.layout ? pool.layout.replicasPerInstance : undefined;
+    const onPool = (n: number | undefined, instances: number) => (n !== undefined && replicas !== undefined ? Math.ceil(n / replicas) : instances);
+    const instanceCount = onPool(copies?.copies, fleet?.instanceCount ?? plan.instanceCount);
+    return {
+      priority: pool.priority,
+      instanceType: pool.instanceType,
+      vcpus: pool.plan.instance.vcpus,
+      instanceCount,
+      maxInstanceCount: Math.max(instanceCount, onPool(copies?.maxCopies, fleet?.maxInstanceCount ?? plan.maxInstanceCount)),
+    };
+  });
   const unknown: Record<string, string> = {};
   if (extras.image === undefined) unknown.image = 'a plan names no image: add --image <uri@sha256:...>';
   if (extras.modelDataUri === undefined) unknown.modelDataUri = 'a plan names no model data: add --model-data s3://bucket/prefix/';
@@ -62,9 +61,11 @@ export function targetFromPlan(document: unknown, source: string, extras: PlanEx
     hosting: plan.hosting,
     instanceType: plan.instanceType,
     vcpus: plan.instance.vcpus,
-    ...(plan.price !== undefined ? { pricing: plan.price.kind } : {}),
-    instanceCount: plan.instanceCount,
-    maxInstanceCount: Math.max(plan.instanceCount, plan.maxInstanceCount),
+    pricing: plan.price.kind,
+    // With pools the variant runs the mixed fleet, which any one pool may have to hold whole.
+    instanceCount: fleet?.instanceCount ?? plan.instanceCount,
+    maxInstanceCount: Math.max(fleet?.instanceCount ?? plan.instanceCount, fleet?.maxInstanceCount ?? plan.maxInstanceCount),
+    ...(pools.length > 0 ? { pools } : {}),
     image: extras.image,
     modelDataUri: extras.modelDataUri,
     endpointName: extras.endpointName,
@@ -114,7 +115,10 @@ export function targetsFromTemplate(template: unknown, source: string, region: s
       problems.push(`${where}: EndpointConfigName does not lead to an EndpointConfig with a production variant in this template`);
       continue;
     }
-    const instanceType = variant.InstanceType;
+    // With instance pools the variant names its types there, priority 1 first; every pool may hold the whole fleet.
+    const poolList = Array.isArray(variant.InstancePools) ? [...variant.InstancePools].filter(isObject)
+      .sort((a, b) => Number(a.Priority) - Number(b.Priority)) : [];
+    const instanceType = variant.InstanceType ?? poolList[0]?.InstanceType;
     const count = variant.InitialInstanceCount;
     if (typeof instanceType !== 'string' || typeof count !== 'number') {
       problems.push(`${where}: the production variant has no literal InstanceType and InitialInstanceCount (serverless is not checked)`);
@@ -137,13 +141,23 @@ export function targetsFromTemplate(template: unknown, source: string, region: s
     if (typeof image !== 'string') unknown.image = 'the image is a CloudFormation expression (an asset or repository of the stack)';
     if (typeof modelDataUri !== 'string') unknown.modelDataUri = 'the model data is uploaded by the stack itself during the deploy';
     if (typeof endpointName !== 'string') unknown.endpointName = 'CloudFormation generates the endpoint name';
+    const managedMax = isObject(variant.ManagedInstanceScaling) ? Number(variant.ManagedInstanceScaling.MaxInstanceCount) : NaN;
+    const ceiling = Math.max(count, ...maxCapacity, ...(Number.isFinite(managedMax) ? [managedMax] : []));
+    const pools = poolList.slice(1).filter((pool) => typeof pool.InstanceType === 'string').map((pool) => ({
+      priority: Number(pool.Priority),
+      instanceType: pool.InstanceType as string,
+      vcpus: BUILT_IN_INSTANCES.find((i) => `ml.${i.name}` === pool.InstanceType)?.vcpus,
+      instanceCount: count,
+      maxInstanceCount: ceiling,
+    }));
     targets.push({
       source: where,
       region,
       hosting: 'sagemaker',
       instanceType,
       instanceCount: count,
-      maxInstanceCount: Math.max(count, ...maxCapacity),
+      maxInstanceCount: ceiling,
+      ...(pools.length > 0 ? { pools } : {}),
       image: typeof image === 'string' ? image : undefined,
       modelDataUri: typeof modelDataUri === 'string' ? modelDataUri : undefined,
       endpointName: typeof endpointName === 'string' ? endpointName : undefined,

@@ -39,8 +39,29 @@ export interface PreflightTarget {
    * the template does not say (SageMaker picks its own zones).
    */
   readonly subnets?: readonly SubnetPlacement[];
+  /**
+   * The fallback instance pools of a SageMaker variant (priority 2 onward; the target's own type is priority 1), each
+   * with the instances it may have to hold: the whole fleet, should every instance come from it.
+   *
+   * @default - no pools
+   */
+  readonly pools?: readonly PoolTarget[];
   /** Why a value is unknown, by field, e.g. `{ modelDataUri: 'uploaded by the stack during the deploy' }`. */
   readonly unknown?: Readonly<Partial<Record<'image' | 'modelDataUri' | 'endpointName', string>>>;
+}
+
+/** One fallback instance pool of a target: its type and the instances it may have to run. */
+export interface PoolTarget {
+  /** Its SageMaker `Priority`, 2 to 5. */
+  readonly priority: number;
+  /** `ml.trn1.2xlarge`. */
+  readonly instanceType: string;
+  /** vCPUs of one instance, when known. */
+  readonly vcpus?: number;
+  /** Instances at the first deploy, should every one come from this pool. */
+  readonly instanceCount: number;
+  /** Instances at the scaling ceiling, should every one come from this pool. */
+  readonly maxInstanceCount: number;
 }
 
 /**
@@ -64,7 +85,7 @@ export interface PreflightClients {
 }
 
 /** The ids of the checks, in the order they run. */
-export const CHECK_IDS = ['instance-offering', 'instance-quota', 'capacity-block', 'image', 'model-data', 'endpoint-name'] as const;
+export const CHECK_IDS = ['instance-offering', 'instance-quota', 'instance-pools', 'capacity-block', 'image', 'model-data', 'endpoint-name'] as const;
 
 /** One check's id. */
 export type CheckId = (typeof CHECK_IDS)[number];

@@ -2,11 +2,13 @@
  * The hook's side of the capacity proof: invokes the load workers in parallel, merges what they return and judges
  * the merged run against the plan.
  */
+import type { PoolLimits } from '../../lib/bench/pools';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { workerRequests, type CapacityConfig, type LoadWorkerResult } from '../../lib/smoke/capacity';
 import { judgeCapacity, type CapacityMeasurement, type CapacityVerdict } from '../../lib/smoke/capacity-verdict';
 import { mergeWorkerResults } from '../../lib/smoke/capacity-merge';
 import { calibrationRecord, type CalibrationRecord } from '../../lib/bench/calibration-record';
+import type { ArrivalProcess } from '../../lib/traffic/types';
 
 /** The capacity section of the report: predicted beside measured, and the verdict. */
 export interface CapacityReport {
@@ -14,9 +16,10 @@ export interface CapacityReport {
   readonly settings: Pick<CapacityConfig, 'rateRps' | 'workers' | 'durationMs' | 'warmupMs' | 'timeoutMs' | 'thresholds'> & {
     /**
      * How the load arrived: `poisson`, each worker a seeded Poisson process at its share of the rate (their merge is
-     * one Poisson process at `rateRps`), the traffic the plan's p99 assumes.
+     * one Poisson process at `rateRps`), the traffic the plan's p99 assumes unless it says otherwise; or the plan's
+     * arrival process (a log's burstiness), which the workers sent together, each its share.
      */
-    readonly arrivals: 'poisson';
+    readonly arrivals: 'poisson' | ArrivalProcess;
   };
   readonly measured: CapacityMeasurement;
   readonly thresholds: CapacityVerdict['thresholds'];
@@ -40,17 +43,18 @@ export async function runCapacityProof(
   workerFunction: string,
   config: CapacityConfig,
   deadlineMs: number,
+  pools: readonly PoolLimits[] = [],
 ): Promise<CapacityReport> {
   // The workers start together and measure after their warm-up: close enough to date the calibration record.
   const measuredFrom = new Date(Date.now() + config.warmupMs).toISOString();
   const { results, failed } = await invokeWorkers<LoadWorkerResult>(lambda, workerFunction, workerRequests(config), deadlineMs);
   const measured = mergeWorkerResults(results, failed);
-  const verdict = judgeCapacity(measured, config);
+  const verdict = judgeCapacity(measured, config, pools);
   return {
     predicted: config.predicted,
     settings: {
       rateRps: config.rateRps,
-      arrivals: 'poisson',
+      arrivals: config.arrivals ?? 'poisson',
       workers: config.workers,
       durationMs: config.durationMs,
       warmupMs: config.warmupMs,

@@ -117,7 +117,7 @@ export async function handler(_event: unknown, context: SmokeContext): Promise<S
   let capacity: CapacityReport | { skipped: string } | undefined;
   if (capacityConfig !== undefined && settings.workerFunction !== undefined) {
     if (complete && report.passed) {
-      capacity = await runCapacityProof(lambda, settings.workerFunction, capacityConfig, capacityMs);
+      capacity = await runCapacityProof(lambda, settings.workerFunction, capacityConfig, capacityMs, settings.config.pools);
       log('capacity proof', { name: settings.name, passed: capacity.passed, measured: capacity.measured, predicted: capacity.predicted });
     } else {
       capacity = { skipped: 'the smoke run failed, so the endpoint was not driven at the planned rate' };
@@ -176,6 +176,8 @@ function benchOptions(settings: SmokeSettings): BenchOptions {
     expectStatus: config.expectStatus,
     expect: config.expect,
     thresholds: config.thresholds,
+    // The timing header also names each answer's instance pool, which a pooled endpoint's run is judged by.
+    ...(config.pools !== undefined ? { serverTiming: true } : {}),
   };
 }
 

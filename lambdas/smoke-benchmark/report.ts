@@ -5,6 +5,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describeThreshold } from '../../lib/bench/errors';
+import { poolFailures } from '../../lib/bench/pools';
 import type { BenchReport } from '../../lib/bench/types';
 import { REPORT_WRITE_DEADLINE_MS } from '../../lib/smoke/budget';
 import type { SmokeSettings } from '../../lib/smoke/config';
@@ -102,7 +103,7 @@ export function failureReasons(report: BenchReport, complete: boolean, shape: Sm
 /** Builds the document written to S3. */
 export function reportDocument(settings: SmokeSettings, report: BenchReport, run: RunContext): SmokeReportDocument {
   const { config } = settings;
-  const failures = failureReasons(report, run.complete, config);
+  const failures = [...failureReasons(report, run.complete, config), ...poolFailures(report.pools, config.pools ?? [])];
   if (run.capacity !== undefined && 'failures' in run.capacity) {
     failures.push(...run.capacity.failures);
   }

@@ -63,7 +63,7 @@ export interface TokenReportDocument {
   /** @default - no capacity proof configured */
   readonly capacity?:
     | (TokenRunSection & {
-        readonly settings: Pick<TokenCapacityConfig, 'rateRps' | 'workers' | 'streamsPerWorker' | 'durationMs' | 'warmupMs' | 'inputTokens' | 'outputTokens' | 'lengths' | 'lengthSeed'>;
+        readonly settings: Pick<TokenCapacityConfig, 'rateRps' | 'workers' | 'streamsPerWorker' | 'durationMs' | 'warmupMs' | 'inputTokens' | 'outputTokens' | 'lengths' | 'lengthSeed' | 'arrivals'>;
         readonly workersAnswered: number;
         readonly failures: readonly string[];
         /** With the plan's basis in the settings: what `calibrate` reads. @default - no basis, no record */

@@ -10,6 +10,7 @@ import type { TokenProofClient, TokenEndpoint } from '../../io/bench/token-proof
 import { mergeTokenRuns, tokenWorkerRequests, type TokenWorkerResult } from '../../lib/bench/token-merge';
 import { generativeCalibrationRecord } from '../../lib/bench/token-calibration';
 import { checkGoldenAnswer, judgeTokenRun, tokenCapacityStageMs, tokenSmokeStageMs } from '../../lib/bench/token-proof';
+import { judgeTokenPools } from '../../lib/bench/token-pools';
 import { REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../lib/smoke/budget';
 import { readTokenSettings, type TokenSettings } from '../../lib/smoke/token-settings';
 import { judgeCopyCores, judgePluginStartup, parseCopyCores, parsePluginStartup, type CopyCores } from '../../lib/generative/plugin-metrics';
@@ -142,14 +143,16 @@ export async function runTokenGate(
       goodput: { ttftMs: run.thresholds.ttftP99MaxMs, tpotMs: run.thresholds.tpotP99MaxMs },
     });
     const measured = mergeTokenRuns([result]);
-    const verdict = judgeTokenRun(measured, run.thresholds, run.predicted, `smoke run of ${measured.requests} streamed requests`);
-    failures.push(...verdict.failures);
+    const label = `smoke run of ${measured.requests} streamed requests`;
+    const verdict = judgeTokenRun(measured, run.thresholds, run.predicted, label);
+    const poolFailures = judgeTokenPools(measured.pools, config.pools ?? [], label);
+    failures.push(...verdict.failures, ...poolFailures);
     smoke = {
       settings: { requests: run.requests, concurrency: run.concurrency, rateRps: run.rateRps, inputTokens: run.inputTokens, outputTokens: run.outputTokens, timeoutMs: run.timeoutMs },
       predicted: run.predicted,
       measured,
       thresholds: verdict.thresholds,
-      passed: verdict.failures.length === 0,
+      passed: verdict.failures.length === 0 && poolFailures.length === 0,
     };
     log('smoke run', { name: settings.name, passed: smoke.passed, ...predictedBesideMeasured(smoke) });
   }
@@ -164,7 +167,7 @@ export async function runTokenGate(
       const measured = mergeTokenRuns(results, failed);
       const label = `capacity proof at ${c.rateRps} requests/s`;
       const verdict = judgeTokenRun(measured, c.thresholds, c.predicted, label);
-      failures.push(...verdict.failures);
+      failures.push(...verdict.failures, ...judgeTokenPools(measured.pools, config.pools ?? [], label));
       if (results.length < c.workers) {
         failures.push(
           `${label}: ${c.workers - results.length} of ${c.workers} load workers returned no result ` +
@@ -173,8 +176,9 @@ export async function runTokenGate(
       }
       capacity = {
         settings: { rateRps: c.rateRps, workers: c.workers, streamsPerWorker: c.streamsPerWorker, durationMs: c.durationMs, warmupMs: c.warmupMs, inputTokens: c.inputTokens, outputTokens: c.outputTokens,
-          // The distributions and the seed the workers drew each request's lengths with.
-          ...(c.lengths !== undefined ? { lengths: c.lengths, lengthSeed: c.lengthSeed ?? 1 } : {}) },
+          // The distributions and the seed the workers drew each request's lengths with, and the arrivals they sent.
+          ...(c.lengths !== undefined ? { lengths: c.lengths, lengthSeed: c.lengthSeed ?? 1 } : {}),
+          ...(c.arrivals !== undefined ? { arrivals: c.arrivals } : {}) },
         workersAnswered: results.length,
         // Only the capacity proof's: it runs only when the earlier stages left no failure.
         failures: failures.slice(),

@@ -57,6 +57,14 @@ export async function handler(
         'the SmokeBenchmark construct sizes the worker timeout from the capacity proof, redeploy it',
     );
   }
+  // Its share of the plan's bursty process, or its own Poisson arrivals.
+  const planned = config.capacity?.arrivals;
+  if (request.arrivals === 'process' && planned === undefined) {
+    throw new Error(`load worker ${request.worker} was asked for the plan's arrival process, and SMOKE_CONFIG has none; redeploy the SmokeBenchmark`);
+  }
+  const arrivals = request.arrivals === 'process' && planned !== undefined
+    ? { process: planned, index: request.worker, of: config.capacity?.workers ?? 1 }
+    : 'poisson' as const;
   const benchTarget: BenchTarget =
     config.target.kind === 'sagemaker'
       ? { kind: 'sagemaker', endpointName: target, targetVariant: config.target.targetVariant }
@@ -66,7 +74,7 @@ export async function handler(
       target: benchTarget,
       body: config.request.body,
       contentType: config.request.contentType,
-      mode: { kind: 'open', rateRps: request.rateRps, maxInFlight: request.maxInFlight, arrivals: request.arrivals, seed: request.seed },
+      mode: { kind: 'open', rateRps: request.rateRps, maxInFlight: request.maxInFlight, arrivals, seed: request.seed },
       stop: { durationMs: request.durationMs },
       warmupMs: request.warmupMs,
       timeoutMs: request.timeoutMs,

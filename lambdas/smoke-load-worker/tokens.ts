@@ -47,14 +47,21 @@ export async function runTokenWorker(
   const drawn = (offset: number) =>
     lengths !== undefined ? { lengths, lengthSeed: (capacity?.lengthSeed ?? 1) + offset + request.worker, ...(config.plan !== undefined ? { maxModelLength: config.plan.maxModelLength } : {}) } : {};
   const shape = { rateRps: request.rateRps, inputTokens: request.inputTokens, outputTokens: request.outputTokens, timeoutMs, goodput };
+  // Bursty arrivals: every worker draws the plan's one process from the same seed and sends its share (a merge of
+  // independent bursty senders would be nearly Poisson). Poisson ones: each worker its own seed, as independent
+  // Poisson senders merge into Poisson.
+  const planned = capacity?.arrivals;
+  const timed = (seed: number) => planned !== undefined
+    ? { arrivals: { process: planned, index: request.worker, of: capacity?.workers ?? 1 }, seed }
+    : { seed: seed + request.worker };
   if (request.warmupMs > 0) {
     // Fills the engine's running batch to its steady state before measuring; its numbers are dropped.
-    await client.runStreamed(endpoint, { ...shape, ...drawn(1_000), seed: 1_000 + request.worker, durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });
+    await client.runStreamed(endpoint, { ...shape, ...drawn(1_000), ...timed(1_000), durationMs: request.warmupMs, signal: AbortSignal.timeout(request.warmupMs + timeoutMs) });
   }
   const result = await client.runStreamed(endpoint, {
     ...shape,
     ...drawn(0),
-    seed: 1 + request.worker,
+    ...timed(1),
     durationMs: request.durationMs,
     signal: AbortSignal.timeout(request.durationMs + timeoutMs),
   });

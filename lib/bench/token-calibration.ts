@@ -44,12 +44,20 @@ export interface GenerativePlanBasis {
   /** Mean prompt and output tokens of the planned workload. */
   readonly inputTokens: number;
   readonly outputTokens: number;
-  /** Neuron SDK of the row the plan was timed from. */
+  /**
+   * Neuron SDK of the row the plan was timed from; for a plan the performance model timed (no row), the SDK of the
+   * image that serves it, so the row calibration writes says which SDK measured it.
+   */
   readonly neuronSdkVersion: string;
 }
 
-/** The basis of a generative plan, for the token proof's settings. */
-export function generativePlanBasis(plan: GenerativePlan): GenerativePlanBasis {
+/**
+ * The basis of a generative plan, for the token proof's settings.
+ *
+ * @param servingNeuronSdkVersion the Neuron SDK of the image that serves the plan: what an ESTIMATE plan (timed from no
+ *   row) records. @default - 'unknown', which `calibrate` replaces with the pinned image's SDK and says so
+ */
+export function generativePlanBasis(plan: GenerativePlan, servingNeuronSdkVersion?: string): GenerativePlanBasis {
   const g = plan.generative;
   return {
     profileId: plan.profileId,
@@ -61,9 +69,12 @@ export function generativePlanBasis(plan: GenerativePlan): GenerativePlanBasis {
     maxModelLength: g.maxModelLength,
     inputTokens: plan.targets.inputTokens.mean,
     outputTokens: plan.targets.outputTokens.mean,
-    neuronSdkVersion: g.measurement[0]?.neuronSdkVersion ?? 'unknown',
+    neuronSdkVersion: g.measurement[0]?.neuronSdkVersion ?? servingNeuronSdkVersion ?? UNKNOWN_SDK,
   };
 }
+
+/** What a basis says when it does not know the serving image's Neuron SDK (reports written before it was recorded). */
+export const UNKNOWN_SDK = 'unknown';
 
 /** The version of {@link GenerativeCalibrationRecord} this code writes and reads. */
 export const GENERATIVE_CALIBRATION_VERSION = 1;

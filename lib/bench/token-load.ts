@@ -7,7 +7,9 @@ import type { ErrorKind } from './error-kind';
 import type { RequestTally } from './types';
 import { LatencyRecorder } from './latency';
 import { random } from '../planner/simulate';
+import { shareGaps, type ArrivalShare } from '../traffic/arrivals';
 import type { TokenStreamResult } from './token-stream';
+import { TokenPoolRecorder, type EncodedTokenPool, type TokenPoolMeasurement } from './token-pools';
 
 /**
  * Arrival times of a Poisson process at `ratePerSecond` over `durationMs`, in ms from the start: exponential gaps
@@ -20,6 +22,24 @@ export function poissonArrivals(ratePerSecond: number, durationMs: number, seed 
   const next = random(seed);
   const arrivals: number[] = [];
   for (let t = -Math.log(1 - next()) * (1000 / ratePerSecond); t < durationMs; t += -Math.log(1 - next()) * (1000 / ratePerSecond)) {
+    arrivals.push(t);
+  }
+  return arrivals;
+}
+
+/**
+ * Arrival times, in ms from the start, of one sender's share of an arrival process (`ArrivalShare`) at the sender's
+ * `ratePerSecond` over `durationMs`: every sender draws the whole process from `seed` and keeps its own arrivals, so
+ * the senders together send the plan's bursty process, not a merge of independent ones.
+ */
+export function shareArrivals(share: ArrivalShare, ratePerSecond: number, durationMs: number, seed = 1): number[] {
+  if (!(ratePerSecond > 0) || !(durationMs > 0)) {
+    return [];
+  }
+  const gap = shareGaps(share, random(seed));
+  const meanMs = 1000 / ratePerSecond;
+  const arrivals: number[] = [];
+  for (let t = gap() * meanMs; t < durationMs; t += gap() * meanMs) {
     arrivals.push(t);
   }
   return arrivals;
@@ -75,8 +95,10 @@ export interface TokenLoadReport extends RequestTally {
   readonly durationMs: number;
   /** From the first send to the last answer, ms. */
   readonly elapsedMs: number;
+  /** Completed requests by the instance pool whose copy answered, when answers named one. @default - none did */
+  readonly pools?: readonly TokenPoolMeasurement[];
   /** The histograms in HdrHistogram's compressed base64 form (µs), to merge with others exactly. */
-  readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string };
+  readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string; readonly pools?: readonly EncodedTokenPool[] };
 }
 
 /**
@@ -94,6 +116,8 @@ export class TokenLoadRecorder {
   readonly errorSamples: Record<string, string> = {};
   /** Completed requests within every goodput limit. */
   good = 0;
+  /** Completed requests by the instance pool that answered. */
+  readonly pools = new TokenPoolRecorder();
 
   /** @param goodput the limits a request meets to count toward goodput. @default - goodput not counted */
   constructor(readonly goodput?: GoodputLimits) {}
@@ -114,6 +138,7 @@ export class TokenLoadRecorder {
     if (result.tpotMs !== undefined) {
       this.tpot.record(result.tpotMs);
     }
+    this.pools.record(result.pool, result.ttftMs, result.tpotMs);
   }
 
   /** Counts one failed request. */
@@ -138,10 +163,13 @@ export class TokenLoadRecorder {
     this.ttft.addEncoded(other.encoded.ttft);
     this.tpot.addEncoded(other.encoded.tpot);
     this.e2e.addEncoded(other.encoded.e2e);
+    this.pools.add(other.encoded.pools ?? []);
   }
 
   /** The report of a run that offered `offeredRps` for `durationMs` and was answered within `elapsedMs`. */
   report(run: { readonly requests: number; readonly offeredRps: number; readonly durationMs: number; readonly elapsedMs: number }): TokenLoadReport {
+    const pools = this.pools.report();
+    const encodedPools = this.pools.encode();
     const pct = (r: LatencyRecorder): TokenPercentiles => {
       const { p50, p90, p99, max } = r.percentiles();
       return { p50, p90, p99, max };
@@ -162,7 +190,8 @@ export class TokenLoadRecorder {
       e2eMs: pct(this.e2e),
       durationMs: run.durationMs,
       elapsedMs: run.elapsedMs,
-      encoded: { ttft: this.ttft.encode(), tpot: this.tpot.encode(), e2e: this.e2e.encode() },
+      ...(pools !== undefined ? { pools } : {}),
+      encoded: { ttft: this.ttft.encode(), tpot: this.tpot.encode(), e2e: this.e2e.encode(), ...(encodedPools !== undefined ? { pools: encodedPools } : {}) },
     };
   }
 }

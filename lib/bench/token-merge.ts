@@ -8,6 +8,7 @@ import { addTallies } from './error-kind';
 import { LatencyRecorder } from './latency';
 import type { RequestTally } from './types';
 import type { TokenCapacityConfig, TokenMeasurement } from './token-proof';
+import { TokenPoolRecorder, type EncodedTokenPool } from './token-pools';
 
 /** What the gate sends one load worker (the Invoke payload of a proof in tokens). */
 export interface TokenWorkerRequest {
@@ -51,7 +52,7 @@ export interface TokenRunResult extends RequestTally {
   readonly outputTokens: number;
   /** Successful requests within every goodput limit (`GoodputLimits`). @default - goodput not counted */
   readonly goodRequests?: number;
-  readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string };
+  readonly encoded: { readonly ttft: string; readonly tpot: string; readonly e2e: string; readonly pools?: readonly EncodedTokenPool[] };
 }
 
 /** What one load worker returns. */
@@ -83,6 +84,7 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
   const ttft = new LatencyRecorder();
   const tpot = new LatencyRecorder();
   const e2e = new LatencyRecorder();
+  const pools = new TokenPoolRecorder();
   const { requests, errors, errorsByKind, errorSamples } = addTallies(results, failedWorkers);
   let outputTokens = 0;
   // Goodput only when every run counted it: a run that did not would read as none good.
@@ -97,7 +99,9 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
     ttft.addEncoded(result.encoded.ttft);
     tpot.addEncoded(result.encoded.tpot);
     e2e.addEncoded(result.encoded.e2e);
+    pools.add(result.encoded.pools ?? []);
   }
+  const byPool = pools.report();
   const perSecond = (count: number, overMs: number): number => (overMs > 0 ? Math.round((count * 1000 * 100) / overMs) / 100 : 0);
   return {
     requests,
@@ -113,5 +117,6 @@ export function mergeTokenRuns(results: readonly TokenRunResult[], failedWorkers
     tpotMs: tpot.percentiles(),
     e2eMs: e2e.percentiles(),
     durationMs,
+    ...(byPool !== undefined ? { pools: byPool } : {}),
   };
 }

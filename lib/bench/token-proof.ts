@@ -9,10 +9,13 @@
  *
  * @see https://github.com/ray-project/llmperf (TTFT, inter-token latency, output throughput)
  */
+import type { TokenPoolLimits, TokenPoolMeasurement } from './token-pools';
 import { lazySchema } from '../lazy-schema';
 import { generativePlanBasisSchema, type GenerativePlanBasis } from './token-calibration';
 import type { RequestTally } from './types';
 import type { WorkloadLengths } from '../generative/lengths';
+import type { ArrivalProcess } from '../traffic/types';
+import { arrivalProcessSchema, quantileTableSchema } from '../traffic/schema';
 import { loadWindowShape, WORKER_RETURN_RESERVE_MS, WORKER_START_ALLOWANCE_MS } from '../smoke/capacity';
 
 /** How a request is sent to vLLM's OpenAI-compatible server: `/v1/completions` or `/v1/chat/completions`. */
@@ -96,6 +99,11 @@ export interface TokenCapacityConfig {
   readonly lengths?: WorkloadLengths;
   /** Seed of the first worker's drawn lengths. @default 1 */
   readonly lengthSeed?: number;
+  /**
+   * The plan's arrival process (`targets.arrivals`, a log's burstiness): every worker draws it from one seed and sends
+   * its share, so the workers together send it. @default - Poisson arrivals at `rateRps`
+   */
+  readonly arrivals?: ArrivalProcess;
   readonly predicted: TokenFigures & { readonly rateRps: number };
   readonly thresholds: TokenThresholds & { readonly rateShare: number };
 }
@@ -120,6 +128,13 @@ export interface TokenProofConfig {
    * (`capacity.calibration`) that `cdk-inferentia calibrate` turns into a measured row. @default - no record
    */
   readonly plan?: GenerativePlanBasis;
+  /**
+   * The endpoint's instance pools, each with the TTFT and TPOT limits its own plan sets: the smoke run and the
+   * capacity proof hold each pool's answers (named by `pool=<priority>` in `CustomAttributes`) to them.
+   *
+   * @default - no pools: runs are judged as a whole only
+   */
+  readonly pools?: readonly TokenPoolLimits[];
   readonly metricNamespace: string;
   readonly reportPrefix: string;
   readonly failOnReportError?: boolean;
@@ -139,16 +154,18 @@ export const STREAMS_PER_WORKER = 64;
 const positive = lazySchema((z) => z.number().positive());
 const lengthDistribution = lazySchema((z) => z
   .object({
-    spread: z.enum(['stated', 'default', 'fixed']),
+    spread: z.enum(['stated', 'default', 'fixed', 'empirical']),
     mean: positive(),
     p99: positive(),
     mu: z.number(),
     sigma: z.number().min(0),
     scv: z.number().min(0),
     max: positive().optional(),
+    quantiles: quantileTableSchema().optional(),
     source: z.string(),
   })
   .strict());
+
 const figures = lazySchema((z) => z.object({ ttftP99Ms: positive(), tpotP99Ms: positive(), e2eP99Ms: positive(), outputTokensPerSecond: positive() }).strict());
 const thresholds = lazySchema((z) => z
   .object({
@@ -206,14 +223,26 @@ export const tokenProofConfigSchema = lazySchema((z) => z
         ...loadWindowShape(),
         inputTokens: z.number().int().positive(),
         outputTokens: z.number().int().positive(),
-        lengths: z.object({ input: lengthDistribution(), output: lengthDistribution() }).strict().optional(),
+        lengths: z.object({
+          input: lengthDistribution(),
+          output: lengthDistribution(),
+          correlation: z.number().min(-1).max(1).optional(),
+          totalP99: positive().optional(),
+        }).strict().optional(),
         lengthSeed: z.number().int().min(0).optional(),
+        arrivals: arrivalProcessSchema().optional(),
         predicted: figures().extend({ rateRps: positive() }).strict(),
         thresholds: thresholds().extend({ rateShare: z.number().positive().max(1) }).strict(),
       })
       .strict()
       .optional(),
     plan: generativePlanBasisSchema().optional(),
+    pools: z.array(z.object({
+      pool: z.number().int().min(1).max(5),
+      instanceType: z.string().min(1),
+      ttftP99MaxMs: positive(),
+      tpotP99MaxMs: positive(),
+    }).strict()).min(1).optional(),
     metricNamespace: z.string().min(1),
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
@@ -275,6 +304,8 @@ export interface TokenMeasurement extends RequestTally {
   readonly tpotMs: Percentiles;
   readonly e2eMs: Percentiles;
   readonly durationMs: number;
+  /** Completed requests by the instance pool that answered, when answers named one. @default - none did */
+  readonly pools?: readonly TokenPoolMeasurement[];
 }
 
 /** p50, p90, p99 and max in milliseconds. */

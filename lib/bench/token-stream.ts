@@ -7,6 +7,7 @@
  * @see https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/llm-inference-benchmarking-guide.html
  * @see https://github.com/ray-project/llmperf
  */
+import { parsePool } from '../serving/pool';
 import type { ErrorKind } from './error-kind';
 
 /** Which OpenAI-compatible API a request uses. */
@@ -60,6 +61,12 @@ export interface TokenStreamResult {
   readonly tpotMs?: number;
   /** From sending to the end of the stream, ms. */
   readonly e2eMs: number;
+  /**
+   * The SageMaker instance pool whose copy answered, from the response's custom attributes (`pool=<priority>`).
+   *
+   * @default - the answer named no pool (an endpoint without pools, or a request that failed before answering)
+   */
+  readonly pool?: number;
 }
 
 /** What one `data:` event of a streamed completion says. */
@@ -162,6 +169,7 @@ export class TokenStreamTracker {
   private done = false;
   private error?: string;
   private errorKind?: ErrorKind;
+  private pool?: number;
 
   /** @param startedAt when the request was sent (or due, for an open-loop arrival that went out late). */
   constructor(readonly startedAt: number) {}
@@ -191,6 +199,11 @@ export class TokenStreamTracker {
     }
   }
 
+  /** Takes the response's custom attributes (`CustomAttributes`, or the header of a direct call): the answering pool. */
+  answeredBy(customAttributes: string | undefined): void {
+    this.pool = parsePool(customAttributes);
+  }
+
   /** Marks the request failed (status, transport); the first reason wins. */
   fail(reason: string, kind: ErrorKind = 'other'): void {
     if (this.error === undefined) {
@@ -214,6 +227,7 @@ export class TokenStreamTracker {
       text: this.text,
       outputTokens,
       ...latencies,
+      ...(this.pool !== undefined ? { pool: this.pool } : {}),
     };
   }
 }

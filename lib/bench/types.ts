@@ -1,6 +1,8 @@
 /**
  * Shapes of the load engine shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda.
  */
+import type { EncodedPool, PoolAnswers } from './pools';
+import type { ArrivalShare } from '../traffic/arrivals';
 
 /** What to send requests to. */
 export type BenchTarget =
@@ -35,11 +37,13 @@ export type LoadMode =
       readonly maxInFlight?: number;
       /**
        * How intended send times are spaced: `uniform`, one every `1 / rateRps`; `poisson`, exponential gaps of that
-       * mean drawn from a seeded generator (many independent users, the arrivals the planner sizes for).
+       * mean drawn from a seeded generator (many independent users, the arrivals the planner sizes for); an
+       * `ArrivalShare`, this sender's share of a plan's arrival process (a log's bursty traffic), every sender of the
+       * process given the same seed.
        * @default 'uniform'
        */
-      readonly arrivals?: 'uniform' | 'poisson';
-      /** Seed of the `poisson` gaps, so a run repeats. @default 1 */
+      readonly arrivals?: 'uniform' | 'poisson' | ArrivalShare;
+      /** Seed of the drawn gaps, so a run repeats. @default 1 */
       readonly seed?: number;
     };
 
@@ -177,6 +181,11 @@ export interface BenchReport extends RequestTally {
   readonly histogram: readonly { readonly upToMs: number; readonly count: number }[];
   /** The server's own timing, when asked for and any answer carried it. @default - not measured */
   readonly server?: ServerTimingReport;
+  /**
+   * The successful answers by SageMaker instance pool, read from the same header as the server's timing, when any
+   * answer named its pool (an endpoint with instance pools). @default - no answer named a pool
+   */
+  readonly pools?: readonly PoolAnswers[];
   /** The encoded HDR histograms (microseconds), when asked for (`encodeHistograms`). @default - not included */
   readonly encoded?: EncodedHistograms;
 }
@@ -196,4 +205,6 @@ export interface EncodedHistograms {
     /** `server-ms - device-ms` per answer, with `device`. @default - not measured */
     readonly overhead?: string;
   };
+  /** Each instance pool's histograms, when answers named their pool. @default - none did */
+  readonly pools?: readonly EncodedPool[];
 }

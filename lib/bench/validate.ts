@@ -4,6 +4,7 @@
 import { InputError } from '../errors';
 import { lazySchema, loadZod } from '../lazy-schema';
 import { compileAnswerCheck } from './answer';
+import { arrivalProcessSchema } from '../traffic/schema';
 import type { BenchOptions } from './types';
 
 /**
@@ -64,7 +65,11 @@ const mode = lazySchema((z) => z.discriminatedUnion('kind', [
     maxInFlight: positiveInt('maxInFlight', '200')
       .refine((n) => n <= MAX_IN_FLIGHT, `maxInFlight must be at most ${MAX_IN_FLIGHT}`)
       .optional(),
-    arrivals: z.enum(['uniform', 'poisson'], { error: "arrivals must be 'uniform' or 'poisson'" }).optional(),
+    arrivals: z.union([
+      z.enum(['uniform', 'poisson'], { error: "arrivals must be 'uniform' or 'poisson'" }),
+      // A load worker's share of a plan's arrival process; never typed on a command line.
+      z.object({ process: arrivalProcessSchema(), index: z.number().int().min(0), of: z.number().int().min(1) }).strict(),
+    ], { error: "arrivals must be 'uniform' or 'poisson'" }).optional(),
     seed: z.number({ error: 'seed must be an integer, e.g. 1' }).int('seed must be an integer, e.g. 1').optional(),
   }),
 ]));

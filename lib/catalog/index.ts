@@ -11,10 +11,14 @@ export { AWS_REGIONS, isAwsRegion } from './regions';
 export type { PriceFile } from './catalog';
 export { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, priceKey, sageMakerName } from './catalog';
 export type { PriceFileInput } from './price-file';
-export { DEFAULT_PRICE_FILE_SOURCE, UNDATED, parsePriceFile } from './price-file';
+export { DEFAULT_PRICE_FILE_SOURCE, MAX_USD_PER_HOUR, UNDATED, parsePriceFile } from './price-file';
+export type { NeuronChip } from './hardware-rules';
+export { hardwareProblems, NEURON_CHIPS } from './hardware-rules';
 /** @internal a zod schema: out of the published declarations */
 export { priceFileSchema } from './price-file';
 export { NEURON_FAMILIES, NeuronInstanceType } from './instance-type';
+export type { InstanceStorage, InstanceStorageFact } from './instance-storage';
+export { INSTANCE_STORAGE, instanceStorage } from './instance-storage';
 export type { SageMakerAvailability } from './availability';
 export { sageMakerAvailability } from './availability';
 export { SAGEMAKER_RATIO_REGION, sageMakerEstimates } from './prices';

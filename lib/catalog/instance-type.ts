@@ -1,12 +1,14 @@
+import { editDistance } from '../edit-distance';
 import { InputError } from '../errors';
 import { Catalog, ec2Name, neuronCores, sageMakerName } from './catalog';
+import { NEURON_CHIPS } from './hardware-rules';
 import { InstanceSpec } from './types';
 
 /**
  * Instance families with Neuron devices. A name of one of these families that the catalog lacks is accepted when
  * the caller supplies its hardware facts (`NeuronInstanceType.of(name, spec)`).
  */
-export const NEURON_FAMILIES: readonly string[] = Object.freeze(['inf1', 'inf2', 'trn1', 'trn1n', 'trn2', 'trn2u', 'trn3']);
+export const NEURON_FAMILIES: readonly string[] = Object.freeze(Object.keys(NEURON_CHIPS));
 
 /**
  * A Neuron instance type (Inf1, Inf2, Trn1, Trn1n, Trn2) with its hardware facts.
@@ -103,4 +105,61 @@ export class NeuronInstanceType {
   toString(): string {
     return this.name;
   }
+}
+
+/*
+ * The instance type a measurement names: profiles are read without a catalog (a price file may define the type),
+ * so the name is checked for its form here and against the plan's catalog by {@link unknownInstanceProblems}.
+ */
+
+/** Neuron instance sizes as EC2 writes them: `xlarge`, `2xlarge` ... `48xlarge`. */
+const NEURON_SIZE = /^\d*xlarge$/;
+
+/**
+ * Why `name` cannot be the instance type a row was measured on, or undefined when it can: a SageMaker name (`ml.`,
+ * write the EC2 one), not a Neuron family, or not an EC2 size (`inf2.48xlarg`, with the closest built-in type).
+ * A well-formed name the built-in catalog lacks (`trn3.48xlarge`) passes: a price file may define it.
+ */
+export function measuredInstanceProblem(name: string): string | undefined {
+  const builtIn = Catalog.builtIn().instances.map((s) => s.name);
+  if (builtIn.includes(name)) return undefined;
+  if (name.startsWith('ml.')) {
+    return `"${name}" is a SageMaker name; write the EC2 name "${ec2Name(name)}" (a row measures the chip, whatever the hosting)`;
+  }
+  if (name !== name.toLowerCase()) {
+    return `"${name}" is not an EC2 instance type name; EC2 writes them in lower case: "${name.toLowerCase()}"`;
+  }
+  const [family, size, ...rest] = name.split('.');
+  if (!NEURON_FAMILIES.includes(family)) {
+    return `"${name}" is not a Neuron instance; measure on inf2, trn1, trn2 ... (families: ${NEURON_FAMILIES.join(', ')})`;
+  }
+  if (size === undefined || rest.length > 0 || !NEURON_SIZE.test(size)) {
+    const near = nearestInstance(name, builtIn);
+    return `"${name}" is not an EC2 instance type name; ${near !== undefined ? `did you mean "${near}"?` : `built-in: ${builtIn.join(', ')}`}`;
+  }
+  return undefined;
+}
+
+/** The built-in type of the same family whose name is fewest edits away. */
+function nearestInstance(name: string, builtIn: readonly string[]): string | undefined {
+  const family = name.split('.')[0];
+  return builtIn.filter((n) => n.startsWith(`${family}.`)).sort((a, b) => editDistance(name, a) - editDistance(name, b))[0];
+}
+
+/**
+ * One problem per measurement whose chip no instance of `catalog` carries: a row applies to every instance of its chip
+ * (a trn2.3xlarge row times trn2.48xlarge), so a row on a chip the catalog lacks (trn3 without a price file defining
+ * one) would be dropped without a word. The fix: the type's right name, or its facts under `instances` in a price file.
+ *
+ * @param profileId named in every problem
+ */
+export function unknownInstanceProblems(profileId: string, measurements: readonly { readonly instanceType?: string }[], catalog: Catalog): string[] {
+  const chips = new Set(catalog.instances.map((s) => NEURON_CHIPS[s.family]));
+  return measurements.flatMap((m, i) => {
+    if (m.instanceType === undefined || catalog.instance(m.instanceType) !== undefined) return [];
+    const chip = NEURON_CHIPS[ec2Name(m.instanceType).split('.')[0]];
+    if (chip === undefined || chips.has(chip)) return [];
+    return [`${profileId}: measurements[${i}].instanceType "${m.instanceType}": no instance of the catalog has its chip (${chip.name}), so no candidate `
+      + 'would use the row; define the type under "instances" in a price file (--prices), or correct the name'];
+  });
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { InputError } from '../errors';
 import { lazySchema, loadZod } from '../lazy-schema';
 import { Catalog, PriceFile, priceKey } from './catalog';
+import { differingFacts, hardwareProblems } from './hardware-rules';
 import { isAwsRegion } from './regions';
 import { HOSTINGS, InstanceSpec, Price, PRICING_KINDS } from './types';
 
@@ -10,6 +11,12 @@ export const DEFAULT_PRICE_FILE_SOURCE = 'user price file';
 
 /** The `asOf` of prices when neither they nor their file give a date. */
 export const UNDATED = 'undated';
+
+/**
+ * The most USD per instance-hour a price file may give: ten times the dearest Neuron instance's list price (trn2.48xlarge,
+ * 85.964 in us-east-2). `1e308` printed `$∞/h`; a monthly figure in an hourly field planned nothing cheaper than it.
+ */
+export const MAX_USD_PER_HOUR = 1000;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/;
 const EC2_NAME = /^[a-z][a-z0-9-]*\.[a-z0-9-]+$/;
@@ -21,7 +28,16 @@ const positiveInteger = lazySchema((z) => z.number({ error: 'expected a positive
   .positive({ error: 'expected a positive whole number' }));
 const nonEmptyString = (what: string) => loadZod().string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 const isoDate = lazySchema((z) => z.string({ error: 'expected an ISO date such as 2026-11-22' })
-  .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' }));
+  .regex(ISO_DATE, { error: 'expected an ISO date such as 2026-11-22' })
+  // The pattern takes 2026-13-45; a date must also be one the calendar has.
+  .refine((d) => !ISO_DATE.test(d) || realDate(d), { error: 'expected a date the calendar has, such as 2026-11-22' }));
+
+/** Whether `YYYY-MM-DD...` names a real day: the date built from its parts has the same parts. */
+function realDate(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
 const flag = lazySchema((z) => z.boolean({ error: 'expected true or false' }));
 
 const instanceSchema = lazySchema((z) => z.strictObject({
@@ -36,13 +52,16 @@ const instanceSchema = lazySchema((z) => z.strictObject({
   memoryGiB: positiveNumber(),
   source: nonEmptyString('a non-empty description of where the numbers come from').optional(),
   unverified: flag().default(false),
+  replacesBuiltIn: flag().optional(),
 }));
 
 const priceSchema = lazySchema((z) => z.strictObject({
   instanceType: nonEmptyString('an EC2 instance type name such as inf2.xlarge'),
   region: nonEmptyString('an AWS region code such as us-east-1'),
   hosting: z.enum(HOSTINGS as ['ec2', 'sagemaker'], { error: 'expected "ec2" or "sagemaker"' }),
-  usdPerHour: positiveNumber(),
+  usdPerHour: positiveNumber().max(MAX_USD_PER_HOUR, {
+    error: `expected USD per instance-hour of at most ${MAX_USD_PER_HOUR.toLocaleString('en-US')} (the dearest Neuron instance lists under 150; is it a monthly or yearly figure?)`,
+  }),
   kind: z.enum(PRICING_KINDS as ['on-demand', 'ri-effective', 'capacity-block'], {
     error: 'expected "on-demand", "ri-effective" or "capacity-block" (EC2 Capacity Blocks for ML)',
   })
@@ -76,8 +95,12 @@ export interface PriceFileInput {
   readonly source?: string;
   /** The day the numbers were read (ISO date). @default UNDATED */
   readonly asOf?: string;
-  /** Instance types the built-in catalog lacks. @default [] */
-  readonly instances?: readonly (Omit<InstanceSpec, 'family' | 'source' | 'unverified'> & Partial<Pick<InstanceSpec, 'family' | 'source' | 'unverified'>>)[];
+  /**
+   * Instance types the built-in catalog lacks, or built-in ones with other facts (each with `replacesBuiltIn: true`;
+   * facts equal to the built-in ones, as `catalog refresh` writes them, need no flag). @default []
+   */
+  readonly instances?: readonly (Omit<InstanceSpec, 'family' | 'source' | 'unverified'> & Partial<Pick<InstanceSpec, 'family' | 'source' | 'unverified'>>
+    & { readonly replacesBuiltIn?: boolean })[];
   readonly prices: readonly (Omit<Price, 'kind' | 'source' | 'asOf' | 'unverified'> & Partial<Pick<Price, 'kind' | 'source' | 'asOf' | 'unverified'>>)[];
 }
 
@@ -86,7 +109,9 @@ export interface PriceFileInput {
  *
  * Checks the shape and the sense of the data: instance type names are EC2 names (no `ml.`, the hosting says how
  * it is billed), every priced instance type is in the built-in catalog or defined in the file, every region is an
- * AWS region code, and nothing is listed twice.
+ * AWS region code, and nothing is listed twice. A defined instance passes the hardware rules of its family's chip
+ * (`hardwareProblems`), and one that redefines a built-in type with other facts says so with `"replacesBuiltIn": true`.
+ * Prices stay below {@link MAX_USD_PER_HOUR}, and a Capacity Block price is an EC2 one.
  *
  * @param json the file's content after `JSON.parse`
  * @param origin where it came from (a path), to prefix every problem
@@ -104,7 +129,7 @@ export function parsePriceFile(json: unknown, origin: string): PriceFile {
 
   const file = parsed.data;
   const source = file.source ?? DEFAULT_PRICE_FILE_SOURCE;
-  const instances: InstanceSpec[] = file.instances.map((i) => ({
+  const instances: InstanceSpec[] = file.instances.map(({ replacesBuiltIn: _replaces, ...i }) => ({
     ...i,
     family: i.family ?? familyOf(i.name),
     source: i.source ?? source,
@@ -120,6 +145,29 @@ export function parsePriceFile(json: unknown, origin: string): PriceFile {
     instances,
     prices,
   };
+}
+
+/**
+ * Why a file's instance cannot stand: the hardware rules of its family's chip, and a built-in type redefined with
+ * other facts without `"replacesBuiltIn": true` (a file that gave trn2.48xlarge 12 chips replaced the built-in 16
+ * without a word).
+ */
+function instanceProblems(spec: Omit<InstanceSpec, 'source'> & { readonly source?: string }, replacesBuiltIn: boolean | undefined, index: number): string[] {
+  const at = `instances[${index}]`;
+  const problems = hardwareProblems(spec).map((p) => `${at}.${p}`);
+  const builtIn = Catalog.builtIn().instance(spec.name);
+  if (builtIn === undefined) {
+    if (replacesBuiltIn === true) {
+      problems.push(`${at}.replacesBuiltIn: "${spec.name}" is not built in, so there is nothing to replace; leave replacesBuiltIn out`);
+    }
+    return problems;
+  }
+  const differing = differingFacts(spec, builtIn);
+  if (differing.length > 0 && replacesBuiltIn !== true) {
+    problems.push(`${at}: "${spec.name}" is built in, and this entry changes its ${differing.join(', ')}; drop the entry to plan `
+      + 'with the built-in facts, or add "replacesBuiltIn": true to replace them');
+  }
+  return problems;
 }
 
 /** `inf2` for `inf2.xlarge`. */
@@ -151,6 +199,13 @@ function checkReferences(json: unknown): string[] {
     if (typeof raw.family === 'string' && raw.family !== familyOf(raw.name)) {
       problems.push(`instances[${i}].family: expected "${familyOf(raw.name)}" (the part of "${raw.name}" before the dot), `
         + `got "${raw.family}"`);
+      return;
+    }
+    // An entry whose fields are each well formed (the schema names the others) must also be hardware that exists.
+    const entry = instanceSchema().safeParse(raw);
+    if (entry.success) {
+      const { replacesBuiltIn, ...spec } = entry.data;
+      problems.push(...instanceProblems({ ...spec, family: familyOf(spec.name), source: '' }, replacesBuiltIn, i));
     }
   });
 
@@ -170,6 +225,10 @@ function checkReferences(json: unknown): string[] {
         problems.push(`prices[${i}].instanceType: unknown instance type "${raw.instanceType}"; use one of ${known}, `
           + 'or define it under "instances" in this file');
       }
+    }
+    if (raw.kind === 'capacity-block' && raw.hosting === 'sagemaker') {
+      problems.push(`prices[${i}].kind: "capacity-block" is the rate of an EC2 Capacity Block for ML, which SageMaker hosting is not `
+        + 'billed by; give it with "hosting": "ec2", or give the SageMaker hosting price with "kind": "on-demand"');
     }
     if (typeof raw.region === 'string' && raw.region !== '' && !isAwsRegion(raw.region)) {
       problems.push(`prices[${i}].region: expected an AWS region code such as us-east-1, got "${raw.region}"`);

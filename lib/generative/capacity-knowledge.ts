@@ -3,6 +3,7 @@
  */
 import { CAPACITY_PRECISION, meetsTargets, predictReplica, replicaCapacityRps, replicaRateBound } from './continuous-batching';
 import type { EngineTiming, GenerativeProfile, GenerativeTargets } from './types';
+import { plannedArrivalScv } from './bursts';
 
 /**
  * What is known of each estimated configuration's capacity, per profile, by what its timing is made of and the
@@ -25,7 +26,8 @@ const knowledge = new WeakMap<GenerativeProfile, Map<string, CapacityKnowledge>>
 const CONFIGURATIONS_KEPT = 2000;
 
 export function knowledgeOf(profile: GenerativeProfile, timingKey: readonly unknown[], targets: GenerativeTargets): CapacityKnowledge {
-  const key = JSON.stringify([timingKey, targets.inputTokens, targets.outputTokens, targets.ttftP99Ms, targets.tpotP99Ms, targets.e2eP99Ms]);
+  // The model reads the arrivals' SCV only (their table is the replay's and the proofs'); the lengths are in the timing key.
+  const key = JSON.stringify([timingKey, targets.inputTokens, targets.outputTokens, targets.ttftP99Ms, targets.tpotP99Ms, targets.e2eP99Ms, plannedArrivalScv(targets)]);
   let known = knowledge.get(profile);
   if (!known || known.size >= CONFIGURATIONS_KEPT) {
     known = new Map();

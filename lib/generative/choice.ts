@@ -15,9 +15,12 @@
  */
 import { ec2Name } from '../catalog/catalog';
 import { chipOf } from '../planner/planner';
-import { degreeMargin } from './estimate';
-import { unmeasuredLeversOf } from './lever-evidence';
-import type { GenerativePlan, GenerativeProfile, GenerativeUnmeasuredLevers, LeverName } from './types';
+import { vllmEngineOf } from './engine-config';
+import { degreeMargin, leverWorth, planTiming } from './estimate';
+import { stackName, unmeasuredLeversOf } from './lever-evidence';
+import { describeLevers } from './levers';
+import { planSensitivity } from './sensitivity';
+import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeUnmeasuredLevers, LeverName } from './types';
 
 /** The levers a plan uses that no published row measured on its chip family and stack and nobody asked for. */
 export function unaskedLevers(plan: GenerativePlan, asked: readonly LeverName[]): LeverName[] {
@@ -34,6 +37,70 @@ export function splitByEvidence(plans: readonly GenerativePlan[], asked: readonl
     (unaskedLevers(plan, asked).length === 0 ? allowed : unmeasured).push(plan);
   }
   return { allowed, unmeasured };
+}
+
+/**
+ * The feasible plans split by evidence (`splitByEvidence`), and, when none may be chosen, why each that met the targets
+ * was not: the lever nobody measured there and the flag that plans it.
+ */
+export function splitFeasible(plans: readonly GenerativePlan[], asked: readonly LeverName[]):
+  { readonly allowed: GenerativePlan[]; readonly unmeasured: GenerativePlan[]; readonly rejections: GenerativeRejection[] } {
+  const { allowed, unmeasured } = splitByEvidence(plans, asked);
+  return { allowed, unmeasured, rejections: allowed.length === 0 ? unmeasured.map((p) => unmeasuredRejection(p, asked)) : [] };
+}
+
+/** Why a plan that meets the targets was not planned: a lever nobody measured there, not asked for. */
+function unmeasuredRejection(plan: GenerativePlan, asked: readonly LeverName[]): GenerativeRejection {
+  const levers = unaskedLevers(plan, asked);
+  const g = plan.generative;
+  return {
+    instanceType: plan.instanceType,
+    configuration: `tp=${g.tensorParallelDegree} seqs=${g.maxConcurrentSequences}${g.estimate ? ' ESTIMATE' : ''}, levers: ${describeLevers(g.engine.levers ?? {})}`,
+    code: 'unmeasured-lever',
+    reason: `meets the targets only with ${levers.join(' and ')}, which no published row measured on ${chipOf(plan.instance.family)} with ` +
+      `${stackName(vllmEngineOf(plan.instance.family))}: plan it with --unmeasured-levers ${levers.join(',')} and prove it with the token proof`,
+  };
+}
+
+/**
+ * The report's choice among the ranked plans (cheapest first): the smallest tensor-parallel degree unless a larger one
+ * is cheaper by more than the model's error (`preferSmallerDegree`), with its sensitivity (`sensitivity.ts`), what
+ * each lever was worth, and the plans that would need an unmeasured lever beside it.
+ */
+export function chooseAmongFeasible<R extends Pick<GenerativePlanReport, 'chosen' | 'alternatives'>>(
+  profile: GenerativeProfile,
+  ranked: R,
+  unmeasured: readonly GenerativePlan[],
+  asked: readonly LeverName[],
+  compare: (a: GenerativePlan, b: GenerativePlan) => number,
+): R & Pick<GenerativePlanReport, 'leverWorth' | 'unmeasuredLevers'> {
+  const sorted = [ranked.chosen, ...ranked.alternatives];
+  const { chosen: preferred, reason } = preferSmallerDegree(sorted, (p) => largerDegreeMargin(p, profile));
+  const sensitivity = planSensitivity(preferred, planTiming(profile, preferred), preferred.generative.engine.levers?.speculation
+    ? (acceptedTokens) => planTiming(profile, withAcceptedTokens(preferred, acceptedTokens)) : undefined);
+  const chosen: GenerativePlan = {
+    ...preferred,
+    generative: { ...preferred.generative, sensitivity, ...(reason !== undefined ? { tensorParallelReason: reason } : {}) },
+  };
+  const alternatives = sorted.filter((p) => p !== preferred);
+  const others = unmeasuredAlternatives(unmeasured, chosen, asked, compare);
+  return {
+    ...ranked,
+    chosen,
+    alternatives,
+    leverWorth: leverWorth([chosen, ...alternatives]),
+    ...(others.length > 0 ? { unmeasuredLevers: others } : {}),
+  };
+}
+
+/** The plan with speculation keeping `acceptedTokens` per step. */
+function withAcceptedTokens(plan: GenerativePlan, acceptedTokens: number): GenerativePlan {
+  const levers = plan.generative.engine.levers;
+  if (!levers?.speculation) return plan;
+  return {
+    ...plan,
+    generative: { ...plan.generative, engine: { ...plan.generative.engine, levers: { ...levers, speculation: { ...levers.speculation, acceptedTokens } } } },
+  };
 }
 
 /** Cost per 1M output tokens at goodput (the hourly cost's, where older plans lack it). */
@@ -61,15 +128,16 @@ export function unmeasuredAlternatives(unmeasured: readonly GenerativePlan[], ch
 /**
  * The share by which a plan of a larger tensor-parallel degree must be cheaper than a smaller degree's to be chosen:
  * 0 for a plan timed by measured rows, or by the model at a degree no larger than the profile's rows measured on the
- * chip; otherwise, a degree beyond what was measured, the model's error (`degreeMargin`).
+ * chip; otherwise, a degree beyond what was measured, the model's held-out error there (`degreeMargin`).
  */
-export function largerDegreeMargin(plan: GenerativePlan, profile: Pick<GenerativeProfile, 'measurements'>): number {
+export function largerDegreeMargin(plan: GenerativePlan, profile: GenerativeProfile): number {
   if (plan.generative.estimate === undefined) return 0;
   const chip = chipOf(plan.instance.family);
   const measured = profile.measurements
     .filter((r) => chipOf(ec2Name(r.instanceType).split('.')[0]) === chip)
     .map((r) => r.tensorParallelDegree);
-  return plan.generative.tensorParallelDegree <= Math.max(0, ...measured) ? 0 : degreeMargin();
+  const tp = plan.generative.tensorParallelDegree;
+  return tp <= Math.max(0, ...measured) ? 0 : degreeMargin(profile, plan.instance.family, tp);
 }
 
 const pct = (x: number) => `${Math.round(x * 100)} %`;
@@ -99,7 +167,7 @@ export function preferSmallerDegree(sorted: readonly GenerativePlan[], margin: (
     reason: `TP ${tp(chosen)} rather than a smaller degree: the cheapest plan at one ` +
       `(${rival.instanceCount} x ${rival.instanceType}, ${g.replicasPerInstance} x TP ${g.tensorParallelDegree}, ${g.maxConcurrentSequences} sequences, ` +
       `$${rival.hourlyCostUsd}/h) costs ${pct(1 / (1 - cheaper) - 1)} more` +
-      (m > 0 ? `, beyond the ${pct(m)} the performance model may be off by at a degree no row measured (its decode-step error at the headroom's quantile)`
+      (m > 0 ? `, beyond the ${pct(m)} the performance model may be off by at a degree no row measured (its held-out decode-step error there)`
         : `; its times are ${chosen.generative.estimate ? `the performance model's at a degree no larger than the model's rows measured on ${chipOf(chosen.instance.family)}` : 'measured'}`),
   };
 }

@@ -1,5 +1,7 @@
 /**
  * The planner's model of one continuous-batching replica (vLLM on Neuron) under Poisson arrivals, and its capacity.
+ * Burstier arrivals (a log's timestamps, `targets.arrivals`) scale its waits and counts as `bursts.ts` says; lengths
+ * are the workload's distributions (`distributionsOf`: lognormal, or a file's own).
  *
  * Semantics (the same the replay in `simulate.ts` (`simulateGenerativeReplica`) executes exactly):
  * 1. A replica runs at most N sequences (`max_num_seqs`). A request waits, first come first served, for a free slot.
@@ -30,13 +32,15 @@
  */
 import { erlangC, largestFitting, waitQuantileSeconds } from '../planner/queueing';
 export { normalQuantile } from './lengths';
-import { lengthDistribution, normalQuantile } from './lengths';
+import { distributionsOf, lengthKey } from './lengths';
 import type { EngineTiming, GenerativeMeasurement, GenerativeTargets } from './types';
-import { slotTurnoverTails } from './queueing';
-import { generalizedPoissonExcess, generalizedPoissonTail, generalizedPoissonTails, prefillSums, SUMMED_PREFILLS } from './landing';
+import { lengthPoints, slotTurnoverTails } from './queueing';
+import { burstinessOf, burstyCountTails, overdispersed, stretched, waitScale, withClusteredArrivals } from './bursts';
+import type { Burstiness } from './bursts';
+import { generalizedPoissonExcess, generalizedPoissonTail, prefillSums, SUMMED_PREFILLS } from './landing';
 export { generalizedPoissonTail } from './landing';
 import type { PointMasses } from './queueing';
-import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, quantilePoints } from './queueing';
+import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential } from './queueing';
 import type { GridDistribution } from './queueing';
 
 /**
@@ -68,6 +72,9 @@ export interface ReplicaPrediction {
   readonly prefillUtilization: number;
 }
 
+/** What the model reads of a workload: its lengths (stated, or whole) and how its requests arrive. */
+export type ModelledWorkload = Pick<GenerativeTargets, 'inputTokens' | 'outputTokens' | 'lengths' | 'arrivals'>;
+
 /** The lengths a prediction works with. */
 interface Lengths {
   readonly inputMean: number;
@@ -78,13 +85,13 @@ interface Lengths {
   readonly outputScv: number;
 }
 
-function lengths(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): Lengths {
+function lengths(targets: ModelledWorkload): Lengths {
   return {
     inputMean: targets.inputTokens.mean,
     inputP99: targets.inputTokens.p99 ?? targets.inputTokens.mean,
     outputMean: targets.outputTokens.mean,
     outputP99: targets.outputTokens.p99 ?? targets.outputTokens.mean,
-    outputScv: lengthDistribution(targets.outputTokens).scv,
+    outputScv: distributionsOf(targets).output.scv,
   };
 }
 
@@ -92,14 +99,16 @@ const UNSTABLE: ReplicaPrediction = {
   stable: false, ttftP99Ms: Infinity, tpotP99Ms: Infinity, e2eP99Ms: Infinity, meanRunning: Infinity, prefillUtilization: 1,
 };
 
-/** The replica's TTFT, TPOT and end-to-end p99 at `requestsPerSecond` Poisson arrivals. */
+/** The replica's TTFT, TPOT and end-to-end p99 at `requestsPerSecond` (Poisson, or as `targets.arrivals` says). */
 export function predictReplica(
   timing: EngineTiming,
-  targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
+  targets: ModelledWorkload,
   requestsPerSecond: number,
 ): ReplicaPrediction {
   const len = lengths(targets);
   const lambda = requestsPerSecond;
+  const bursts = burstinessOf(targets);
+  const ca2 = bursts.ca2;
   // The prompts' mean prefill time and its SCV, over the length distribution: a prefill at the mean length is shorter
   // than the mean prefill (buckets round up, attention grows with the square), which left decode more time than it has.
   const terms = ttftTerms(timing, targets);
@@ -123,7 +132,7 @@ export function predictReplica(
   let occupancy = 1;
   if (N > 1) {
     // Slots: held from admission to the last token.
-    const meanPrefillWait = rhoP / (1 - rhoP) * prefill * (1 + prefillScv) / 2;
+    const meanPrefillWait = rhoP / (1 - rhoP) * prefill * (ca2 + prefillScv) / 2;
     const slotHold = meanPrefillWait + prefill + decodeSeconds;
     if (lambda * slotHold >= N) {
       return UNSTABLE;
@@ -137,16 +146,19 @@ export function predictReplica(
     // every arrival's prefill lengthens (generalized Poisson, as in the TPOT tail). Its tail beyond N is the share
     // that waits when it exceeds Erlang C's.
     const holding = lambda * (decodeTokens * timing.stepSeconds + prefill + meanPrefillWait);
-    slotWaits = Math.max(erlangC(N, lambda * slotHold), generalizedPoissonTail(holding, rhoP, N));
+    // Bursty arrivals: the N arrivals before this one within a hold, as their own renewal process has it (`bursts.ts`).
+    const [theta, eta] = overdispersed(holding, rhoP, bursts.dispersion);
+    const clustered = ca2 > 1 ? bursts.within(N, lambda, (holding + (N - 1) * rhoP) / lambda) : 0;
+    slotWaits = Math.max(erlangC(N, lambda * slotHold), generalizedPoissonTail(theta, eta, N), clustered);
     // A request that finds n >= N ahead waits for n - N + 1 of them to end, one every hold / N: that count, too,
     // follows the generalized Poisson tail, longer than M/G/N's exponential one near the knee.
-    slotWaitMean = Math.max((1 + slotScv) / (2 * (N / slotHold - lambda)), (slotHold / N) * generalizedPoissonExcess(holding, rhoP, N));
+    slotWaitMean = Math.max((ca2 + slotScv) / (2 * (N / slotHold - lambda)), (slotHold / N) * generalizedPoissonExcess(theta, eta, N));
   }
   // The share of time the replica is in a decode step an arrival must let finish: steps run only while nothing waits
   // to prefill, and each gives at least one token, so it is at most min(1 - rhoP, lambda x decode tokens x step).
   const decoding = Math.min(decodeShare, lambda * decodeTokens * timing.stepSeconds);
-  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean, decoding);
-  const tpot = tpotQuantileSeconds(timing, targets, terms.prefills, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits });
+  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean, bursts, decoding);
+  const tpot = tpotQuantileSeconds(timing, targets, terms.prefills, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits, bursts });
   const e2e = ttft + Math.max(0, len.outputP99 - 1) * tpot;
   return {
     stable: true,
@@ -172,7 +184,8 @@ const TTFT_GRID_CELLS = 800;
  *   averages). Charging every arrival a whole step, as before, put large-TP replicas with few sequences and long
  *   prompts (a flat TTFT p99, set by the longest prompts' own prefill) a step above the replay's p99, which at a target
  *   set there cost a quarter of their capacity.
- * The prompt's own prefill is multiplied by the measured TTFT p99/p50 (jitter the replay does not draw).
+ * The prompt's own prefill is multiplied by the measured TTFT p99/p50 (jitter the replay does not draw). Bursty
+ * arrivals (`ca2` above 1) stretch the queue's wait by Kingman's factor (`bursts.ts`).
  */
 function ttftQuantileSeconds(
   timing: EngineTiming,
@@ -180,11 +193,13 @@ function ttftQuantileSeconds(
   lambda: number,
   slotWaits: number,
   slotWaitMean: number,
+  bursts: Burstiness,
   decoding: number,
 ): number {
   const { own, queue, shift, mean, scv, longestOwn } = terms;
+  const ca2 = bursts.ca2;
   // The grid spans the waits' two-moment tails at 1 - 1e-4, far past their 99th percentiles.
-  const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4);
+  const queueFar = waitQuantileSeconds(lambda, mean, 1, scv, 1 - 1e-4, ca2);
   const slotFar = slotWaits > 1e-4 ? slotWaitMean * Math.log(slotWaits / 1e-4) : 0;
   if (!Number.isFinite(queueFar) || !Number.isFinite(slotFar)) {
     return Infinity;
@@ -194,10 +209,11 @@ function ttftQuantileSeconds(
   // Each of the (up to three) terms is rounded up to its next cell, so their sum may reach three cells past the range:
   // without them, at a trickle (no queue), the longest prompts' mass fell off the grid and TTFT read as Infinity.
   const cells = TTFT_GRID_CELLS + 3;
-  const queueWait = mg1Wait(lambda, queue, delta, cells);
-  if (queueWait === undefined) {
+  const poissonWait = mg1Wait(lambda, queue, delta, cells);
+  if (poissonWait === undefined) {
     return Infinity;
   }
+  const queueWait = withClusteredArrivals(stretched(poissonWait, waitScale(ca2, scv)), queue, lambda, bursts);
   let total = convolve(onGrid(own, delta, cells), queueWait);
   if (shift > 0 && decoding > 0) {
     total = convolve(stepResidual(shift, decoding, delta, cells), total);
@@ -243,23 +259,22 @@ interface TtftTerms {
 /** Per timing (one compiled configuration), the terms per lengths: a capacity search asks for them at every rate. */
 const ttftTermsMemo = new WeakMap<EngineTiming, Map<string, TtftTerms>>();
 
-function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): TtftTerms {
-  const key = `${targets.inputTokens.mean}|${targets.inputTokens.p99}|${targets.outputTokens.mean}|${targets.outputTokens.p99}`;
+function ttftTerms(timing: EngineTiming, targets: ModelledWorkload): TtftTerms {
+  const { input: inDist, output: outDist } = distributionsOf(targets);
+  const key = `${lengthKey(inDist)}|${lengthKey(outDist)}`;
   let byLengths = ttftTermsMemo.get(timing);
   const known = byLengths?.get(key);
   if (known) {
     return known;
   }
-  const inDist = lengthDistribution(targets.inputTokens);
-  const outDist = lengthDistribution(targets.outputTokens);
-  const draw = (dist: { mu: number; sigma: number }) => (z: number) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z)));
-  const prompts = quantilePoints(inDist.sigma, draw(inDist), normalQuantile);
+  const whole = (tokens: number) => Math.max(1, Math.round(tokens));
+  const prompts = lengthPoints(inDist, whole);
   const prefills: PointMasses = { values: prompts.values.map((t) => timing.prefillSeconds(t)), weights: prompts.weights };
   const own: PointMasses = { values: prefills.values.map((p) => p * timing.ttftTail), weights: prefills.weights };
   let queue: PointMasses;
   let shift: number;
   if (timing.maxSequences === 1) {
-    const outputs = quantilePoints(outDist.sigma, draw(outDist), normalQuantile);
+    const outputs = lengthPoints(outDist, whole);
     const values: number[] = [];
     const weights: number[] = [];
     prefills.values.forEach((p, i) => outputs.values.forEach((o, j) => {
@@ -294,20 +309,20 @@ function ttftTerms(timing: EngineTiming, targets: Pick<GenerativeTargets, 'input
  * The p99 over requests of TPOT, `(last token - first token) / (output - 1)`: every step of a request's decode, plus
  * the prefills of every arrival during its decode (J generalized-Poisson over its step time; their time the sum of
  * J prompts' prefill times, up to 32, beyond that one p99 prompt and the rest at the mean), spread over its tokens.
- * Short outputs suffer most, so the tail mixes over the output length distribution (`quantilePoints`, finely cut in its
+ * Short outputs suffer most, so the tail mixes over the output length distribution (`lengthPoints`, finely cut in its
  * lower tail). Chunked prefill spreads the same prefill time over the steps it shares, which smooths single gaps but
  * not a request's average, so it is charged the same.
  */
 function tpotQuantileSeconds(
   timing: EngineTiming,
-  targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>,
+  targets: ModelledWorkload,
   prefills: PointMasses,
-  load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number },
+  load: { lambda: number; rhoP: number; prefill: number; prefillP99: number; occupancy: number; slotWaits: number; bursts: Burstiness },
 ): number {
-  const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits } = load;
+  const { lambda, rhoP, prefill, prefillP99, occupancy, slotWaits, bursts } = load;
   const step = timing.stepSeconds * timing.tpotTail;
-  const dist = lengthDistribution(targets.outputTokens);
-  const drawn = quantilePoints(dist.sigma, (z) => Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * z))) - 1, normalQuantile);
+  const { input: inDist, output: dist } = distributionsOf(targets);
+  const drawn = lengthPoints(dist, (tokens) => Math.max(1, Math.round(tokens)) - 1);
   // Single-token outputs have no TPOT.
   const kept = drawn.values.map((gap, i) => ({ gap, weight: drawn.weights[i] })).filter((p) => p.gap >= 1);
   const gaps = kept.map((p) => p.gap);
@@ -316,9 +331,9 @@ function tpotQuantileSeconds(
     return step;
   }
   const N = timing.maxSequences;
-  const turnover = slotTurnoverTails(targets.outputTokens, N, gaps, Math.max(0, 1 - occupancy), normalQuantile);
-  const turnoverFull = slotTurnoverTails(targets.outputTokens, N, gaps, 0, normalQuantile);
-  const arrivalTails = gaps.map((gap) => generalizedPoissonTails(lambda * (gap * timing.stepSeconds + prefill), rhoP));
+  const turnover = slotTurnoverTails(dist, N, gaps, Math.max(0, 1 - occupancy));
+  const turnoverFull = slotTurnoverTails(dist, N, gaps, 0);
+  const arrivalTails = gaps.map((gap) => burstyCountTails(lambda * (gap * timing.stepSeconds + prefill), rhoP, lambda, bursts));
   // P(at least k prefills land in its decode), per gap and k: the search below asks for the same k again and again.
   const landing = gaps.map(() => new Map<number, number>());
   const atLeast = (g: number, k: number): number => {
@@ -338,7 +353,7 @@ function tpotQuantileSeconds(
   // The prefills that land are drawn from the prompts' prefill times: up to SUMMED_PREFILLS of them, their sum's
   // distribution decides (`prefillSums`); beyond, each is taken at the mean after one p99 prompt (conservative). One
   // prefill time (fixed lengths) gives the exact count either way.
-  const sums = prefillSums(timing, `${targets.inputTokens.mean}|${targets.inputTokens.p99}`, prefills, prefill);
+  const sums = prefillSums(timing, lengthKey(inDist), prefills, prefill);
   const tail = (x: number): number => {
     let sum = 0;
     for (let g = 0; g < gaps.length; g++) {
@@ -382,53 +397,6 @@ function tpotQuantileSeconds(
   return high;
 }
 
-/**
- * The `quantile` wait of a single slot (M/G/1) whose holds are prefill + decode: exact for fixed lengths (Erlang's
- * M/D/1 waiting-time distribution, `P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (lambda (kD - t))^k / k!
- * e^(-lambda (kD - t))`), the two-moment exponential tail (`waitQuantileSeconds`) when output lengths vary.
- */
-export function singleSlotWaitQuantile(lambda: number, hold: number, scv: number, quantile: number): number {
-  const rho = lambda * hold;
-  if (rho >= 1) {
-    return Infinity;
-  }
-  if (scv > 0 || rho <= 1 - quantile) {
-    return scv > 0 ? waitQuantileSeconds(lambda, hold, 1, scv, quantile) : 0;
-  }
-  const cdf = (t: number): number => {
-    let sum = 0;
-    let logFactorial = 0;
-    for (let k = 0; k <= Math.floor(t / hold); k++) {
-      if (k > 0) {
-        logFactorial += Math.log(k);
-      }
-      const x = lambda * (k * hold - t);
-      // x <= 0: the terms alternate in sign; (x^k) = sign * e^(k ln|x|).
-      const magnitude = k === 0 ? 1 : Math.exp(k * Math.log(-x) - logFactorial);
-      sum += (k % 2 === 0 ? 1 : -1) * magnitude * Math.exp(-x);
-    }
-    return (1 - rho) * sum;
-  };
-  let high = hold;
-  while (cdf(high) < quantile) {
-    high += hold;
-    if (high > 30 * hold) {
-      // Beyond 30 holds the alternating sum loses precision: the two-moment tail, conservative here.
-      return waitQuantileSeconds(lambda, hold, 1, 0, quantile);
-    }
-  }
-  let low = 0;
-  for (let i = 0; i < 50; i++) {
-    const mid = (low + high) / 2;
-    if (cdf(mid) < quantile) {
-      low = mid;
-    } else {
-      high = mid;
-    }
-  }
-  return high;
-}
-
 /** True when the prediction meets every target. */
 export function meetsTargets(p: ReplicaPrediction, targets: GenerativeTargets): boolean {
   return (
@@ -443,7 +411,7 @@ export function meetsTargets(p: ReplicaPrediction, targets: GenerativeTargets): 
 export const CAPACITY_PRECISION = 1e-4;
 
 /** The most requests per second a replica could take: every slot decoding flat out, or prefills back to back. */
-export function replicaRateBound(timing: EngineTiming, targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
+export function replicaRateBound(timing: EngineTiming, targets: ModelledWorkload): number {
   return Math.min(
     timing.maxSequences / (Math.max(1, targets.outputTokens.mean) * timing.stepSeconds),
     1 / timing.prefillSeconds(targets.inputTokens.mean),

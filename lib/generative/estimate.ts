@@ -1,177 +1,33 @@
 /**
- * Engine timings of configurations nobody measured, from the performance model (`perf-model.ts`, fitted in
- * `perf-model.ts`), and the engine's buckets chosen from the length distribution.
- *
- * Buckets: NxD Inference compiles one context-encoding graph per prompt bucket and one token-generation graph per
- * sequence bucket, and runs a prompt or a step in the smallest bucket that holds it (AWS Neuron docs, NxD Inference
- * feature guide, "Bucketing": `context_encoding_buckets`, `token_generation_buckets`). The planner picks the
- * buckets at the prompt distribution's 50th, 90th and 99th percentiles (rounded up to 128 tokens) and the model
- * length, so padding costs at most the gap to the next quantile; each bucket is a compiled graph that holds device
- * memory (`BUCKET_MEMORY_GIB_PER_RANK`). A prefill is timed at its bucket; a decode step at the sequence bucket that
- * holds the longest of the batch's running sequences (the graph reads the KV cache up to it for every slot).
- *
- * Estimated times carry headroom for the model's measured error: they are multiplied by 1 + the leave-one-out error
- * at `ESTIMATE_ERROR_QUANTILE` over the published rows.
+ * The configurations nobody measured, as planning candidates, timed by the performance model
+ * (`estimated-timing.ts`), and what a plan reports beyond its sizing.
  */
-import { BUILT_IN_GENERATIVE_PROFILES } from '../profiles/data/generative';
 import type { EngineTiming } from './types';
-import { lengthQuantile } from './lengths';
-import type { WorkloadLengths } from './lengths';
-import { anchor, errorSummary, fitCoefficients, fitPoints, leaveOneOut } from './perf-model';
-import type { FitPoint } from './perf-model';
-import { decodeStepSeconds, dot, prefillFeatures, prefillSeconds } from './perf-model';
-import type { ChipFigures, ModelConfiguration, PerformanceCoefficients } from './perf-model';
+import { chooseBuckets, estimatedTiming, modelErrorFor } from './estimated-timing';
+import type { Buckets, EstimatedTiming } from './estimated-timing';
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
-import type { InstanceSpec } from '../catalog/types';
+import type { Hosting, InstanceSpec } from '../catalog/types';
 import { HOST_MEMORY_USABLE_FRACTION, instancesFor } from '../planner/candidate';
 import { deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf } from '../planner/planner';
 import { knowledgeOf, holdsAt, searchedCapacity } from './capacity-knowledge';
 import type { CapacityKnowledge } from './capacity-knowledge';
 import { engineTiming } from './continuous-batching';
+import { estimatedMissReason } from './latency-miss';
 import { workloadLengths } from './lengths';
+import type { WorkloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
 import { describeLevers, draftWeightsGiB, leverSets, speculationProblem, speculativeDecodeScale } from './levers';
 import type { GenerativeLeverOptions, LeverSet } from './types';
-import { kvCachePerSequenceGiB, replicaMemory } from './memory';
-import { CHIP_FIGURES } from './perf-model';
-import type { GenerativeEstimate, GenerativeLeverWorth, GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
+import { kvCachePerSequenceGiB, replicaHostMemoryGiB, replicaMemory } from './memory';
+import { CHIP_FIGURES } from './model/physics';
+import type { GenerativeLeverWorth, GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
 
-/** The share of leave-one-out errors the headroom covers: estimated times are raised by this quantile's error (`p75`). */
-export const ESTIMATE_ERROR_QUANTILE = 0.75;
+export { bucketFor, builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, modelErrorFor } from './estimated-timing';
+export type { Buckets, EstimatedTiming, EstimateInput, PerformanceModel } from './estimated-timing';
 
 /** Device memory one compiled bucket's graph holds per rank. ESTIMATE (UNVERIFIED): no AWS source states it. */
 export const BUCKET_MEMORY_GIB_PER_RANK = 0.05;
-
-/** NxD Inference bucket granularity, tokens. */
-const BUCKET_STEP = 128;
-
-/** The fitted model with its measured error. */
-export interface PerformanceModel {
-  readonly coefficients: PerformanceCoefficients;
-  readonly points: readonly FitPoint[];
-  /** Leave-one-out relative errors on the published rows. */
-  readonly error: {
-    readonly tpot: ReturnType<typeof errorSummary>;
-    readonly ttft: ReturnType<typeof errorSummary>;
-  };
-}
-
-let builtIn: PerformanceModel | undefined;
-
-/** The model fitted to the built-in profiles' published rows (fitted once, on first use). */
-export function builtInPerformanceModel(): PerformanceModel {
-  builtIn ??= performanceModel(BUILT_IN_GENERATIVE_PROFILES);
-  return builtIn;
-}
-
-/** The model fitted to these profiles' rows, with its leave-one-out error. */
-export function performanceModel(profiles: readonly GenerativeProfile[]): PerformanceModel {
-  const points = fitPoints(profiles);
-  const loo = leaveOneOut(points);
-  return {
-    coefficients: fitCoefficients(points),
-    points,
-    error: {
-      tpot: errorSummary(loo.filter((r) => r.point.kind === 'tpot').map((r) => r.error)),
-      ttft: errorSummary(loo.filter((r) => r.point.kind === 'ttft').map((r) => r.error)),
-    },
-  };
-}
-
-/** The headroom factors estimated times are multiplied by. */
-export function estimateHeadroom(model: PerformanceModel): { readonly tpot: number; readonly ttft: number } {
-  return { tpot: 1 + model.error.tpot.p75, ttft: 1 + model.error.ttft.p75 };
-}
-
-/** Prompt and sequence buckets of a workload, tokens, ascending; the last is the model length. */
-export interface Buckets {
-  readonly contextEncoding: readonly number[];
-  readonly tokenGeneration: readonly number[];
-}
-
-const roundUp = (tokens: number) => Math.ceil(tokens / BUCKET_STEP) * BUCKET_STEP;
-
-/** Buckets at the prompt distribution's p50, p90, p99 and the model length. */
-export function chooseBuckets(lengths: WorkloadLengths, maxModelLength: number): Buckets {
-  const prompts = [0.5, 0.9, 0.99].map((q) => roundUp(lengthQuantile(lengths.input, q)));
-  const sequences = [0.5, 0.9, 0.99].map((q) => roundUp(lengthQuantile(lengths.input, q) + lengths.output.mean));
-  const within = (values: number[]) => [...new Set([...values.filter((v) => v < maxModelLength), maxModelLength])].sort((a, b) => a - b);
-  return { contextEncoding: within(prompts), tokenGeneration: within(sequences) };
-}
-
-/** The smallest bucket holding `tokens` (the largest when none does). */
-export function bucketFor(buckets: readonly number[], tokens: number): number {
-  return buckets.find((b) => b >= tokens) ?? buckets[buckets.length - 1];
-}
-
-/** What an estimated configuration runs. */
-export interface EstimateInput {
-  readonly profile: GenerativeProfile;
-  readonly chip: ChipFigures;
-  readonly tensorParallelDegree: number;
-  readonly maxSequences: number;
-  readonly lengths: WorkloadLengths;
-  readonly buckets: Buckets;
-  readonly weightDtype?: ModelConfiguration['weightDtype'];
-  readonly kvDtype?: ModelConfiguration['kvDtype'];
-  /** Speculative decoding: divides decode time as `speculation.ts` computes. @default - none */
-  readonly decodeScale?: (cfg: ModelConfiguration, contextTokens: number, coefficients: PerformanceCoefficients) => number;
-  /** Share of prompt tokens a prefix cache serves (prefill runs the rest). @default 0 */
-  readonly prefixHitRate?: number;
-}
-
-/** An estimated engine timing, with what it rests on. */
-export interface EstimatedTiming extends EngineTiming {
-  /** Decode step and prefill of a mean prompt before headroom, ms: for the plan's text. */
-  readonly rawStepMs: number;
-  readonly rawPrefillMs: number;
-  readonly headroom: { readonly tpot: number; readonly ttft: number };
-  /** The model's anchors for this profile on this chip (1 without rows there). */
-  readonly anchors: { readonly tpot: number; readonly ttft: number };
-}
-
-/** The timing the model predicts for a configuration, with the model's error as headroom. */
-export function estimatedTiming(input: EstimateInput, model: PerformanceModel = builtInPerformanceModel()): EstimatedTiming {
-  const { profile, chip, lengths, buckets } = input;
-  const cfg: ModelConfiguration = {
-    model: profile.model, chip, coresPerChip: chip.coresPerChip, tensorParallelDegree: input.tensorParallelDegree,
-    batch: input.maxSequences, ...(input.weightDtype ? { weightDtype: input.weightDtype } : {}), ...(input.kvDtype ? { kvDtype: input.kvDtype } : {}),
-  };
-  const own = fitPoints([profile]);
-  const points = own.length > 0 && !model.points.some((p) => p.profileId === profile.id) ? [...model.points, ...own] : model.points;
-  const anchors = {
-    tpot: anchor(points, model.coefficients, profile.id, chip.chip, 'tpot'),
-    ttft: anchor(points, model.coefficients, profile.id, chip.chip, 'ttft'),
-  };
-  const headroom = estimateHeadroom(model);
-  // The longest of N running sequences: the prompt quantile 1 - 1/(2N), plus the mean output.
-  const q = input.maxSequences === 1 ? 0.5 : 1 - 1 / (2 * input.maxSequences);
-  const context = bucketFor(buckets.tokenGeneration, lengthQuantile(lengths.input, q) + lengths.output.mean);
-  const plain = decodeStepSeconds(model.coefficients, cfg, context);
-  const step = (input.decodeScale ? input.decodeScale(cfg, context, model.coefficients) : plain) * anchors.tpot;
-  const hit = input.prefixHitRate ?? 0;
-  const prefill = (tokens: number) => {
-    const bucket = bucketFor(buckets.contextEncoding, tokens);
-    // A cached prefix is read, not computed: the compute term scales with the uncached share.
-    const f = prefillFeatures({ ...cfg, batch: 1 }, bucket);
-    const seconds = hit > 0 ? dot(model.coefficients.prefill, [f[0], f[1] * (1 - hit), f[2], f[3]]) : prefillSeconds(model.coefficients, cfg, bucket);
-    return seconds * anchors.ttft;
-  };
-  return {
-    maxSequences: input.maxSequences,
-    stepSeconds: step * headroom.tpot,
-    prefillSeconds: (tokens: number) => prefill(tokens) * headroom.ttft,
-    tpotTail: 1,
-    ttftTail: 1,
-    chunkedPrefill: false,
-    prefillEstimated: false,
-    rawStepMs: step * 1000,
-    rawPrefillMs: prefill(lengths.input.mean) * 1000,
-    headroom,
-    anchors,
-  };
-}
 
 /*
 
@@ -202,7 +58,7 @@ export interface EstimatedConfiguration {
 /** Why an estimated (degree, levers) lost, for the rejection list. */
 export interface EstimateRejection {
   readonly configuration: string;
-  readonly code: 'device-memory' | 'tpot' | 'ttft' | 'engine' | 'tensor-parallel';
+  readonly code: 'device-memory' | 'tpot' | 'ttft' | 'e2e' | 'engine' | 'tensor-parallel';
   readonly reason: string;
 }
 
@@ -220,6 +76,8 @@ export interface EstimateRequest {
 export interface CheapestSoFar {
   readonly usd: number;
   readonly tp: number;
+  /** The share a smaller degree may cost more and still be chosen over it (`degreeMargin`). */
+  readonly margin: number;
 }
 
 /**
@@ -325,7 +183,7 @@ export function estimatedConfigurations(
       const hourly = prune.usdPerHour * Math.max(prune.minInstances, instancesFor(request.targets.requestsPerSecond, prune.headroom, replicas * capacity));
       const best = prune.best.get(c.key);
       if (best === undefined || hourly < best.usd || (hourly === best.usd && c.tp < best.tp)) {
-        prune.best.set(c.key, { usd: hourly, tp: c.tp });
+        prune.best.set(c.key, { usd: hourly, tp: c.tp, margin: degreeMargin(profile, instance.family, c.tp) });
       }
     }
     configs.push({ tp: c.tp, seqs: c.seqs, levers: c.levers, memory: leverMemory(profile, instance, c.tp, c.seqs, request.maxModelLength, c.levers, buckets), timing: c.timing, capacity, buckets });
@@ -333,12 +191,26 @@ export function estimatedConfigurations(
   return { configs, rejections };
 }
 
+const margins = new WeakMap<GenerativeProfile, Map<string, number>>();
+
 /**
- * The share by which a plan of a larger tensor-parallel degree than the profile's rows measured must be cheaper than a
- * smaller degree's to be chosen (`choice.ts`): the model's decode-step error at the quantile its headroom covers.
+ * The share by which a plan of `profile` at degree `tp` on the family's chip, timed by the performance model, must be
+ * cheaper than a smaller degree's to be chosen (`choice.ts`): the model's held-out TPOT error on extrapolations of its
+ * class (`modelErrorFor`, e.g. `same model, same chip, TP beyond measured`), the larger of the class's median error and
+ * the error at the quantile its headroom covers (`bench:llm-model` prints both). 0 where the model has no such class.
  */
-export function degreeMargin(): number {
-  return estimateHeadroom(builtInPerformanceModel()).tpot - 1;
+export function degreeMargin(profile: GenerativeProfile, family: string, tp: number): number {
+  const byKey = margins.get(profile) ?? new Map<string, number>();
+  margins.set(profile, byKey);
+  const key = `${family}|${tp}`;
+  let margin = byKey.get(key);
+  if (margin === undefined) {
+    const chip = CHIP_FIGURES[chipOf(family)];
+    const error = chip === undefined ? undefined : modelErrorFor(profile, chip, tp);
+    margin = error === undefined ? 0 : Math.max(0, error.tpot.median, error.tpot.ratioAtQuantile - 1);
+    byKey.set(key, margin);
+  }
+  return margin;
 }
 
 /**
@@ -360,7 +232,7 @@ function mayBeatBest(
     return true;
   }
   const smaller = c.tp < best.tp;
-  const limit = smaller ? best.usd / (1 - degreeMargin()) : best.usd;
+  const limit = smaller ? best.usd / (1 - Math.min(0.9, best.margin)) : best.usd;
   if (smaller ? c.bound > limit : c.bound >= limit) {
     return false;
   }
@@ -374,10 +246,7 @@ function mayBeatBest(
 }
 
 function latencyReason(tp: number, timing: EstimatedTiming, targets: GenerativeTargets): EstimateRejection {
-  const step = timing.stepSeconds * 1000;
-  return step > targets.tpotP99Ms
-    ? { configuration: `tp=${tp} (ESTIMATE)`, code: 'tpot', reason: `estimated decode step ${round(step)} ms (with the model's error) exceeds TPOT p99 ${targets.tpotP99Ms} ms even alone` }
-    : { configuration: `tp=${tp} (ESTIMATE)`, code: 'ttft', reason: `estimated prefill of the prompts misses TTFT p99 ${targets.ttftP99Ms} ms even alone (${round(timing.prefillSeconds(targets.inputTokens.p99 ?? targets.inputTokens.mean) * 1000)} ms at p99 length)` };
+  return { configuration: `tp=${tp} (ESTIMATE)`, ...estimatedMissReason(timing, targets) };
 }
 
 function round(n: number): number {
@@ -408,7 +277,7 @@ export interface EstimateOutcome {
  */
 export function evaluateEstimates(
   profile: GenerativeProfile,
-  request: EstimateRequest & { readonly maxInstances: number },
+  request: EstimateRequest & { readonly maxInstances: number; readonly hosting: Hosting },
   instance: InstanceSpec,
   onChip: readonly GenerativeMeasurement[],
   outcome: EstimateOutcome,
@@ -423,9 +292,9 @@ export function evaluateEstimates(
     const replicas = Math.floor(neuronCores(instance) / config.tp);
     const label = `tp=${config.tp} seqs=${config.seqs} ESTIMATE, levers: ${describeLevers(config.levers)}`;
     // NxD Inference reads the checkpoint on the host to shard it (planner.ts, HOST_MEMORY_PER_WEIGHT = 1).
-    const hostNeed = replicas * config.memory.weights;
+    const hostNeed = replicas * replicaHostMemoryGiB(config.memory.weights, request.hosting);
     if (hostNeed > HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB) {
-      outcome.rejections.push({ configuration: label, code: 'host-memory', reason: `${replicas} replica(s) need ${round(hostNeed)} GiB of host memory to load (ESTIMATE)` });
+      outcome.rejections.push({ configuration: label, code: 'host-memory', reason: `${replicas} replica(s) need ${round(hostNeed)} GiB of host memory to load, with the engine (ESTIMATE)` });
       continue;
     }
     const plan = size(config, replicas);
@@ -460,36 +329,9 @@ export function planTiming(profile: GenerativeProfile, plan: GenerativePlan): En
 }
 
 /*
- * What a plan reports beyond its sizing: the estimate its times rest on, goodput, and what each lever of the chosen
- * plan was worth.
+ * What a plan reports beyond its sizing: goodput, and what each lever of the chosen plan was worth (the estimate and
+ * the evidence its times rest on: `plan-evidence.ts`).
  */
-
-const pct = (x: number) => `${Math.round(x * 100)} %`;
-
-/** The estimate's figures, for the plan's JSON. */
-export function estimateDetails(config: EstimatedConfiguration): GenerativeEstimate {
-  const { error } = builtInPerformanceModel();
-  const t = config.timing;
-  return {
-    tpotError: { median: round(error.tpot.median), worst: round(error.tpot.worst) },
-    ttftError: { median: round(error.ttft.median), worst: round(error.ttft.worst) },
-    headroom: { tpot: round(t.headroom.tpot), ttft: round(t.headroom.ttft) },
-    stepMs: round(t.rawStepMs),
-    prefillMs: round(t.rawPrefillMs),
-    anchors: { tpot: round(t.anchors.tpot), ttft: round(t.anchors.ttft) },
-  };
-}
-
-/** The warning an estimated plan carries. */
-export function estimateWarning(config: EstimatedConfiguration): string {
-  const { error } = builtInPerformanceModel();
-  const t = config.timing;
-  return `ESTIMATE: no published row measures tp=${config.tp} seqs=${config.seqs} (levers: ${describeLevers(config.levers)}) at this length; ` +
-    `the performance model predicts a decode step of ${round(t.rawStepMs)} ms and a mean prefill of ${round(t.rawPrefillMs)} ms. ` +
-    `Its leave-one-out error on the published rows is median ${pct(error.tpot.median)}, worst ${pct(error.tpot.worst)} for TPOT and median ` +
-    `${pct(error.ttft.median)}, worst ${pct(error.ttft.worst)} for TTFT; the plan raises both by their ${Math.round(ESTIMATE_ERROR_QUANTILE * 100)}th-percentile ` +
-    `error (x${round(t.headroom.tpot)} and x${round(t.headroom.ttft)}). Prove it with the token proof and calibrate from its report.`;
-}
 
 /**
  * Goodput of a fleet at its capacity (vLLM `bench serve --goodput`: requests/s meeting every target together): each

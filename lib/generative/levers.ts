@@ -24,8 +24,8 @@
  * - **Prefix caching** (`--enable-prefix-caching`, block KV layout): prompt tokens found in the cache are read, not
  *   computed, so the prefill's compute term scales by `1 - hit rate`; offered only when the user states a hit rate.
  */
-import { decodeStepSeconds } from './perf-model';
-import type { ModelConfiguration, PerformanceCoefficients } from './perf-model';
+import { decodeStepSeconds } from './model/physics';
+import type { ModelConfiguration, PerformanceCoefficients } from './model/physics';
 import { vllmEngineOf } from './engine-config';
 import type { DraftModel, GenerativeArchitectureFacts, GenerativeLeverOptions, GenerativeProfile, LeverSet, SpeculationMethod } from './types';
 
@@ -41,11 +41,13 @@ export function speculativeTokensOf(method: SpeculationMethod): number {
 }
 
 /**
- * `a` such that `tpotBase x (1 + k x ratio) / a = tpotSpec`: the accepted tokens per step that reproduce a published
- * speed-up under this cost model (verify step equal to the plain step at batch 1).
+ * `a` such that `tpotBase x (verify / plain + k x ratio) / a = tpotSpec`: the accepted tokens per step that reproduce
+ * a published speed-up under this cost model, `verifyToPlain` being the verify step's cost in plain steps (1, the
+ * defaults' reading: a verify step as cheap as a plain one, which is what a batch-1 memory-bound step nearly is).
  */
-export function acceptedTokensFrom(tpotBaseMs: number, tpotSpecMs: number, draftToTargetRatio: number, speculativeTokens = SPECULATIVE_TOKENS): number {
-  return (tpotBaseMs * (1 + speculativeTokens * draftToTargetRatio)) / tpotSpecMs;
+export function acceptedTokensFrom(tpotBaseMs: number, tpotSpecMs: number, draftToTargetRatio: number, verifyToPlain = 1,
+  speculativeTokens = SPECULATIVE_TOKENS): number {
+  return (tpotBaseMs * (verifyToPlain + speculativeTokens * draftToTargetRatio)) / tpotSpecMs;
 }
 
 /**
@@ -120,6 +122,11 @@ function draftsOf(profile: Pick<GenerativeProfile, 'id'>, method: SpeculationMet
       `cost (${EAGLE3_STEP_COST} of a target step, conservative for a larger target) carried over from Llama 3.1 8B's EAGLE3 run`);
   }
   return undefined;
+}
+
+/** Whether any engine here has a cited draft for the model (a fused draft on Inf2 and Trn1, or an EAGLE3 head on Trn2 and Trn3). */
+export function hasDraft(profile: Pick<GenerativeProfile, 'id'>): boolean {
+  return draftsOf(profile, 'fused') !== undefined || draftsOf(profile, 'eagle3') !== undefined;
 }
 
 /** The draft a model speculates with on an instance family's engine, or undefined when none is cited. */

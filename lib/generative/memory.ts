@@ -10,7 +10,22 @@
  * rank then holds one), and converts to multi-head attention (every query head gets its KV head) when the degree is not
  * a multiple of the KV heads.
  */
+import type { Hosting } from '../catalog/types';
 import type { GenerativeArchitectureFacts, GenerativeDtype, GenerativeMemory } from './types';
+
+/** Host memory the engine needs besides the weights (Python, tokenizer, HTTP server), GiB. ESTIMATE (UNVERIFIED). */
+export const ENGINE_HOST_MEMORY_GIB = 4;
+
+/** Host memory of the weights download container beside each replica's engine on ECS (EC2 hosting), GiB. */
+export const DOWNLOAD_HOST_MEMORY_GIB = 1;
+
+/**
+ * Host memory one replica needs while it loads, GiB: the weights it reads on the host to shard (`hostWeightsGiB`),
+ * the engine, and on EC2 (ECS) the download container. The planner refuses what the ECS service would refuse.
+ */
+export function replicaHostMemoryGiB(hostWeightsGiB: number, hosting: Hosting): number {
+  return hostWeightsGiB + ENGINE_HOST_MEMORY_GIB + (hosting === 'ec2' ? DOWNLOAD_HOST_MEMORY_GIB : 0);
+}
 
 /** Bytes one parameter or one cached value takes at each precision. */
 export const DTYPE_BYTES: Readonly<Record<GenerativeDtype, number>> = { fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1 };

@@ -11,27 +11,32 @@
  * lower predicted TTFT, then fewer instances, then the name.
  */
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
+import { unknownInstanceProblems } from '../catalog/instance-type';
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import { InputError } from '../errors';
 import { estimateWarning as priceEstimateWarning, HOST_MEMORY_USABLE_FRACTION, HOURS_PER_MONTH, instancesFor, MAX_PLANNED_INSTANCES, round } from '../planner/candidate';
 import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/layout';
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
-import { predictReplica } from './continuous-batching';
-import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
-import { engineTiming } from './continuous-batching';
-import { snapToMeasuredLength, workloadLengths } from './lengths';
+import { noPriceReason } from '../planner/no-price';
+import { PLAN_VERSION } from '../planner/types';
+import { engineTiming, predictReplica } from './continuous-batching';
 import type { WorkloadLengths } from './lengths';
-import { replicaMemory, weightsGiB } from './memory';
-import { estimateDetails, estimateWarning, evaluateEstimates, goodputOf, leverWorth, planTiming, pruningBounds } from './estimate';
+import { lognormalProblems, publicTargets, resolveTraffic, shownRequest } from './traffic';
+import type { ResolvedGenerativeRequest } from './traffic';
+import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
+import { evaluateEstimates, goodputOf, pruningBounds } from './estimate';
+import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './levers';
-import { LEVER_NAMES, leverEvidence, stackName } from './lever-evidence';
-import { largerDegreeMargin, preferSmallerDegree, splitByEvidence, unaskedLevers, unmeasuredAlternatives } from './choice';
-import { planSensitivity } from './sensitivity';
+import { leverEvidence } from './lever-evidence';
+import { chooseAmongFeasible, splitFeasible } from './choice';
+import { lengthCutWarning, snapToMeasuredLength } from './length-snap';
 import { explain, latencyRejection, memoryReason } from './rejections';
-import { vllmEngineOf } from './engine-config';
+import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
+import { withGenerativeFallbackPools } from './pools';
+import { e2eTargetProblem, leverProblems } from './request-checks';
 import type {
-  GenerativeLengthCut, GenerativeMeasurement, GenerativePlan, LeverName, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
+  GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
 } from './types';
 
@@ -91,12 +96,9 @@ export function planGenerativeReport(
     options.onProgress?.({ done: index + 1, total: catalog.instances.length, instanceType });
   }
   // Levers only with evidence: a plan resting on a lever nobody measured on its chip and stack is priced, not planned.
-  const asked = request.options.levers?.unmeasured ?? [];
-  const { allowed, unmeasured } = splitByEvidence(feasible, asked);
-  if (allowed.length === 0) {
-    rejected.push(...unmeasured.map((p) => unmeasuredRejection(p, asked)));
-  }
-  const ranked = rankPlans(request, allowed, rejected, compareGenerativePlans, () => {
+  const { allowed, unmeasured, rejections } = splitFeasible(feasible, request.options.levers?.unmeasured ?? []);
+  rejected.push(...rejections);
+  const ranked = rankPlans(shownRequest(request), allowed, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -105,48 +107,8 @@ export function planGenerativeReport(
       reasons: explain(rejected),
     };
   });
-  // Layouts people run: the smallest degree unless a larger one is cheaper by more than the model's error.
-  const sorted = [ranked.chosen, ...ranked.alternatives];
-  const { chosen: preferred, reason } = preferSmallerDegree(sorted, (p) => largerDegreeMargin(p, profile));
-  const timing = planTiming(profile, preferred);
-  const sensitivity = planSensitivity(preferred, timing, preferred.generative.engine.levers?.speculation
-    ? (acceptedTokens) => planTiming(profile, withAcceptedTokens(preferred, acceptedTokens)) : undefined);
-  const chosen: GenerativePlan = {
-    ...preferred,
-    generative: { ...preferred.generative, sensitivity, ...(reason !== undefined ? { tensorParallelReason: reason } : {}) },
-  };
-  const alternatives = sorted.filter((p) => p !== preferred);
-  const others = unmeasuredAlternatives(unmeasured, chosen, asked, compareGenerativePlans);
-  return {
-    ...ranked,
-    chosen,
-    alternatives,
-    leverWorth: leverWorth([chosen, ...alternatives]),
-    ...(others.length > 0 ? { unmeasuredLevers: others } : {}),
-  };
-}
-
-/** The plan with speculation keeping `acceptedTokens` per step. */
-function withAcceptedTokens(plan: GenerativePlan, acceptedTokens: number): GenerativePlan {
-  const levers = plan.generative.engine.levers;
-  if (!levers?.speculation) return plan;
-  return {
-    ...plan,
-    generative: { ...plan.generative, engine: { ...plan.generative.engine, levers: { ...levers, speculation: { ...levers.speculation, acceptedTokens } } } },
-  };
-}
-
-/** Why a plan that meets the targets was not planned: a lever nobody measured there, not asked for. */
-function unmeasuredRejection(plan: GenerativePlan, asked: readonly LeverName[]): GenerativeRejection {
-  const levers = unaskedLevers(plan, asked);
-  const g = plan.generative;
-  return {
-    instanceType: plan.instanceType,
-    configuration: `tp=${g.tensorParallelDegree} seqs=${g.maxConcurrentSequences}${g.estimate ? ' ESTIMATE' : ''}, levers: ${describeLevers(g.engine.levers ?? {})}`,
-    code: 'unmeasured-lever',
-    reason: `meets the targets only with ${levers.join(' and ')}, which no published row measured on ${chipOf(plan.instance.family)} with ` +
-      `${stackName(vllmEngineOf(plan.instance.family))}: plan it with --unmeasured-levers ${levers.join(',')} and prove it with the token proof`,
-  };
+  const report = chooseAmongFeasible(profile, ranked, unmeasured, request.options.levers?.unmeasured ?? [], compareGenerativePlans);
+  return withGenerativeFallbackPools(report, request.options.fallbacks ?? 0);
 }
 
 /*
@@ -154,22 +116,8 @@ function unmeasuredRejection(plan: GenerativePlan, asked: readonly LeverName[]):
  * and the fix; defaults applied.
  */
 
-export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
-  /** The length distributions planned for; `targets` carries their p99s. */
-  readonly lengths: WorkloadLengths;
-  /**
-   * Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output, or a measured
-   * row's sequence length a little below it (`lengthCut`).
-   */
-  readonly maxModelLength: number;
-  /** Present when the model length was snapped down to a measured row's (`snapToMeasuredLength`). */
-  readonly lengthCut?: GenerativeLengthCut;
-};
-
-/** The longest sequence the targets imply: p99 input + p99 output tokens, rounded up to whole tokens. */
-export function maxModelLengthFor(targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>): number {
-  return Math.ceil((targets.inputTokens.p99 ?? targets.inputTokens.mean) + (targets.outputTokens.p99 ?? targets.outputTokens.mean));
-}
+export type { ResolvedGenerativeRequest } from './traffic';
+export { maxModelLengthFor } from './traffic';
 
 export function resolveGenerativeRequest(
   profile: GenerativeProfile,
@@ -190,6 +138,8 @@ export function resolveGenerativeRequest(
     }
     if (length.p99 !== undefined && !(Number.isFinite(length.p99) && length.p99 >= length.mean)) {
       problems.push(`${name}P99=${length.p99} must be at least the mean (${length.mean}); give the 99th percentile length, or leave it out for fixed lengths`);
+    } else {
+      problems.push(...lognormalProblems(name, length, targets));
     }
   };
   positive('throughput', targets.requestsPerSecond, 'give the steady requests per second to serve, e.g. 2');
@@ -202,35 +152,28 @@ export function resolveGenerativeRequest(
   if (targets.peakRequestsPerSecond !== undefined && targets.peakRequestsPerSecond < targets.requestsPerSecond) {
     problems.push(`peakThroughput=${targets.peakRequestsPerSecond} is below throughput=${targets.requestsPerSecond}; the peak must be at least the steady target`);
   }
-  const lengths = problems.length === 0 ? workloadLengths(targets, profile.model.maxContextTokens) : undefined;
-  const planned: GenerativeTargets = lengths === undefined ? targets : {
+  const traffic = resolveTraffic(targets, profile, problems);
+  const lengths = traffic?.lengths;
+  const planned: GenerativeTargets = traffic === undefined ? targets : {
     ...targets,
-    inputTokens: { mean: lengths.input.mean, p99: lengths.input.p99 },
-    outputTokens: { mean: lengths.output.mean, p99: lengths.output.p99 },
+    inputTokens: { mean: traffic.lengths.input.mean, p99: traffic.lengths.input.p99 },
+    outputTokens: { mean: traffic.lengths.output.mean, p99: traffic.lengths.output.p99 },
+    lengths: traffic.lengths,
+    ...(targets.arrivals !== undefined ? { arrivals: traffic.arrivals } : {}),
   };
-  const needed = lengths === undefined ? 0 : maxModelLengthFor(planned);
-  // Measured rows used: a row compiled a few per cent shorter than p99 input + p99 output plans, when it holds 99 %.
-  const lengthCut = lengths === undefined ? undefined
-    : snapToMeasuredLength(profile.measurements.filter((r) => r.chunkedPrefill !== true), lengths, needed);
-  const maxModelLength = lengthCut?.measuredLength ?? needed;
-  if (maxModelLength > profile.model.maxContextTokens) {
-    problems.push(
-      `input plus output tokens at p99 (${maxModelLength}) exceed ${profile.id}'s context of ` +
-        `${profile.model.maxContextTokens} tokens; shorten the prompts or the outputs`,
-    );
-  }
+  // Measured rows used: a row compiled a few per cent shorter than the length the traffic needs plans, when it holds 99 %.
+  const lengthCut = traffic === undefined ? undefined
+    : snapToMeasuredLength(profile.measurements.filter((r) => r.chunkedPrefill !== true), traffic.lengths, traffic.maxModelLength);
+  const maxModelLength = lengthCut?.measuredLength ?? traffic?.maxModelLength ?? 0;
 
-  const levers = options.levers ?? {};
-  if (levers.acceptedTokens !== undefined && !(Number.isFinite(levers.acceptedTokens) && levers.acceptedTokens >= 1)) {
-    problems.push(`acceptedTokens=${levers.acceptedTokens} must be at least 1 (tokens kept per speculative step, the bonus token included); leave it out for the published figure`);
+  const e2e = lengths === undefined ? undefined : e2eTargetProblem(targets, lengths.output.p99);
+  if (e2e !== undefined) {
+    problems.push(e2e);
   }
+  const levers = options.levers ?? {};
+  problems.push(...leverProblems(profile, options), ...unknownInstanceProblems(profile.id, profile.measurements, catalog));
   if (levers.prefixHitRate !== undefined && !(Number.isFinite(levers.prefixHitRate) && levers.prefixHitRate >= 0 && levers.prefixHitRate < 1)) {
     problems.push(`prefixHitRate=${levers.prefixHitRate} must be a fraction from 0 to below 1 (0.5: half the prompt tokens are in the prefix cache)`);
-  }
-  for (const lever of levers.unmeasured ?? []) {
-    if (!LEVER_NAMES.includes(lever)) {
-      problems.push(`levers.unmeasured: '${lever}' is no lever; use ${LEVER_NAMES.join(', ')}`);
-    }
   }
   const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
@@ -238,8 +181,10 @@ export function resolveGenerativeRequest(
     profileId: profile.id,
     targets: planned,
     lengths: lengths as WorkloadLengths,
+    arrivals: (traffic as NonNullable<typeof traffic>).arrivals,
     maxModelLength,
     ...(lengthCut !== undefined ? { lengthCut } : {}),
+    notes: traffic?.notes ?? [],
     options: {
       ...deployment,
       ...(options.levers !== undefined ? { levers: options.levers } : {}),
@@ -278,20 +223,13 @@ export function describeConfiguration(tp: number, seqs: number, sdk: string): st
   return `tp=${tp} seqs=${seqs} sdk ${sdk}`;
 }
 
-/** What a snapped model length tells the reader. */
-export function lengthCutWarning(cut: GenerativeLengthCut): string {
-  return `max_model_len ${cut.measuredLength}, not ${cut.requestedLength} (p99 input + p99 output): a published row was compiled for ` +
-    `${cut.measuredLength} tokens, and ${Math.round(cut.cutShare * 1000) / 10} % of the requests of these lengths are longer; their output is ` +
-    'cut to fit (the replay, the token proof and bench:generative cut them so). State shorter p99 lengths to keep every request whole.';
-}
-
 type Outcome = { plans: GenerativePlan[]; rejections: Omit<GenerativeRejection, 'instanceType'>[] };
 
 function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativeRequest, instance: InstanceSpec, catalog: Catalog): Outcome {
   const { region, hosting, pricing } = request.options;
   const price = priceOf(catalog, instance, region, hosting, pricing);
   if (!price) {
-    return { plans: [], rejections: [{ code: 'no-price', reason: `no ${pricing} ${hosting} price for ${hostedName(instance, hosting)} in ${region}` }] };
+    return { plans: [], rejections: [{ code: 'no-price', reason: noPriceReason(catalog, [{ ec2Name: instance.name, shown: hostedName(instance, hosting) }], region, hosting, pricing) }] };
   }
   const tooSmall = memoryOnlyRejection(profile, request, instance);
   if (tooSmall) {
@@ -300,7 +238,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const onChip = profile.measurements.filter((m) => chipOf(ec2Name(m.instanceType).split('.')[0]) === chipOf(instance.family));
   const outcome: Outcome = { plans: [], rejections: [] };
   const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: pruningBounds(request) };
-  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, prune }, instance, onChip, outcome,
+  const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, hosting: request.options.hosting, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
   if (onChip.length === 0 && !estimated) {
     return { plans: [], rejections: [{ code: 'no-measurement', reason: `${profile.id} has no measurement on ${instance.family} (chip ${chipOf(instance.family)})${request.options.estimates === false ? ' (estimates are off)' : ', and the performance model has no figures for the chip'}` }] };
@@ -391,7 +329,7 @@ function evaluateGroup(
     return;
   }
   const replicas = Math.floor(cores / tp);
-  const hostNeed = replicas * HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model);
+  const hostNeed = replicas * replicaHostMemoryGiB(HOST_MEMORY_PER_WEIGHT * weightsGiB(profile.model), request.options.hosting);
   const hostUsable = HOST_MEMORY_USABLE_FRACTION * instance.memoryGiB;
   for (const seqs of [...new Set(rows.map((r) => r.batchSize))].sort((a, b) => a - b)) {
     const config = describeConfiguration(tp, seqs, sdk);
@@ -404,7 +342,7 @@ function evaluateGroup(
       outcome.rejections.push({
         configuration: config,
         code: 'host-memory',
-        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory (ESTIMATE); ` +
+        reason: `${replicas} replica(s) loading ${round(weightsGiB(profile.model), 1)} GiB of weights each need ${round(hostNeed, 1)} GiB of host memory with the engine (ESTIMATE); ` +
           `${instance.name} allows ${round(hostUsable, 1)} GiB`,
       });
       continue;
@@ -473,6 +411,7 @@ function sizePlan(
       : []),
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
     ...(estimate ? [estimateWarning(estimate)] : []),
+    ...request.notes,
     ...(request.lengthCut !== undefined ? [lengthCutWarning(request.lengthCut)] : []),
   ];
   const levers = estimate && describeLevers(estimate.levers) !== 'none' ? estimate.levers : undefined;
@@ -480,10 +419,11 @@ function sizePlan(
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
     kind: 'generative',
+    planVersion: PLAN_VERSION,
     profileId: profile.id,
     region: options.region,
     hosting: options.hosting,
-    targets,
+    targets: publicTargets(targets),
     headroom: options.headroom,
     instanceType: hostedName(instance, options.hosting),
     instance,
@@ -513,7 +453,10 @@ function sizePlan(
       goodputRps: round(goodput, 4),
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
-      ...(evidence !== undefined ? { evidence: { levers: evidence } } : {}),
+      evidence: {
+        ...(estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows)),
+        ...(evidence !== undefined ? { levers: evidence } : {}),
+      },
       ...(request.lengthCut !== undefined ? { lengthCut: request.lengthCut } : {}),
       engine: {
         tensorParallelSize: tp,

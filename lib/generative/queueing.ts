@@ -10,8 +10,9 @@
  * distribution on a common grid of `delta` seconds, rounded up (so every quantile read off it is on the safe side by
  * at most one cell), and the sum is their convolution.
  */
-import type { TokenLength } from './types';
-import { lengthDistribution } from './lengths';
+import { waitQuantileSeconds } from '../planner/queueing';
+import type { LengthDistribution } from './types';
+import { lengthAt, lengthKey } from './lengths';
 
 /** A distribution on the grid `0, delta, 2 delta, ...`: `pmf[k]` is P(X = k delta); mass beyond the grid is missing. */
 export interface GridDistribution {
@@ -36,16 +37,19 @@ const BIN_EDGES = [
   ...Array.from({ length: 40 }, (_, i) => 0.961 + i * 0.001),
 ];
 
-/** Points of `f(x)` at the middle of each quantile bin of a standard normal x, weighted by the bin (one when fixed). */
-export function quantilePoints(sigma: number, f: (z: number) => number, normalQuantile: (p: number) => number): PointMasses {
-  if (sigma === 0) {
-    return { values: [f(0)], weights: [1] };
+/**
+ * Points of `f(length)` at the middle of each quantile bin of the distribution (lognormal or a file's table),
+ * weighted by the bin; one point when every length is the same.
+ */
+export function lengthPoints(dist: LengthDistribution, f: (tokens: number) => number): PointMasses {
+  if (dist.quantiles === undefined && dist.sigma === 0) {
+    return { values: [f(dist.mean)], weights: [1] };
   }
   const values: number[] = [];
   const weights: number[] = [];
   BIN_EDGES.forEach((edge, i) => {
     const lower = i === 0 ? 0 : BIN_EDGES[i - 1];
-    values.push(f(normalQuantile((lower + edge) / 2)));
+    values.push(f(lengthAt(dist, (lower + edge) / 2)));
     weights.push(edge - lower);
   });
   return { values, weights };
@@ -169,6 +173,53 @@ export function gridQuantile(d: GridDistribution, quantile: number): number {
   return Infinity;
 }
 
+/**
+ * The `quantile` wait of a single slot (M/G/1) whose holds are prefill + decode: exact for fixed lengths (Erlang's
+ * M/D/1 waiting-time distribution, `P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (lambda (kD - t))^k / k!
+ * e^(-lambda (kD - t))`), the two-moment exponential tail (`waitQuantileSeconds`) when output lengths vary.
+ */
+export function singleSlotWaitQuantile(lambda: number, hold: number, scv: number, quantile: number): number {
+  const rho = lambda * hold;
+  if (rho >= 1) {
+    return Infinity;
+  }
+  if (scv > 0 || rho <= 1 - quantile) {
+    return scv > 0 ? waitQuantileSeconds(lambda, hold, 1, scv, quantile) : 0;
+  }
+  const cdf = (t: number): number => {
+    let sum = 0;
+    let logFactorial = 0;
+    for (let k = 0; k <= Math.floor(t / hold); k++) {
+      if (k > 0) {
+        logFactorial += Math.log(k);
+      }
+      const x = lambda * (k * hold - t);
+      // x <= 0: the terms alternate in sign; (x^k) = sign * e^(k ln|x|).
+      const magnitude = k === 0 ? 1 : Math.exp(k * Math.log(-x) - logFactorial);
+      sum += (k % 2 === 0 ? 1 : -1) * magnitude * Math.exp(-x);
+    }
+    return (1 - rho) * sum;
+  };
+  let high = hold;
+  while (cdf(high) < quantile) {
+    high += hold;
+    if (high > 30 * hold) {
+      // Beyond 30 holds the alternating sum loses precision: the two-moment tail, conservative here.
+      return waitQuantileSeconds(lambda, hold, 1, 0, quantile);
+    }
+  }
+  let low = 0;
+  for (let i = 0; i < 50; i++) {
+    const mid = (low + high) / 2;
+    if (cdf(mid) < quantile) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return high;
+}
+
 /*
  * How many prefills can land in one request's decode, whatever the arrival rate: a bound from slot turnover, for the
  * TPOT tail of `continuous-batching.ts`.
@@ -211,15 +262,14 @@ function remember<T>(memo: Map<string, T>, key: string, value: T): T {
 
 const tables = new Map<string, RenewalTable>();
 
-function renewalTable(key: string, outputTokens: TokenLength, gaps: readonly number[], normalQuantile: (p: number) => number): RenewalTable {
+function renewalTable(key: string, dist: LengthDistribution, gaps: readonly number[]): RenewalTable {
   const known = tables.get(key);
   if (known) {
     return known;
   }
-  const dist = lengthDistribution(outputTokens);
-  const points = dist.sigma === 0 ? 1 : RENEWAL_POINTS;
+  const points = dist.sigma === 0 && dist.quantiles === undefined ? 1 : RENEWAL_POINTS;
   const steps = Array.from({ length: points }, (_, i) =>
-    Math.max(1, Math.round(Math.exp(dist.mu + dist.sigma * (points === 1 ? 0 : normalQuantile((i + 0.5) / points))))) - 1);
+    Math.max(1, Math.round(points === 1 ? dist.mean : lengthAt(dist, (i + 0.5) / points))) - 1);
   const longest = Math.max(1, ...gaps);
   const weight = 1 / points;
   const meanSteps = steps.reduce((a, b) => a + b, 0) * weight;
@@ -317,14 +367,13 @@ function admittedCountTails(key: string, table: RenewalTable, slots: number): re
  * token.
  */
 export function slotTurnoverTails(
-  outputTokens: TokenLength,
+  output: LengthDistribution,
   slots: number,
   gaps: readonly number[],
   free: number,
-  normalQuantile: (p: number) => number,
 ): readonly ((k: number) => number)[] {
-  const key = `${outputTokens.mean}|${outputTokens.p99}|${gaps.join(',')}`;
-  const table = renewalTable(key, outputTokens, gaps, normalQuantile);
+  const key = `${lengthKey(output)}|${gaps.join(',')}`;
+  const table = renewalTable(key, output, gaps);
   if (table.unbounded) {
     return gaps.map(() => () => 1);
   }

@@ -4,10 +4,9 @@
  */
 import type { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
-import { NEURON_FAMILIES } from '../catalog/instance-type';
 import { InputError } from '../errors';
 import { closestName } from '../profiles';
-import { formatPath, formatValue, nonEmptyString, positiveInteger, positiveNumber, valueAt } from '../profiles/schema';
+import { completeMessage, formatPath, formatValue, measuredInstanceType, nonEmptyString, positiveInteger, positiveNumber, valueAt } from '../profiles/schema';
 import type { GenerativeProfile } from './types';
 
 
@@ -21,6 +20,8 @@ const generativeModelSchema = lazySchema((z) => z.strictObject({
   headDim: positiveInteger(),
   vocabulary: positiveInteger(),
   maxContextTokens: positiveInteger(),
+  hiddenSize: positiveInteger().optional(),
+  experts: z.strictObject({ count: positiveInteger(), perToken: positiveInteger(), parametersBillions: positiveNumber() }).optional(),
   source: nonEmptyString(),
 }));
 
@@ -28,16 +29,9 @@ const generativeModelSchema = lazySchema((z) => z.strictObject({
 const SDK_VERSION = /^\d+\.\d+(\.\d+)?$/;
 const SDK_MESSAGE = 'expected a Neuron SDK release such as "2.26.1"';
 
-/** `inf2.48xlarge` or `ml.inf2.48xlarge` -> `inf2`. */
-function familyOf(instanceType: string): string {
-  return instanceType.replace(/^ml\./, '').split('.')[0];
-}
-
 const generativeMeasurementSchema = lazySchema((z) => z.strictObject({
-  // A row on a GPU instance is not a Neuron measurement: refused here, rather than never matching a catalog instance.
-  instanceType: nonEmptyString().refine((t) => NEURON_FAMILIES.includes(familyOf(t)), {
-    error: 'NEURON_INSTANCE',
-  }),
+  // A row on a GPU instance, a misspelt or a SageMaker name: refused here, rather than never matching a catalog instance.
+  instanceType: measuredInstanceType(),
   tensorParallelDegree: positiveInteger(),
   batchSize: positiveInteger(),
   inputTokens: positiveInteger(),
@@ -77,9 +71,9 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
     const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
     return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; remove or rename ${issue.keys.length > 1 ? 'them' : 'it'}`;
   }
-  if (issue.message === 'NEURON_INSTANCE') {
-    return `${formatPath(issue.path)}: ${formatValue(valueAt(json, issue.path))} is not a Neuron instance; measure on inf2, `
-      + `trn1, trn2 ... (families: ${NEURON_FAMILIES.join(', ')})`;
+  const complete = completeMessage(issue);
+  if (complete !== undefined) {
+    return `${formatPath(issue.path)}: ${complete}`;
   }
   if (issue.path.length === 0) {
     return `expected a JSON object with kind "generative", id, model and measurements, got ${formatValue(json)}`;
@@ -91,6 +85,12 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
 function crossFieldProblems(profile: z.infer<ReturnType<typeof generativeProfileSchema>>): string[] {
   const problems: string[] = [];
   const { model } = profile;
+  if (model.experts && model.experts.perToken > model.experts.count) {
+    problems.push(`model.experts.perToken: expected at most experts.count (${model.experts.count}), got ${model.experts.perToken}`);
+  }
+  if (model.experts && model.experts.parametersBillions >= model.parametersBillions) {
+    problems.push(`model.experts.parametersBillions: expected below parametersBillions (${model.parametersBillions}), got ${model.experts.parametersBillions}`);
+  }
   if (model.attentionHeads % model.kvHeads !== 0) {
     problems.push(`model.kvHeads: expected a divisor of attentionHeads (${model.attentionHeads}), got ${model.kvHeads}`);
   }

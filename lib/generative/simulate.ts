@@ -1,19 +1,22 @@
 /**
  * A discrete-event replay of one continuous-batching replica, executing exactly the semantics the planner's model
- * approximates (`continuous-batching.ts`): Poisson arrivals, token lengths drawn from the targets' distributions,
+ * approximates (`continuous-batching.ts`): Poisson arrivals (or the workload's own, `targets.arrivals`: gaps drawn
+ * independently from its distribution), token lengths drawn from the workload's distributions (a file's own, with
+ * its correlation, when `targets.lengths` holds them),
  * at most N sequences, first come first served admission, one prefill at a time taking priority over decode (or, with
  * chunked prefill, sharing the step), and decode steps that give every running sequence one token in step(n).
  *
  * `npm run bench:plans` replays every built-in generative plan with it; tests use it as the reference.
  */
 import { random } from '../planner/simulate';
+import { gapSampler } from '../traffic/arrivals';
 import type { EngineTiming, GenerativeTargets } from './types';
-import { lognormalLength, sampleLength } from './lengths';
-import type { LengthDistribution } from './lengths';
+import { distributionsOf, workloadSampler } from './lengths';
 
 export interface GenerativeSimulationInput {
   readonly timing: EngineTiming;
-  readonly targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'>;
+  /** The lengths (stated, or whole in `lengths`) and the arrivals (`arrivals`, Poisson without) to replay. */
+  readonly targets: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens' | 'lengths' | 'arrivals'>;
   readonly requestsPerSecond: number;
   /** Requests to replay (the first tenth warms up and is not measured). */
   readonly requests: number;
@@ -56,18 +59,20 @@ function percentile(values: number[], q: number): number {
 /** Replays `requests` arrivals through one replica and measures TTFT, TPOT and end-to-end latency. */
 export function simulateGenerativeReplica(input: GenerativeSimulationInput): GenerativeSimulationResult {
   const next = random(input.seed ?? 1);
-  const inDist = lognormalLength(input.targets.inputTokens.mean, input.targets.inputTokens.p99 ?? input.targets.inputTokens.mean, 'stated', '');
-  const outDist = lognormalLength(input.targets.outputTokens.mean, input.targets.outputTokens.p99 ?? input.targets.outputTokens.mean, 'stated', '');
-  const draw = (dist: LengthDistribution) => sampleLength(dist, next);
+  // One stream of draws, in the order gap, prompt, output: Poisson arrivals and independent lognormal lengths draw
+  // exactly what this replay always drew.
+  const draw = workloadSampler(distributionsOf(input.targets), next);
+  const gap = gapSampler(input.targets.arrivals, next);
   const warmup = Math.floor(input.requests / 10);
 
-  // Arrivals up front: exponential gaps.
+  // Arrivals up front.
   const arrivals: Sequence[] = [];
   let t = 0;
   for (let i = 0; i < input.requests; i++) {
-    t += -Math.log(1 - next()) / input.requestsPerSecond;
-    let inTokens = draw(inDist);
-    let outTokens = draw(outDist);
+    t += gap() / input.requestsPerSecond;
+    const drawn = draw();
+    let inTokens = drawn.input;
+    let outTokens = drawn.output;
     if (input.maxModelLength !== undefined && inTokens + outTokens > input.maxModelLength) {
       inTokens = Math.min(inTokens, input.maxModelLength - 1);
       outTokens = Math.max(1, input.maxModelLength - inTokens);

@@ -6,7 +6,14 @@
  * Users judge it by time to first token (TTFT), time per output token (TPOT) and tokens per second, so profiles,
  * targets and plans are in those units.
  */
-import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, ResolvedDeploymentOptions } from '../planner/types';
+import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, MixedFleetBase, PoolSummary, ResolvedDeploymentOptions } from '../planner/types';
+import type { ArrivalProcess } from '../traffic/types';
+import type { WorkloadPresetName } from './workloads';
+import type { GenerativeEvidence, GenerativeLengthCut, GenerativeSensitivity } from './evidence-types';
+import type { GenerativeLeverOptions, LeverName, LeverSet, WorkloadLengths } from './request-types';
+
+export type { GenerativeEvidence, GenerativeEvidenceRow, GenerativeHeadroom, GenerativeLengthCut, GenerativeLeverEvidence, GenerativeSensitivity } from './evidence-types';
+export type { DraftModel, GenerativeLeverOptions, LengthDistribution, LengthSpread, LeverName, LeverSet, SpeculationMethod, WorkloadLengths } from './request-types';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -38,8 +45,26 @@ export interface GenerativeArchitectureFacts {
   readonly vocabulary: number;
   /** Longest context the model accepts, prompt plus output (`max_position_embeddings`). */
   readonly maxContextTokens: number;
+  /**
+   * `hidden_size`: what a tensor-parallel all-reduce and the per-token work move (the performance model).
+   *
+   * @default - attentionHeads x headDim
+   */
+  readonly hiddenSize?: number;
+  /** Routed experts of a mixture of experts (the performance model). @default - a dense model */
+  readonly experts?: GenerativeExperts;
   /** Where the facts come from (the model's config.json at a revision). */
   readonly source: string;
+}
+
+/** A mixture-of-experts layer's facts (config.json `num_experts` / `num_local_experts`, `num_experts_per_tok`). */
+export interface GenerativeExperts {
+  /** Routed experts per layer. */
+  readonly count: number;
+  /** Experts each token is routed to. */
+  readonly perToken: number;
+  /** Parameters of all routed experts together, billions (the rest of `parametersBillions` is shared). */
+  readonly parametersBillions: number;
 }
 
 /**
@@ -117,7 +142,7 @@ export interface TokenLength {
 
 /** What a generative deployment must sustain, in the units users judge it by. */
 export interface GenerativeTargets {
-  /** Steady requests per second (Poisson arrivals), queueing included. */
+  /** Steady requests per second (arriving as `arrivals` says), queueing included. */
   readonly requestsPerSecond: number;
   readonly inputTokens: TokenLength;
   readonly outputTokens: TokenLength;
@@ -130,12 +155,35 @@ export interface GenerativeTargets {
   /** Peak requests per second autoscaling must reach. @default - the steady rate */
   readonly peakRequestsPerSecond?: number;
   /**
-   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the default
-   * spread measured on a public chat trace (`DEFAULT_LENGTH_SPREAD`).
+   * Plan every request at the mean lengths (a benchmark's shape). Without it, a length with no p99 takes the spread
+   * its workload preset measured on a public trace (`workload`).
    *
    * @default false
    */
   readonly fixedLengths?: boolean;
+  /**
+   * The workload preset whose spread a length without a p99 takes: `chat` (a conversation service) or `code` (a
+   * coding assistant), each measured on a public Azure trace (`WORKLOAD_PRESETS`).
+   *
+   * @default 'chat'
+   */
+  readonly workload?: WorkloadPresetName;
+  /**
+   * The prompt and output length distributions, whole: a log's or a benchmark's own (`lengthsFromTraffic` of a
+   * `readTrafficFile` summary; `plan --lengths-from`). They replace the spread of `inputTokens` and `outputTokens`,
+   * which must then state their means and p99s.
+   *
+   * @default - lognormal with the means and p99s of `inputTokens` and `outputTokens`
+   */
+  readonly lengths?: WorkloadLengths;
+  /**
+   * How requests arrive: the gaps' variability, measured on a log's timestamps (`plan --lengths-from`). Bursty arrivals
+   * (scv above 1) wait longer at the same rate, so a replica holds fewer requests per second. Arrivals more regular
+   * than Poisson (scv below 1) are planned as Poisson.
+   *
+   * @default - Poisson arrivals (scv 1): independent users
+   */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** Where and how to host a generative model: what every workload gives ({@link DeploymentOptions}), and its levers. */
@@ -208,56 +256,16 @@ export interface EngineSettings {
 
 /** What an estimated configuration's times rest on: the performance model and its measured error. */
 export interface GenerativeEstimate {
-  /** Leave-one-out relative error of the model on the published rows. */
+  /** Leave-one-model-out relative error of the model on the published rows (a whole model held out at a time). */
   readonly tpotError: { readonly median: number; readonly worst: number };
   readonly ttftError: { readonly median: number; readonly worst: number };
-  /** Factors the estimated decode step and prefill were raised by for that error. */
+  /** Factors the estimated decode step and prefill were raised by for that error (`evidence.headroom` says why). */
   readonly headroom: { readonly tpot: number; readonly ttft: number };
   /** The model's decode step and mean prefill before headroom, ms. */
   readonly stepMs: number;
   readonly prefillMs: number;
   /** Scale from the model's own rows on this chip (1 where it has none). */
   readonly anchors: { readonly tpot: number; readonly ttft: number };
-}
-
-/** The published measurement behind one lever a plan uses. */
-export interface GenerativeLeverEvidence {
-  /** The published row (document, figure, commit), or why there is none on this chip family and serving stack. */
-  readonly source: string;
-  /** True when a published row measured the lever on the plan's chip family and serving stack. */
-  readonly measured: boolean;
-}
-
-/** What a plan's figures rest on. */
-export interface GenerativeEvidence {
-  /** One entry per truthy key of `engine.levers` (`speculation`, `fp8Weights`, `fp8KvCache`, `prefixHitRate`). */
-  readonly levers?: { readonly [lever: string]: GenerativeLeverEvidence };
-}
-
-/**
- * How much the plan's timings may be off before a p99 target misses at the target rate, with the plan's own instance
- * count and layout, by the same queueing model that sized it.
- */
-export interface GenerativeSensitivity {
-  /**
-   * The factor decode steps and prefills may both be slower by (1.31: 31 % slower) before a target misses; 1 when the
-   * plan is already at its limit.
-   */
-  readonly stepSlowdownToMissTarget: number;
-  /** For speculative plans: the accepted tokens per step below which a target misses (1 when none does). */
-  readonly acceptedTokensToMissTarget?: number;
-}
-
-/** A model length snapped to a measured row's: how many requests it cuts. */
-export interface GenerativeLengthCut {
-  /** p99 input + p99 output, the length the targets imply. */
-  readonly requestedLength: number;
-  /** The measured row's sequence length the plan uses instead. */
-  readonly measuredLength: number;
-  /** Share of requests (from the plan's length distributions) longer than `measuredLength`: their output is cut. */
-  readonly cutShare: number;
-  /** The row whose length it is. */
-  readonly source: string;
 }
 
 /** The generative part of a plan. */
@@ -295,7 +303,11 @@ export interface GenerativePlanDetails {
   readonly costPer1MOutputTokensAtGoodputUsd?: number;
   /** Present when the times are the performance model's, not measured rows. */
   readonly estimate?: GenerativeEstimate;
-  /** What the plan's figures rest on. @default - absent in plans made before plans carried their evidence */
+  /**
+   * What the times rest on: measured rows or the model's estimate, the nearest rows, the headroom and its class.
+   *
+   * @default - absent in plans made before plans carried evidence
+   */
   readonly evidence?: GenerativeEvidence;
   /**
    * How far the plan's timings may be off before a target misses: what to watch on the first deploy. Computed for the
@@ -324,6 +336,68 @@ export interface GenerativePlan extends DeploymentPlan {
   readonly kind: 'generative';
   readonly targets: GenerativeTargets;
   readonly generative: GenerativePlanDetails;
+  /**
+   * Fallback pools, priority 2 first: the cheapest plan of each other instance type that meets the targets, cheapest
+   * first, as many as `fallbacks` asked and the catalog has (fewer says so in `warnings`).
+   *
+   * @default - absent: planned without `fallbacks`
+   */
+  readonly fallbacks?: readonly GenerativeFallbackPool[];
+  /**
+   * The copies and instances an inference component with these pools runs so the targets hold on any mix of them; a
+   * hosting deploys its counts instead of the chosen plan's.
+   *
+   * @default - absent: no fallback pools
+   */
+  readonly mixedFleet?: GenerativeMixedFleet;
+}
+
+/** How a generative fallback pool lays its replicas out on each instance. */
+export interface GenerativePoolLayout {
+  readonly tensorParallelDegree: number;
+  readonly replicasPerInstance: number;
+  /** `max_num_seqs` of each replica. */
+  readonly maxConcurrentSequences: number;
+  readonly maxModelLength: number;
+  /** `NEURON_RT_VISIBLE_CORES` of each replica, in replica order. */
+  readonly visibleCores: readonly string[];
+}
+
+/** What a generative fallback pool holds within the targets. */
+export interface GenerativePoolCapacity {
+  /** Requests per second one instance of the pool holds. */
+  readonly perInstanceRps: number;
+  /** Requests per second the pool's own `instanceCount` instances hold. */
+  readonly rps: number;
+  /** Requests per second one replica (one inference component copy) holds. */
+  readonly perReplicaRps: number;
+  readonly outputTokensPerSecondPerReplica: number;
+}
+
+/**
+ * One fallback pool of a generative plan: its summary, layout and capacity, and the complete plan of its instance
+ * type that meets the targets on its own (what a hosting deploys on the pool's instances: its engine settings,
+ * replicas and visible cores).
+ */
+export interface GenerativeFallbackPool extends PoolSummary {
+  readonly layout: GenerativePoolLayout;
+  readonly capacity: GenerativePoolCapacity;
+  /** The pool's complete plan, made for the same targets and options; it has no `fallbacks` or `mixedFleet` of its own. */
+  readonly plan: GenerativePlan;
+}
+
+/**
+ * The mixed fleet of an inference component whose copies may land on any pool: it scales copies on one per-copy
+ * target, so it runs as many copies as the pool that holds the least per copy needs, and managed instance scaling
+ * adds the instances of whichever pool SageMaker provisions to place them.
+ */
+export interface GenerativeMixedFleet extends MixedFleetBase {
+  /** Copies at deploy time and the fewest autoscaling keeps: the most any pool's own plan runs. */
+  readonly copies: number;
+  /** Copies autoscaling may reach at the peak: the most any pool's own plan reaches. */
+  readonly maxCopies: number;
+  /** Requests per second per copy the fleet is sized from: the smallest `capacityPerReplicaRps` among the pools. */
+  readonly capacityPerCopyRps: number;
 }
 
 /** Why a generative candidate lost. */
@@ -355,8 +429,19 @@ export interface GenerativeRejection {
 export interface GenerativePlanReport {
   readonly request: {
     readonly profileId: string;
+    /** The targets as planned: the means and p99s of the lengths planned for (the distributions are in `lengths`). */
     readonly targets: GenerativeTargets;
     readonly options: ResolvedDeploymentOptions & Pick<GenerativePlanOptions, 'levers' | 'estimates'>;
+    /** The length distributions planned for, each naming its `source`. @default - absent in reports made before them */
+    readonly lengths?: WorkloadLengths;
+    /**
+     * How requests arrive, as planned, naming its `source`: Poisson unless the targets said otherwise.
+     *
+     * @default - absent in reports made before arrivals were planned: Poisson
+     */
+    readonly arrivals?: ArrivalProcess;
+    /** Prompt plus output tokens the engine accepts (`max_model_len`). @default - absent in older reports */
+    readonly maxModelLength?: number;
   };
   readonly chosen: GenerativePlan;
   readonly alternatives: readonly GenerativePlan[];
@@ -384,97 +469,6 @@ export interface GenerativeLeverWorth {
   readonly lever: 'speculative-decoding' | 'fp8' | 'prefix-caching';
   /** The cheapest plan that does not use the lever (undefined when none is feasible). */
   readonly without?: GenerativePlan;
-}
-
-/** How a length distribution was chosen. */
-export type LengthSpread =
-  /** The user gave the p99. */
-  | 'stated'
-  /** No p99 given: the default spread of `DEFAULT_LENGTH_SPREAD` (the trace's p99 / mean). */
-  | 'default'
-  /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
-  | 'fixed';
-
-/** A lognormal length distribution, in tokens. Plain data: it travels in the plan's JSON. */
-export interface LengthDistribution {
-  readonly spread: LengthSpread;
-  readonly mean: number;
-  /** 99th percentile, tokens (the mean when fixed). */
-  readonly p99: number;
-  /** Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. */
-  readonly mu: number;
-  readonly sigma: number;
-  /** Squared coefficient of variation, exp(sigma^2) - 1. */
-  readonly scv: number;
-  /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
-  readonly max?: number;
-  /** Where the spread comes from, in words. */
-  readonly source: string;
-}
-
-/** The input and output length distributions of a workload. */
-export interface WorkloadLengths {
-  readonly input: LengthDistribution;
-  readonly output: LengthDistribution;
-}
-
-/** A lever by the name `--unmeasured-levers` and `GenerativeLeverOptions.unmeasured` take. */
-export type LeverName = 'speculation' | 'fp8' | 'prefix-caching';
-
-/**
- * Which levers the planner may use. A lever is a candidate where a published row measured it on the candidate's chip
- * family and serving stack (`lever-evidence.ts`); elsewhere it is priced beside the plan as unmeasured and planned
- * only when `unmeasured` names it. Prefix caching is a candidate only with a hit rate.
- */
-export interface GenerativeLeverOptions {
-  /** Consider speculative decoding (a draft model) where the model has a cited draft. @default true */
-  readonly speculativeDecoding?: boolean;
-  /** Tokens kept per verification step with speculation. @default - the published figure for the draft and method */
-  readonly acceptedTokens?: number;
-  /** Consider FP8 weights and an FP8 KV cache. @default true */
-  readonly fp8?: boolean;
-  /** Share of prompt tokens a prefix cache serves, 0 to 1. @default 0 - prefix caching is not a candidate */
-  readonly prefixHitRate?: number;
-  /**
-   * Levers to plan where no published row measured them on the candidate's chip family and serving stack: the plan
-   * then rests on the lever's modelled effect, which a token proof must confirm. A stated `prefixHitRate` asks for
-   * prefix caching by itself.
-   *
-   * @default - none: unmeasured levers are priced beside the plan (`GenerativePlanReport.unmeasuredLevers`), not planned
-   */
-  readonly unmeasured?: readonly LeverName[];
-}
-
-/**
- * How a draft proposes tokens: NxD Inference's fused speculation with a small draft model (vLLM over NxD Inference,
- * Inf2 and Trn1), or an EAGLE3 head reading the target's hidden states (the vLLM Neuron plugin, Trn2 and Trn3).
- */
-export type SpeculationMethod = 'fused' | 'eagle3';
-
-/** A draft model for speculation. */
-export interface DraftModel {
-  readonly id: string;
-  readonly huggingFaceId: string;
-  readonly parametersBillions: number;
-  /** Tokens kept per verification step by default, and where it comes from. */
-  readonly acceptedTokens: number;
-  readonly source: string;
-  /** How the engine runs the draft. @default 'fused' (plans made before the plugin's EAGLE3) */
-  readonly method?: SpeculationMethod;
-  /**
-   * One draft step's time as a share of the target's decode step, where a published speed-up fixes it.
-   *
-   * @default - the draft's parameters over the target's (a step reads every weight once)
-   */
-  readonly stepCost?: number;
-}
-
-/** One combination of levers a candidate runs with. */
-export interface LeverSet {
-  readonly speculation?: { readonly draft: DraftModel; readonly speculativeTokens: number; readonly acceptedTokens: number };
-  readonly fp8Weights?: boolean;
-  readonly fp8KvCache?: boolean;
-  readonly prefixHitRate?: number;
 }
 
 /** Timings of one compiled configuration, in seconds. */

@@ -10,7 +10,7 @@ import { coreLayout, deviceCountProblem, supportedGroupSizes } from './layout';
 import { capacity, capacityRps, FRONT_END_MAX_UTILIZATION, predictedP99Seconds, processUtilization, saturationPerProcessRps, servingModel } from './serving';
 import type { ServingMode, ServingModel } from './serving';
 import type { Plan, PlanReport, Rejection } from './types';
-import { SERVING_SUPPORT } from './types';
+import { PLAN_VERSION, SERVING_SUPPORT } from './types';
 
 /** Share of host memory model processes may use; the rest is left to the OS, the runtime and the model server. */
 export const HOST_MEMORY_USABLE_FRACTION = 0.9;
@@ -160,7 +160,7 @@ export function sizeCandidate(candidate: Candidate): CandidateOutcome {
     // pool only its share of the arrivals), so it is added only where the front ends, not the processes, bound.
     for (const frontEnds of frontEndChoices(limits.processes, limits.vcpuPerProcess, instance.vcpus)) {
       for (const delayMs of delaysMs) {
-        const choice = { mode, server, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs, frontEnds };
+        const choice = { mode, server, processes: limits.processes, hostMsPerRequest: hostMs, requestsPerBatch, maxDelayMs: delayMs, frontEnds, arrivalScv: targets.arrivals?.scv };
         const model = servingModel(m, choice);
         // A calibrated row carries what its deployment held against what this model predicted (calibrate).
         const capacityPerInstance = capacityRps(model, targets.p99Ms / 1000) * (m.capacityFactor ?? 1);
@@ -335,6 +335,9 @@ function buildPlan(
   if (model.mode === 'stock' && m.batchSize > 1) {
     warnings.push(`${servingFacts}: every request is one padded batch-${m.batchSize} call`);
   }
+  if (targets.arrivals !== undefined && targets.arrivals.scv !== 1) {
+    warnings.push(`arrivals planned burstier than Poisson: the gaps' squared coefficient of variation is ${targets.arrivals.scv} (1 is Poisson), from ${targets.arrivals.source.split(';')[0]}`);
+  }
   if (model.mode === 'batching' && hosting === 'sagemaker') {
     // A SageMaker endpoint on a Neuron DLC's stock toolkit refuses this plan at synth; say which image holds it.
     warnings.push(`server batching needs ${SERVING_SUPPORT.batching} (a Neuron DLC's stock toolkit cannot run this plan)`);
@@ -397,6 +400,7 @@ function buildPlan(
   const costPer1MRequestsUsd = costPer1MRequests(hourlyCostUsd, targets.throughputRps);
 
   return {
+    planVersion: PLAN_VERSION,
     profileId: profile.id,
     region: request.options.region,
     hosting,
@@ -456,6 +460,7 @@ export function planServingModel(plan: Plan): ServingModel {
     requestsPerBatch: plan.batching ? Math.floor(plan.batching.maxBatchSize / plan.inputsPerRequest) : 1,
     maxDelayMs: plan.batching?.maxDelayMs ?? 0,
     frontEnds: plan.frontEndsPerInstance,
+    arrivalScv: plan.targets.arrivals?.scv,
   });
 }
 

@@ -26,4 +26,5 @@ export {
 export type { CapacityLimit, ServingChoice, ServingModel } from './serving';
 export { batchArrivalScv, batchRequestsQuantile, erlangC, largestFitting, meanBatchRequests, MIN_SERVICE_SCV, serviceScv, waitQuantileSeconds } from './queueing';
 export { simulateInstance } from './simulate';
+export { fallbacksProblems, MAX_FALLBACKS, mixedFleetCost, pickPoolPlans, poolChip, sharedCompiles, withFallbackPools } from './pools';
 export type { SimulationInput, SimulationResult } from './simulate';

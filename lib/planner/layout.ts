@@ -7,7 +7,7 @@
  * Device rule (AWS Neuron docs, deploy/tutorials/build-run-container.rst): core i lives on
  * `/dev/neuron(i / coresPerChip)`: 4 cores per chip on Inf1, 2 on Inf2/Trn1 (the FastAPI-on-Inferentia sample's
  * `core / 4` was wrong on Inf2).
- * Topology rule ({@link deviceCountProblem}): on 16-chip Trainium instances a process or copy spans 1, 4, 8 or 16 chips.
+ * Topology rule ({@link deviceCountProblem}): on Trainium instances a process or copy spans 1, 4, 8 or 16 chips.
  */
 import { neuronCores } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
@@ -58,37 +58,40 @@ export function supportedGroupSizes(instance: Pick<InstanceSpec, 'family'>): rea
 }
 
 /**
- * Instance families whose 16 chips form a 2D torus. Trn1 and Trn1n: "devices are connected through a 2D torus
+ * Instance families whose chips form a 2D torus. Trn1 and Trn1n: "devices are connected through a 2D torus
  * topology, the Neuron scheduler enforces additional constraints that containers request 1, 4, 8, or all 16 devices"
  * (AWS Neuron docs, "Neuron scheduler extension", containers/tutorials/k8s-neuron-scheduler). Trn2: NeuronLink-v3 is a
- * "4 x 4 torus" of its 16 chips (AWS Neuron docs, training/best-practices), the same shape. Inf1 and Inf2 are rings
- * ("no restrictions on the number of devices", same scheduler page). Trn3 is left out: no topology page read here.
+ * "4 x 4 torus" of its 16 chips (AWS Neuron docs, training/best-practices), the same shape. Trn3: no topology page was
+ * read here; its device requests are taken to be Trn2's (`TRAINIUM_DEVICE_REQUEST_CHIPS` in lib/catalog/instances.ts),
+ * the side that refuses a span rather than plans one the device plugin may not grant. Inf1 and Inf2 are rings ("no
+ * restrictions on the number of devices", same scheduler page).
  */
-export const TORUS_FAMILIES: readonly string[] = ['trn1', 'trn1n', 'trn2', 'trn2u'];
+export const TORUS_FAMILIES: readonly string[] = ['trn1', 'trn1n', 'trn2', 'trn2u', 'trn3'];
 
-/** Chips one process or copy may span on a 16-chip torus instance. */
+/** Chips one process or copy may span on a torus instance. */
 export const TORUS_DEVICE_COUNTS: readonly number[] = [1, 4, 8, 16];
 
 /** The rule and its source, for messages. */
-export const TORUS_RULE = 'on a 16-chip Trainium instance a copy takes 1, 4, 8 or 16 Neuron devices (2D torus; AWS Neuron docs, '
+export const TORUS_RULE = 'on a Trainium instance a copy takes 1, 4, 8 or 16 Neuron devices (2D torus; AWS Neuron docs, '
   + '"Neuron scheduler extension")';
 
 /**
  * Why a process or copy of `coresPerCopy` NeuronCores cannot be laid out on `instance` under the topology rule, or
- * undefined when it can: the chips it spans must be 1, 4, 8 or 16 on a 16-chip Trainium instance (a group within one
- * chip always can). The message names the cores, the chips, the rule with its source and the next size that fits.
+ * undefined when it can: the chips it spans must be 1, 4, 8 or 16 on a Trainium instance of any size (a group within
+ * one chip always can; a price file's 3-chip Trn3 once planned a copy over all 3). The message names the cores, the
+ * chips, the rule with its source and the next size that fits.
  */
 export function deviceCountProblem(instance: Pick<InstanceSpec, 'name' | 'family' | 'chips' | 'coresPerChip'>, coresPerCopy: number): string | undefined {
-  if (!TORUS_FAMILIES.includes(instance.family) || instance.chips < 16 || !(coresPerCopy > 0)) {
+  if (!TORUS_FAMILIES.includes(instance.family) || !(coresPerCopy > 0)) {
     return undefined;
   }
   const chips = Math.ceil(coresPerCopy / instance.coresPerChip);
   if (TORUS_DEVICE_COUNTS.includes(chips)) {
     return undefined;
   }
-  const up = TORUS_DEVICE_COUNTS.find((n) => n >= chips);
+  const up = TORUS_DEVICE_COUNTS.find((n) => n >= chips && n <= instance.chips);
   return `${coresPerCopy} NeuronCores span ${chips} Neuron devices of ${instance.name}, but ${TORUS_RULE}`
-    + (up === undefined ? '' : `; use ${up * instance.coresPerChip} NeuronCores (${up} devices)`);
+    + (up === undefined ? `; use at most ${instance.coresPerChip} NeuronCores (1 device)` : `; use ${up * instance.coresPerChip} NeuronCores (${up} devices)`);
 }
 
 /**

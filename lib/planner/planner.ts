@@ -8,17 +8,25 @@
  * holds within the p99 target (`serving.ts`, `queueing.ts`), batching over a small grid of delays, and the fleet is
  * priced. The cheapest feasible candidate wins; ties go to lower predicted p99, then fewer instances, then the name.
  */
+import { noPriceReason } from './no-price';
 import { Catalog, deviceMemoryPerCoreGiB, ec2Name, neuronCores, sageMakerName } from '../catalog/catalog';
+import { unknownInstanceProblems } from '../catalog/instance-type';
 import { isAwsRegion } from '../catalog/regions';
 import { HOSTINGS, PRICING_KINDS } from '../catalog/types';
 import type { Hosting, InstanceSpec, PricingKind } from '../catalog/types';
 import { InfeasibleError, InputError } from '../errors';
 import { checkProfile } from '../profiles/check';
+import { closestName } from '../profiles';
 import type { Measurement, ModelProfile } from '../profiles/types';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, HOST_MEMORY_USABLE_FRACTION, HOST_WORK_FIX, hostWorkOrigin, round, sizeCandidate } from './candidate';
 import type { ResolvedRequest } from './candidate';
+import { chipOf } from './chip';
+import { fallbacksProblems, withFallbackPools } from './pools';
+import { plannedArrivals } from '../traffic/arrivals';
 import { SERVING_MODES, SERVING_SERVERS } from './serving';
 import type { DeploymentOptions, Plan, PlanOptions, PlanReport, PlanTargets, Rejection, ResolvedDeploymentOptions } from './types';
+
+export { chipOf } from './chip';
 
 /** Spare capacity above the target when the caller gives none. */
 export const DEFAULT_HEADROOM = 0.2;
@@ -59,7 +67,7 @@ export function planReport(
     rejected.push(...outcome.rejections);
   }
 
-  return rankPlans(request, feasible, rejected, comparePlans, () => {
+  const ranked = rankPlans(request, feasible, rejected, comparePlans, () => {
     const inputs = request.targets.inputsPerRequest;
     return {
       headline: `No ${request.options.hosting} deployment of ${profile.id} meets ${request.targets.throughputRps} requests/s` +
@@ -68,6 +76,7 @@ export function planReport(
       reasons: explainInfeasible(profile, request, instances, rejected, catalog),
     };
   });
+  return withFallbackPools(ranked, request.options.fallbacks ?? 0);
 }
 
 /** No device helps when the host work of one request alone takes the whole p99 target: one reason, and the fix. */
@@ -127,6 +136,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     }
   };
 
+  problems.push(...unknownInstanceProblems(profile.id, profile.measurements, catalog));
   positive('throughput', targets.throughputRps, 'give the steady requests per second to serve, e.g. 500');
   positive('p99', targets.p99Ms, 'give the highest acceptable p99 latency in milliseconds, e.g. 50');
   positive('peakThroughput', targets.peakThroughputRps, 'give the peak requests per second, or leave it out');
@@ -158,12 +168,13 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
     );
   }
   wholeAtLeastOne('processesPerInstance', options.processesPerInstance);
+  const arrivals = plannedArrivals(targets.arrivals, problems);
   const deployment = resolveDeploymentOptions(options, catalog, problems);
   InputError.throwIfAny(problems);
 
   return {
     profileId: profile.id,
-    targets: { ...targets, inputsPerRequest: targets.inputsPerRequest ?? 1 },
+    targets: { ...targets, inputsPerRequest: targets.inputsPerRequest ?? 1, ...(targets.arrivals !== undefined ? { arrivals } : {}) },
     // Key order as `--json` has always printed it.
     options: {
       region: deployment.region,
@@ -176,6 +187,7 @@ function resolveRequest(profile: ModelProfile, targets: PlanTargets, options: Pl
       ...(deployment.maxInstances !== undefined ? { maxInstances: deployment.maxInstances } : {}),
       ...(options.processesPerInstance !== undefined ? { processesPerInstance: options.processesPerInstance } : {}),
       ...(deployment.instanceTypes !== undefined ? { instanceTypes: deployment.instanceTypes } : {}),
+      ...(deployment.fallbacks !== undefined ? { fallbacks: deployment.fallbacks } : {}),
     },
   };
 }
@@ -216,13 +228,6 @@ export function describeMeasurement(m: Measurement): string {
   return `g=${m.coresPerProcess} b=${m.batchSize}${m.mode ? ` ${m.mode}` : ''}`;
 }
 
-/**
- * The accelerator chip of an instance family: Inf1 has Inferentia, Inf2 Inferentia2, Trn1 and Trn1n Trainium.
- * Families with the same chip run a compiled model at the same speed per NeuronCore.
- */
-export function chipOf(family: string): string {
-  return { trn1n: 'trn1', trn2u: 'trn2' }[family] ?? family;
-}
 
 function chipName(instance: Pick<InstanceSpec, 'family'>): string {
   return { inf1: 'Inferentia (inf1)', inf2: 'Inferentia2 (inf2)', trn1: 'Trainium (trn1, trn1n)' }[chipOf(instance.family)] ?? instance.family;
@@ -261,7 +266,7 @@ function evaluateInstance(
   const instanceType = hostedName(instance, hosting);
   const price = catalog.price(instance.name, region, hosting, pricing);
   if (!price) {
-    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: `no ${pricing} ${hosting} price for ${instanceType} in ${region}` }] };
+    return { plans: [], rejections: [{ instanceType, code: 'no-price', reason: noPriceReason(catalog, [{ ec2Name: instance.name, shown: instanceType }], region, hosting, pricing) }] };
   }
   const indexed = profile.measurements.map((m, index) => ({ m, index })).filter(({ m }) => measurementApplies(m, instance));
   if (indexed.length === 0) {
@@ -354,11 +359,7 @@ function familyReason(
     case 'no-measurement':
       return `${profile.id} has no measurement on ${chipName(version)} (${coreVersionLabel(version)})`;
     case 'no-price':
-      return (
-        `no ${pricing} ${hosting} price in ${region} for ` +
-        ofCode.map((r) => r.instanceType).join(', ') +
-        (catalog.regionsWithPrices(hosting, pricing).includes(region) ? '' : '; add one with a price file (Catalog.withPriceFile, or --prices on the CLI)')
-      );
+      return noPriceReason(catalog, ofCode.map((r) => ({ ec2Name: ec2Name(r.instanceType), shown: r.instanceType })), region, hosting, pricing);
     case 'excluded':
       return 'excluded by the request';
   }
@@ -409,12 +410,15 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
   }
   for (const name of options.instanceTypes ?? []) {
     if (!catalog.instance(name)) {
+      const known = catalog.instances.map((i) => i.name);
+      const near = closestName(ec2Name(name), known);
       problems.push(
-        `instance type '${name}' is not in the catalog; known: ${catalog.instances.map((i) => i.name).join(', ')} ` +
+        `instance type '${name}' is not in the catalog; ${near !== undefined ? `did you mean ${near}? ` : ''}known: ${known.join(', ')} ` +
           '(add others with a price file)',
       );
     }
   }
+  problems.push(...fallbacksProblems(options.fallbacks, hosting));
   if (problems.length === 0 && !catalog.regionsWithPrices(hosting, pricing).includes(region)) {
     problems.push(noPricesProblem(region, hosting, pricing, catalog));
   }
@@ -426,6 +430,8 @@ export function resolveDeploymentOptions(options: DeploymentOptions, catalog: Ca
     pricing,
     ...(options.maxInstances !== undefined ? { maxInstances: options.maxInstances } : {}),
     ...(options.instanceTypes !== undefined ? { instanceTypes: options.instanceTypes.map(ec2Name) } : {}),
+    // Absent at 0, as before pools existed: a plan document without them reads the same.
+    ...(options.fallbacks ? { fallbacks: options.fallbacks } : {}),
   };
 }
 

@@ -17,6 +17,8 @@
  * a property test does the same on random input, and `npm run bench:serving` holds it against the model server.
  */
 
+import { renewalWithin } from '../traffic/renewal';
+
 /**
  * Smallest squared coefficient of variation of a call's busy time the model assumes (a coefficient of variation of
  * 0.14): Python host work (GC pauses, tokenizer caches) and the runtime add jitter the Neuron tables' device-only
@@ -104,6 +106,53 @@ export function waitQuantileSeconds(
   const waits = erlangC(servers, arrivalsPerSecond * serviceSeconds);
   const tail = 1 - quantile;
   return waits <= tail ? 0 : (Math.log(waits / tail) * (arrivalScv + scv)) / (2 * drain);
+}
+
+/** Bursts of k = c, 2c, ... predecessors `clusteredWaitQuantileSeconds` weighs, in multiples of the servers c. */
+const CLUSTER_MULTIPLES = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+
+/**
+ * The `quantile` wait that clusters of bursty arrivals alone cause, at any load: when the k arrivals before a request
+ * came within x of it, its `servers` (c) have floor(k / c) services each still ahead of it, so
+ * `P(W > t) >= P(A_1 + ... + A_k < floor(k / c) S - t)`, with the gaps gamma-distributed at SCV `arrivalScv`
+ * (`renewalWithin`); the largest over bursts of c to 32 c. Allen and Cunneen's factor (`waitQuantileSeconds`) is a
+ * heavy-traffic figure: at low load it keeps Erlang C's chance of waiting, which bursts multiply (with gamma gaps of
+ * shape below 1, as a power of the load below 1). 0 for Poisson or more regular arrivals.
+ */
+export function clusteredWaitQuantileSeconds(
+  arrivalsPerSecond: number,
+  serviceSeconds: number,
+  servers: number,
+  arrivalScv: number,
+  quantile: number = TARGET_QUANTILE,
+): number {
+  if (arrivalScv <= 1 || !(arrivalsPerSecond > 0)) {
+    return 0;
+  }
+  const tail = 1 - quantile;
+  const c = Math.max(1, Math.round(servers));
+  let wait = 0;
+  for (const multiple of CLUSTER_MULTIPLES) {
+    const k = multiple * c;
+    const work = multiple * serviceSeconds;
+    const within = (seconds: number) => renewalWithin(k, arrivalsPerSecond, seconds, arrivalScv);
+    if (work <= wait || within(work - wait) <= tail) {
+      continue;
+    }
+    // The span x the k-th predecessor came within at the quantile: within(x) = tail, the wait work - x.
+    let low = 0;
+    let high = work - wait;
+    for (let i = 0; i < 40; i++) {
+      const mid = (low + high) / 2;
+      if (within(mid) > tail) {
+        high = mid;
+      } else {
+        low = mid;
+      }
+    }
+    wait = work - low;
+  }
+  return wait;
 }
 
 /**

@@ -29,7 +29,7 @@
  * One vCPU is kept for the HTTP front end (see the planner). `npm run bench:serving` holds this against the server.
  */
 import type { Measurement } from '../profiles/types';
-import { batchArrivalScv, batchRequestsQuantile, largestFitting, meanBatchRequests, serviceScv, WAIT_QUANTILE, waitQuantileSeconds } from './queueing';
+import { batchArrivalScv, batchRequestsQuantile, clusteredWaitQuantileSeconds, largestFitting, meanBatchRequests, serviceScv, WAIT_QUANTILE, waitQuantileSeconds } from './queueing';
 
 /** The two ways a model server can turn requests into device calls. */
 export const SERVING_MODES = ['stock', 'batching'] as const;
@@ -85,6 +85,11 @@ export interface ServingModel {
    * arrivals (a random split of Poisson arrivals is Poisson). @default 1
    */
   readonly frontEnds?: number;
+  /**
+   * Squared coefficient of variation of the gaps between requests: 1 for Poisson, above 1 for bursty traffic. Each
+   * front end is charged the whole stream's (a random split makes each share less bursty, never more). @default 1
+   */
+  readonly arrivalScv?: number;
 }
 
 /**
@@ -155,8 +160,15 @@ export function predictedP99Seconds(model: ServingModel, arrivalsPerSecond: numb
     return predictedP99Seconds(frontEndShare(model), arrivalsPerSecond / frontEnds);
   }
   const busy = busySecondsPerCall(model, arrivalsPerSecond);
-  const arrivalScv = model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
-  const wait = waitQuantileSeconds(callsPerSecond(model, arrivalsPerSecond), busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv);
+  // Batches of n requests from a renewal stream of SCV c2 arrive with an SCV of about c2 / n, Poisson's 1 / n times c2:
+  // the batches' own SCV (from Poisson arrivals) scaled by the stream's.
+  const arrivalScv = (model.arrivalScv ?? 1) * (model.mode === 'stock' ? 1 : batchArrivalScv(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch));
+  const calls = callsPerSecond(model, arrivalsPerSecond);
+  // Bursts wait at low load too: the larger of the heavy-traffic wait and the clusters' own.
+  const wait = Math.max(
+    waitQuantileSeconds(calls, busy, model.processes, model.serviceScv, WAIT_QUANTILE, arrivalScv),
+    clusteredWaitQuantileSeconds(calls, busy, model.processes, model.arrivalScv ?? 1, WAIT_QUANTILE),
+  );
   const tailBatch = model.mode === 'stock' ? 1 : batchRequestsQuantile(arrivalsPerSecond, model.maxDelaySeconds, model.requestsPerBatch);
   return model.maxDelaySeconds + wait + model.callP99Seconds + processSecondsForCall(model, tailBatch) - model.callSeconds + model.pathSeconds;
 }
@@ -282,6 +294,8 @@ export interface ServingChoice {
   readonly maxDelayMs: number;
   /** Front-end processes, each with an even share of the processes. @default 1 */
   readonly frontEnds?: number;
+  /** The arrivals' squared coefficient of variation (`ServingModel.arrivalScv`). @default 1 */
+  readonly arrivalScv?: number;
 }
 
 /**
@@ -308,5 +322,6 @@ export function servingModel(m: Pick<Measurement, 'batchSize' | 'throughputRps' 
     maxDelaySeconds: choice.maxDelayMs / 1000,
     serviceScv: serviceScv(m.p50Ms, m.p99Ms),
     ...(choice.frontEnds !== undefined && choice.frontEnds > 1 ? { frontEnds: choice.frontEnds } : {}),
+    ...(choice.arrivalScv !== undefined && choice.arrivalScv !== 1 ? { arrivalScv: choice.arrivalScv } : {}),
   };
 }

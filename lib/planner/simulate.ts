@@ -3,7 +3,8 @@
  * the serving semantics it claims (`bench/plans.ts` and the property test use it; the planner never does).
  *
  * Semantics replayed, the same as `serving.ts` states them:
- * - requests arrive as a Poisson stream; the instance's processes take work first-come, first-served from one queue;
+ * - requests arrive as a Poisson stream (or as `arrivals` says: gaps drawn independently from its distribution); the
+ *   instance's processes take work first-come, first-served from one queue;
  * - `stock`: each request is one call; `batching`: a batch closes when it holds `requestsPerBatch` requests or
  *   `maxDelaySeconds` after its first request, whichever comes first, and is one call;
  * - a process is two stages (serving/worker.py's pipeline): its host stage spends the hand-over and host work of
@@ -19,6 +20,8 @@
  *   so a slow call also holds its process longer; the draw's spread is the row's p99 / p50, as `servingModel`
  *   scales it onto a call longer than the row's p50.
  */
+import { gapSampler } from '../traffic/arrivals';
+import type { ArrivalProcess } from '../traffic/types';
 import { Z99 } from './queueing';
 import { frontEndShare, hostSecondsForCall } from './serving';
 import type { ServingModel } from './serving';
@@ -36,6 +39,8 @@ export interface SimulationInput {
   readonly warmupRequests?: number;
   /** Seed of the pseudo-random stream, so a replay repeats exactly. @default 1 */
   readonly seed?: number;
+  /** How requests arrive: gaps drawn independently from the process. @default - Poisson */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** What the replay measured. */
@@ -92,9 +97,10 @@ export function simulateInstance(input: SimulationInput): SimulationResult {
 
   // Arrival times.
   const arrivals = new Float64Array(total);
+  const gap = gapSampler(input.arrivals, next);
   let now = 0;
   for (let i = 0; i < total; i++) {
-    now += -Math.log(1 - next()) / input.arrivalsPerSecond;
+    now += gap() / input.arrivalsPerSecond;
     arrivals[i] = now;
   }
 

@@ -7,6 +7,7 @@
 import type { Hosting, InstanceSpec, Price, PricingKind } from '../catalog/types';
 import type { Measurement } from '../profiles/types';
 import type { ServingMode, ServingServer } from './serving';
+import type { ArrivalProcess } from '../traffic/types';
 
 export type { ServingMode, ServingServer } from './serving';
 
@@ -28,6 +29,15 @@ export interface PlanTargets {
    * @default - no peak: the maximum instance count equals the planned count
    */
   readonly peakThroughputRps?: number;
+  /**
+   * How requests arrive: the gaps' variability, measured on a log's timestamps (`plan --lengths-from`). Bursty
+   * arrivals (scv above 1) wait longer for a process at the same rate, so an instance holds fewer requests per second
+   * (the queue's wait scales by the arrivals' SCV, `waitQuantileSeconds`). More regular than Poisson is planned as
+   * Poisson.
+   *
+   * @default - Poisson arrivals (scv 1): independent users
+   */
+  readonly arrivals?: ArrivalProcess;
 }
 
 /** Where and how to host, and the limits the choice must respect: the same for every workload. */
@@ -46,11 +56,22 @@ export interface DeploymentOptions {
   readonly instanceTypes?: readonly string[];
   /** Which price to optimise. @default 'on-demand' */
   readonly pricing?: PricingKind;
+  /**
+   * Fallback pools to plan beside the chosen instance type, 0 to 4 (`MAX_FALLBACKS`): SageMaker instance pools of
+   * the same production variant, provisioned in priority order when the types before them hit an insufficient-
+   * capacity error. Each is the cheapest plan of another instance type that meets the targets on its own
+   * (`Plan.fallbacks`); with any, the plan also says what holding the targets on any mix of pools costs
+   * (`Plan.mixedFleet`). SageMaker hosting only.
+   *
+   * @default 0 - one instance type
+   * @see https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-heterogeneous.html
+   */
+  readonly fallbacks?: number;
 }
 
 /** {@link DeploymentOptions} with the defaults applied and instance types as EC2 names. */
 export type ResolvedDeploymentOptions = Required<Pick<DeploymentOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing'>> &
-  Pick<DeploymentOptions, 'maxInstances' | 'instanceTypes'>;
+  Pick<DeploymentOptions, 'maxInstances' | 'instanceTypes' | 'fallbacks'>;
 
 /** Where and how to host a single-call model, and the limits the choice must respect. */
 export interface PlanOptions extends DeploymentOptions {
@@ -129,8 +150,24 @@ export interface NaiveComparison {
   readonly savingsPercent: number;
 }
 
+/**
+ * Version of the plan document format the planners write (`planVersion` of every plan) and the readers
+ * (`readPlan`, lib/plan-document) read.
+ *
+ * It changes when a plan's meaning changes in a way an older reader would misread (a field renamed, removed or
+ * reinterpreted); fields added as optional leave it alone, and readers let keys they do not know pass. A reader
+ * refuses a plan of a newer version than its own, naming both and the fix.
+ */
+export const PLAN_VERSION = 1;
+
 /** What every plan says of its deployment, whatever the workload: where, on what, how many, at what price. */
 export interface DeploymentPlan {
+  /**
+   * Version of the plan document format that wrote this plan ({@link PLAN_VERSION}).
+   *
+   * @default 1 - a plan written before plans carried their version is read as version 1
+   */
+  readonly planVersion?: number;
   /** Profile the plan was made for. */
   readonly profileId: string;
   readonly region: string;
@@ -157,6 +194,107 @@ export interface DeploymentPlan {
   readonly monthlyCostUsd: number;
   /** Things a reviewer should know (UNVERIFIED price, idle cores, Inf1 end of support, suspicious measurement). */
   readonly warnings: readonly string[];
+}
+
+/**
+ * What every fallback pool of a plan says of itself, whatever the workload: a SageMaker instance pool of the same
+ * production variant, tried when every pool of a higher priority hits an insufficient-capacity error.
+ */
+export interface PoolSummary {
+  /** Its SageMaker `Priority`: 2 for the first fallback, up to 5; the chosen plan is priority 1. */
+  readonly priority: number;
+  /** Instance type as the hosting names it (`ml.trn1.2xlarge`); never the chosen type nor another pool's. */
+  readonly instanceType: string;
+  /**
+   * The accelerator chip (`inf1`, `inf2`, `trn1`, `trn2`): a compiled model loads only on the chip it was compiled
+   * for, so a pool on another chip than the chosen plan's runs a model compiled for its own.
+   */
+  readonly chip: string;
+  /** Instances the pool's own plan runs: what the targets need when every instance is of this type. */
+  readonly instanceCount: number;
+  /** Instances the pool's own plan reaches at the peak target. */
+  readonly maxInstanceCount: number;
+  /** Hourly cost of the pool's own plan (`instanceCount` instances of this type). */
+  readonly hourlyCostUsd: number;
+  /**
+   * Priority of the first pool (1: the chosen plan) whose compiled model this pool loads as it is: the same chip and
+   * the same compiled shape (cores per process and batch size; for a generative plan, the engine settings). Absent
+   * when no earlier pool's fits, so the pool needs a compile of its own.
+   *
+   * @default - the pool needs its own compiled model
+   */
+  readonly sharesCompiledModelWith?: number;
+}
+
+/** How a single-call fallback pool lays its model out on each instance. */
+export interface PoolLayout {
+  readonly processesPerInstance: number;
+  readonly coresPerProcess: number;
+  /** The compiled batch size of every device call. */
+  readonly batchSize: number;
+  readonly serving: ServingMode;
+  /** `NEURON_RT_VISIBLE_CORES` of each process, in process order. */
+  readonly visibleCores: readonly string[];
+}
+
+/** What a fallback pool holds within the targets. */
+export interface PoolCapacity {
+  /** Requests per second one instance of the pool holds (`Plan.capacityPerInstanceRps` of its plan). */
+  readonly perInstanceRps: number;
+  /** Requests per second the pool's own `instanceCount` instances hold. */
+  readonly rps: number;
+}
+
+/**
+ * One fallback pool of a single-call plan: its summary, layout and capacity, and the complete plan of its
+ * instance type that meets the targets on its own (what a hosting deploys on the pool's instances).
+ */
+export interface FallbackPool extends PoolSummary {
+  readonly layout: PoolLayout;
+  readonly capacity: PoolCapacity;
+  /** The pool's complete plan, made for the same targets and options; it has no `fallbacks` or `mixedFleet` of its own. */
+  readonly plan: Plan;
+}
+
+/** The worst case of a mixed fleet: every instance on the pool that costs the most. */
+export interface WorstPool {
+  readonly priority: number;
+  readonly instanceType: string;
+  /** Instances of that pool the fleet then runs. */
+  readonly instanceCount: number;
+  readonly hourlyCostUsd: number;
+}
+
+/**
+ * What a fleet whose instances may come from any pool costs when the targets must hold whatever the mix: the one
+ * per-instance target SageMaker scales a variant on is set by the pool that holds the least, so the fleet runs as
+ * many instances as that pool needs.
+ */
+export interface MixedFleetBase {
+  /** Instances the variant starts with and autoscaling keeps at least: enough for the targets on any mix of pools. */
+  readonly instanceCount: number;
+  /** Instances autoscaling may reach at the peak target on any mix of pools. */
+  readonly maxInstanceCount: number;
+  /** Priority of the pool that holds the least per instance (per copy, for a generative plan): it sets the target. */
+  readonly boundByPriority: number;
+  /** Hourly cost of `instanceCount` instances when all come from the chosen type (priority 1): the usual case. */
+  readonly hourlyCostUsd: number;
+  /**
+   * `hourlyCostUsd` against the chosen plan's own hourly cost, in percent: what holding the targets on any mix costs
+   * over a single-type plan when the chosen type is available (0 when the chosen type holds the least).
+   */
+  readonly extraCostPercent: number;
+  /** What the fleet costs when it ends up all on the pool whose instances cost the most. */
+  readonly worst: WorstPool;
+}
+
+/** {@link MixedFleetBase} of a single-call plan, whose variant scales on invocations per instance. */
+export interface MixedFleet extends MixedFleetBase {
+  /**
+   * Requests per second per instance the autoscaling target is set from: the smallest `capacityPerInstanceRps`
+   * among the pools, so every instance, of whichever pool, stays within its own capacity.
+   */
+  readonly capacityPerInstanceRps: number;
 }
 
 /** A sized, priced deployment of one model on one instance type. */
@@ -209,6 +347,20 @@ export interface Plan extends DeploymentPlan {
   readonly deviceMemoryGiB: number;
   readonly hostMemoryGiB: number;
   readonly vcpuPerProcess: number;
+  /**
+   * Fallback pools, priority 2 first: the cheapest plan of each other instance type that meets the targets, cheapest
+   * first, as many as `fallbacks` asked and the catalog has (fewer says so in `warnings`).
+   *
+   * @default - absent: planned without `fallbacks`
+   */
+  readonly fallbacks?: readonly FallbackPool[];
+  /**
+   * The fleet a variant with these pools runs so the targets hold on any mix of them; a hosting deploys its counts
+   * and scaling target instead of the chosen plan's.
+   *
+   * @default - absent: no fallback pools
+   */
+  readonly mixedFleet?: MixedFleet;
 }
 
 /** Why a candidate (an instance type, possibly with one measurement) lost. */
@@ -242,7 +394,7 @@ export interface PlanReport {
     readonly profileId: string;
     readonly targets: PlanTargets;
     readonly options: Required<Pick<PlanOptions, 'region' | 'hosting' | 'minInstances' | 'headroom' | 'pricing' | 'serving' | 'server'>> &
-      Pick<PlanOptions, 'maxInstances' | 'processesPerInstance' | 'instanceTypes'>;
+      Pick<PlanOptions, 'maxInstances' | 'processesPerInstance' | 'instanceTypes' | 'fallbacks'>;
   };
   readonly chosen: Plan;
   /** The best feasible plan of every other instance type, measurement and serving mode, best first. */

@@ -34,20 +34,8 @@ export function profileIds(): readonly string[] {
   return BUILT_IN_PROFILES.map((p) => p.id);
 }
 
-/** Levenshtein distance, case-insensitive. */
-export function editDistance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= t.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[t.length];
-}
+export { editDistance } from '../edit-distance';
+import { editDistance } from '../edit-distance';
 
 /** Lower case with separators dropped: `min-instances`, `min_instances` and `minInstances` squash alike. */
 function squash(name: string): string {

@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import { InputError } from '../errors';
 import { lazySchema, loadZod } from '../lazy-schema';
+import { NEURON_CHIPS } from '../catalog/hardware-rules';
+import { measuredInstanceProblem } from '../catalog/instance-type';
 import type { ModelProfile } from './types';
 
 const POSITIVE_NUMBER = 'expected a positive number';
@@ -25,6 +27,24 @@ export const positiveInteger = () => loadZod().int({ error: POSITIVE_INTEGER }).
 export const nonEmptyString = () =>
   loadZod().string({ error: NON_EMPTY_STRING }).refine((s) => s.trim().length > 0, { error: NON_EMPTY_STRING });
 
+/**
+ * The instance type a row was measured on: an EC2 name of a Neuron family and size (`measuredInstanceProblem`), so a
+ * row on `inf2.48xlarg`, `ml.inf2.48xlarge` or a GPU is refused instead of never matching a catalog instance.
+ *
+ * @internal see {@link positiveNumber}
+ */
+export const measuredInstanceType = () => nonEmptyString().superRefine((name, ctx) => {
+  const problem = measuredInstanceProblem(name);
+  if (problem !== undefined) {
+    ctx.addIssue({ code: 'custom', message: problem, params: { complete: true } });
+  }
+});
+
+/** The message of an issue whose text already names the value (`measuredInstanceType`). */
+export function completeMessage(issue: z.core.$ZodIssue): string | undefined {
+  return issue.code === 'custom' && (issue.params as { complete?: boolean } | undefined)?.complete === true ? issue.message : undefined;
+}
+
 /** One measurement of a user's profile. `source` may be left out; it then names the file and the entry. */
 const measurementSchema = lazySchema((z) => z.strictObject({
   coreVersion: z.enum(['v1', 'v2', 'v3'], { error: "expected 'v1' (Inf1), 'v2' (Inf2, Trn1) or 'v3' (Trn2)" }),
@@ -34,7 +54,7 @@ const measurementSchema = lazySchema((z) => z.strictObject({
   p50Ms: positiveNumber(),
   p99Ms: positiveNumber(),
   source: nonEmptyString().optional(),
-  instanceType: nonEmptyString().optional(),
+  instanceType: measuredInstanceType().optional(),
   mode: z.enum(['batch', 'real-time'], { error: "expected 'batch' or 'real-time'" }).optional(),
   deviceMemoryGiB: positiveNumber().optional(),
   hostMemoryGiB: positiveNumber().optional(),
@@ -137,10 +157,17 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
   if (issue.path.length === 0) {
     return `expected a JSON object with id, deviceMemoryGiB, hostMemoryGiB and measurements, got ${formatValue(json)}`;
   }
+  const complete = completeMessage(issue);
+  if (complete !== undefined) {
+    return `${formatPath(issue.path)}: ${complete}`;
+  }
   return `${formatPath(issue.path)}: ${issue.message}, got ${formatValue(valueAt(json, issue.path))}`;
 }
 
-/** p50Ms <= p99Ms for every measurement whose two latencies are valid numbers. */
+/**
+ * p50Ms <= p99Ms for every measurement whose two latencies are valid numbers, and a core version that is the one of
+ * the row's instance type (a v2 row on inf1.xlarge matched no instance and was dropped without a word).
+ */
 function latencyOrderProblems(json: unknown): string[] {
   const measurements = valueAt(json, ['measurements']);
   if (!Array.isArray(measurements)) {
@@ -152,6 +179,13 @@ function latencyOrderProblems(json: unknown): string[] {
     const p99 = valueAt(m, ['p99Ms']);
     if (typeof p50 === 'number' && typeof p99 === 'number' && p50 > 0 && p99 > 0 && p99 < p50) {
       problems.push(`measurements[${i}].p99Ms: expected a value >= p50Ms (${p50}), got ${p99}`);
+    }
+    const instanceType = valueAt(m, ['instanceType']);
+    const coreVersion = valueAt(m, ['coreVersion']);
+    const chip = typeof instanceType === 'string' ? NEURON_CHIPS[instanceType.split('.')[0]] : undefined;
+    if (chip !== undefined && typeof coreVersion === 'string' && ['v1', 'v2', 'v3'].includes(coreVersion) && coreVersion !== chip.coreVersion) {
+      problems.push(`measurements[${i}].coreVersion: expected "${chip.coreVersion}" (${chip.name}) for instanceType ${instanceType}, got "${coreVersion}"; `
+        + 'correct the one that is wrong');
     }
   });
   return problems;

@@ -3,3 +3,4 @@
  */
 export * from './environment';
 export * from './metrics';
+export * from './pool';

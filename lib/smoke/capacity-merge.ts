@@ -5,6 +5,7 @@
  */
 import { addTallies } from '../bench/error-kind';
 import { LatencyRecorder } from '../bench/latency';
+import { PoolRecorder } from '../bench/pools';
 import { ServerTimingRecorder } from '../bench/server-timing';
 import type { LoadWorkerResult } from './capacity';
 import type { CapacityMeasurement } from './capacity-verdict';
@@ -19,6 +20,7 @@ import type { CapacityMeasurement } from './capacity-verdict';
 export function mergeWorkerResults(results: readonly LoadWorkerResult[], failedWorkers: Readonly<Record<string, string>> = {}): CapacityMeasurement {
   const latency = new LatencyRecorder();
   const server = new ServerTimingRecorder();
+  const pools = new PoolRecorder();
   const { requests, errors, errorsByKind, errorSamples } = addTallies(results, failedWorkers);
   let durationMs = 0;
   for (const result of results) {
@@ -27,8 +29,10 @@ export function mergeWorkerResults(results: readonly LoadWorkerResult[], failedW
     if (result.encoded.server !== undefined) {
       server.add(result.encoded.server);
     }
+    pools.add(result.encoded.pools ?? []);
   }
   const serverReport = server.report();
+  const poolsReport = pools.report();
   return {
     workersAnswered: results.length,
     requests,
@@ -39,5 +43,6 @@ export function mergeWorkerResults(results: readonly LoadWorkerResult[], failedW
     achievedRps: durationMs > 0 ? Math.round(((requests - errors) * 1000 * 100) / durationMs) / 100 : 0,
     latencyMs: latency.percentiles(),
     ...(serverReport !== undefined ? { server: serverReport } : {}),
+    ...(poolsReport !== undefined ? { pools: poolsReport } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * construct does not load the wording of a breached threshold (`lib/bench/errors`) nor what it imports.
  */
 import { describeThreshold } from '../bench/errors';
+import { poolFailures, type PoolAnswers, type PoolLimits } from '../bench/pools';
 import type { BenchReport, RequestTally, ServerTimingReport, ThresholdResult } from '../bench/types';
 import type { CapacityConfig } from './capacity';
 
@@ -15,6 +16,8 @@ export interface CapacityMeasurement extends RequestTally {
   readonly achievedRps: number;
   readonly latencyMs: BenchReport['latencyMs'];
   readonly server?: ServerTimingReport;
+  /** The answers by instance pool, when they named their pool. @default - none did */
+  readonly pools?: readonly PoolAnswers[];
 }
 
 /** A merged run judged against its limits. */
@@ -24,8 +27,14 @@ export interface CapacityVerdict {
   readonly failures: readonly string[];
 }
 
-/** Judges the merged run: achieved rate, p99, server p99 (when asked), error rate. */
-export function judgeCapacity(measured: CapacityMeasurement, config: CapacityConfig): CapacityVerdict {
+/**
+ * Judges the merged run: achieved rate, p99, server p99 (when asked), error rate; with instance pools, each pool's
+ * answers against the proof's p99 limit too (every pool's plan meets the same targets), so a slow pool cannot hide
+ * behind a fast one in the merged p99.
+ *
+ * @param pools the endpoint's instance pools @default - no pools
+ */
+export function judgeCapacity(measured: CapacityMeasurement, config: CapacityConfig, pools: readonly PoolLimits[] = []): CapacityVerdict {
   const t = config.thresholds;
   const hasSuccess = measured.requests > measured.errors;
   const results: ThresholdResult[] = [
@@ -51,6 +60,8 @@ export function judgeCapacity(measured: CapacityMeasurement, config: CapacityCon
         `result (${measured.errorSamples['worker-failed'] ?? 'unknown cause'}), so only part of the planned rate was applied`,
     );
   }
+  failures.push(...poolFailures(measured.pools, pools.map((pool) => ({ pool: pool.pool, instanceType: pool.instanceType, p99MaxMs: t.p99MaxMs })))
+    .map((f) => `capacity proof at ${round(config.rateRps)} requests/s: ${f}`));
   return { thresholds: results, failures };
 }
 

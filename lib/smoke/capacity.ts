@@ -10,6 +10,8 @@
 import { lazySchema } from '../lazy-schema';
 import type { BenchReport, RequestTally } from '../bench/types';
 import type { Plan, ServingServer } from '../planner/types';
+import { arrivalProcessSchema } from '../traffic/schema';
+import type { ArrivalProcess } from '../traffic/types';
 
 /**
  * Requests per second one load-worker invocation is sized to drive (1769 MB, one vCPU, arm64).
@@ -77,6 +79,13 @@ export interface CapacityConfig {
     readonly p99Ms: number;
   };
   readonly thresholds: CapacityThresholds;
+  /**
+   * The plan's arrival process (`targets.arrivals`, a log's burstiness): every worker draws it from one seed and sends
+   * its share, so the workers together send it.
+   *
+   * @default - Poisson arrivals
+   */
+  readonly arrivals?: ArrivalProcess;
   /**
    * The plan the proof measures, for the calibration record of its report (`cdk-inferentia calibrate`).
    *
@@ -201,6 +210,7 @@ export const capacityConfigSchema = lazySchema((z) => z
       })
       .strict(),
     plan: planBasisSchema().optional(),
+    arrivals: arrivalProcessSchema().optional(),
   })
   .strict());
 
@@ -214,13 +224,15 @@ export interface LoadWorkerRequest {
   readonly timeoutMs: number;
   readonly maxInFlight: number;
   /**
-   * How its requests are spaced: Poisson arrivals (exponential gaps), the traffic the planner sizes for and
-   * `bench:serving` measures. An even beat would pass a deploy that Poisson users see miss its p99.
+   * How its requests are spaced: `poisson`, exponential gaps, the traffic the planner sizes for unless told otherwise
+   * and `bench:serving` measures (an even beat would pass a deploy that Poisson users see miss its p99); `process`,
+   * its share of the capacity stage's `arrivals` (the plan's bursty process, every worker drawing it from one seed).
    */
-  readonly arrivals: 'poisson';
+  readonly arrivals: 'poisson' | 'process';
   /**
-   * Seed of its gaps: its own per worker, so workers never send at the same instants; independent Poisson processes
-   * merge into one at the sum of their rates, so the merged load is Poisson at the planned rate.
+   * Seed of its gaps. Poisson: its own per worker, so workers never send at the same instants; independent Poisson
+   * processes merge into one at the sum of their rates, so the merged load is Poisson at the planned rate. Process:
+   * the same for every worker, each keeping its share of the one sequence.
    */
   readonly seed: number;
 }
@@ -248,7 +260,7 @@ export const loadWorkerRequestSchema = lazySchema((z) => z
     rateRps: positive(),
     ...loadWindowShape(),
     maxInFlight: z.number().int().positive(),
-    arrivals: z.literal('poisson'),
+    arrivals: z.enum(['poisson', 'process']),
     seed: z.number().int().positive(),
   })
   .strict());
@@ -262,8 +274,12 @@ export interface LoadWorkerResult extends RequestTally {
   readonly encoded: NonNullable<BenchReport['encoded']>;
 }
 
-/** The worker requests of a stage: the rate split evenly, each worker's Poisson arrivals seeded apart. */
+/**
+ * The worker requests of a stage: the rate split evenly; Poisson arrivals seeded apart, or the plan's process from one
+ * seed, each worker its share.
+ */
 export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
+  const process = config.arrivals !== undefined;
   return Array.from({ length: config.workers }, (_, worker) => ({
     worker,
     rateRps: config.rateRps / config.workers,
@@ -271,8 +287,8 @@ export function workerRequests(config: CapacityConfig): LoadWorkerRequest[] {
     warmupMs: config.warmupMs,
     timeoutMs: config.timeoutMs,
     maxInFlight: config.maxInFlightPerWorker,
-    arrivals: 'poisson' as const,
-    seed: worker + 1,
+    arrivals: process ? 'process' as const : 'poisson' as const,
+    seed: process ? 1 : worker + 1,
   }));
 }
 

@@ -11,6 +11,7 @@
  */
 import type { z } from 'zod';
 import { lazySchema, loadZod } from '../lazy-schema';
+import type { PoolLimits } from '../bench/pools';
 import type { AnswerCheck, LoadMode, StopCondition, Thresholds } from '../bench/types';
 import { capacityConfigSchema, type CapacityConfig } from './capacity';
 
@@ -77,6 +78,13 @@ export interface SmokeConfig {
   readonly failOnReportError?: boolean;
   /** The capacity proof, run after the smoke run passed. @default - none */
   readonly capacity?: CapacityConfig;
+  /**
+   * The endpoint's instance pools, each with the limits its own plan sets: the run reads every answer's pool
+   * (`pool=<priority>` in the custom-attributes header) and holds each pool's answers to its limits.
+   *
+   * @default - no pools: the run is judged as a whole only
+   */
+  readonly pools?: readonly PoolLimits[];
 }
 
 /**
@@ -149,6 +157,12 @@ export const smokeConfigSchema = lazySchema((z) => z
     reportPrefix: z.string().min(1),
     failOnReportError: z.boolean().optional(),
     capacity: capacityConfigSchema().optional(),
+    pools: z.array(z.object({
+      pool: z.number().int().min(1).max(5),
+      instanceType: z.string().min(1),
+      p99MaxMs: positive().optional(),
+      serverP99MaxMs: positive().optional(),
+    }).strict()).min(1).optional(),
   })
   .strict());
 

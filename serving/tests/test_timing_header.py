@@ -50,3 +50,20 @@ class TimingHeader(ServerTestCase):
         attributes = parse(headers[HEADER])
         self.assertEqual(set(attributes), {"server-ms"})
         self.assertGreaterEqual(attributes["server-ms"], 100)
+
+
+class PoolInHeader(ServerTestCase):
+    async def test_a_server_in_an_instance_pool_names_its_pool_in_every_answer(self):
+        # GIVEN a server started as instance pool 3 (the endpoint renders CDK_INFERENTIA_POOL per pool model)
+        server = await self.server(MODEL_SERVER_MAX_DELAY_MS=1, TEST_DEVICE_MS=1, CDK_INFERENTIA_POOL="3")
+        # WHEN a request is answered
+        status, _, headers = await server.invoke(self.session, [1])
+        # THEN the header names the pool beside the timing
+        self.assertEqual(status, 200)
+        self.assertEqual(parse(headers[HEADER])["pool"], 3)
+
+    async def test_a_server_outside_pools_names_none(self):
+        server = await self.server(MODEL_SERVER_MAX_DELAY_MS=1, TEST_DEVICE_MS=1)
+        status, _, headers = await server.invoke(self.session, [1])
+        self.assertEqual(status, 200)
+        self.assertNotIn("pool", parse(headers[HEADER]))

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-from serving.vllm import cores_seen
+from serving.vllm import cores_seen, pool_header
 
 ARGS_ENV = "CDK_INFERENTIA_VLLM_ARGS"
 
@@ -109,6 +109,14 @@ def with_cores_seen(args, environ, seen, how):
     return args if flag in args else [*args, flag]
 
 
+def with_pool_header(args, environ):
+    """The arguments with the middleware that names the instance pool in every answer, when the copy is in one."""
+    flag = f"--middleware={pool_header.MIDDLEWARE}"
+    if pool_header.pool_of(environ) is None or flag in args:
+        return args
+    return [*args, flag]
+
+
 def command(args, which=shutil.which, python=sys.executable):
     """The command line: the `vllm` console script, or its module when the script is not on PATH."""
     if which("vllm"):
@@ -130,7 +138,7 @@ def main():
     seen, how = visible_cores(os.environ)
     print(f"cdk-inferentia vllm launcher: NeuronCores seen={seen} ({how}) needed={tensor_parallel_size(args)}",
           file=sys.stderr, flush=True)
-    args = with_cores_seen(args, os.environ, seen, how)
+    args = with_pool_header(with_cores_seen(args, os.environ, seen, how), os.environ)
     line = command(args)
     print(f"cdk-inferentia vllm launcher: {' '.join(line)}", file=sys.stderr, flush=True)
     os.execvp(line[0], line)

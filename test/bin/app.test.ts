@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import {
   buildApp,
   EXAMPLE_DLC_TAG,
+  EXAMPLE_FALLBACKS,
   EXAMPLE_STACK_NAME,
   PLACEHOLDER_ACCOUNT,
   PLACEHOLDER_IMAGE_DIGEST,
@@ -18,7 +19,9 @@ import { GenerativeInferenceStack } from '../../constructs/sagemaker/generative-
 import { InferenceStack } from '../../constructs/sagemaker/inference-stack';
 import { Catalog } from '../../lib/catalog';
 import { InputError } from '../../lib/errors';
+import { chipOf } from '../../lib/planner';
 import { failedRuleAssertions } from '../support/cfn-rules';
+import { patchedShapes, serviceSpecProblems, serviceSpecShapes, type CfnLintPatch } from '../support/service-spec';
 import { nagFindings } from '../support/nag';
 import { describeWithTool } from '../support/stand-ins';
 
@@ -91,8 +94,10 @@ describe('The example app built from the cdk.json context', () => {
       const outdir = app.synth().directory;
       const templates = fs.readdirSync(outdir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.template.json'));
       expect(templates).toHaveLength(15);
-      const run = spawnSync(cfnLint, ['--config-file', path.join(__dirname, '..', '..', '.cfnlintrc.yaml'), '--format', 'parseable',
-        '--', ...templates], { cwd: outdir, encoding: 'utf8', timeout: 300_000 });
+      // From the repository root, where .cfnlintrc.yaml's override_spec (the instance pools' properties) resolves.
+      const root = path.join(__dirname, '..', '..');
+      const run = spawnSync(cfnLint, ['--config-file', path.join(root, '.cfnlintrc.yaml'), '--format', 'parseable',
+        '--', ...templates.map((t) => path.join(outdir, t))], { cwd: root, encoding: 'utf8', timeout: 300_000 });
       expect(run.stderr).toBe('');
       expect(run.stdout).toBe('');
       expect(run.status).toBe(0);
@@ -180,12 +185,49 @@ describe('The example app built from the cdk.json context', () => {
     });
     expect(job.spec.weights).toEqual(sagemaker.compileJob!.spec.weights);
     expect(job.spec.weights).toMatchObject({ source: 'huggingface', repository: 'meta-llama/Llama-3.1-8B-Instruct' });
-    for (const stack of [sagemaker, ecs]) {
+    // The SageMaker stack also compiles for its fallback pool on another chip family (its own test below).
+    for (const [stack, compiles] of [[sagemaker, 1 + sagemaker.poolCompileJobs.length], [ecs, 1]] as const) {
       const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string }>; Outputs: object };
-      expect(Object.values(template.Resources).filter((r) => r.Type === 'Custom::NeuronCompileJob')).toHaveLength(1);
+      expect(Object.values(template.Resources).filter((r) => r.Type === 'Custom::NeuronCompileJob')).toHaveLength(compiles);
       expect(Object.keys(template.Outputs)).toContain('CompiledArtifacts');
     }
     expect(warnings(ecs.service).join('\n')).not.toContain('compilesAtStart');
+  });
+
+  test('deploys BERT and Llama on instance pools, each with a pool on another chip family compiled for it in the deploy', () => {
+    const llama = app.node.findChild(LLAMA_STACK_NAME) as GenerativeInferenceStack;
+    for (const [endpoint, poolJobs] of [[stack.endpoint, stack.poolCompileJobs], [llama.endpoint, llama.poolCompileJobs]] as const) {
+      // THEN three pools by priority, on two chip families
+      expect(endpoint.instancePools).toHaveLength(1 + EXAMPLE_FALLBACKS);
+      const chips = endpoint.instancePools.map((t) => chipOf(t.spec.family));
+      expect(new Set(chips).size).toBe(2);
+      // AND the chip the chosen type lacks is compiled in the same deploy, once: a family-mate shares its compile
+      const other = chips.find((c) => c !== chips[0]);
+      expect(poolJobs.map((job) => job.spec.chip)).toEqual([other]);
+    }
+  });
+
+  test('writes instance pools that fit the CloudFormation schema aws-cdk-lib is generated from, which the cfn-lint patch follows', () => {
+    // About 3 s of CPU: loading @aws-cdk/aws-service-spec's database.
+    const assembly = app.synth();
+    const checked: string[] = [];
+    for (const artifact of assembly.stacks.concat(assembly.nestedAssemblies.flatMap((a) => a.nestedAssembly.stacks))) {
+      for (const [id, resource] of Object.entries(artifact.template.Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>)) {
+        if (['AWS::SageMaker::EndpointConfig', 'AWS::SageMaker::InferenceComponent', 'AWS::SageMaker::Model'].includes(resource.Type)) {
+          expect({ id, problems: serviceSpecProblems(resource.Type, resource.Properties) }).toEqual({ id, problems: [] });
+          checked.push(JSON.stringify(resource.Properties));
+        }
+      }
+    }
+    expect(checked.filter((p) => p.includes('"InstancePools"')).length).toBeGreaterThanOrEqual(2);
+    expect(checked.filter((p) => p.includes('"Specifications"'))).toHaveLength(1);
+    // The patch gives cfn-lint exactly these properties, with the schema's types and required fields.
+    const patch = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '.cfnlint-instance-pools.json'), 'utf8')) as CfnLintPatch;
+    expect(patchedShapes(patch)).toEqual(serviceSpecShapes([
+      ['AWS::SageMaker::EndpointConfig', ['ProductionVariants', 'InstancePools'], ['InstanceType', 'ModelNameOverride', 'Priority'], true],
+      ['AWS::SageMaker::EndpointConfig', ['ProductionVariants'], ['VariantInstanceProvisionTimeoutInSeconds'], false],
+      ['AWS::SageMaker::InferenceComponent', ['Specifications'], ['InstanceType', 'ModelName', 'Container', 'StartupParameters', 'ComputeResourceRequirements'], true],
+    ]));
   });
 
   test('synthesizes with no cdk-nag, Neuron or CloudFormation validation finding', () => {
@@ -202,7 +244,8 @@ describe('The example app with a real account and image digest', () => {
     buildApp(app);
     const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
     // THEN
-    expect(Object.values(template.Resources).filter((r) => (r as { Type: string }).Type === 'Custom::NeuronCompileJob')).toHaveLength(1);
+    // The model, and the same model for the fallback pool on another chip family.
+    expect(Object.values(template.Resources).filter((r) => (r as { Type: string }).Type === 'Custom::NeuronCompileJob')).toHaveLength(2);
     expect(warnings(exampleStack(app)).filter((w) => w.includes('placeholder'))).toEqual([]);
     expect(failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' })).toEqual([]);
   });
@@ -212,6 +255,9 @@ describe('The example app with a real account and image digest', () => {
     buildApp(app);
     const template = app.synth().getStackByName(EXAMPLE_STACK_NAME).template;
     expect(Object.values(template.Resources).filter((r) => (r as { Type: string }).Type === 'Custom::NeuronCompileJob')).toEqual([]);
+    // One hand-compiled model: the pools are the chosen chip family's other types, which load it.
+    const endpoint = exampleStack(app).endpoint;
+    expect(new Set(endpoint.instancePools.map((t) => chipOf(t.spec.family)))).toEqual(new Set([chipOf(endpoint.instanceType.spec.family)]));
     expect(failedRuleAssertions(template, { accountId: REAL_ACCOUNT, region: 'us-east-1' }))
       .toEqual([expect.stringMatching(/^Model data .*examples\/bert-base-uncased\/model lacks model.pt, tokenizer_config.json, vocab.txt, which/)]);
   });
@@ -247,6 +293,12 @@ describe('The example app\'s targets', () => {
     const app = buildApp(new App({ context: { ...NO_BUNDLING, ...CDK_JSON.context, throughput: '5000' } }));
     // THEN
     expect(exampleStack(app).endpoint.plan!.targets).toMatchObject({ throughputRps: 5000, peakThroughputRps: 10000 });
+  });
+
+  test('take -c fallbacks from 0 to 4 and refuse anything else, naming the key, the value and the fix', () => {
+    expect(problemsOf({ fallbacks: '7' })).toContain('context fallbacks="7" is not a whole number from 0 to 4 (fallback instance pools); '
+      + 'pass e.g. -c fallbacks=2, or -c fallbacks=0 for one instance type');
+    expect(problemsOf({ fallbacks: 'two' })).toHaveLength(1);
   });
 
   test('reject hex, exponents, zero, fractions of instances and a peak below the throughput, all at once', () => {
@@ -324,9 +376,10 @@ describe('The example app with context keys it does not read', () => {
     expect(app.node.children).toHaveLength(0);
   });
 
-  test('keys of other tools and the user\'s own keys pass', () => {
-    expect(problemsOf({ ...NO_BUNDLING, unrelated: 'x', '@aws-cdk/aws-lambda:recognizeLayerVersion': true, '//note': 'x' }))
-      .toEqual([]);
+  test('GIVEN a key far from every one the app reads THEN it is refused before any stack, naming the nearest (CDK\'s keys: test/bin/context-keys.test.ts)', () => {
+    const app = new App({ context: { ...CDK_JSON.context, llama70bTrn2Digest: DIGEST } });
+    expect(() => buildApp(app)).toThrow(/^context llama70bTrn2Digest="sha256:[0-9a-f]{64}" is read by no example stack; the nearest key it reads is llama70bTrn2ImageDigest /);
+    expect(app.node.children).toHaveLength(0);
   });
 });
 

@@ -35,15 +35,19 @@ describe('plan for a generative model', () => {
     const flat = stdout.replace(/[\s│]+/g, ' ');
     expect(flat).toContain('3.59 x, default spread');
     // THEN the measured rows' 4,096 tokens plan (4,407 at p99 + p99), with the share of requests cut said
-    expect(flat).toMatch(/max_model_len 4096, the length a published row was compiled for, not 4407 \(p99 input \+ p99 output\): 0\.\d % of requests/);
+    expect(flat).toMatch(/max_model_len 4096, the length a published row was compiled for, not the 4407 the lengths need at p99: 0\.\d % of requests/);
     // THEN what to watch on the first deploy is one line, and FP8, measured on no Inf2 or Trn1, is only priced beside
     expect(flat).toMatch(/watch on first deploy a p99 target misses at 2 requests\/s if decode steps and prefills run \d+ % slower than the plan's timings/);
     expect(flat).toMatch(/fp8 \(unmeasured\)/);
+    // The README's plan states what its times rest on, in one line.
+    expect(flat).toMatch(/ evidence (ESTIMATE from .* headroom TPOT x[\d.]+, TTFT x[\d.]+: measured \/ predicted at the \d+th percentile of \d+ held-out predictions of "[^"]+"|measured: )/);
     const json = await run(...TRAFFIC, '--json');
     const report = JSON.parse(json.stdout);
     const g = report.chosen.generative;
     expect(g.lengths.input).toMatchObject({ mean: 1024, p99: 3677, spread: 'default' });
     expect(g.measurement ?? g.estimate).toBeDefined();
+    expect(['measured', 'estimated']).toContain(g.evidence.basis);
+    expect(g.evidence.nearest.length).toBeGreaterThan(0);
     expect(g.engine.levers?.fp8Weights).toBeUndefined();
     expect(g.lengthCut).toMatchObject({ requestedLength: 4407, measuredLength: 4096 });
     expect(g.sensitivity.stepSlowdownToMissTarget).toBeGreaterThan(1);

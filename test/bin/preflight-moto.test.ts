@@ -23,6 +23,8 @@ import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-s
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from '../../bin/cli';
 import type { CheckId, CheckResult, PreflightReport } from '../../io/preflight/index';
+import { plan as planSingleCall } from '../../lib/planner';
+import { requireProfile } from '../../lib/profiles';
 import { startMotoServer, type MotoServer } from '../support/moto-server';
 import { describeWithTool } from '../support/stand-ins';
 
@@ -36,12 +38,13 @@ const MANIFEST = JSON.stringify({
   layers: [],
 });
 
-/** What `plan --json` prints, trimmed to the fields preflight reads. */
+/** What `plan --json` prints: a real plan of 1 x ml.inf2.xlarge (up to 2). */
 const PLAN = {
   request: { model: 'bert-base-uncased' },
   chosen: {
-    region: REGION, hosting: 'sagemaker', instanceType: 'ml.inf2.xlarge', instance: { name: 'inf2.xlarge', vcpus: 4, chips: 1 },
-    instanceCount: 1, maxInstanceCount: 2, hourlyCostUsd: 0.99,
+    ...planSingleCall(requireProfile('bert-base-uncased'), { throughputRps: 50, p99Ms: 100 },
+      { region: REGION, hosting: 'sagemaker', instanceTypes: ['inf2.xlarge'] }),
+    instanceCount: 1, maxInstanceCount: 2,
   },
   alternatives: [],
   rejected: [],

@@ -13,6 +13,8 @@ import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagema
 import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from '../../bin/cli';
+import { plan as planSingleCall } from '../../lib/planner';
+import { requireProfile } from '../../lib/profiles';
 import type { PreflightReport } from '../../io/preflight/index';
 import { withoutCredentials } from '../support/aws-env';
 
@@ -32,19 +34,15 @@ const sageMaker = mockClient(SageMakerClient);
 const s3 = mockClient(S3Client);
 const ecr = mockClient(ECRClient);
 
-/** What `plan --json` prints, trimmed to a few of its fields; preflight reads only `chosen`. */
+/**
+ * What `plan --json` prints: a real plan of 1 x ml.inf2.xlarge (up to 2) in us-west-2, with a field a later planner
+ * might add, which the reader lets pass.
+ */
+const planned = planSingleCall(requireProfile('bert-base-uncased'), { throughputRps: 50, p99Ms: 100 },
+  { region: 'us-west-2', hosting: 'sagemaker', instanceTypes: ['inf2.xlarge'] });
 const plan = {
   request: { model: 'bert-base-uncased' },
-  chosen: {
-    region: 'us-west-2',
-    hosting: 'sagemaker',
-    instanceType: 'ml.inf2.xlarge',
-    instance: { name: 'inf2.xlarge', vcpus: 4, chips: 1 },
-    instanceCount: 1,
-    maxInstanceCount: 2,
-    hourlyCostUsd: 0.99,
-    someFieldAddedLater: true,
-  },
+  chosen: { ...planned, instanceCount: 1, maxInstanceCount: 2, someFieldAddedLater: true },
   alternatives: [],
   rejected: [],
 };
@@ -170,22 +168,23 @@ describe('preflight of a plan', () => {
     expect(reports[0].checks.map((c) => [c.id, c.status])).toEqual([
       ['instance-offering', 'pass'],
       ['instance-quota', 'fail'],
+      ['instance-pools', 'skip'],
       ['capacity-block', 'skip'],
       ['image', 'skip'],
       ['model-data', 'skip'],
       ['endpoint-name', 'skip'],
     ]);
     expect(reports[0].checks[1].fix).toMatch(/--desired-value 4 --region us-west-2/);
-    expect(reports[0].checks[3]).toMatchObject({ detail: 'a plan names no image: add --image <uri@sha256:...>' });
+    expect(reports[0].checks.find((c) => c.id === 'image')).toMatchObject({ detail: 'a plan names no image: add --image <uri@sha256:...>' });
     expect(stderr).toBe(`error: preflight failed: 1 check failed: instance-quota (${file}); fix them before deploying\n`);
   });
 
   test.each([
     ['neither --plan nor --stack', [], 'error: give one of --plan plan.json (from `cdk-inferentia plan ... --json`) or --stack cdk.out\n'],
-    ['an unknown check to skip', ['--plan', 'PLAN', '--skip', 'quota'], /--skip quota: not a check; the checks are instance-offering, instance-quota, capacity-block, image, model-data, endpoint-name/],
+    ['an unknown check to skip', ['--plan', 'PLAN', '--skip', 'quota'], /--skip quota: not a check; the checks are instance-offering, instance-quota, instance-pools, capacity-block, image, model-data, endpoint-name/],
     ['--image with a stack', ['--stack', 'DIR', '--image', DLC], /--image: applies to --plan; a stack names its own/],
     ['a plan with no chosen deployment', ['--plan', 'NOPLAN'], /the plan has no chosen deployment \(no plan fits\)/],
-    ['a plan missing fields', ['--plan', 'BADPLAN'], /chosen.maxInstanceCount: .*write the plan with `cdk-inferentia plan ... --json > plan.json`/],
+    ['a plan missing fields', ['--plan', 'BADPLAN'], /bad\.json: chosen\.maxInstanceCount: expected a positive integer, got nothing .*plan again with it/s],
     ['a region that is not one', ['--plan', 'PLAN', '--region', 'mars-1'], /--region mars-1: not an AWS region code/],
     ['a flag given twice', ['--plan', 'PLAN', '--plan', 'PLAN'], /--plan is given twice/],
     ['a template file without --region', ['--stack', 'TEMPLATE'], /a template file does not say its region; add --region/],
@@ -251,12 +250,13 @@ describe('preflight of a synthesized stack', () => {
     expect(reports[0].checks.map((c) => [c.id, c.status])).toEqual([
       ['instance-offering', 'pass'],
       ['instance-quota', 'fail'],
+      ['instance-pools', 'skip'],
       ['capacity-block', 'skip'],
       ['image', 'pass'],
       ['model-data', 'skip'],
       ['endpoint-name', 'pass'],
     ]);
-    expect(reports[0].checks[4].detail).toBe('the model data is uploaded by the stack itself during the deploy');
+    expect(reports[0].checks.find((c) => c.id === 'model-data')?.detail).toBe('the model data is uploaded by the stack itself during the deploy');
     expect(ecr).toHaveReceivedCommandWith(DescribeImagesCommand, { registryId: '763104351884', repositoryName: 'pytorch-inference-neuronx' });
     expect(sageMaker).toHaveReceivedCommandWith(DescribeEndpointCommand, { EndpointName: 'inference-endpoint-x' });
   });

@@ -7,6 +7,10 @@ import type { z } from 'zod';
 import { priceFileSchema, type PriceFileInput } from '../../lib/catalog';
 import { compileSpecSchema, type CompileSpecInput } from '../../lib/compile';
 import { environmentsInputSchema, type EnvironmentsInput } from '../../lib/environments';
+import type { GenerativePlan } from '../../lib/generative';
+import { generativePlanSchema } from '../../lib/plan-document/generative-schema';
+import { singleCallPlanSchema } from '../../lib/plan-document/schema';
+import type { Plan } from '../../lib/planner';
 import {
   deploymentRecordSchema, evidenceSchema, generativeDeploymentRecordSchema, releaseRecordSchema, smokeReportSchema,
   type DeploymentRecord, type Evidence, type GenerativeDeploymentRecord, type ReleaseRecord, type SmokeReport,
@@ -27,7 +31,10 @@ describe('the published types match the zod schemas they stand for', () => {
       fits<GenerativeDeploymentRecord>({} as z.output<ReturnType<typeof generativeDeploymentRecordSchema>>),
       fits<ReleaseRecord>({} as z.output<ReturnType<typeof releaseRecordSchema>>),
       fits<SmokeReport>({} as z.output<ReturnType<typeof smokeReportSchema>>),
+      // The plan readers return the object they checked, typed: what the schema accepts must be a whole plan.
+      fits<Plan>({} as z.output<ReturnType<typeof singleCallPlanSchema>>),
+      fits<GenerativePlan>({} as z.output<ReturnType<typeof generativePlanSchema>>),
     ];
-    expect(checks).toHaveLength(8);
+    expect(checks).toHaveLength(10);
   });
 });

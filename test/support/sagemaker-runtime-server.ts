@@ -28,6 +28,8 @@ export type InvocationAction =
       readonly contentType?: string;
       /** @default 0 */
       readonly delayMs?: number;
+      /** The container's `X-Amzn-SageMaker-Custom-Attributes`, returned as `CustomAttributes`. @default - none */
+      readonly customAttributes?: string;
     }
   /** The container answered non-2xx: SageMaker wraps it in a ModelError (HTTP 424). */
   | { readonly kind: 'model-error'; readonly originalStatusCode: number; readonly originalMessage: string }
@@ -96,6 +98,7 @@ function toServerAction(action: InvocationAction, endpointName: string): ServerA
         headers: {
           'content-type': action.contentType ?? 'application/json',
           'x-amzn-invoked-production-variant': 'AllTraffic',
+          ...(action.customAttributes !== undefined ? { 'x-amzn-sagemaker-custom-attributes': action.customAttributes } : {}),
         },
       };
     case 'model-error': {

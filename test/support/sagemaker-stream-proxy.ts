@@ -23,6 +23,11 @@ export interface StreamProxyOptions {
   readonly partBytes?: number;
   /** After this many bytes, send a ModelStreamError instead of the rest. @default - never */
   readonly failAfterBytes?: number;
+  /**
+   * The container's `X-Amzn-SageMaker-Custom-Attributes` (e.g. `pool=2`, as the vLLM image's pool middleware sets it),
+   * returned as SageMaker returns it. @default - none
+   */
+  readonly customAttributes?: string;
 }
 
 export interface StreamProxy {
@@ -73,6 +78,7 @@ export async function startSageMakerStreamProxy(options: StreamProxyOptions): Pr
       'content-type': 'application/vnd.amazon.eventstream',
       'x-amzn-sagemaker-content-type': String(upstream.headers['content-type'] ?? 'application/octet-stream'),
       'x-amzn-invoked-production-variant': 'AllTraffic',
+      ...(options.customAttributes !== undefined ? { 'x-amzn-sagemaker-custom-attributes': options.customAttributes } : {}),
     });
     res.flushHeaders();
     let sent = 0;

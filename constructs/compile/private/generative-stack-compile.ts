@@ -24,12 +24,24 @@ export interface GenerativeStackCompileOptions {
   readonly compilePrefix?: string;
 }
 
+/** A generative stack's compiles: the plan's, and those of the fallback pools that need their own. */
+export interface GenerativeStackCompile {
+  /** The compile for the stack's plan (id `Compile`). */
+  readonly job: NeuronGenerativeCompileJob;
+  /**
+   * One compile per fallback pool of the plan that loads no earlier pool's artifacts (another chip family, or other
+   * engine settings), id `Pool<priority>Compile`, of the same weights in the same VPC; empty without such pools.
+   */
+  readonly poolJobs: readonly NeuronGenerativeCompileJob[];
+}
+
 /**
  * Compiles a generative stack's model in its deploy: the compile VPC (unless given), the `NeuronGenerativeCompileJob`
- * (id `Compile`) for the stack's plan, and the `CompiledArtifacts` output a stage promotes. The generative SageMaker
- * stack and its ECS twin both call it, so the two compile the same way for their own plans.
+ * (id `Compile`) for the stack's plan and one per fallback pool that needs its own, and the `CompiledArtifacts`
+ * output a stage promotes. The generative SageMaker stack and its ECS twin both call it, so the two compile the same
+ * way for their own plans.
  */
-export function compileGenerativeInStack(stack: Stack, options: GenerativeStackCompileOptions): NeuronGenerativeCompileJob {
+export function compileGenerativeInStack(stack: Stack, options: GenerativeStackCompileOptions): GenerativeStackCompile {
   const vpc = options.compileVpc ?? new ec2.Vpc(stack, 'CompileVpc', {
     maxAzs: 2,
     // One NAT gateway: the compile host runs once per changed plan, for under an hour, and needs the image registry
@@ -44,5 +56,9 @@ export function compileGenerativeInStack(stack: Stack, options: GenerativeStackC
     plan: options.plan, weights, image: options.image, vpc, bucket: options.compileBucket, prefix: options.compilePrefix,
   });
   new CfnOutput(stack, 'CompiledArtifacts', { description: 'Staged weights and compiled artifacts (promote this prefix)', value: job.s3Uri });
-  return job;
+  const poolJobs = (options.plan.fallbacks ?? []).filter((pool) => pool.sharesCompiledModelWith === undefined).map((pool) =>
+    new NeuronGenerativeCompileJob(stack, `Pool${pool.priority}Compile`, {
+      plan: pool.plan, weights, image: options.image, vpc, bucket: options.compileBucket, prefix: options.compilePrefix,
+    }));
+  return { job, poolJobs };
 }

@@ -94,9 +94,6 @@ export function ecsLayoutFromPlan(plan: Plan, stackRegion: string | undefined, p
   const type = ecsHost(plan, stackRegion, 'Re-plan on Inferentia2 (cdk-inferentia plan --hosting ec2 --instance-types '
     + 'inf2.xlarge,inf2.8xlarge,inf2.24xlarge,inf2.48xlarge), or host the Inf1 plan on SageMaker (NeuronSageMakerEndpoint)',
   problems);
-  if (!(plan.capacityPerInstanceRps > 0)) {
-    problems.push(`plan.capacityPerInstanceRps=${plan.capacityPerInstanceRps} must be above 0; re-plan`);
-  }
   if (type === undefined) {
     return undefined;
   }

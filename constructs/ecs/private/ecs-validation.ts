@@ -9,6 +9,7 @@ import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
 import { InputError } from '../../../lib/errors';
 import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../../../lib/serving/environment';
+import { constructError, generativePlanOf, singleCallPlanOf, throwIfProblems } from '../../private/construct-errors';
 import { defaultStartupTimeoutSeconds } from '../../private/endpoint-sizing';
 import { EcsAutoScalingOptions, EcsHostingOptions, MODEL_SERVER_PORT, NeuronEcsServiceProps } from '../ecs-service-props';
 import type { NeuronGenerativeEcsServiceProps } from '../generative-ecs-service-props';
@@ -34,6 +35,8 @@ export interface ResolvedService {
 
 /** Checks every prop against the plan and the hosting; throws one InputError naming each problem. */
 export function resolveService(scope: Construct, props: NeuronEcsServiceProps): ResolvedService {
+  // A plan of the wrong shape, kind or version is refused before anything reads it.
+  singleCallPlanOf(scope, props.plan);
   const problems: string[] = [];
   const stack = Stack.of(scope);
   const layout = ecsLayoutFromPlan(props.plan, Token.isUnresolved(stack.region) ? undefined : stack.region, problems);
@@ -79,9 +82,9 @@ export function resolveService(scope: Construct, props: NeuronEcsServiceProps): 
     }
     problems.push(...e.problems.map((p) => `plan or model server options: ${p}`));
   }
-  InputError.throwIfAny(problems);
+  throwIfProblems(scope, problems);
   if (layout === undefined || ports === undefined) {
-    throw new InputError('NeuronEcsService: no layout');
+    throw constructError(scope, 'no layout');
   }
   return {
     layout, ports, scaling, volumeGiB, graceSeconds, requestTimeoutMs, metricsNamespace, metricsService, serverEnvironment,
@@ -220,6 +223,7 @@ export interface ResolvedGenerativeService {
 
 /** Checks every generative prop against the plan and the hosting; throws one InputError naming each problem. */
 export function resolveGenerativeService(scope: Construct, props: NeuronGenerativeEcsServiceProps): ResolvedGenerativeService {
+  generativePlanOf(scope, props.plan);
   const problems: string[] = [];
   const stack = Stack.of(scope);
   const layout = generativeEcsLayout(props.plan, Token.isUnresolved(stack.region) ? undefined : stack.region, problems);
@@ -287,9 +291,9 @@ export function resolveGenerativeService(scope: Construct, props: NeuronGenerati
     problems.push(`requestTimeout=${props.requestTimeout.toHumanString()} must be whole seconds from 1 to `
       + `${STREAM_TIMEOUT_MAX_SECONDS} (the longest deregistration delay a target group accepts)`);
   }
-  InputError.throwIfAny(problems);
+  throwIfProblems(scope, problems);
   if (layout === undefined || ports === undefined) {
-    throw new InputError('NeuronGenerativeEcsService: no layout');
+    throw constructError(scope, 'no layout');
   }
   return { layout, ports, engines, scaling, volumeGiB, graceSeconds, timeoutSeconds, compiled };
 }

@@ -1,6 +1,6 @@
 import type { NeuronInstanceType } from '../../../lib/catalog/instance-type';
 import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative';
-import { ARTIFACTS_PER_WEIGHT_ESTIMATE, predictedStartup, STARTUP_BUDGET_FACTOR } from '../../../lib/generative/memory';
+import { ARTIFACTS_PER_WEIGHT_ESTIMATE, DOWNLOAD_HOST_MEMORY_GIB, ENGINE_HOST_MEMORY_GIB, predictedStartup, STARTUP_BUDGET_FACTOR } from '../../../lib/generative/memory';
 import type { PredictedStartup } from '../../../lib/generative/memory';
 import { HOST_MEMORY_PER_WEIGHT } from '../../../lib/generative/planner';
 import { deviceCountProblem } from '../../../lib/planner/layout';
@@ -31,11 +31,11 @@ export const STREAM_TIMEOUT_MIN_SECONDS = 60;
 /** The longest deregistration delay a target group accepts (the ALB idle timeout goes to 4000 s). */
 export const STREAM_TIMEOUT_MAX_SECONDS = 3600;
 
-/** Memory of the weights download container, MiB, taken from the task's share. */
-export const DOWNLOAD_MEMORY_MIB = 1024;
+/** Memory of the weights download container, MiB, taken from the task's share (the planner counts it too). */
+export const DOWNLOAD_MEMORY_MIB = DOWNLOAD_HOST_MEMORY_GIB * 1024;
 
-/** Host memory the engine needs besides the weights (Python, tokenizer, HTTP server), MiB. */
-const ENGINE_OVERHEAD_MIB = 4096;
+/** Host memory the engine needs besides the weights (Python, tokenizer, HTTP server), MiB (the planner counts it too). */
+const ENGINE_OVERHEAD_MIB = ENGINE_HOST_MEMORY_GIB * 1024;
 
 /** What the service deploys, read from a generative plan. */
 export interface GenerativeEcsLayout {
@@ -66,12 +66,6 @@ export interface GenerativeEcsLayout {
 export function generativeEcsLayout(plan: GenerativePlan, stackRegion: string | undefined, problems: string[]):
 GenerativeEcsLayout | undefined {
   const before = problems.length;
-  if ((plan as { kind?: string }).kind !== 'generative' || plan.generative === undefined) {
-    problems.push(`plan.kind=${JSON.stringify((plan as { kind?: string }).kind)}: this service hosts generative plans `
-      + '(planGenerative, or cdk-inferentia plan --input-tokens ... --output-tokens ...); host a single-call plan '
-      + 'with NeuronEcsService');
-    return undefined;
-  }
   if (plan.hosting !== 'ec2' || plan.instanceType.startsWith('ml.')) {
     problems.push(`plan.hosting=${JSON.stringify(plan.hosting)} (instance ${plan.instanceType}): the plan was made for `
       + "SageMaker; re-plan with { hosting: 'ec2' } (cdk-inferentia plan --hosting ec2), or host it with the "
@@ -83,9 +77,6 @@ GenerativeEcsLayout | undefined {
       + 'ModelImage.fromServer) and a handler that runs its generation loop');
   }
   const type = ecsHost(plan, stackRegion, 'Re-plan on Inferentia2 or Trainium', problems);
-  if (!(plan.generative.capacityPerReplicaRps > 0)) {
-    problems.push(`plan.generative.capacityPerReplicaRps=${plan.generative.capacityPerReplicaRps} must be above 0; re-plan`);
-  }
   if (type === undefined) {
     return undefined;
   }

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { vllmServeCommand, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import type { EngineMetricsTarget } from '../../../lib/generative/engine-image';
 import type { ModelImageConfig } from '../../image/model-image';
+import { within } from '../../private/construct-errors';
 import { ARTIFACTS_DIRECTORY, DOWNLOAD_MEMORY_MIB, GenerativeEcsLayout, MODEL_MOUNT, WEIGHTS_DIRECTORY } from './generative-ecs-layout';
 
 /** Where a task downloads the model from: `s3://bucket/prefix/` URIs (tokens allowed). */
@@ -75,7 +76,7 @@ export class GenerativeEcsReplica extends Construct {
     // exports the engine's metrics; any other image runs `vllm serve` as the command.
     const engineRun = bound.vllm === undefined
       ? { command: vllmServeCommand(engine), environment: { ...engine.environment } }
-      : { command: [...bound.vllm.command], environment: bound.vllm.environment(engine, props.metrics) };
+      : { command: [...bound.vllm.command], environment: within(this, () => bound.vllm!.environment(engine, props.metrics)) };
     this.vllmImage = bound.vllm !== undefined;
     this.engineRun = { imageUri: bound.imageUri, command: engineRun.command, environment: { ...engineRun.environment, ...props.environment } };
     // vLLM answers GET /health with 200 once the engine is up.

@@ -22,7 +22,8 @@ export const VLLM_DLC_PUBLIC_REGISTRY = 'public.ecr.aws/neuron';
 /** The files of `serving/` the wrapper image copies (serving/vllm/Dockerfile), and nothing else. */
 const IMAGE_FILES = [
   '__init__.py', 'linewriter.py', 'neuron_monitor.py',
-  'vllm/__init__.py', 'vllm/cores_seen.py', 'vllm/engine_metrics.py', 'vllm/launch.py', 'vllm/entrypoint.sh', 'vllm/Dockerfile',
+  'vllm/__init__.py', 'vllm/cores_seen.py', 'vllm/engine_metrics.py', 'vllm/launch.py', 'vllm/pool_header.py', 'vllm/entrypoint.sh',
+  'vllm/Dockerfile',
 ];
 
 /**

@@ -1,3 +1,5 @@
+import { instanceStorage } from '../../../lib/catalog/instance-storage';
+import { NEURON_FAMILIES } from '../../../lib/catalog/instance-type';
 import { cfnList, isIntrinsic, isRecord } from './cfn-properties';
 
 /**
@@ -9,20 +11,16 @@ import { cfnList, isIntrinsic, isRecord } from './cfn-properties';
  */
 const NEURON_INSTANCE_TYPE = /^ml\.(inf1|inf2|trn1|trn1n|trn2)\.[0-9a-z]+$/;
 
-/**
- * Trainium hosting instance types, which carry local NVMe instance storage.
- *
- * CreateEndpointConfig fails when `KmsKeyId` is set and any variant runs on an instance with local storage (API
- * reference, CreateEndpointConfig `KmsKeyId`), and SageMaker rejects `VolumeSizeInGB` there
- * (API reference, ProductionVariant `VolumeSizeInGB`).
- */
-const LOCAL_STORAGE_INSTANCE_TYPE = /^ml\.trn[12][0-9a-z]*\./;
-
 /** One production or shadow variant of an `AWS::SageMaker::EndpointConfig`, as far as it is known at synth time. */
 export interface EndpointVariant {
-  /** The literal `InstanceType`; absent for serverless variants and when the value is an intrinsic function. */
+  /** The literal `InstanceType`; absent for serverless variants, with instance pools, and for an intrinsic function. */
   readonly instanceType?: string;
-  /** True when `InstanceType` is an intrinsic function. */
+  /**
+   * Every literal instance type the variant may run on: its `InstanceType`, or the `InstanceType` of each of its
+   * `InstancePools` (SageMaker instance pools: one variant provisioned from several types in priority order).
+   */
+  readonly instanceTypes: readonly string[];
+  /** True when `InstanceType`, the pool list or a pool's type is an intrinsic function. */
   readonly instanceTypeUnresolved: boolean;
   /** True when the variant sets `VolumeSizeInGB` (to anything). */
   readonly setsVolumeSize: boolean;
@@ -44,9 +42,13 @@ export function endpointConfigVariants(properties: Record<string, unknown>): (En
         return 'unresolved' as const;
       }
       const instanceType = variant.InstanceType;
+      const pools = variant.InstancePools === undefined ? [] : cfnList(variant.InstancePools);
+      const poolTypes = pools === 'unresolved' ? [] : pools.map((pool) => (isRecord(pool) && !isIntrinsic(pool) ? pool.InstanceType : pool));
       return {
         instanceType: typeof instanceType === 'string' ? instanceType : undefined,
-        instanceTypeUnresolved: instanceType !== undefined && typeof instanceType !== 'string',
+        instanceTypes: [instanceType, ...poolTypes].filter((t): t is string => typeof t === 'string'),
+        instanceTypeUnresolved: (instanceType !== undefined && typeof instanceType !== 'string') || pools === 'unresolved'
+          || poolTypes.some((t) => typeof t !== 'string'),
         setsVolumeSize: variant.VolumeSizeInGB !== undefined,
       };
     });
@@ -58,9 +60,14 @@ export function isNeuronInstanceType(instanceType: string): boolean {
   return NEURON_INSTANCE_TYPE.test(instanceType);
 }
 
-/** True for Trainium instance types (`ml.trn1*`, `ml.trn2*`): local NVMe storage, so no KMS key and no volume size. */
+/**
+ * True for SageMaker instance types whose ML storage is local NVMe only (Trainium: `instanceStorage`, lib/catalog):
+ * CreateEndpointConfig fails when `KmsKeyId` is set and any variant runs on one, and SageMaker rejects
+ * `VolumeSizeInGB` there.
+ */
 export function hasLocalStorage(instanceType: string): boolean {
-  return LOCAL_STORAGE_INSTANCE_TYPE.test(instanceType);
+  const family = /^ml\.([0-9a-z]+)\./.exec(instanceType)?.[1];
+  return family !== undefined && NEURON_FAMILIES.includes(family) && instanceStorage(family).storage === 'local-nvme';
 }
 
 /** True when the endpoint configuration sets `KmsKeyId` to anything other than an empty string. */

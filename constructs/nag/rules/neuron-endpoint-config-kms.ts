@@ -7,9 +7,10 @@ import { EndpointVariant, endpointConfigVariants, hasLocalStorage, setsKmsKey } 
  * SageMaker endpoint configurations encrypt the instances' ML storage volume with a KMS key.
  *
  * Checks `AWS::SageMaker::EndpointConfig` for `KmsKeyId`. Not applicable when every production and shadow variant
- * is provably on a Trainium instance (`ml.trn1*`, `ml.trn2*`): their local NVMe storage is encrypted by the instance
- * and SageMaker rejects `KmsKeyId` there (see `NeuronEndpointConfigTrnNoKmsOrVolume`). A variant whose instance type
- * is unknown at synth time does not exempt the configuration.
+ * provably may run on a Trainium instance (`ml.trn1*`, `ml.trn2*`; its type, or one of its instance pools'): their
+ * local NVMe storage is encrypted by the instance and SageMaker rejects `KmsKeyId` for a configuration with such
+ * instances (see `NeuronEndpointConfigTrnNoKmsOrVolume`). A variant whose instance type is unknown at synth time does
+ * not exempt the configuration.
  *
  * @param node the CfnResource to check
  */
@@ -19,8 +20,9 @@ export function NeuronEndpointConfigKms(node: CfnResource): NagRuleCompliance {
   }
   const properties = renderedProperties(node);
   const variants = endpointConfigVariants(properties);
+  // A variant with any instance pool on local storage cannot take KmsKeyId at all, whatever its other pools.
   const onLocalStorage = (variant: EndpointVariant | 'unresolved'): boolean =>
-    variant !== 'unresolved' && variant.instanceType !== undefined && hasLocalStorage(variant.instanceType);
+    variant !== 'unresolved' && variant.instanceTypes.some(hasLocalStorage);
   if (variants.length > 0 && variants.every(onLocalStorage)) {
     return NagRuleCompliance.NOT_APPLICABLE;
   }

@@ -4,8 +4,8 @@ import { renderedProperties } from '../private/cfn-properties';
 import { EndpointVariant, endpointConfigVariants, hasLocalStorage, setsKmsKey } from '../private/sagemaker';
 
 /**
- * SageMaker endpoint configurations with a Trainium variant set neither `KmsKeyId` nor that variant's
- * `VolumeSizeInGB`.
+ * SageMaker endpoint configurations with a Trainium variant (its type, or one of its instance pools') set neither
+ * `KmsKeyId` nor that variant's `VolumeSizeInGB`.
  *
  * Trainium hosts (`ml.trn1*`, `ml.trn2*`) have local NVMe instance storage: CreateEndpointConfig fails when `KmsKeyId`
  * is set and any variant runs on such an instance, and SageMaker rejects `VolumeSizeInGB` there. Checks
@@ -19,8 +19,7 @@ export function NeuronEndpointConfigTrnNoKmsOrVolume(node: CfnResource): NagRule
   }
   const properties = renderedProperties(node);
   const trainiumVariants = endpointConfigVariants(properties).filter(
-    (variant): variant is EndpointVariant =>
-      variant !== 'unresolved' && variant.instanceType !== undefined && hasLocalStorage(variant.instanceType),
+    (variant): variant is EndpointVariant => variant !== 'unresolved' && variant.instanceTypes.some(hasLocalStorage),
   );
   if (trainiumVariants.length === 0) {
     return NagRuleCompliance.NOT_APPLICABLE;

@@ -6,8 +6,8 @@ import { endpointConfigVariants, isNeuronInstanceType } from '../private/sagemak
 /**
  * SageMaker endpoint configurations host every variant on an AWS Neuron instance type.
  *
- * Checks each production and shadow variant of `AWS::SageMaker::EndpointConfig` for an `InstanceType` of
- * `ml.inf1.*`, `ml.inf2.*`, `ml.trn1.*`, `ml.trn1n.*` or `ml.trn2.*`. A serverless variant (no `InstanceType`) is
+ * Checks each production and shadow variant of `AWS::SageMaker::EndpointConfig` for an `InstanceType`, and every
+ * `InstancePools` entry's, of `ml.inf1.*`, `ml.inf2.*`, `ml.trn1.*`, `ml.trn1n.*` or `ml.trn2.*`. A serverless variant (no `InstanceType`) is
  * not on Neuron. Non-compliant as soon as one known variant is off Neuron; otherwise not applicable while any
  * instance type is an intrinsic function.
  *
@@ -22,7 +22,7 @@ export function NeuronEndpointInstanceIsNeuron(node: CfnResource): NagRuleCompli
   for (const variant of variants) {
     if (variant === 'unresolved' || variant.instanceTypeUnresolved) {
       unknown = true;
-    } else if (variant.instanceType === undefined || !isNeuronInstanceType(variant.instanceType)) {
+    } else if (variant.instanceTypes.length === 0 || !variant.instanceTypes.every(isNeuronInstanceType)) {
       return NagRuleCompliance.NON_COMPLIANT;
     }
   }

@@ -9,6 +9,7 @@ import { defaultMaxInFlight } from '../../../lib/bench/in-flight';
 import type { LoadMode, StopCondition } from '../../../lib/bench/types';
 import type { Plan } from '../../../lib/planner/types';
 import { requiredFunctionTimeoutMs, type RunShape } from '../../../lib/smoke/budget';
+import { isPoisson } from '../../../lib/traffic/arrivals';
 import { capacityStageMs, DEFAULT_ACCOUNT_CONCURRENCY, MAX_FAN_OUT, PER_WORKER_RPS, planBasis, type CapacityConfig } from '../../../lib/smoke/capacity';
 import { MAX_IN_FLIGHT } from '../../../lib/smoke/config';
 import type { CapacityProofOptions, SmokeBenchmarkProps, SmokeRequest } from '../smoke-benchmark-props';
@@ -131,6 +132,8 @@ CapacityConfig | undefined {
     timeoutMs: shape.timeoutMs,
     maxInFlightPerWorker: Math.min(MAX_IN_FLIGHT, defaultMaxInFlight(perWorker, shape.timeoutMs)),
     predicted: { rateRps: plan?.capacityRps ?? rateRps, p99Ms: plan !== undefined ? predictedP99At(plan, rateRps) : p99MaxMs },
+    // The plan's bursty arrivals, when it was made for them: the proof sends the traffic the plan assumed.
+    ...(plan?.targets.arrivals !== undefined && !isPoisson(plan.targets.arrivals) ? { arrivals: plan.targets.arrivals } : {}),
     thresholds: {
       minRateRps: round2(rateShare * rateRps),
       p99MaxMs,

@@ -2,11 +2,14 @@
  * The SmokeBenchmark props of a generative plan resolved before any resource exists: the golden prompt, the short
  * streamed run, the thresholds in tokens and the capacity proof, each recording every problem it finds.
  */
+import type { TokenPoolLimits } from '../../../lib/bench/token-pools';
 import { generativePlanBasis, type GenerativePlanBasis } from '../../../lib/bench/token-calibration';
+import { pinFor } from '../../../lib/generative/engine-image';
 import { Duration, Token } from 'aws-cdk-lib';
 import { STARTUP_ALLOWANCE_MS, REPORT_RESERVE_MS, STOP_GRACE_MS } from '../../../lib/smoke/budget';
 import { MAX_FAN_OUT, DEFAULT_ACCOUNT_CONCURRENCY } from '../../../lib/smoke/capacity';
 import type { GenerativePlan } from '../../../lib/generative/types';
+import { isPoisson } from '../../../lib/traffic/arrivals';
 import {
   STREAMS_PER_WORKER,
   tokenCapacityStageMs,
@@ -51,6 +54,8 @@ export interface ResolvedTokenProof {
   readonly plan: GenerativePlanBasis;
   /** The Lambda timeout the gate needs. */
   readonly timeout: Duration;
+  /** With instance pools, the TTFT and TPOT limits each pool's answers are held to. @default - no pools */
+  readonly pools?: TokenPoolLimits[];
 }
 
 /** True when the plan is a {@link GenerativePlan}. */
@@ -163,7 +168,20 @@ export function resolveTokenProof(
   if (problems.length > count) {
     return undefined;
   }
-  return { api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan), timeout };
+  // Each pool's plan meets the same targets on its own: its answers are held to them, unless the limits are given.
+  const pools = plan.fallbacks !== undefined && plan.fallbacks.length > 0
+    ? [{ priority: 1, instanceType: plan.instanceType, plan }, ...plan.fallbacks].map((pool) => ({
+      pool: pool.priority,
+      instanceType: pool.instanceType,
+      ttftP99MaxMs: options.ttftP99Max?.toMilliseconds() ?? round2(pool.plan.targets.ttftP99Ms + allowance.toMilliseconds()),
+      tpotP99MaxMs: options.tpotP99Max?.toMilliseconds() ?? pool.plan.targets.tpotP99Ms,
+    }))
+    : undefined;
+  // An ESTIMATE plan has no row whose SDK the calibrated row could take: the pinned image's serves it.
+  return {
+    api, model: options.servedModelName, golden, smoke, capacity, plan: generativePlanBasis(plan, pinFor(plan.instance.family)?.neuronSdkVersion), timeout,
+    ...(pools ? { pools } : {}),
+  };
 }
 
 function resolveGolden(options: TokenProofOptions, api: TokenApi, problems: string[]): GoldenPrompt {
@@ -242,8 +260,10 @@ TokenCapacityConfig | undefined {
     timeoutMs: smoke.timeoutMs,
     inputTokens: smoke.inputTokens,
     outputTokens: smoke.outputTokens,
-    // Each request's prompt and output drawn from the plan's distributions (the workers seed from 1 up).
+    // Each request's prompt and output drawn from the plan's distributions (the workers seed from 1 up), and its gaps
+    // from the plan's arrivals when they are not Poisson: the proof sends the traffic the plan assumed.
     ...(g.lengths !== undefined ? { lengths: g.lengths, lengthSeed: 1 } : {}),
+    ...(plan.targets.arrivals !== undefined && !isPoisson(plan.targets.arrivals) ? { arrivals: plan.targets.arrivals } : {}),
     predicted: {
       rateRps: plan.targets.requestsPerSecond,
       ttftP99Ms: g.predictedTtftP99Ms,

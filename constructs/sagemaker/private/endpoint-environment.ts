@@ -1,4 +1,7 @@
 import { visibleCoresValue } from '../../../lib/planner';
+import type { Plan } from '../../../lib/planner/types';
+import { DEFAULT_METRICS_NAMESPACE } from '../../../lib/serving/environment';
+import { poolEnvironment } from '../../../lib/serving/pool';
 import { modelServerEnvironment as modelServerEnvironmentForPlan, type ModelServerPlan } from '../../../lib/serving/environment';
 import type { EndpointLayout } from '../../private/endpoint-layout';
 
@@ -50,6 +53,43 @@ export interface ServerEnvironmentInput {
   readonly metricsService: string;
   /** CloudWatch namespace of the server's metrics. */
   readonly metricsNamespace: string;
+}
+
+/** What {@link endpointEnvironment} adds to the plan-derived variables. */
+export interface EndpointEnvironmentOptions {
+  /** The image runs the cdk-inferentia model server (else a Neuron DLC's stock toolkit). */
+  readonly modelServer: boolean;
+  /** The metrics' `Service` dimension: the endpoint name. */
+  readonly metricsService: string;
+  /** The instance pool the model is for, on an endpoint with pools (1: the chosen type). @default - no pools */
+  readonly priority?: number;
+  /** The user's `environment`, merged over the plan-derived variables. @default - none */
+  readonly user?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The container environment of one model of a single-call endpoint: the model server's (or the stock toolkit's) from
+ * the plan and layout, the pool's priority on an endpoint with pools (the proof reads it back), then the user's. The
+ * user's `MODEL_BATCH_SIZE` is the chosen plan's: a fallback pool's model gets its own plan's batch instead.
+ */
+export function endpointEnvironment(layout: EndpointLayout, plan: Plan | undefined, options: EndpointEnvironmentOptions): Record<string, string> {
+  const { priority, user } = options;
+  return {
+    ...(options.modelServer
+      ? serverEnvironment(layout, {
+        batching: plan?.batching ?? null,
+        server: plan?.server,
+        visibleCores: plan?.visibleCores,
+        p99Ms: plan?.p99Ms,
+        frontEndsPerInstance: plan?.frontEndsPerInstance,
+        metricsService: options.metricsService,
+        metricsNamespace: DEFAULT_METRICS_NAMESPACE,
+      })
+      : modelServerEnvironment(layout)),
+    ...(priority !== undefined ? poolEnvironment(priority) : {}),
+    ...user,
+    ...(priority !== undefined && priority > 1 && user?.MODEL_BATCH_SIZE !== undefined ? { MODEL_BATCH_SIZE: `${layout.batchSize}` } : {}),
+  };
 }
 
 /**

@@ -103,8 +103,8 @@ export function endpointRollbackAlarms(endpoint: MonitoredEndpoint, layout: Endp
 }
 
 /** SageMaker's view of the endpoint, then the model server's own, when the image runs it. */
-export function endpointDashboard(endpoint: MonitoredEndpoint, serverMetrics: ModelServerMetrics | undefined):
-cloudwatch.Dashboard {
+export function endpointDashboard(endpoint: MonitoredEndpoint, serverMetrics: ModelServerMetrics | undefined,
+  pools?: cloudwatch.IWidget): cloudwatch.Dashboard {
   const minute = Duration.minutes(1);
   // Instance metrics are per variant in the `/aws/sagemaker/Endpoints` namespace, in percent of one vCPU (CPU)
   // or of the instance (memory, disk) (SageMaker Developer Guide, "SageMaker endpoint invocation metrics").
@@ -139,6 +139,9 @@ cloudwatch.Dashboard {
   );
   if (serverMetrics) {
     dashboard.addWidgets(...serverMetrics.widgets());
+  }
+  if (pools) {
+    dashboard.addWidgets(pools);
   }
   return dashboard;
 }

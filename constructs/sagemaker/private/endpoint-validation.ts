@@ -74,9 +74,6 @@ EndpointLayout | undefined {
         problems.push(`plan.instanceType: ${(e as Error).message}`);
       }
     }
-    if (!Number.isInteger(plan.instanceCount) || plan.instanceCount < 1) {
-      problems.push(`plan.instanceCount=${plan.instanceCount} must be a whole number of at least 1; re-plan`);
-    }
     if (type) {
       problems.push(...validateLayout(type.spec, plan.coresPerProcess, plan.processesPerInstance)
         .map((p) => `plan: ${p}`));

@@ -17,15 +17,11 @@ const EXECUTION_MAX_SECONDS = 28800;
 /** Launching an instance for a batch and pulling the image, on top of the container timeouts. */
 const INSTANCE_AND_IMAGE_SECONDS = 1800;
 
-/** The problems of the props that need no sizing, each naming the field, the value and the fix. */
+/** The problems of the props that need no sizing, each naming the field, the value and the fix; `props.plan` is read already. */
 export function generativeProblems(props: NeuronGenerativeEndpointProps): string[] {
   const problems: string[] = [];
-  const plan = props.plan as Partial<NeuronGenerativeEndpointProps['plan']> | undefined;
-  if (plan?.kind !== 'generative' || plan.generative === undefined) {
-    problems.push('plan is not a generative plan (kind \'generative\'); deploy a single-call plan with NeuronSageMakerEndpoint, '
-      + 'or plan the model with planGenerative');
-    return problems;
-  }
+  // The plan's shape, kind and version were checked before (readGenerativePlan).
+  const plan = props.plan;
   if (plan.hosting !== 'sagemaker') {
     problems.push(`plan.hosting=${JSON.stringify(plan.hosting)}: this plan was sized and priced for ECS on EC2; plan again `
       + 'with hosting \'sagemaker\' (--hosting sagemaker), or deploy it with NeuronEcsService');

@@ -11,25 +11,15 @@
 import type { GenerativeArchitectureFacts, GenerativeProfile } from '../../generative/types';
 import { PUBLISHED_MODELS, PUBLISHED_ROWS, measurementsOf } from '../../generative/published';
 import type { RowPattern } from '../../generative/published';
+import { publishedModelFacts } from '../../generative/model/facts';
 
-/** The planner's architecture facts of a published model. */
+/** The planner's architecture facts of a published model, with the hidden size and experts the physics reads. */
 function architectureOf(id: string): GenerativeArchitectureFacts {
-  const m = PUBLISHED_MODELS[id];
-  if (m.dtype === 'mxfp4') {
-    throw new Error(`${id}: a built-in profile needs a bf16, fp16 or fp32 checkpoint, not mxfp4`);
+  const facts = publishedModelFacts(PUBLISHED_MODELS[id]);
+  if (!facts) {
+    throw new Error(`${id}: a built-in profile needs a bf16, fp16 or fp32 checkpoint, not ${PUBLISHED_MODELS[id].dtype}`);
   }
-  return {
-    architecture: m.architecture,
-    parametersBillions: m.parametersBillions,
-    dtype: m.dtype,
-    layers: m.layers,
-    attentionHeads: m.attentionHeads,
-    kvHeads: m.kvHeads,
-    headDim: m.headDim,
-    vocabulary: m.vocabulary,
-    maxContextTokens: m.maxPositions,
-    source: m.source,
-  };
+  return facts;
 }
 
 function profile(id: string, description: string, models: readonly string[], patterns: readonly RowPattern[]): GenerativeProfile {

@@ -9,7 +9,7 @@ import { assertArtifactMatchesPlan, CompileBackend, NeuronCompileJob, type Neuro
 import { BUILT_IN_INSTANCES } from '../../../lib/catalog';
 import type { CompileSpecInput } from '../../../lib/compile';
 import { nagFindings } from '../../support/nag';
-import { problemsOf } from '../../support/input-error';
+import { inputError, problemsOf } from '../../support/input-error';
 import { bertCompileSpec } from '../../support/compile-spec';
 
 const SPEC: CompileSpecInput = bertCompileSpec();
@@ -92,14 +92,14 @@ describe('NeuronCompileJob passes the AwsSolutions checks', () => {
 
 describe('NeuronCompileJob refuses at synth what cannot work', () => {
   test('a compile longer than a custom resource may wait is refused with the CLI route and the hash', () => {
-    const problems = problemsOf(() => stackWith({ timeout: Duration.minutes(90) }));
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/Compile\/Compile: timeout=90 minutes is longer than a CloudFormation custom resource can wait .*cdk-inferentia compile --spec FILE --wait.*ModelData.fromBucket\(bucket, 'compiled\/[0-9a-f]{24}\/'\)/);
+    const error = inputError(() => stackWith({ timeout: Duration.minutes(90) }));
+    expect(error.problems).toHaveLength(1);
+    expect(error.message).toMatch(/^Compile\/Compile: timeout=90 minutes is longer than a CloudFormation custom resource can wait .*cdk-inferentia compile --spec FILE --wait.*ModelData.fromBucket\(bucket, 'compiled\/[0-9a-f]{24}\/'\)/);
   });
 
   test('a spec that does not fit the plan is refused naming each mismatch', () => {
     const problems = problemsOf(() => stackWith({ plan: planOn('inf1.xlarge', 2, 4) }));
-    expect(problems.map((p) => p.split(':')[2].trim().split('=')[0])).toEqual(['chip', 'coreVersion', 'coresPerProcess', 'batchSizes']);
+    expect(problems.map((p) => p.split(':')[1].trim().split('=')[0])).toEqual(['chip', 'coreVersion', 'coresPerProcess', 'batchSizes']);
   });
 
   test('an S3 source without its bucket is refused', () => {
@@ -131,6 +131,7 @@ describe('assertArtifactMatchesPlan is the one call a hosting makes', () => {
   });
 
   test('an Inf1 plan is refused naming the hosting and the job', () => {
-    expect(() => assertArtifactMatchesPlan(job, job, planOn('inf1.xlarge'))).toThrow(/Compile\/Compile: compile job Compile\/Compile: chip=inf2, but the plan runs ml.inf1.xlarge/);
+    expect(() => assertArtifactMatchesPlan(job, job, planOn('inf1.xlarge')))
+      .toThrow(/^Compile\/Compile: 2 problems:\n- compile job Compile\/Compile: chip=inf2, but the plan runs ml.inf1.xlarge/);
   });
 });

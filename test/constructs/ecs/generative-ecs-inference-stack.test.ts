@@ -7,6 +7,7 @@ import { GenerativeEcsInferenceStack, type GenerativeEcsInferenceStackProps } fr
 import { ModelImage } from '../../../constructs/image/model-image';
 import { applyPolicyChecks } from '../../../constructs/nag';
 import { findGenerativeProfile, planGenerative, type GenerativePlan } from '../../../lib/generative';
+import { InputError } from '../../../lib/errors';
 import { VLLM_DLC_PINS } from '../../../lib/generative/engine-image';
 import { inputError, problemsOf } from '../../support/input-error';
 import { nagFindings } from '../../support/nag';
@@ -152,15 +153,15 @@ describe('The generative ECS stack takes its model exactly one way', () => {
   });
 
   test('GIVEN weights and S3 prefixes THEN it refuses, naming both ways', () => {
-    expect(problemsOf(build({ weights: hubWeights, modelBucketName: 'models-1', weightsPrefix: 'llama' }))).toEqual([
-      'GenerativeEcsInferenceStack LlamaEcs: weights, modelBucketName/weightsPrefix are given; pass only one: weights compiles '
-        + 'in the deploy, compiledArtifacts serves artifacts compiled elsewhere, modelBucketName/weightsPrefix serves S3 prefixes',
-    ]);
+    // The stack's path leads the message once; each problem starts with the field.
+    expect(build({ weights: hubWeights, modelBucketName: 'models-1', weightsPrefix: 'llama' })).toThrow(new InputError(
+      'weights, modelBucketName/weightsPrefix are given; pass only one: weights compiles in the deploy, compiledArtifacts serves '
+        + 'artifacts compiled elsewhere, modelBucketName/weightsPrefix serves S3 prefixes', { constructPath: 'LlamaEcs' }));
   });
 
   test('GIVEN neither weights, compiledArtifacts nor S3 prefixes THEN it asks for one of them', () => {
     expect(problemsOf(build({}))).toEqual([expect.stringMatching(
-      /^GenerativeEcsInferenceStack LlamaEcs: no model given; pass weights .*compiledArtifacts .*or modelBucketName with weightsPrefix$/)]);
+      /^no model given; pass weights .*compiledArtifacts .*or modelBucketName with weightsPrefix$/)]);
   });
 
   test('GIVEN compileVpc without weights, and compiledArtifactsPrefix with weights THEN both are refused at once', () => {

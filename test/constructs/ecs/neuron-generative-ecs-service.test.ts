@@ -302,7 +302,7 @@ describe('Plans and props the generative ECS service refuses at synth, before an
   test('GIVEN a single-call plan THEN it names NeuronEcsService', () => {
     const single: Plan = planSingleCall(requireProfile('bert-base-uncased'), { throughputRps: 100, p99Ms: 20 },
       { region: 'us-east-1', hosting: 'ec2' });
-    expect(refusal(() => ({ plan: single as unknown as GenerativePlan }))).toMatch(/plan\.kind=undefined.*NeuronEcsService/);
+    expect(refusal(() => ({ plan: single as unknown as GenerativePlan }))).toMatch(/plan: a single-call plan .*where a generative plan is expected.*NeuronEcsService/);
   });
 
   test('GIVEN a SageMaker plan THEN it asks for an ec2 plan', () => {
@@ -338,7 +338,8 @@ describe('Plans and props the generative ECS service refuses at synth, before an
       visibleCores: `${index * 8}-${index * 8 + 7}`,
       devices: [0, 1].map((d) => `/dev/neuron${index * 2 + d}`),
     }));
-    const plan = { ...trn2, generative: { ...trn2.generative, tensorParallelDegree: 8, replicasPerInstance: 2, replicas } };
+    const plan = { ...trn2, generative: { ...trn2.generative, tensorParallelDegree: 8, replicasPerInstance: 2, replicas,
+      engine: { ...trn2.generative.engine, tensorParallelSize: 8 } } };
     expect(refusal(() => ({ plan, image: ModelImage.fromNeuronVllm({ tag: VLLM_DLC_PINS.trn2.tag, digest: DIGEST }) })))
       .toMatch(/plan\.generative\.tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16 .*Neuron scheduler extension.*use 16 NeuronCores \(4 devices\); re-plan/);
   });

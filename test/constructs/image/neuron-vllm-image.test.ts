@@ -55,7 +55,7 @@ describe('ModelImage.fromNeuronVllm wraps the Neuron vLLM DLC, built at deploy t
     });
     const staged = path.join(assembly.directory, dockerImages[0].source.directory as string);
     expect(readdirSync(staged).sort()).toEqual(['__init__.py', 'linewriter.py', 'neuron_monitor.py', 'vllm']);
-    expect(readdirSync(path.join(staged, 'vllm')).sort()).toEqual(['Dockerfile', '__init__.py', 'cores_seen.py', 'engine_metrics.py', 'entrypoint.sh', 'launch.py']);
+    expect(readdirSync(path.join(staged, 'vllm')).sort()).toEqual(['Dockerfile', '__init__.py', 'cores_seen.py', 'engine_metrics.py', 'entrypoint.sh', 'launch.py', 'pool_header.py']);
   });
 
   test('THEN the binding renders a replica\'s environment: engine variables, arguments as JSON, metrics target', () => {

@@ -30,6 +30,24 @@ export function cfnResource(type: string, properties: Record<string, unknown>): 
 }
 
 /** An `AWS::SageMaker::EndpointConfig` with one production variant per instance type. */
+/** An endpoint configuration of one variant with instance pools of these types, priority 1 first. */
+export function pooledEndpointConfigProperties(
+  instanceTypes: unknown[],
+  extra: { KmsKeyId?: unknown; VolumeSizeInGB?: number } = {},
+): Record<string, unknown> {
+  const { KmsKeyId, VolumeSizeInGB } = extra;
+  return {
+    ...(KmsKeyId !== undefined ? { KmsKeyId } : {}),
+    ProductionVariants: [{
+      VariantName: 'AllTraffic',
+      ModelName: 'model',
+      InitialInstanceCount: 1,
+      InstancePools: instanceTypes.map((InstanceType, i) => ({ InstanceType, Priority: i + 1 })),
+      ...(VolumeSizeInGB !== undefined ? { VolumeSizeInGB } : {}),
+    }],
+  };
+}
+
 export function endpointConfigProperties(
   instanceTypes: string[],
   extra: { KmsKeyId?: unknown; VolumeSizeInGB?: number } = {},

@@ -1,7 +1,9 @@
 import { CfnEndpointConfig } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEndpointConfigKms } from '../../../constructs/nag';
-import { cfnResource, cfnVariant, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack, testVerdicts } from './fixtures';
+import {
+  cfnResource, cfnVariant, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack, pooledEndpointConfigProperties, testVerdicts,
+} from './fixtures';
 
 const TYPE = 'AWS::SageMaker::EndpointConfig';
 
@@ -20,6 +22,9 @@ describe('NeuronEndpointConfigKms: an endpoint configuration on EBS-backed insta
       NagRuleCompliance.NON_COMPLIANT,
     ],
     ['variants from a parameter and no key', { ProductionVariants: { Ref: 'Variants' } }, NagRuleCompliance.NON_COMPLIANT],
+    ['instance pools on ml.inf2 without a key', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.inf2.8xlarge']), NagRuleCompliance.NON_COMPLIANT],
+    ['instance pools on ml.inf2 with a key', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.inf2.8xlarge'], { KmsKeyId: KEY_ARN }), NagRuleCompliance.COMPLIANT],
+    ['instance pools with an ml.trn1 pool, without a key', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.trn1.2xlarge']), NagRuleCompliance.NOT_APPLICABLE],
   ], { type: 'AWS::SageMaker::Endpoint', noun: 'an endpoint configuration' });
 
   test('GIVEN an ml.trn1 production variant and an ml.inf2 shadow variant without a key WHEN checked THEN it is non-compliant', () => {

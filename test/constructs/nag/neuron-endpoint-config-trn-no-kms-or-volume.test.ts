@@ -1,13 +1,20 @@
 import { CfnEndpointConfig } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEndpointConfigTrnNoKmsOrVolume } from '../../../constructs/nag';
-import { cfnResource, cfnVariant, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack, neuronFindingPaths, testVerdicts } from './fixtures';
+import {
+  cfnResource, cfnVariant, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack, neuronFindingPaths, pooledEndpointConfigProperties,
+  testVerdicts,
+} from './fixtures';
 
 const TYPE = 'AWS::SageMaker::EndpointConfig';
 
 describe('NeuronEndpointConfigTrnNoKmsOrVolume: a configuration with a Trainium variant sets no KMS key and no volume size there', () => {
   testVerdicts(NeuronEndpointConfigTrnNoKmsOrVolume, TYPE, 'GIVEN %s WHEN checked THEN it is %s', [
     ['ml.trn1 without key or volume', endpointConfigProperties(['ml.trn1.2xlarge']), NagRuleCompliance.COMPLIANT],
+    ['instance pools with an ml.trn1 pool, without key or volume', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.trn1.2xlarge']), NagRuleCompliance.COMPLIANT],
+    ['instance pools with an ml.trn1 pool and a key', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.trn1.2xlarge'], { KmsKeyId: KEY_ARN }), NagRuleCompliance.NON_COMPLIANT],
+    ['instance pools with an ml.trn1 pool and a volume size', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.trn1.2xlarge'], { VolumeSizeInGB: 30 }), NagRuleCompliance.NON_COMPLIANT],
+    ['instance pools on ml.inf2 only, with key and volume', pooledEndpointConfigProperties(['ml.inf2.xlarge', 'ml.inf2.8xlarge'], { KmsKeyId: KEY_ARN, VolumeSizeInGB: 30 }), NagRuleCompliance.NOT_APPLICABLE],
     ['ml.trn1 with a key', endpointConfigProperties(['ml.trn1.2xlarge'], { KmsKeyId: KEY_ARN }), NagRuleCompliance.NON_COMPLIANT],
     ['ml.trn1n with a volume size', endpointConfigProperties(['ml.trn1n.32xlarge'], { VolumeSizeInGB: 100 }), NagRuleCompliance.NON_COMPLIANT],
     ['ml.trn2 with a key from a Ref', endpointConfigProperties(['ml.trn2.48xlarge'], { KmsKeyId: { Ref: 'Key' } }), NagRuleCompliance.NON_COMPLIANT],

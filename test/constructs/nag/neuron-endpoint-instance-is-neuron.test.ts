@@ -1,7 +1,7 @@
 import { CfnEndpointConfig } from 'aws-cdk-lib/aws-sagemaker';
 import { NagRuleCompliance } from 'cdk-nag';
 import { NeuronEndpointInstanceIsNeuron } from '../../../constructs/nag';
-import { cfnResource, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack } from './fixtures';
+import { cfnResource, endpointConfigProperties, expectSynthFailsOn, KEY_ARN, neuronCheckedStack, pooledEndpointConfigProperties } from './fixtures';
 
 const TYPE = 'AWS::SageMaker::EndpointConfig';
 
@@ -31,6 +31,14 @@ describe('NeuronEndpointInstanceIsNeuron: every variant of an endpoint configura
     expect(NeuronEndpointInstanceIsNeuron(cfnResource(TYPE, endpointConfigProperties(instanceTypes)))).toBe(
       NagRuleCompliance.NON_COMPLIANT,
     );
+  });
+
+  test.each<[string, unknown[], NagRuleCompliance]>([
+    ['instance pools all on Neuron', ['ml.inf2.xlarge', 'ml.trn1.2xlarge', 'ml.inf2.8xlarge'], NagRuleCompliance.COMPLIANT],
+    ['an instance pool on a GPU', ['ml.inf2.xlarge', 'ml.g5.xlarge'], NagRuleCompliance.NON_COMPLIANT],
+    ['an instance pool from a parameter', ['ml.inf2.xlarge', { Ref: 'PoolType' }], NagRuleCompliance.NOT_APPLICABLE],
+  ])('GIVEN %s WHEN checked THEN the variant is judged by every pool type', (_name, pools, verdict) => {
+    expect(NeuronEndpointInstanceIsNeuron(cfnResource(TYPE, pooledEndpointConfigProperties(pools)))).toBe(verdict);
   });
 
   test('GIVEN a serverless variant WHEN checked THEN it is non-compliant', () => {

@@ -64,8 +64,8 @@ describe('The props of a deploy refusal', () => {
     const stack = new Stack(new App(), 'S');
     // WHEN / THEN
     expect(() => new DeployRefusal(stack, 'R', { message: ' ', account: 'prod' })).toThrow(new InputError([
-      'S/R: message is blank; say why the deploy cannot work and how to fix it',
-      'S/R: account="prod" is not a 12-digit AWS account id',
-    ]));
+      'message is blank; say why the deploy cannot work and how to fix it',
+      'account="prod" is not a 12-digit AWS account id',
+    ], { constructPath: 'S/R' }));
   });
 });

@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SmokeBenchmark, SmokeTarget, type ISmokeBenchmarkEndpoint, type SmokeBenchmarkProps } from '../../../constructs/proof';
 import { tokenProofConfigSchema, type TokenProofConfig } from '../../../lib/bench/token-proof';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
+import { pinFor } from '../../../lib/generative/engine-image';
 import { inputError } from '../../support/input-error';
 
 const PLAN = planGenerative(
@@ -81,6 +82,29 @@ describe('a smoke benchmark of a generative plan', () => {
     expect(config.capacity?.workers).toBe(Math.max(1, Math.ceil((2 * g.predictedE2eP99Ms) / 1000 / 64)));
     expect(smoke.loadWorker).toBeDefined();
     expect(smoke.tokenProof).toEqual(config);
+    // The README's plan is an ESTIMATE (no row times it): calibrate's row takes the SDK of the image that serves it,
+    // where it read "unknown" and plan --profile refused the profile it wrote.
+    expect(g.measurement).toEqual([]);
+    expect(config.plan).toMatchObject({ instanceType: PLAN.instanceType.replace(/^ml\./, ''), neuronSdkVersion: pinFor(PLAN.instance.family)?.neuronSdkVersion });
+    expect(config.plan?.neuronSdkVersion).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  test('GIVEN a plan from a log (its lengths and bursty arrivals) WHEN built THEN the proof draws both and still fits the function\'s environment', () => {
+    // A log's own traffic: a 60-point table per length, gaps of SCV 3; what `plan --lengths-from` puts in the plan.
+    const table = (scale: number) => Array.from({ length: 60 }, (_, i) => Math.round(scale * (1 + i) ** 1.5));
+    const empirical = (mean: number, p99: number, scale: number) => ({
+      spread: 'empirical' as const, mean, p99, mu: Math.log(mean), sigma: 0.5, scv: 0.6, quantiles: table(scale), source: 'gateway.jsonl (jsonl, 12,000 requests)',
+    });
+    const lengths = { input: empirical(900, 3000, 8), output: empirical(180, 600, 2), correlation: 0.2, totalP99: 3400 };
+    const arrivals = { scv: 3, source: 'gateway.jsonl: 12,000 arrival times (created) over 3600 s, 3.3 requests/s', gapQuantiles: table(0.01) };
+    const fromLog = planGenerative(
+      findGenerativeProfile('llama-3.1-8b-instruct')!,
+      { requestsPerSecond: 2, inputTokens: { mean: 900, p99: 3000 }, outputTokens: { mean: 180, p99: 600 }, lengths, arrivals, ttftP99Ms: 3000, tpotP99Ms: 60 },
+      { region: 'us-east-1', hosting: 'sagemaker', instanceTypes: ['inf2.48xlarge'], estimates: false },
+    );
+    const { smoke } = build({ plan: fromLog, capacityProof: {} });
+    expect(smoke.tokenProof?.capacity).toMatchObject({ lengths: { input: { quantiles: table(8) }, correlation: 0.2 }, arrivals });
+    expect(tokenProofConfigSchema().safeParse(smoke.tokenProof).success).toBe(true);
   });
 
   test('GIVEN a SageMaker target WHEN synthesized THEN the gate and the worker may stream from that endpoint only', () => {

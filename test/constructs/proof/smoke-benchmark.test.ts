@@ -18,6 +18,7 @@ import {
   smokeThresholdDefaults,
 } from '../../../constructs/proof';
 import type { SmokeConfig } from '../../../lib/smoke/config';
+import { workerRequests } from '../../../lib/smoke/capacity';
 import { InputError } from '../../../lib/errors';
 import { plan } from '../../../lib/planner';
 import type { Plan } from '../../../lib/planner/types';
@@ -415,7 +416,7 @@ describe('runs that cannot fit in a Lambda', () => {
   test('a duration that needs more than 13 minutes is rejected, naming load.duration', () => {
     const error = synthError(() => smokeStack({ load: { duration: Duration.minutes(13) } }));
     // 15 s startup + 5 s warm-up + 780 s + 10 s request timeout + 7 s report
-    expect(error.message).toMatch(/^load\.duration: the run needs 817 s \(startup 15 s/);
+    expect(error.message).toMatch(/^Serving\/Smoke: load\.duration: the run needs 817 s \(startup 15 s/);
     expect(error.message).toContain('above the 13 minutes a smoke benchmark may run');
     expect(error.message).toContain('Provider framework');
   });
@@ -451,7 +452,7 @@ describe('runs that cannot fit in a Lambda', () => {
 
   test('a golden request too large for the Lambda environment is rejected, naming request.body', () => {
     const error = synthError(() => smokeStack({ request: { body: JSON.stringify({ inputs: 'x'.repeat(4000) }) } }));
-    expect(error.message).toMatch(/^request\.body and expect take \d+ bytes of the Lambda environment/);
+    expect(error.message).toMatch(/^Serving\/Smoke: request\.body and expect take \d+ bytes of the Lambda environment/);
   });
 });
 
@@ -692,7 +693,7 @@ describe('the capacity proof', () => {
   });
 
   test('a batching plan is judged on the server p99 it predicts, without the network in between', () => {
-    const batching: Plan = { ...BERT_PLAN, serving: 'batching' };
+    const batching: Plan = { ...BERT_PLAN, serving: 'batching', batching: { maxBatchSize: BERT_PLAN.batchSize, maxDelayMs: 2 } };
     const { stack } = smokeStack({ plan: batching, capacityProof: { fraction: 0.25 } });
 
     const config = JSON.parse(functionsOf(Template.fromStack(stack)).hook.props.Environment.Variables.SMOKE_CONFIG) as SmokeConfig;
@@ -752,6 +753,17 @@ describe('the capacity proof', () => {
     expect(smoke.capacity).toMatchObject({ rateRps: 1_000, workers: 3, thresholds: { p99MaxMs: 50, minRateRps: 950 } });
     // AND neither function nor its role has a finding
     expect(nagFindings(urlStack(true).smoke)).toEqual([]);
+  });
+
+  test('GIVEN a plan made for bursty arrivals WHEN its capacity is proven THEN the workers send the plan\'s process, each its share', () => {
+    const arrivals = { scv: 3, source: 'gateway.jsonl: 1,200 arrival times', gapQuantiles: Array.from({ length: 60 }, (_, i) => i / 20) };
+    const bursty = plan(findProfile('bert-base-uncased')!, { throughputRps: 500, p99Ms: 20, arrivals }, { region: 'us-east-1', hosting: 'sagemaker' });
+    const { smoke } = smokeStack({ plan: bursty, capacityProof: {} });
+    expect(smoke.capacity?.arrivals).toEqual(arrivals);
+    const requests = workerRequests(smoke.capacity!);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((r) => r.arrivals === 'process' && r.seed === 1)).toBe(true);
+    expect(smokeStack({ plan: BERT_PLAN, capacityProof: {} }).smoke.capacity?.arrivals).toBeUndefined();
   });
 
   test('is clean under cdk-nag', () => {

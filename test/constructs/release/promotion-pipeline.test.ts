@@ -102,6 +102,7 @@ describe('a PromotionPipeline refuses what it cannot promote', () => {
       source: pipelines.CodePipelineSource.connection('org/repo', 'main', { connectionArn: CONNECTION }),
       stages: [],
       environmentsFile: 'environments.json',
-    })).toThrow(new InputError('stages is empty; pass the InferenceStage of each environment in promotion order'));
+    })).toThrow(new InputError('stages is empty; pass the InferenceStage of each environment in promotion order',
+      { constructPath: 'Pipeline/Pipeline' }));
   });
 });

@@ -117,7 +117,7 @@ describe('The props of an inference stack', () => {
     // WHEN / THEN
     expect(() => new InferenceStack(new App(), 'A', props)).toThrow(new InputError(
       'InferenceStack: neither image nor imageDigest is set; pass image (e.g. ModelImage.fromServer({ tag, '
-        + "digest })) or the imageDigest of an image pushed to the stack's repository"));
+        + "digest })) or the imageDigest of an image pushed to the stack's repository", { constructPath: 'A' }));
     expect(() => new InferenceStack(new App(), 'B', {
       ...props, imageDigest: DIGEST, image: ModelImage.fromNeuronDlc({ tag: '2.9.0-neuronx-py312-sdk2.31.1-ubuntu24.04', digest: DIGEST }),
     })).toThrow('InferenceStack: both image and imageDigest are set; pass only one');

@@ -11,71 +11,15 @@ import { NeuronGenerativeEndpoint, NeuronGenerativeEndpointProps } from '../../.
 import { Catalog } from '../../../lib/catalog';
 import { VLLM_DLC_PINS, VLLM_IMAGE_ENV } from '../../../lib/generative/engine-image';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
-import type { GenerativePlan, ReplicaLayout } from '../../../lib/generative/types';
+import type { GenerativePlan } from '../../../lib/generative/types';
 import { problemsOf } from '../../support/input-error';
+import { handWrittenGenerativePlan, replica } from '../../support/generative-plan';
 import { nagFindings } from '../../support/nag';
 
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
-function replica(index: number, firstDevice: number, devices: number, coresPerDevice = 2): ReplicaLayout {
-  const cores = Array.from({ length: devices * coresPerDevice }, (_, i) => firstDevice * coresPerDevice + i);
-  return {
-    index,
-    cores,
-    visibleCores: `${cores[0]}-${cores[cores.length - 1]}`,
-    devices: Array.from({ length: devices }, (_, i) => `/dev/neuron${firstDevice + i}`),
-  };
-}
-
-/**
- * A plan written out by hand, so every expected value follows from the numbers here: 1 x ml.inf2.48xlarge (12
- * devices, 192 vCPUs, 768 GiB), 3 replicas of TP 8 (4 devices each), peak 2 instances, 2 requests/s, 14.96 GiB of
- * weights, 5.2 sequences decoding per replica, TTFT p99 999.6 ms.
- */
-function testPlan(overrides: Partial<GenerativePlan> = {}, generative: Partial<GenerativePlan['generative']> = {}): GenerativePlan {
-  const instance = Catalog.builtIn().instance('inf2.48xlarge');
-  if (!instance) throw new Error('no inf2.48xlarge in the catalog');
-  const base: GenerativePlan = {
-    kind: 'generative',
-    profileId: 'llama-3.1-8b-instruct',
-    region: 'us-east-1',
-    hosting: 'sagemaker',
-    targets: { requestsPerSecond: 2, inputTokens: { mean: 1024 }, outputTokens: { mean: 256 }, ttftP99Ms: 2000, tpotP99Ms: 60, peakRequestsPerSecond: 4 },
-    headroom: 0.2,
-    instanceType: 'ml.inf2.48xlarge',
-    instance,
-    instanceCount: 1,
-    maxInstanceCount: 2,
-    capacityPerInstanceRps: 3.64,
-    capacityRps: 3.64,
-    price: { instanceType: 'inf2.48xlarge', region: 'us-east-1', hosting: 'sagemaker', usdPerHour: 15.58, kind: 'on-demand', source: 'test', asOf: '2026-01-01', unverified: true },
-    hourlyCostUsd: 15.58,
-    monthlyCostUsd: 11373.4,
-    generative: {
-      architecture: 'decoder-only',
-      tensorParallelDegree: 8,
-      replicasPerInstance: 3,
-      maxConcurrentSequences: 32,
-      maxModelLength: 1280,
-      memoryGiB: { weights: 14.96, kvCache: 5, reserve: 12.8, available: 128, kvHeadsPerRank: 1, kvSharding: 'shard', maxConcurrencyThatFits: 641 },
-      predictedTtftP99Ms: 999.6,
-      predictedTpotP99Ms: 41.99,
-      predictedE2eP99Ms: 11707,
-      outputTokensPerSecond: 512,
-      capacityOutputTokensPerSecondPerReplica: 310.55,
-      capacityPerReplicaRps: 1.2131,
-      meanRunningSequences: 5.2,
-      costPer1MOutputTokensUsd: 8.45,
-      engine: { tensorParallelSize: 8, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 1 },
-      replicas: [replica(0, 0, 4), replica(1, 4, 4), replica(2, 8, 4)],
-      measurement: [],
-      ...generative,
-    },
-    warnings: [],
-    ...overrides,
-  };
-  return base;
-}
+/** The hand-written plan of test/support (1 x ml.inf2.48xlarge, 3 replicas of TP 8), with overrides. */
+const testPlan = handWrittenGenerativePlan;
 
 /** The test plan moved onto ml.trn2.48xlarge (4 logical cores a chip at LNC=2), with copies of `tp` cores. */
 function trn2Plan(tp: number): GenerativePlan {
@@ -237,6 +181,7 @@ describe('A generative endpoint from a 1 x ml.inf2.48xlarge plan of 3 TP-8 repli
 test('a 70B copy\'s startup timeouts are twice its predicted download and load, above the floor', () => {
   // GIVEN 131.5 GiB of weights (Llama 3.3 70B in BF16), with compiled artifacts estimated as large
   const plan = testPlan({}, { replicasPerInstance: 1, replicas: [replica(0, 0, 12)], tensorParallelDegree: 24,
+    engine: { tensorParallelSize: 24, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 1 },
     memoryGiB: { weights: 131.5, kvCache: 5, reserve: 38.4, available: 384, kvHeadsPerRank: 1, kvSharding: 'replicate', maxConcurrencyThatFits: 20 } });
   const stack = newStack();
   // WHEN
@@ -315,13 +260,15 @@ test('takes the planner\'s own Llama 3.1 8B plan: one copy per replica, each on 
 
 describe('Refusals before anything is created', () => {
   const refusals: Array<[string, (stack: Stack) => Partial<NeuronGenerativeEndpointProps>, RegExp]> = [
-    ['a single-call plan', () => ({ plan: { kind: 'single-call' } as unknown as GenerativePlan }), /not a generative plan/],
-    ['a plan hosted on ECS', () => ({ plan: testPlan({ hosting: 'ec2' }) }), /plan.hosting="ec2".*NeuronEcsService/],
+    ['a single-call plan', () => ({ plan: { profileId: 'bert-base-uncased', processesPerInstance: 2 } as unknown as GenerativePlan }),
+      /plan: a single-call plan .*where a generative plan is expected.*NeuronSageMakerEndpoint/],
+    ['a plan hosted on ECS', () => ({ plan: testPlan({ hosting: 'ec2', instanceType: 'inf2.48xlarge' }) }), /plan.hosting="ec2".*NeuronEcsService/],
     ['an encoder-decoder plan', () => ({ plan: testPlan({}, { architecture: 'encoder-decoder' }) }), /encoder-decoder/],
     ['a replica spanning more devices than the instance has',
-      () => ({ plan: testPlan({}, { replicas: [replica(0, 0, 16)] }) }), /spans 16 Neuron devices but inf2.48xlarge has 12/],
+      () => ({ plan: testPlan({}, { replicasPerInstance: 1, replicas: [replica(0, 0, 16)] }) }), /spans 16 Neuron devices but inf2.48xlarge has 12/],
     ['replicas sharing a device (TP 1 on Inf2)',
-      () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }] }) }),
+      () => ({ plan: testPlan({}, { tensorParallelDegree: 1, replicasPerInstance: 2, replicas: [replica(0, 0, 1, 1), { ...replica(1, 0, 1, 1), cores: [1], visibleCores: '1' }],
+        engine: { tensorParallelSize: 1, maxNumSeqs: 32, maxModelLen: 1280, logicalNeuronCoreConfig: 1 } }) }),
       /share Neuron devices/],
     ['a TP-8 copy spanning 2 of trn2.48xlarge\'s chips (the torus takes 1, 4, 8 or 16)',
       () => ({ plan: trn2Plan(8) }), /tensorParallelDegree=8: 8 NeuronCores span 2 Neuron devices of trn2\.48xlarge, but .*1, 4, 8 or 16.*use 16 NeuronCores/],

@@ -12,9 +12,9 @@ import { ModelData } from '../../../constructs/model/model-data';
 import { ModelImage } from '../../../constructs/image/model-image';
 import { applyPolicyChecks } from '../../../constructs/nag';
 import { NeuronSageMakerEndpoint, NeuronSageMakerEndpointProps } from '../../../constructs/sagemaker';
-import { Catalog, NeuronInstanceType } from '../../../lib/catalog';
+import { Catalog, NeuronInstanceType, type InstanceSpec } from '../../../lib/catalog';
 import { InputError } from '../../../lib/errors';
-import type { Plan } from '../../../lib/planner';
+import { visibleCoresValue, type Plan } from '../../../lib/planner';
 import { nagFindings } from '../../support/nag';
 import { inputError } from '../../support/input-error';
 
@@ -78,7 +78,13 @@ function testPlan(overrides: Partial<Plan> & { instanceName?: string } = {}): Pl
     warnings: [],
   };
   // Most tests serve it with a Neuron DLC: a stock plan is made for one unless the test says otherwise.
-  return { ...base, server: rest.serving === 'batching' ? 'model-server' : 'neuron-dlc', ...rest };
+  const plan: Plan = { ...base, server: rest.serving === 'batching' ? 'model-server' : 'neuron-dlc', ...rest };
+  // One process entry per planned process, contiguous from core 0, unless the test gives its own.
+  const processes = rest.processes ?? Array.from({ length: plan.processesPerInstance }, (_, index) => {
+    const cores = Array.from({ length: plan.coresPerProcess }, (__, i) => index * plan.coresPerProcess + i);
+    return { index, cores, visibleCores: visibleCoresValue(cores[0], cores.length), devices: [] };
+  });
+  return { ...plan, processes, visibleCores: rest.visibleCores ?? processes.map((p) => p.visibleCores) };
 }
 
 /** A stack in its own app; CloudFormation validation runs on the first fixture only, to keep synths fast. */
@@ -618,7 +624,8 @@ describe('Validation of the endpoint props', () => {
 
   test('rejects a plan for a non-Neuron instance type', () => {
     // WHEN
-    const error = build({ plan: testPlan({ instanceType: 'ml.g5.xlarge' }) });
+    const g5 = { ...(Catalog.builtIn().instance('inf2.xlarge') as InstanceSpec), name: 'g5.xlarge', family: 'g5' };
+    const error = build({ plan: testPlan({ instanceType: 'ml.g5.xlarge', instance: g5 }) });
     // THEN
     expect(error.problems).toEqual([
       'plan.instanceType="ml.g5.xlarge" is not a Neuron instance type (families inf1, inf2, trn1, trn1n, trn2, trn2u, '
@@ -637,12 +644,25 @@ describe('Validation of the endpoint props', () => {
 
   test('rejects a plan whose layout does not fit its instance, with the planner message', () => {
     // WHEN
-    const error = build({ plan: testPlan({ processesPerInstance: 3, instanceCount: 0 }) });
+    const error = build({ plan: testPlan({ processesPerInstance: 3 }) });
     // THEN
     expect(error.problems).toEqual([
-      'plan.instanceCount=0 must be a whole number of at least 1; re-plan',
       'plan: processesPerInstance=3 x coresPerProcess=1 needs 3 NeuronCores but inf2.xlarge has 2; valid values for 1-core processes: 1 to 2',
     ]);
+  });
+
+  test('refuses a plan of the wrong shape before reading it, naming the field, the value and the fix', () => {
+    // WHEN a plan with no instances, and a whole `plan --json` document, are passed
+    const error = build({ plan: testPlan({ instanceCount: 0 }) });
+    const document = build({ plan: { request: {}, chosen: testPlan() } as unknown as Plan });
+    // THEN
+    expect(error.problems).toEqual([
+      'plan.instanceCount: expected a positive integer, got 0',
+      'plan: not a plan this version of cdk-inferentia writes (planVersion 1); plan again with it: `cdk-inferentia plan ... --json` '
+        + '(pass its `chosen`), or plan()/planGenerative() in code',
+    ]);
+    expect(document.message).toBe('Stack/Endpoint: plan: this is a whole `cdk-inferentia plan --json` document ({ request, chosen, ... }), '
+      + 'not a plan; pass its `chosen` (readPlan(document, origin) reads and checks it)');
   });
 
   test('rejects a batching plan on a stock DLC, which makes one device call per request, naming fromServer', () => {
@@ -726,8 +746,10 @@ describe('Validation of the endpoint props', () => {
     }));
     // THEN
     expect(error.problems).toEqual([
-      'encryptionKey is set but ml.trn1.2xlarge has only local NVMe storage and SageMaker rejects KmsKeyId there; '
-        + 'remove encryptionKey (the instance store is encrypted by the hardware)',
+      'encryptionKey is set but ml.trn1.2xlarge has only local NVMe instance storage, where SageMaker rejects KmsKeyId and the '
+        + "instance's hardware encrypts the storage with keys you cannot manage; plan on an instance type with EBS storage (inf2 or "
+        + 'inf1: instanceTypes in the plan options, --instance-types on the CLI), or set acceptInstanceStoreEncryption: true to '
+        + 'deploy there without your key',
       'volumeSize=64 GiB is set but ml.trn1.2xlarge has only local NVMe storage and SageMaker rejects VolumeSizeInGB '
         + 'there; remove volumeSize',
     ]);
@@ -808,10 +830,11 @@ describe('Validation of the endpoint props', () => {
 
   test('reports every problem of one construct in a single error', () => {
     // WHEN
-    const error = build({ plan: testPlan({ hosting: 'ec2' }), networkIsolation: true, endpointName: '-x' });
-    // THEN
-    expect(error.problems.map((p) => p.split(/[= ]/)[0])).toEqual(['endpointName', 'networkIsolation', 'plan.hosting']);
-    expect(error.message).toMatch(/^3 problems:\n- endpointName="-x"/);
+    const error = build({ plan: testPlan({ region: 'eu-west-1' }), networkIsolation: true, endpointName: '-x' });
+    // THEN the message names the construct once, then every problem
+    expect(error.problems.map((p) => p.split(/[= ]/)[0])).toEqual(['endpointName', 'networkIsolation', 'plan.region']);
+    expect(error.message).toMatch(/^Stack\/Endpoint: 3 problems:\n- endpointName="-x"/);
+    expect(error.constructPath).toBe('Stack/Endpoint');
   });
 });
 

@@ -95,8 +95,9 @@ describe('streamCompletion measures TTFT and TPOT as LLMPerf does', () => {
 });
 
 describe('streamCompletion through SageMaker InvokeEndpointWithResponseStream with the real SDK client', () => {
-  test('GIVEN PayloadParts cut every 7 bytes WHEN streamed to an inference component THEN the events reassemble and TTFT/TPOT hold', async () => {
-    const proxy = await startSageMakerStreamProxy({ containerUrl: standin.url, partBytes: 7 });
+  test('GIVEN PayloadParts cut every 7 bytes WHEN streamed to an inference component THEN the events reassemble, TTFT/TPOT hold and the pool is read', async () => {
+    // The copy is in instance pool 2: its answer says so in CustomAttributes, as the vLLM image's pool middleware sets it.
+    const proxy = await startSageMakerStreamProxy({ containerUrl: standin.url, partBytes: 7, customAttributes: 'pool=2' });
     proxies.push(proxy);
     const client = localSageMakerRuntimeClient(proxy.url);
     try {
@@ -106,7 +107,7 @@ describe('streamCompletion through SageMaker InvokeEndpointWithResponseStream wi
         { sageMakerClient: client },
       );
 
-      expect(result).toMatchObject({ ok: true, status: 200, outputTokens: 6, text: 'tok1 tok2 tok3 tok4 tok5 tok6' });
+      expect(result).toMatchObject({ ok: true, status: 200, outputTokens: 6, text: 'tok1 tok2 tok3 tok4 tok5 tok6', pool: 2 });
       expect(result.ttftMs).toBeGreaterThanOrEqual(PREFILL_MS - 1);
       expect(result.tpotMs).toBeGreaterThanOrEqual(STEP_MS * 0.75); // see the report: the first PayloadPart sometimes comes late through the SDK
       expect(result.e2eMs).toBeCloseTo(result.ttftMs + 5 * result.tpotMs!, 6);

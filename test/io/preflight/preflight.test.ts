@@ -88,6 +88,7 @@ describe('preflight passes an account where the first deploy can start', () => {
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
       ['instance-offering', 'pass'],
       ['instance-quota', 'pass'],
+      ['instance-pools', 'skip'],
       ['capacity-block', 'skip'],
       ['image', 'pass'],
       ['model-data', 'pass'],
@@ -259,8 +260,9 @@ describe('preflight fails each check that would break the deploy, with the fix',
 
     const report = await runPreflight(sageMakerTarget, clients);
 
-    // (capacity-block applies only to plans priced at a Capacity Block rate: skipped here, with no AWS call)
-    for (const c of report.checks.filter((r) => r.id !== 'capacity-block')) {
+    // (capacity-block applies only to plans priced at a Capacity Block rate, instance-pools only to a variant with
+    // fallback pools: both skipped here, with no AWS call)
+    for (const c of report.checks.filter((r) => r.id !== 'capacity-block' && r.id !== 'instance-pools')) {
       expect(c).toMatchObject({ status: 'fail', detail: expect.stringMatching(/failed: no AWS credentials found \(CredentialsProviderError/), fix: expect.stringMatching(/^give the AWS SDK credentials/) });
     }
   });
@@ -373,5 +375,38 @@ describe('a plan priced at a Capacity Block rate needs Capacity Blocks bought ah
     expect(check(report.checks, 'capacity-block')).toEqual({
       id: 'capacity-block', status: 'pass', detail: "2 trn2.48xlarge in Capacity Blocks cr-0b2 (us-east-2b) hold the plan's 2",
     });
+  });
+});
+
+describe('preflight of a variant with fallback instance pools', () => {
+  const pooled: PreflightTarget = {
+    ...sageMakerTarget,
+    pools: [
+      { priority: 2, instanceType: 'ml.trn1.2xlarge', vcpus: 8, instanceCount: 2, maxInstanceCount: 3 },
+      { priority: 3, instanceType: 'ml.inf2.8xlarge', vcpus: 32, instanceCount: 2, maxInstanceCount: 3 },
+    ],
+  };
+
+  test('GIVEN pool 2 offered with quota and pool 3 offered with quota 0 THEN instance-pools fails naming pool 3, what it lacks and the fix', async () => {
+    // GIVEN trn1.2xlarge offered in two zones with a quota of 6, and inf2.8xlarge with the quota 0 of a new account
+    ec2.on(DescribeInstanceTypeOfferingsCommand).callsFake((input: { Filters: { Values: string[] }[] }) => ({
+      InstanceTypeOfferings: ['us-east-1a', 'us-east-1b'].map((Location) => ({ InstanceType: input.Filters[0].Values[0], LocationType: 'availability-zone', Location })),
+    }));
+    quotas.on(ListServiceQuotasCommand, { ServiceCode: 'sagemaker' }).resolves({
+      Quotas: [
+        { QuotaName: 'ml.inf2.xlarge for endpoint usage', QuotaCode: 'L-INF2XL', Value: 6 },
+        { QuotaName: 'ml.trn1.2xlarge for endpoint usage', QuotaCode: 'L-TRN1', Value: 6 },
+        { QuotaName: 'ml.inf2.8xlarge for endpoint usage', QuotaCode: 'L-INF28XL', Value: 0 },
+      ],
+    });
+    // WHEN preflight runs
+    const result = check((await runPreflight(pooled, clients)).checks, 'instance-pools');
+    // THEN pool 2 can be provisioned now and pool 3 cannot, each with its offering and quota
+    expect(result.status).toBe('fail');
+    expect(result.detail).toMatch(/^pool 2 \(ml\.trn1\.2xlarge\): can be provisioned now: trn1\.2xlarge is offered in 2 Availability Zones/);
+    expect(result.detail).toContain('pool 3 (ml.inf2.8xlarge): cannot be provisioned: inf2.8xlarge is offered in 2 Availability Zones');
+    expect(result.detail).toContain('FAIL "ml.inf2.8xlarge for endpoint usage" (L-INF28XL) is 0 in us-east-1; a blue/green update at the ceiling of 3 instances (2 x 3) needs 6');
+    expect(result.fix).toMatch(/^pool 3: request an increase to at least 6: `aws service-quotas request-service-quota-increase --service-code sagemaker --quota-code L-INF28XL/);
+    expect(quotas).toHaveReceivedCommandWith(ListServiceQuotasCommand, { ServiceCode: 'sagemaker' });
   });
 });

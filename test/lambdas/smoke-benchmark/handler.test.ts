@@ -405,3 +405,34 @@ describe('invalid settings', () => {
     expect(error?.message).toContain('SMOKE_CONFIG.mode.concurrency');
   });
 });
+
+describe('a smoke run against an endpoint with instance pools', () => {
+  const pools = [
+    { pool: 1, instanceType: 'ml.inf2.xlarge', p99MaxMs: 1_000 },
+    { pool: 2, instanceType: 'ml.trn1.2xlarge', p99MaxMs: 60 },
+    { pool: 3, instanceType: 'ml.inf2.8xlarge', p99MaxMs: 1_000 },
+  ];
+
+  test('GIVEN answers from two pools, one slower than its own limit WHEN the run is judged THEN that pool fails it, the others not', async () => {
+    // GIVEN pool 1 answers at once and pool 2 in 150 ms, every other request; pool 3 has no instance in service
+    let n = 0;
+    behaviour = () => (n++ % 2 === 0
+      ? { kind: 'ok', body: GOLDEN, customAttributes: 'server-ms=1.000,pool=1' }
+      : { kind: 'ok', body: GOLDEN, delayMs: 150, customAttributes: 'server-ms=150.000,pool=2' });
+    useConfig(smokeConfig({ pools }));
+    // WHEN the handler runs
+    const { error } = await invoke();
+    // THEN the run fails on pool 2 alone, and the report counts each pool's answers
+    expect(error?.message).toMatch(/instance pool 2 \(ml\.trn1\.2xlarge\): p99 \d+(\.\d+)? ms over 10 answers, above its limit of 60 ms/);
+    expect(error?.message).not.toMatch(/instance pool [13]/);
+    const report = [...writtenReports().values()][0].report;
+    expect(report.pools?.map((p) => [p.pool, p.answers])).toEqual([[1, 10], [2, 10]]);
+  });
+
+  test('GIVEN answers naming a pool the plan does not have WHEN judged THEN the run fails: another configuration than the one proven answers', async () => {
+    behaviour = () => ({ kind: 'ok', body: GOLDEN, customAttributes: 'server-ms=1.000,pool=4' });
+    useConfig(smokeConfig({ pools }));
+    const { error } = await invoke();
+    expect(error?.message).toContain('20 answer(s) came from instance pool 4, which the plan does not have (its pools: 1, 2, 3)');
+  });
+});

@@ -155,8 +155,8 @@ describe('a price file overrides and extends the catalog', () => {
     source: 'team rates',
     asOf: '2026-11-01',
     instances: [
-      // overrides the built-in inf2.xlarge (a hypothetical correction) and adds a hypothetical future size
-      { name: 'inf2.xlarge', chips: 1, coresPerChip: 2, coreVersion: 'v2', deviceMemoryPerChipGiB: 32, vcpus: 4, memoryGiB: 15 },
+      // overrides the built-in inf2.xlarge (a hypothetical correction, said with replacesBuiltIn) and adds a hypothetical future size
+      { name: 'inf2.xlarge', chips: 1, coresPerChip: 2, coreVersion: 'v2', deviceMemoryPerChipGiB: 32, vcpus: 4, memoryGiB: 15, replacesBuiltIn: true },
       { name: 'inf2.96xlarge', chips: 24, coresPerChip: 2, coreVersion: 'v2', deviceMemoryPerChipGiB: 32, vcpus: 384, memoryGiB: 1536 },
     ],
     prices: [

@@ -5,7 +5,8 @@ import type { EngineTiming, GenerativePlan, GenerativeProfile, GenerativeTargets
 import { largerDegreeMargin, preferSmallerDegree, splitByEvidence, unmeasuredAlternatives } from '../../../lib/generative/choice';
 import { leverEvidence, measurementFor, unmeasuredLeversOf } from '../../../lib/generative/lever-evidence';
 import { draftFor, leverSets } from '../../../lib/generative/levers';
-import { sampleWorkload, shareLongerThan, snapToMeasuredLength, workloadLengths } from '../../../lib/generative/lengths';
+import { sampleWorkload, workloadLengths } from '../../../lib/generative/lengths';
+import { shareLongerThan, snapToMeasuredLength } from '../../../lib/generative/length-snap';
 import { perReplicaRate, planSensitivity, slowedTiming } from '../../../lib/generative/sensitivity';
 
 const LLAMA_8B = findGenerativeProfile('llama-3.1-8b-instruct') as GenerativeProfile;

@@ -1,6 +1,7 @@
 import { Catalog } from '../../../lib/catalog/catalog';
 import type { Price } from '../../../lib/catalog/types';
 import { InfeasibleError, InputError } from '../../../lib/errors';
+import { problemsOf } from '../../support/input-error';
 import {
   engineTiming, findGenerativeProfile, kvCachePerSequenceGiB, kvSharding, parseGenerativeProfile, planGenerativeReport,
   predictReplica, replicaMemory, simulateGenerativeReplica, weightsGiB,
@@ -79,6 +80,11 @@ describe('Generative planner', () => {
     expect(g.costPer1MOutputTokensUsd).toBeCloseTo((chosen.hourlyCostUsd / (512 * 3600)) * 1e6, 3);
     expect(chosen.capacityRps).toBeGreaterThanOrEqual(2 * 1.2);
     expect(g.measurement.length).toBeGreaterThan(0);
+    // Measured times: the evidence is the plan's own rows, with their stack, and no headroom.
+    expect(g.evidence?.basis).toBe('measured');
+    expect(g.evidence?.nearest).toHaveLength(g.measurement.length);
+    expect(g.evidence?.nearest.every((r) => r.distance === 'measured' && r.stack.length > 0)).toBe(true);
+    expect(g.evidence?.headroom).toEqual({ tpot: 1, ttft: 1, class: 'measured', heldOutRows: 0, quantile: 0 });
     // Every alternative costs at least as much.
     for (const a of report.alternatives) {
       expect(a.hourlyCostUsd).toBeGreaterThanOrEqual(chosen.hourlyCostUsd);
@@ -199,6 +205,10 @@ describe('Generative profile files', () => {
     expect(() => parseGenerativeProfile(bad, 'p.json')).toThrow(/measurements\[0\]: unknown field 'extra'/);
     expect(() => parseGenerativeProfile({ ...bad, measurements: [bad.measurements[1]] }, 'p.json'))
       .toThrow(/model\.kvHeads: expected a divisor of attentionHeads \(32\), got 5[\s\S]*measurements\[0\]\.tpotP99Ms: expected a value >= tpotP50Ms/);
+    // A mixture of experts' facts (read by the performance model) are checked against the model's.
+    const moe = { ...bad, model: { ...LLAMA_8B.model, experts: { count: 8, perToken: 9, parametersBillions: 9 } }, measurements: [LLAMA_8B.measurements[0]] };
+    expect(() => parseGenerativeProfile(moe, 'p.json'))
+      .toThrow(/model\.experts\.perToken: expected at most experts\.count \(8\), got 9[\s\S]*model\.experts\.parametersBillions: expected below parametersBillions \(8\.03\), got 9/);
   });
 
   test('GIVEN every built-in generative profile WHEN parsed as a file THEN it is valid', () => {
@@ -277,22 +287,28 @@ function largestAccepted(timing: ReturnType<typeof engineTiming>, targets: Gener
 }
 
 describe('An end-to-end target no deployment meets is named in the refusal', () => {
-  test('GIVEN --e2e-p99 100 with a 2,000 ms TTFT target WHEN planned THEN the refusal names the end-to-end target, never "Infinity"', () => {
+  test('GIVEN --e2e-p99 100 below a 2,000 ms TTFT target WHEN planned THEN the contradiction is refused up front, naming both', () => {
+    const problems = problemsOf(() => planGenerativeReport(LLAMA_8B, { ...TARGETS, e2eP99Ms: 100 }, { region: 'us-east-1', hosting: 'ec2' }));
+    expect(problems).toEqual([expect.stringMatching(/^e2eP99=100 is below ttftP99=2000: a request's end-to-end time includes its first token/)]);
+  });
+
+  test('GIVEN an end-to-end target above TTFT that no configuration meets WHEN planned THEN the refusal names the end-to-end target, never "Infinity"', () => {
     // GIVEN
-    const targets = { ...TARGETS, e2eP99Ms: 100 };
+    const targets = { ...TARGETS, e2eP99Ms: 2100 };
+    // The measured rows only: the performance model's levers (speculation, FP8) would meet it.
     // WHEN
     let error: unknown;
     try {
-      planGenerativeReport(LLAMA_8B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'] });
+      planGenerativeReport(LLAMA_8B, targets, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.24xlarge'], estimates: false });
     } catch (e) {
       error = e;
     }
     // THEN
     expect(error).toBeInstanceOf(InfeasibleError);
     const message = (error as InfeasibleError).message + '\n' + (error as InfeasibleError).reasons.join('\n');
-    expect(message).toContain('and end-to-end p99 100 ms');
+    expect(message).toContain('and end-to-end p99 2100 ms');
     expect(message).not.toContain('Infinity');
-    expect(message).toMatch(/inf2\.24xlarge tp=8 seqs=\d+ sdk [\d.]+: end-to-end p99 \d+ ms even alone; the end-to-end target is 100 ms/);
+    expect(message).toMatch(/inf2\.24xlarge tp=8 seqs=\d+ sdk [\d.]+: end-to-end p99 \d+ ms even alone; the end-to-end target is 2100 ms/);
     expect(message).not.toMatch(/first token at p99/);
   });
 });

@@ -1,5 +1,6 @@
-import { normalQuantile, singleSlotWaitQuantile } from '../../../lib/generative';
-import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, quantilePoints, slotTurnoverTails } from '../../../lib/generative/queueing';
+import { lengthDistribution, singleSlotWaitQuantile } from '../../../lib/generative';
+import { lengthAt } from '../../../lib/generative/lengths';
+import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential, lengthPoints, slotTurnoverTails } from '../../../lib/generative/queueing';
 
 describe('M/G/1 waiting time on a grid', () => {
   test('GIVEN fixed services WHEN the wait is solved on a grid THEN its quantiles are Erlang\'s exact M/D/1 ones, rounded up by under 1 %', () => {
@@ -49,22 +50,23 @@ describe('M/G/1 waiting time on a grid', () => {
   });
 
   test('GIVEN a spread length WHEN cut into quantile bins THEN the weights sum to one and both tails are reached', () => {
-    const points = quantilePoints(0.5, (z) => z, normalQuantile);
+    const dist = lengthDistribution({ mean: 1000, p99: 3000 });
+    const points = lengthPoints(dist, (tokens) => tokens);
     expect(points.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
-    expect(Math.min(...points.values)).toBeLessThan(normalQuantile(0.001));
-    expect(Math.max(...points.values)).toBeGreaterThan(normalQuantile(0.999));
+    expect(Math.min(...points.values)).toBeLessThan(lengthAt(dist, 0.001));
+    expect(Math.max(...points.values)).toBeGreaterThan(lengthAt(dist, 0.999));
   });
 });
 
 describe('Prefills landing in a decode, bounded by slot turnover', () => {
   test('GIVEN fixed output lengths WHEN counted THEN exactly N - 1 can land: every running sequence ends first', () => {
-    const [tails] = slotTurnoverTails({ mean: 256 }, 8, [255], 0, normalQuantile);
+    const [tails] = slotTurnoverTails(lengthDistribution({ mean: 256 }), 8, [255], 0);
     expect([0, 1, 2, 3, 4, 5, 6, 7].map(tails)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
     expect(tails(8)).toBe(0);
   });
 
   test('GIVEN spread lengths and a long decode WHEN counted THEN short sequences may turn a slot over twice', () => {
-    const [short, long] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60, 400], 0, normalQuantile);
+    const [short, long] = slotTurnoverTails(lengthDistribution({ mean: 125, p99: 250 }), 4, [60, 400], 0);
     // A short decode: each busy slot admits only if its sequence ends within it.
     expect(short(1)).toBeLessThan(1);
     expect(short(4)).toBeLessThan(0.01);
@@ -74,8 +76,8 @@ describe('Prefills landing in a decode, bounded by slot turnover', () => {
   });
 
   test('GIVEN free slots WHEN counted THEN each may admit whatever the running sequences do', () => {
-    const [busy] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60], 0, normalQuantile);
-    const [idle] = slotTurnoverTails({ mean: 125, p99: 250 }, 4, [60], 1, normalQuantile);
+    const [busy] = slotTurnoverTails(lengthDistribution({ mean: 125, p99: 250 }), 4, [60], 0);
+    const [idle] = slotTurnoverTails(lengthDistribution({ mean: 125, p99: 250 }), 4, [60], 1);
     expect(idle(3)).toBeCloseTo(1, 9);
     expect(busy(3)).toBeLessThan(idle(3));
   });

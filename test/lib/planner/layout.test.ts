@@ -100,7 +100,7 @@ describe('the NeuronCore layout of processes on one instance', () => {
   });
 });
 
-describe('the topology rule of 16-chip Trainium instances', () => {
+describe('the topology rule of Trainium instances', () => {
   test('GIVEN trn2.48xlarge at LNC=2 (4 cores a chip) WHEN a copy spans 2 chips THEN it is refused, naming the rule, its source and the next size', () => {
     const trn2 = instance('trn2.48xlarge');
     for (const cores of [1, 2, 4, 16, 32, 64]) {
@@ -125,5 +125,22 @@ describe('the topology rule of 16-chip Trainium instances', () => {
   test('GIVEN a ring (Inf2) or a one-chip Trainium THEN no chip count is refused', () => {
     expect(deviceCountProblem(instance('inf2.48xlarge'), 6)).toBeUndefined();
     expect(deviceCountProblem(instance('trn1.2xlarge'), 2)).toBeUndefined();
+  });
+
+  test.each([
+    // A price file's Trn3 of 3 or 6 chips once planned one copy over all of them: the rule holds at any chip count.
+    [3, 24, /24 NeuronCores span 3 Neuron devices of trn3\.48xlarge, but on a Trainium instance .*; use at most 8 NeuronCores \(1 device\)/],
+    [6, 48, /48 NeuronCores span 6 Neuron devices .*; use at most 8 NeuronCores/],
+    [6, 16, /16 NeuronCores span 2 Neuron devices .*; use 32 NeuronCores \(4 devices\)/],
+    [6, 32, undefined],
+    [3, 8, undefined],
+  ])('GIVEN a trn3 of %i chips (8 cores a chip) WHEN a copy takes %i cores THEN %s', (chips, cores, problem) => {
+    const trn3: InstanceSpec = { ...instance('trn2.48xlarge'), name: 'trn3.48xlarge', family: 'trn3', chips, coresPerChip: 8, logicalNeuronCoreConfig: 1, coreVersion: 'v4' };
+    const found = deviceCountProblem(trn3, cores);
+    if (problem === undefined) {
+      expect(found).toBeUndefined();
+    } else {
+      expect(found).toMatch(problem);
+    }
   });
 });

@@ -468,7 +468,10 @@ describe('infeasible targets fail with one reason per family, and the rejections
         /^inf2: g=1 b=1: needs 41 GiB of device memory per process; 1 NeuronCore-v2 core\(s\) hold 16 GiB; the largest core group measured holds 16 GiB/,
       );
       expect(reasons.find((r) => r.startsWith('inf1:'))).toMatch(/the largest core group measured holds 2 GiB/);
-      expect(reasons.find((r) => r.startsWith('trn1:'))).toMatch(new RegExp(`no on-demand ec2 price in ${REGION}`));
+      // AND a family with no price here says where it has one and how to add the missing one
+      expect(reasons.find((r) => r.startsWith('trn1:'))).toMatch(new RegExp(`^trn1: no on-demand ec2 price for trn1\\.2xlarge, trn1\\.32xlarge in ${REGION}; `
+        + 'the catalog prices them for ec2 on-demand in us-east-1, us-east-2, us-west-2: plan there \\(--region us-east-1\\), or add the price with a price file '
+        + `\\(\`cdk-inferentia catalog refresh --regions ${REGION} --instance-types trn1\\.2xlarge,trn1\\.32xlarge --out prices\\.json\``));
     }
   });
 
