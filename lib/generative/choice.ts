@@ -144,7 +144,8 @@ const pct = (x: number) => `${Math.round(x * 100)} %`;
 
 /**
  * The plan to choose from the feasible ones, cheapest first (`sorted`): the cheapest, unless a plan of a smaller
- * tensor-parallel degree costs no more than the margin above it, repeatedly; and, when a larger degree won, why.
+ * tensor-parallel degree costs no more than the margin above it (and, over a measured plan, an estimate costs less),
+ * repeatedly; and, when a larger degree won, why.
  */
 export function preferSmallerDegree(sorted: readonly GenerativePlan[], margin: (plan: GenerativePlan) => number):
   { readonly chosen: GenerativePlan; readonly reason?: string } {
@@ -152,22 +153,28 @@ export function preferSmallerDegree(sorted: readonly GenerativePlan[], margin: (
   let chosen = sorted[0];
   for (;;) {
     const m = margin(chosen);
-    const smaller = sorted.find((p) => tp(p) < tp(chosen) && chosen.hourlyCostUsd >= p.hourlyCostUsd * (1 - m));
+    // A measured plan gives way to a smaller degree's estimate only when the estimate is cheaper: at the same cost
+    // the measurement is the better bet.
+    const smaller = sorted.find((p) => tp(p) < tp(chosen) && chosen.hourlyCostUsd >= p.hourlyCostUsd * (1 - m)
+      && (chosen.generative.estimate !== undefined || p.generative.estimate === undefined || p.hourlyCostUsd < chosen.hourlyCostUsd));
     if (smaller === undefined) break;
     chosen = smaller;
   }
   const smallest = sorted.filter((p) => tp(p) < tp(chosen));
   if (smallest.length === 0) return { chosen };
   const rival = smallest[0];
-  const cheaper = 1 - chosen.hourlyCostUsd / rival.hourlyCostUsd;
   const m = margin(chosen);
   const g = rival.generative;
+  const more = rival.hourlyCostUsd / chosen.hourlyCostUsd - 1;
+  const plan = `the cheapest plan at one (${rival.instanceCount} x ${rival.instanceType}, ${g.replicasPerInstance} x TP ${g.tensorParallelDegree}, ` +
+    `${g.maxConcurrentSequences} sequences, $${rival.hourlyCostUsd}/h)`;
   return {
     chosen,
-    reason: `TP ${tp(chosen)} rather than a smaller degree: the cheapest plan at one ` +
-      `(${rival.instanceCount} x ${rival.instanceType}, ${g.replicasPerInstance} x TP ${g.tensorParallelDegree}, ${g.maxConcurrentSequences} sequences, ` +
-      `$${rival.hourlyCostUsd}/h) costs ${pct(1 / (1 - cheaper) - 1)} more` +
-      (m > 0 ? `, beyond the ${pct(m)} the performance model may be off by at a degree no row measured (its held-out decode-step error there)`
-        : `; its times are ${chosen.generative.estimate ? `the performance model's at a degree no larger than the model's rows measured on ${chipOf(chosen.instance.family)}` : 'measured'}`),
+    reason: `TP ${tp(chosen)} rather than a smaller degree: ` + (more <= 0
+      // Only a measured plan keeps its degree against an estimate of the same cost.
+      ? `${plan} costs the same, and its times are the performance model's ESTIMATE where these are measured`
+      : `${plan} costs ${pct(more)} more` +
+        (m > 0 ? `, beyond the ${pct(m)} the performance model may be off by at a degree no row measured (its held-out decode-step error there)`
+          : `; its times are ${chosen.generative.estimate ? `the performance model's at a degree no larger than the model's rows measured on ${chipOf(chosen.instance.family)}` : 'measured'}`)),
   };
 }

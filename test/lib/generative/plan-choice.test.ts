@@ -95,6 +95,16 @@ describe('Layouts people run', () => {
     expect(preferSmallerDegree([big, plan({ family: 'trn1', tp: 8, usd: 101 })], () => 0).chosen).toBe(big);
   });
 
+  test('GIVEN a measured plan and a smaller degree\'s estimate of the same cost WHEN chosen THEN the measured plan keeps its degree and says why', () => {
+    const measured = plan({ family: 'inf2', tp: 8, usd: 15.58, estimate: false });
+    const estimate = plan({ family: 'inf2', tp: 4, usd: 15.58 });
+    const same = preferSmallerDegree([measured, estimate], () => 0);
+    expect(same.chosen).toBe(measured);
+    expect(same.reason).toMatch(/^TP 8 rather than a smaller degree: .* costs the same, and its times are the performance model's ESTIMATE where these are measured$/);
+    // A cheaper estimate at a smaller degree still wins.
+    expect(preferSmallerDegree([measured, plan({ family: 'inf2', tp: 4, usd: 15.5 })], () => 0).chosen.generative.tensorParallelDegree).toBe(4);
+  });
+
   test('GIVEN the profiles\' rows WHEN the margin is read THEN a degree the model\'s rows measured on the chip needs none, one beyond does', () => {
     // Llama 3.3 70B was measured at TP 64 on trn2.48xlarge; Llama 3.1 8B at TP 8 on inf2 and trn1.
     expect(largerDegreeMargin(plan({ family: 'trn2', tp: 64, usd: 1 }), LLAMA_70B)).toBe(0);
