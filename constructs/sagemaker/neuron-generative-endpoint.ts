@@ -1,7 +1,6 @@
 import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as CloudWatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -28,7 +27,8 @@ import { DeployRefusal } from '../proof/deploy-refusal';
 import { SmokeBenchmark } from '../proof/smoke-benchmark';
 import { DEFAULT_VARIANT_NAME, P99_ALARM_FACTOR } from './endpoint-props';
 import type { NeuronGenerativeEndpointProps } from './generative-endpoint-props';
-import { EndpointBase, sageMakerScalableTarget } from './private/endpoint-base';
+import { EndpointBase } from './private/endpoint-base';
+import { scaleComponentCopies } from './private/component-scaling';
 import {
   endpointNetwork, errorRateAlarm, inferenceComponentProof, networkProblems, rollbackAlarmsReadBy,
 } from './private/endpoint-monitoring';
@@ -344,22 +344,10 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     });
     this.cfnInferenceComponent.node.addDependency(this.logGroup, this.role);
 
-    // Auto scaling of the copies; managed instance scaling adds and removes instances to hold them.
-    this.scalableTarget = sageMakerScalableTarget(this, `inference-component/${this.inferenceComponentName}`,
-      'sagemaker:inference-component:DesiredCopyCount', { min: sizing.minCopies, max: sizing.maxCopies }, this.cfnInferenceComponent);
-    this.scalableTarget.scaleToTrackMetric('ConcurrentRequestsPerCopy', {
-      // High resolution: published every 10 s, so scale-out reacts within a minute (SageMaker Developer Guide,
-      // "Define a scaling policy", https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-add-code-define.html).
-      predefinedMetric: appscaling.PredefinedMetric.SAGEMAKER_INFERENCE_COMPONENT_CONCURRENT_REQUESTS_PER_COPY_HIGH_RESOLUTION,
-      targetValue: sizing.targetConcurrentRequestsPerCopy,
-      scaleInCooldown: props.scaleToZero ? Duration.minutes(props.scaleToZero.idleMinutes) : Duration.minutes(10),
-      scaleOutCooldown: Duration.minutes(5),
+    this.scalableTarget = scaleComponentCopies(this, {
+      componentName: this.inferenceComponentName, component: this.cfnInferenceComponent, sizing, scaleToZero: props.scaleToZero,
+      noCapacityFailures: this.metricComponent('NoCapacityInvocationFailures', { statistic: cloudwatch.Stats.SUM }),
     });
-    if (props.scaleToZero) {
-      this.addScaleFromZero(sizing);
-      Annotations.of(this).addInfo(`${this.node.path} scales to zero after ${props.scaleToZero.idleMinutes} idle minutes; the first `
-        + `request afterwards fails while a copy starts, predicted ${describeColdStart(sizing.coldStart)}.`);
-    }
     if (compiledArtifactsPath === undefined) {
       Annotations.of(this).addWarningV2('@cdk-inferentia/neuron-generative-endpoint:compilesAtStart',
         'No compiledArtifactsPath: vLLM compiles the model for the plan at every copy start, which can outlast the '
@@ -462,36 +450,6 @@ export class NeuronGenerativeEndpoint extends EndpointBase {
     }
     return dashboard;
   }
-
-  /**
-   * Scale from zero: target tracking cannot leave zero copies (it divides by them), so a step policy adds copies when
-   * SageMaker reports a request it had no capacity for (SageMaker Developer Guide, "Scale an endpoint to zero
-   * instances", https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html). It adds
-   * one instance's worth of copies (the instance is paid for whole); target tracking takes it from there. The
-   * guide's alarm uses `GreaterThanThreshold 1`, which needs two failed requests in a minute; `>= 1` wakes on the first.
-   */
-  private addScaleFromZero(sizing: ComponentSizing): void {
-    const action = new appscaling.StepScalingAction(this, 'ScaleFromZero', {
-      scalingTarget: this.scalableTarget,
-      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
-      metricAggregationType: appscaling.MetricAggregationType.MAXIMUM,
-      cooldown: Duration.minutes(1),
-    });
-    action.addAdjustment({ adjustment: sizing.copiesPerInstance, lowerBound: 0 });
-    const alarm = new cloudwatch.Alarm(this, 'NoCapacityAlarm', {
-      alarmDescription: `A request reached ${this.inferenceComponentName} with no copy to serve it; adds copies from zero.`,
-      metric: this.metricComponent('NoCapacityInvocationFailures', { statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    // Loaded here, not on import: only an endpoint that opts into scaling to zero needs it.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const cwactions = require('aws-cdk-lib/aws-cloudwatch-actions') as typeof CloudWatchActions;
-    alarm.addAlarmAction(new cwactions.ApplicationScalingAction(action));
-  }
 }
 
 /**
@@ -509,10 +467,4 @@ function engineAlarms(endpoint: NeuronGenerativeEndpoint, metrics: GenerativeEng
 /** `/opt/ml/model/<path>` for a relative directory of the model data, without its trailing slash. */
 function inModelDirectory(path: string | undefined): string | undefined {
   return path === undefined ? undefined : `${MODEL_DIRECTORY}/${path.replace(/\/+$/, '')}`;
-}
-
-function describeColdStart(c: ColdStartEstimate): string {
-  return `~${Math.round(c.totalSeconds / 60)} min (ESTIMATE: ${c.alarmSeconds} s alarm + ${c.instanceLaunchSeconds} s instance and image `
-    + `+ ${c.weightsDownloadSeconds} s download + ${c.loadSeconds} s load and engine start`
-    + (c.compilesAtStart ? ', plus compilation: no compiled artifacts given)' : ')');
 }

@@ -7,18 +7,10 @@
  * capacity): it is reported, not failed, since nothing of it could be measured.
  */
 import { LatencyRecorder } from './latency';
+import type { EncodedPool, PoolAnswers } from './types';
 import { parsePool } from '../serving/pool';
 
-/** What one pool's answers measured. */
-export interface PoolAnswers {
-  /** The pool's priority (1: the chosen instance type). */
-  readonly pool: number;
-  readonly answers: number;
-  /** Client-side latency of the pool's successful answers (single-call), ms. */
-  readonly latencyMs?: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
-  /** The servers' own time (`server-ms`) of the pool's answers, when they sent it, ms. */
-  readonly serverLatencyMs?: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
-}
+export type { EncodedPool, PoolAnswers } from './types';
 
 /** The limits one pool's answers are held to, from the pool's own plan. */
 export interface PoolLimits {
@@ -29,13 +21,6 @@ export interface PoolLimits {
   readonly p99MaxMs?: number;
   /** Highest p99 of the servers' own time, ms. @default - not judged */
   readonly serverP99MaxMs?: number;
-}
-
-/** The encoded histograms of one pool, to merge a worker's into the gate's. */
-export interface EncodedPool {
-  readonly pool: number;
-  readonly latency: string;
-  readonly server?: string;
 }
 
 /** Collects the successful answers of a run by pool. */

@@ -1,7 +1,6 @@
 /**
  * Shapes of the load engine shared by the `bench` CLI and the post-deploy smoke-benchmark Lambda.
  */
-import type { EncodedPool, PoolAnswers } from './pools';
 import type { ArrivalShare } from '../traffic/arrivals';
 
 /** What to send requests to. */
@@ -207,4 +206,22 @@ export interface EncodedHistograms {
   };
   /** Each instance pool's histograms, when answers named their pool. @default - none did */
   readonly pools?: readonly EncodedPool[];
+}
+
+/** What one pool's answers measured. */
+export interface PoolAnswers {
+  /** The pool's priority (1: the chosen instance type). */
+  readonly pool: number;
+  readonly answers: number;
+  /** Client-side latency of the pool's successful answers (single-call), ms. */
+  readonly latencyMs?: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  /** The servers' own time (`server-ms`) of the pool's answers, when they sent it, ms. */
+  readonly serverLatencyMs?: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+}
+
+/** The encoded histograms of one pool, to merge a worker's into the gate's. */
+export interface EncodedPool {
+  readonly pool: number;
+  readonly latency: string;
+  readonly server?: string;
 }

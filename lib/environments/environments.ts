@@ -287,8 +287,18 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
   for (const env of generativeEnvs.slice(1)) {
     const engine = env.generative!.plan.generative.engine;
     const first = compiledFor!.generative.engine;
-    const differs = (['tensorParallelSize', 'maxNumSeqs', 'maxModelLen', 'logicalNeuronCoreConfig'] as const)
-      .filter((k) => engine[k] !== first[k]).map((k) => `${k} ${engine[k]} (${generativeEnvs[0].name}: ${first[k]})`);
+    // Everything the compile job compiles for: the layout, the buckets and the levers baked into the graphs.
+    const compiled = (e: typeof engine) => ({
+      tensorParallelSize: e.tensorParallelSize, maxNumSeqs: e.maxNumSeqs, maxModelLen: e.maxModelLen,
+      logicalNeuronCoreConfig: e.logicalNeuronCoreConfig, contextEncodingBuckets: e.contextEncodingBuckets?.join(' '),
+      tokenGenerationBuckets: e.tokenGenerationBuckets?.join(' '), draft: e.levers?.speculation?.draft.huggingFaceId,
+      speculativeTokens: e.levers?.speculation?.speculativeTokens, fp8Weights: e.levers?.fp8Weights === true,
+      fp8KvCache: e.levers?.fp8KvCache === true,
+    });
+    const mine = compiled(engine);
+    const theirs = compiled(first);
+    const differs = (Object.keys(mine) as (keyof typeof mine)[])
+      .filter((k) => mine[k] !== theirs[k]).map((k) => `${k} ${mine[k] ?? 'none'} (${generativeEnvs[0].name}: ${theirs[k] ?? 'none'})`);
     if (env.generative!.plan.instance.family !== compiledFor!.instance.family) {
       differs.push(`instance family ${env.generative!.plan.instance.family} (${generativeEnvs[0].name}: ${compiledFor!.instance.family})`);
     }

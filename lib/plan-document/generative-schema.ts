@@ -2,10 +2,12 @@
  * The shape of a generative plan document (`GenerativePlan`) as a zod schema: loose objects, every field the type
  * requires required (see ./schema.ts for why).
  */
+import { WORKLOAD_PRESET_NAMES } from '../generative/workloads';
 import { lazySchema } from '../lazy-schema';
 import { nonEmptyString, positiveInteger, positiveNumber } from '../profiles/schema';
 import {
-  bool, coreGroupSchema, deploymentPlanFields, mixedFleetFields, nonNegativeInteger, nonNegativeNumber, oneOf, poolSummaryFields, text,
+  arrivalProcessSchema, bool, coreGroupSchema, deploymentPlanFields, mixedFleetFields, nonNegativeInteger, nonNegativeNumber, oneOf,
+  poolSummaryFields, quantileTableSchema, text,
 } from './schema';
 
 const object = { error: 'expected an object' };
@@ -22,8 +24,17 @@ const lengthDistributionSchema = lazySchema((z) => z.looseObject({
   sigma: nonNegativeNumber(),
   scv: nonNegativeNumber(),
   max: positiveNumber().optional(),
-  quantiles: z.array(nonNegativeNumber(), { error: 'expected an array of token counts' }).optional(),
+  quantiles: quantileTableSchema().optional(),
   source: text(),
+}, object));
+
+/** The input and output length distributions of a workload (`WorkloadLengths`). */
+const workloadLengthsSchema = lazySchema((z) => z.looseObject({
+  input: lengthDistributionSchema(),
+  output: lengthDistributionSchema(),
+  correlation: z.number({ error: 'expected a number' }).min(-1, { error: 'expected a correlation from -1 to 1' })
+    .max(1, { error: 'expected a correlation from -1 to 1' }).optional(),
+  totalP99: positiveNumber().optional(),
 }, object));
 
 /** `{ median, worst }` relative errors of the performance model. */
@@ -99,6 +110,9 @@ const generativePlanCoreSchema = lazySchema((z) => z.looseObject({
     e2eP99Ms: positiveNumber().optional(),
     peakRequestsPerSecond: positiveNumber().optional(),
     fixedLengths: bool().optional(),
+    workload: oneOf(WORKLOAD_PRESET_NAMES).optional(),
+    lengths: workloadLengthsSchema().optional(),
+    arrivals: arrivalProcessSchema().optional(),
   }, object),
   generative: z.looseObject({
     architecture: oneOf(['decoder-only', 'encoder-decoder']),
@@ -106,7 +120,7 @@ const generativePlanCoreSchema = lazySchema((z) => z.looseObject({
     replicasPerInstance: positiveInteger(),
     maxConcurrentSequences: positiveInteger(),
     maxModelLength: positiveInteger(),
-    lengths: z.looseObject({ input: lengthDistributionSchema(), output: lengthDistributionSchema() }, object).optional(),
+    lengths: workloadLengthsSchema().optional(),
     memoryGiB: z.looseObject({
       weights: nonNegativeNumber(),
       kvCache: nonNegativeNumber(),

@@ -8,6 +8,8 @@
  */
 import { lazySchema, loadZod } from '../lazy-schema';
 import { nonEmptyString, positiveInteger, positiveNumber } from '../profiles/schema';
+import { isQuantileTable } from '../traffic/quantiles';
+import { QUANTILE_PROBABILITIES } from '../traffic/types';
 
 /** `>= 0` and finite, with the message users read. */
 export const nonNegativeNumber = () => loadZod().number({ error: 'expected a number >= 0' }).min(0, { error: 'expected a number >= 0' });
@@ -22,6 +24,25 @@ export const oneOf = <T extends string>(values: readonly [T, ...T[]]) =>
   loadZod().enum(values, { error: `expected one of ${values.map((v) => `'${v}'`).join(', ')}` });
 
 /** The instance's hardware (`InstanceSpec`). */
+/**
+ * A distribution as its values at `QUANTILE_PROBABILITIES` (60 points, ascending): a traffic file's lengths or gaps.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const quantileTableSchema = lazySchema((z) => z.array(z.number({ error: 'expected a number' }), { error: 'expected an array of numbers' })
+  .refine(isQuantileTable, { error: `expected ${QUANTILE_PROBABILITIES.length} numbers >= 0, one per QUANTILE_PROBABILITIES point, ascending` }));
+
+/**
+ * How requests arrive (`ArrivalProcess`): the gaps' SCV and, from a log's timestamps, their quantile table.
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
+export const arrivalProcessSchema = lazySchema((z) => z.looseObject({
+  scv: positiveNumber(),
+  source: text(),
+  gapQuantiles: quantileTableSchema().optional(),
+}, { error: 'expected an object' }));
+
 export const instanceSpecSchema = lazySchema((z) => z.looseObject({
   name: nonEmptyString(),
   family: nonEmptyString(),
@@ -137,6 +158,7 @@ const singleCallPlanCoreSchema = lazySchema((z) => z.looseObject({
     inputsPerRequest: positiveInteger().optional(),
     p99Ms: positiveNumber(),
     peakThroughputRps: positiveNumber().optional(),
+    arrivals: arrivalProcessSchema().optional(),
   }, { error: 'expected an object' }),
   processesPerInstance: positiveInteger(),
   frontEndsPerInstance: positiveInteger(),

@@ -74,8 +74,8 @@ describe('plan names an end-to-end target that cannot be met', () => {
     ['--e2e-p99 100', () => [...LLAMA, '--e2e-p99', '100'], 2, /^error: e2eP99=100 is below ttftP99=2000: a request's end-to-end time includes its first token, so no request could meet both; give an end-to-end target above 2000 ms \(the TTFT and TPOT targets alone allow up to 45740 ms for 730 output tokens at p99: 2000 \+ 729 x 60\)/],
     ['--e2e-p99 1000 below --ttft-p99 2000', () => [...LLAMA, '--e2e-p99', '1000'], 2, /^error: e2eP99=1000 is below ttftP99=2000/],
     // Above the TTFT target but out of reach: the estimates used to blame TTFT ("misses TTFT p99 2000 ms even alone (385.92 ms)").
-    ['--e2e-p99 2500, which no trn1.32xlarge candidate meets', () => [...LLAMA, '--e2e-p99', '2500', '--instance-types', 'trn1.32xlarge', '--no-speculative-decoding', '--no-fp8', '--fixed-lengths'],
-      1, /and end-to-end p99 2500 ms in us-east-1:\n- trn1\.32xlarge tp=\d+ \(ESTIMATE\): estimated end-to-end p99 \d+ ms even alone; the end-to-end target is 2500 ms \(TTFT p99 [\d.]+ ms \+ 255 tokens at TPOT p99 [\d.]+ ms\): raise it, or shorten the outputs\n/],
+    ['--e2e-p99 2050, which no trn1.32xlarge candidate meets', () => [...LLAMA, '--e2e-p99', '2050', '--instance-types', 'trn1.32xlarge', '--no-speculative-decoding', '--no-fp8', '--fixed-lengths'],
+      1, /and end-to-end p99 2050 ms in us-east-1:\n- trn1\.32xlarge tp=\d+ \(ESTIMATE\): estimated end-to-end p99 \d+ ms even alone; the end-to-end target is 2050 ms \(TTFT p99 [\d.]+ ms \+ 255 tokens at TPOT p99 [\d.]+ ms\): raise it, or shorten the outputs\n/],
   ])('GIVEN %s THEN the end-to-end target is named as the cause', async (_what, argv, code, message) => {
     await expectRefusal(argv(), code, message);
   });

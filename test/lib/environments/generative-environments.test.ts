@@ -80,11 +80,13 @@ describe('a bad generative section is refused naming the environment, the field,
 
   test('GIVEN a later environment whose plan compiles another replica WHEN parsed THEN refused naming the differing settings', () => {
     const json = example();
-    json.environments[0].generative!.targets.requestsPerSecond = 0.5;
+    // Longer prompts in dev than in the later environments: another max_model_len and other prompt buckets.
+    json.environments[0].generative!.targets.inputTokens = { mean: 2048 };
     const problems = problemsOf(json);
     expect(problems).toEqual(expect.arrayContaining([
-      expect.stringMatching(/environment "staging" generative\.targets: plan a different compile than dev, .*maxNumSeqs \d+ \(dev: \d+\)/),
+      expect.stringMatching(/environment "staging" generative\.targets: plan a different compile than dev, .*maxModelLen \d+ \(dev: \d+\)/),
     ]));
+    expect(problems.join('\n')).toMatch(/contextEncodingBuckets [\d ]+ \(dev: [\d ]+\)/);
   });
 
   test('GIVEN a malformed vLLM image digest and an unknown field WHEN parsed THEN each is named with its fix', () => {

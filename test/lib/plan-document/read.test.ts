@@ -54,6 +54,35 @@ describe('Reading a plan back', () => {
   });
 });
 
+describe('A plan made from a traffic file', () => {
+  /** 60 ascending points, as `plan --lengths-from` writes for a length or the gaps. */
+  const table = (scale: number) => Array.from({ length: 60 }, (_, i) => scale * (1 + i));
+  const empirical = (mean: number, p99: number) => ({
+    spread: 'empirical' as const, mean, p99, mu: Math.log(mean), sigma: 0.5, scv: 0.6, quantiles: table(mean / 30), source: 'gateway.jsonl',
+  });
+  const lengths = { input: empirical(900, 3000), output: empirical(180, 600), correlation: 0.2, totalP99: 3400 };
+  const arrivals = { scv: 3, source: 'gateway.jsonl: 12,000 arrival times', gapQuantiles: table(0.03) };
+  const fromTraffic = {
+    ...GENERATIVE, targets: { ...GENERATIVE.targets, workload: 'chat', lengths, arrivals }, generative: { ...GENERATIVE.generative, lengths },
+  };
+
+  test('GIVEN the file\'s quantile tables, correlation and arrivals THEN the plan reads', () => {
+    expect(readGenerativePlan(roundTrip(fromTraffic), 'plan')).toEqual(fromTraffic);
+  });
+
+  test('GIVEN a table short of a point, a correlation above 1 or an unknown preset THEN each is named', () => {
+    const broken = {
+      ...fromTraffic,
+      targets: { ...fromTraffic.targets, workload: 'batch', arrivals: { ...arrivals, gapQuantiles: table(0.03).slice(1) } },
+      generative: { ...fromTraffic.generative, lengths: { ...lengths, correlation: 1.5 } },
+    };
+    const problems = inputError(() => readGenerativePlan(broken, 'plan')).problems.join('\n');
+    expect(problems).toMatch(/plan\.targets\.workload: expected one of 'chat', 'code'/);
+    expect(problems).toMatch(/plan\.targets\.arrivals\.gapQuantiles: expected 60 numbers >= 0, one per QUANTILE_PROBABILITIES point, ascending/);
+    expect(problems).toMatch(/plan\.generative\.lengths\.correlation: expected a correlation from -1 to 1/);
+  });
+});
+
 describe('A plan with fallback pools', () => {
   test('GIVEN a pool that lacks what a hosting deploys THEN each missing field of the pool is named, with the pool\'s index', () => {
     const problems = inputError(() => readGenerativePlan({ ...GENERATIVE, fallbacks: [{ priority: 2, instanceType: 'ml.inf2.24xlarge' }] }, 'plan')).message;
