@@ -4,7 +4,8 @@
  * (`simulateGenerativeReplica`: Poisson arrivals, token lengths drawn from the targets' distributions, at most N
  * sequences, prefills stopping decode) at the rate the plan gives each replica at the target, and at the capacity it
  * claims. It prints predicted against simulated TTFT and TPOT p99, and the planned capacity per replica against the
- * highest rate the replay holds within every target.
+ * highest rate the replay holds within every target. Beside the SageMaker grid in us-east-1, a few Trn2 cases on EC2 in
+ * us-east-2 (`TRN2_CASES`) replay large tensor-parallel degrees with few sequences and the plugin's EAGLE3.
  *
  * Goals: `generative plans over target: 0 of M` (no plan's replica misses a target at the target rate, nor at the
  * capacity the plan claims) and no plan holding back more than 25 % of what the replay holds.
@@ -16,6 +17,19 @@ import type { GenerativePlan, GenerativeProfile, GenerativeTargets } from '../li
 const THROUGHPUTS = [0.5, 5, 50];
 const TTFT_TARGETS_MS = [1000, 5000];
 const TPOT_FACTORS = [1.3, 3];
+
+/**
+ * Plans the SageMaker grid in us-east-1 never makes, since Trn2 has no price there: large tensor-parallel degrees with
+ * few sequences (Llama 3.3 70B on trn2.48xlarge, TP 16 to 64) and the vLLM Neuron plugin's EAGLE3 (Llama 3.1 8B on
+ * Trn2, the one lever a published row measured on a deployed stack), on EC2 in us-east-2 where Trn2 is priced. Each
+ * case is one group of its profile, after the grid's.
+ */
+const TRN2_CASES: readonly { readonly profileId: string; readonly ttftP99Ms: number; readonly tpotP99Ms: number; readonly throughputs: readonly number[] }[] = [
+  { profileId: 'llama-3.3-70b-instruct', ttftP99Ms: 10000, tpotP99Ms: 100, throughputs: [1.2, 6] },
+  { profileId: 'llama-3.3-70b-instruct', ttftP99Ms: 2000, tpotP99Ms: 40, throughputs: [1.2, 6] },
+  { profileId: 'llama-3.1-8b-instruct', ttftP99Ms: 2000, tpotP99Ms: 30, throughputs: [2, 20] },
+];
+const TRN2_LENGTHS: Pick<GenerativeTargets, 'inputTokens' | 'outputTokens'> = { inputTokens: { mean: 1024 }, outputTokens: { mean: 256 } };
 
 /** One replayed plan, as the worker that replayed it hands it back: its line and the figures the summary needs. */
 export interface GenerativeRow {
@@ -119,9 +133,20 @@ export function searchCapacity(planned: number, ceiling: number, holds: (rate: n
   return low;
 }
 
+/** The grid's groups of a profile (lengths x TTFT targets x TPOT factors). */
+function gridGroups(profile: GenerativeProfile): number {
+  return lengthGrid(profile).length * TTFT_TARGETS_MS.length * TPOT_FACTORS.length;
+}
+
+/** The Trn2 cases of a profile, in order. */
+function trn2Cases(profile: GenerativeProfile): typeof TRN2_CASES {
+  return TRN2_CASES.filter((c) => c.profileId === profile.id);
+}
+
 /** Groups of a profile's grid: plans of one group differ only in throughput and share one replica configuration. */
 export function generativeGroups(index: number): number {
-  return lengthGrid(builtInGenerativeProfiles()[index]).length * TTFT_TARGETS_MS.length * TPOT_FACTORS.length;
+  const profile = builtInGenerativeProfiles()[index];
+  return gridGroups(profile) + trn2Cases(profile).length;
 }
 
 /**
@@ -131,6 +156,9 @@ export function generativeGroups(index: number): number {
  */
 export function replayGenerativeGroup(index: number, group: number, options: { readonly quick: boolean; readonly requests: number }): GenerativeProfileRows {
   const profile = builtInGenerativeProfiles()[index];
+  if (group >= gridGroups(profile)) {
+    return replayTrn2Case(profile, group - gridGroups(profile), gridGroups(profile) * THROUGHPUTS.length, options);
+  }
   const rows: GenerativeRow[] = [];
   let infeasible = 0;
   // TPOT targets around the profile's median per-token time, so both tight and loose targets meet priced rows.
@@ -154,26 +182,53 @@ export function replayGenerativeGroup(index: number, group: number, options: { r
       infeasible++;
       return;
     }
-    const g = plan.generative;
-    const perReplica = requestsPerSecond / (plan.instanceCount * g.replicasPerInstance);
     const label = `${profile.id} ${requestsPerSecond} rps in ${lengths.inputTokens.mean}${lengths.inputTokens.p99 ? `/p99 ${lengths.inputTokens.p99}` : ''} ` +
       `out ${lengths.outputTokens.mean}${lengths.outputTokens.p99 ? `/p99 ${lengths.outputTokens.p99}` : ''} TTFT ${ttftP99Ms} TPOT ${targets.tpotP99Ms}`;
-    const atTarget = replay(plan, perReplica, options.requests, 1);
-    const atCapacity = replay(plan, g.capacityPerReplicaRps, options.requests, 3);
-    const simulatedCapacityRps = options.quick ? NaN : simulatedCapacity(plan, options.requests);
-    rows.push({
-      order,
-      label,
-      over: !holds(plan, atTarget) || !holds(plan, atCapacity),
-      share: g.capacityPerReplicaRps / simulatedCapacityRps,
-      slots: g.maxConcurrentSequences,
-      line:
-        `${label}: ${plan.instanceCount} x ${plan.instanceType} ${g.replicasPerInstance}x tp${g.tensorParallelDegree} seqs ${g.maxConcurrentSequences}; ` +
-        `TTFT p99 predicted ${g.predictedTtftP99Ms} simulated ${atTarget.ttftP99Ms.toFixed(1)} ms, TPOT p99 predicted ${g.predictedTpotP99Ms} simulated ${atTarget.tpotP99Ms.toFixed(2)} ms; ` +
-        `capacity/replica planned ${g.capacityPerReplicaRps}` + (Number.isNaN(simulatedCapacityRps) ? '' : ` simulated ${simulatedCapacityRps.toFixed(4)}`) + ' requests/s',
-    });
+    rows.push(replayRow(order, label, plan, options));
   });
   return { rows, infeasible };
+}
+
+/** One Trn2 case of a profile (`TRN2_CASES`), at each of its rates: rows printed after the profile's grid (`first`). */
+function replayTrn2Case(profile: GenerativeProfile, index: number, first: number, options: { readonly quick: boolean; readonly requests: number }): GenerativeProfileRows {
+  const c = trn2Cases(profile)[index];
+  const rows: GenerativeRow[] = [];
+  let infeasible = 0;
+  c.throughputs.forEach((requestsPerSecond, ri) => {
+    const targets: GenerativeTargets = { requestsPerSecond, ...TRN2_LENGTHS, ttftP99Ms: c.ttftP99Ms, tpotP99Ms: c.tpotP99Ms };
+    let plan: GenerativePlan;
+    try {
+      plan = planGenerativeReport(profile, targets, { region: 'us-east-2', hosting: 'ec2', headroom: 0, instanceTypes: ['trn2.48xlarge'] }).chosen;
+    } catch (e) {
+      if (!(e instanceof InfeasibleError)) throw e;
+      infeasible++;
+      return;
+    }
+    const label = `${profile.id} trn2 ${requestsPerSecond} rps in ${TRN2_LENGTHS.inputTokens.mean} out ${TRN2_LENGTHS.outputTokens.mean} TTFT ${c.ttftP99Ms} TPOT ${c.tpotP99Ms}`;
+    rows.push(replayRow(first + index * 10 + ri, label, plan, options));
+  });
+  return { rows, infeasible };
+}
+
+/** A plan replayed at the target rate and at its claimed capacity, and (without `quick`) its simulated capacity. */
+function replayRow(order: number, label: string, plan: GenerativePlan, options: { readonly quick: boolean; readonly requests: number }): GenerativeRow {
+  const g = plan.generative;
+  const perReplica = plan.targets.requestsPerSecond / (plan.instanceCount * g.replicasPerInstance);
+  const atTarget = replay(plan, perReplica, options.requests, 1);
+  const atCapacity = replay(plan, g.capacityPerReplicaRps, options.requests, 3);
+  const simulatedCapacityRps = options.quick ? NaN : simulatedCapacity(plan, options.requests);
+  const levers = g.engine.levers ? ` levers ${Object.keys(g.engine.levers).join('+')}` : '';
+  return {
+    order,
+    label,
+    over: !holds(plan, atTarget) || !holds(plan, atCapacity),
+    share: g.capacityPerReplicaRps / simulatedCapacityRps,
+    slots: g.maxConcurrentSequences,
+    line:
+      `${label}: ${plan.instanceCount} x ${plan.instanceType} ${g.replicasPerInstance}x tp${g.tensorParallelDegree} seqs ${g.maxConcurrentSequences}${levers}; ` +
+      `TTFT p99 predicted ${g.predictedTtftP99Ms} simulated ${atTarget.ttftP99Ms.toFixed(1)} ms, TPOT p99 predicted ${g.predictedTpotP99Ms} simulated ${atTarget.tpotP99Ms.toFixed(2)} ms; ` +
+      `capacity/replica planned ${g.capacityPerReplicaRps}` + (Number.isNaN(simulatedCapacityRps) ? '' : ` simulated ${simulatedCapacityRps.toFixed(4)}`) + ' requests/s',
+  };
 }
 
 /** Prints the replayed rows (only those over target with `quick`) and the summary lines; returns the count over target. */

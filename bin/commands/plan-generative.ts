@@ -8,7 +8,8 @@ import { engineSummary } from '../../lib/generative/engine-image';
 import type { Hosting, PricingKind } from '../../lib/catalog/types';
 import { InputError } from '../../lib/errors';
 import { describeEvidence, describeLevers, planGenerativeReport, vllmEngineOf } from '../../lib/generative';
-import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets } from '../../lib/generative';
+import { stackName } from '../../lib/generative/lever-evidence';
+import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeTargets, LeverName } from '../../lib/generative';
 import type { TrafficSummary } from '../../lib/traffic/types';
 import type { WorkloadPresetName } from '../../lib/generative/workloads';
 import type { CliIo } from './io';
@@ -35,6 +36,8 @@ export interface GenerativePlanFlags {
   readonly acceptedTokens?: number;
   /** `--no-fp8` sets it false. */
   readonly fp8?: boolean;
+  /** `--unmeasured-levers`: levers to plan where no published row measured them. */
+  readonly unmeasuredLevers?: LeverName[];
   readonly prefixHitRate?: number;
   /** `--no-estimates` sets it false. */
   readonly estimates?: boolean;
@@ -74,7 +77,7 @@ export const GENERATIVE_ONLY: readonly (readonly [string, string])[] = [
   ['inputTokens', '--input-tokens'], ['inputTokensP99', '--input-tokens-p99'], ['outputTokens', '--output-tokens'],
   ['outputTokensP99', '--output-tokens-p99'], ['ttftP99', '--ttft-p99'], ['tpotP99', '--tpot-p99'], ['e2eP99', '--e2e-p99'],
   ['throughputPerMinute', '--throughput-per-minute'], ['fixedLengths', '--fixed-lengths'], ['acceptedTokens', '--accepted-tokens'],
-  ['prefixHitRate', '--prefix-hit-rate'], ['workload', '--workload'],
+  ['prefixHitRate', '--prefix-hit-rate'], ['workload', '--workload'], ['unmeasuredLevers', '--unmeasured-levers'],
 ];
 /** The `--no-...` switches of generative models: commander sets them true unless given, so given means false. */
 export const GENERATIVE_ONLY_SWITCHES: readonly (readonly [keyof GenerativePlanFlags, string])[] = [
@@ -155,6 +158,7 @@ export function runGenerativePlan(
       ...(flags.fp8 === false ? { fp8: false } : {}),
       ...(flags.acceptedTokens !== undefined ? { acceptedTokens: flags.acceptedTokens } : {}),
       ...(flags.prefixHitRate !== undefined ? { prefixHitRate: flags.prefixHitRate } : {}),
+      ...(flags.unmeasuredLevers !== undefined ? { unmeasured: flags.unmeasuredLevers } : {}),
     },
     ...(progress !== undefined ? { onProgress: progress.onProgress } : {}),
   }, catalog), {
@@ -181,19 +185,21 @@ export function formatGenerativeReport(report: GenerativePlanReport, alternative
       { 'instance type': `${p.instanceType} (${p.instance.chips * p.instance.coresPerChip} NeuronCores${p.instance.logicalNeuronCoreConfig ? `, logical at LNC=${p.instance.logicalNeuronCoreConfig}` : ''})` },
       { instances: p.maxInstanceCount > p.instanceCount ? `${p.instanceCount} (autoscaling up to ${p.maxInstanceCount})` : `${p.instanceCount}` },
       { replicas: `${g.replicasPerInstance} per instance, each tensor parallel over ${g.tensorParallelDegree} NeuronCores` },
-      { lengths: g.lengths ? describeLengths(g.lengths) : 'as the targets state them' },
+      { lengths: (g.lengths ? describeLengths(g.lengths) : 'as the targets state them') + (g.lengthCut ? `. ${describeCut(g.lengthCut)}` : '') },
       { arrivals: describeArrivals(report.request.arrivals ?? t.arrivals) },
       {
         engine: engineSummary(p) +
           (g.engine.contextEncodingBuckets && vllmEngineOf(p.instance.family) === 'nxd-inference'
             ? `; buckets: prompts ${g.engine.contextEncodingBuckets.join(', ')}, sequences ${g.engine.tokenGenerationBuckets?.join(', ')} tokens` : ''),
       },
-      { levers: g.engine.levers ? describeLevers(g.engine.levers) : 'none' },
+      { levers: g.engine.levers ? `${describeLevers(g.engine.levers)}${describeLeverEvidence(g)}` : 'none' },
+      ...(g.tensorParallelReason ? [{ layout: g.tensorParallelReason }] : []),
       {
         'memory / replica': `weights ${m.weights} + KV cache ${m.kvCache} + reserve ${m.reserve} = ${round(m.weights + m.kvCache + m.reserve, 2)} of ${m.available} GiB ` +
           `(KV heads ${m.kvSharding === 'shard' ? 'sharded' : m.kvSharding === 'replicate' ? 'replicated to the degree' : 'converted to multi-head'}, ${m.kvHeadsPerRank} per rank; up to ${m.maxConcurrencyThatFits} sequences of ${g.maxModelLength} tokens fit)`,
       },
       { latency: `predicted at the target rate: TTFT p99 ${g.predictedTtftP99Ms} ms, TPOT p99 ${g.predictedTpotP99Ms} ms, end-to-end p99 ${g.predictedE2eP99Ms} ms (queueing included)` },
+      ...(g.sensitivity ? [{ 'watch on first deploy': describeSensitivity(p, g.sensitivity) }] : []),
       {
         capacity: `${round(p.capacityRps, 2)} requests/s within the targets (${round(g.capacityPerReplicaRps, 3)} per replica, ${g.capacityOutputTokensPerSecondPerReplica} output tokens/s); ` +
           `${g.outputTokensPerSecond} output tokens/s at the target, ${g.meanRunningSequences} sequences decoding per replica on average`,
@@ -250,6 +256,34 @@ function describeLengths(lengths: NonNullable<GenerativePlan['generative']['leng
     (defaults.length > 0 ? `. Spread of ${defaults[0].replace(/^[a-z ]*spread \(p99 [0-9.]+ x the mean\): /, '')} (--workload for another, --fixed-lengths for fixed lengths)` : '');
 }
 
+/** `max_model_len 4096, a published row's: 0.8 % of requests are cut (p99 input + p99 output is 4407)`. */
+function describeCut(cut: NonNullable<GenerativePlan['generative']['lengthCut']>): string {
+  return `max_model_len ${cut.measuredLength}, the length a published row was compiled for, not the ${cut.requestedLength} the lengths need at p99: ` +
+    `${round(cut.cutShare * 100, 1)} % of requests are longer and have their output cut to fit`;
+}
+
+/** `; evidence: speculation measured (...), FP8 UNMEASURED (...)`. */
+function describeLeverEvidence(g: GenerativePlan['generative']): string {
+  const levers = g.evidence?.levers;
+  if (!levers) return '';
+  return `; evidence: ${Object.entries(levers).map(([key, e]) => `${key} ${e.measured ? 'measured' : 'UNMEASURED'}: ${e.source}`).join('; ')}`;
+}
+
+/** The one line a reader watches on the first deploy. */
+function describeSensitivity(plan: GenerativePlan, s: NonNullable<GenerativePlan['generative']['sensitivity']>): string {
+  const slower = Math.round((s.stepSlowdownToMissTarget - 1) * 100);
+  const steps = slower > 0
+    ? `a p99 target misses at ${plan.targets.requestsPerSecond} requests/s if decode steps and prefills run ${slower} % slower than the plan's timings ` +
+      `(x${s.stepSlowdownToMissTarget}); compare the token proof's TPOT and TTFT p50 with them`
+    : 'the plan is at its limit: any slower decode step or prefill misses a p99 target at the target rate';
+  const planned = plan.generative.engine.levers?.speculation?.acceptedTokens;
+  const accepted = s.acceptedTokensToMissTarget === undefined || planned === undefined ? ''
+    : s.acceptedTokensToMissTarget <= 1
+      ? '; speculation holds the targets even if no drafted token is accepted'
+      : `; speculation must keep at least ${s.acceptedTokensToMissTarget} tokens per step (planned ${planned}): check the engine's acceptance length`;
+  return steps + accepted;
+}
+
 /** `spec+fp8`, or `-`. */
 function shortLevers(plan: GenerativePlan): string {
   const l = plan.generative.engine.levers;
@@ -257,7 +291,10 @@ function shortLevers(plan: GenerativePlan): string {
   return names.length > 0 ? names.join('+') : '-';
 }
 
-/** The cheapest plan of every lever combination, side by side: what each lever is worth. */
+/**
+ * The cheapest plan of every lever combination, side by side: what each lever is worth; a lever no published row
+ * measured on the plan's chip and stack is marked unmeasured, with what it would save if it holds.
+ */
 function leverTable(report: GenerativePlanReport): string {
   const best = new Map<string, GenerativePlan>();
   for (const plan of [report.chosen, ...report.alternatives]) {
@@ -266,21 +303,31 @@ function leverTable(report: GenerativePlanReport): string {
       best.set(key, plan);
     }
   }
-  if (best.size < 2) {
+  const unmeasured = report.unmeasuredLevers ?? [];
+  if (best.size + unmeasured.length < 2) {
     return '';
   }
   const table = new Table({
     head: ['levers', 'cheapest configuration', 'TPOT p99', 'TTFT p99', 'goodput req/s', '$/hour', '$/1M out tokens at goodput'],
     style: { head: [], border: [] },
   });
-  for (const [key, a] of [...best.entries()].sort((x, y) => x[1].hourlyCostUsd - y[1].hourlyCostUsd)) {
+  const rows = [
+    ...[...best.entries()].map(([key, plan]) => ({ key, plan })),
+    ...unmeasured.map((u) => ({ key: `${shortLevers(u.plan)} (unmeasured)`, plan: u.plan })),
+  ];
+  for (const { key, plan: a } of rows.sort((x, y) => x.plan.hourlyCostUsd - y.plan.hourlyCostUsd)) {
     const g = a.generative;
     table.push([
       key, `${a.instanceCount} x ${a.instanceType}, ${g.replicasPerInstance} x TP ${g.tensorParallelDegree}, ${g.maxConcurrentSequences} seqs`,
       g.predictedTpotP99Ms, g.predictedTtftP99Ms, g.goodputRps ?? '', usd(a.hourlyCostUsd), usd(g.costPer1MOutputTokensAtGoodputUsd ?? 0),
     ]);
   }
-  return `Levers (the cheapest plan of each combination; spec = speculative decoding, fp8 = FP8 weights and KV cache):\n${table.toString()}\n\n`;
+  const notes = unmeasured.map((u) => `${u.levers.join(' + ')}: unmeasured on ${u.plan.instance.family} with ${stackName(vllmEngineOf(u.plan.instance.family))}: ` +
+    (u.saves > 0
+      ? `saves ${round(u.saves * 100, 1)} % per 1M output tokens at goodput if it holds; prove it with a token proof (--unmeasured-levers ${u.levers.join(',')})`
+      : `would not save: costs ${round(-u.saves * 100, 1)} % more per 1M output tokens at goodput`));
+  return `Levers (the cheapest plan of each combination; spec = speculative decoding, fp8 = FP8 weights and KV cache):\n${table.toString()}\n` +
+    notes.map((n) => `${n}\n`).join('') + '\n';
 }
 
 export type { GenerativePlan };

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { HOSTINGS, PRICING_KINDS } from '../../lib/catalog/types';
 import { describeCalibration } from '../../lib/calibration/describe';
 import { InputError } from '../../lib/errors';
+import { LEVER_NAMES } from '../../lib/generative/lever-evidence';
 import { DEFAULT_HOST_CPU_MS_PER_REQUEST, hostWorkOrigin, INF1_END_OF_SUPPORT, MAX_FALLBACKS, planReport, SERVING_MODES, SERVING_SERVERS, SERVING_SUPPORT } from '../../lib/planner';
 import type { ModelProfile } from '../../lib/profiles/types';
 import type { Plan, PlanReport, Rejection, ServingMode, ServingServer } from '../../lib/planner';
@@ -61,8 +62,14 @@ export function registerPlanCommand(program: Command, io: CliIo, options: { read
     ],
     new Option('--no-estimates', "generative models: plan from measured rows only, without the performance model's estimates"),
     new Option('--no-speculative-decoding', 'generative models: leave speculative decoding out of the candidates'),
-    ['--accepted-tokens <n>', "generative models: tokens kept per speculative step (default: the model family's published figure)", positiveNumber],
+    ['--accepted-tokens <n>', 'generative models: tokens kept per speculative step (default: the published chat-like figure for the draft the chip\'s engine runs)', positiveNumber],
     new Option('--no-fp8', 'generative models: leave FP8 weights and KV cache out of the candidates'),
+    [
+      '--unmeasured-levers <list>',
+      `generative models: also plan these levers (${LEVER_NAMES.join(', ')}, comma-separated) where no published row measured them on the ` +
+        "candidate's chip and serving stack; without it they are only priced beside the plan",
+      (value: string) => list(value).map(oneOf(LEVER_NAMES)),
+    ],
     ['--prefix-hit-rate <fraction>', 'generative models: share of prompt tokens the prefix cache serves; makes prefix caching a candidate', nonNegativeNumber],
     ['--ttft-p99 <ms>', 'generative models: highest acceptable p99 time to first token, queueing included (required)', positiveNumber],
     ['--tpot-p99 <ms>', 'generative models: highest acceptable p99 time per output token (required)', positiveNumber],

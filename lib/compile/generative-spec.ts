@@ -430,7 +430,7 @@ export interface GenerativePluginCompile {
  * The plugin part of a plan's compile spec: the chip target, a CPU compile, and the engine settings the serving copies
  * run, so the graphs compiled are the ones they ask for; undefined for an NxD Inference family.
  */
-export function pluginCompileSpec(family: string, engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen'>):
+export function pluginCompileSpec(family: string, engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen' | 'levers'>):
   GenerativePluginCompile | undefined {
   if (vllmEngineOf(family) !== 'vllm-neuron-plugin') return undefined;
   const target = PLUGIN_COMPILE_TARGETS[family];

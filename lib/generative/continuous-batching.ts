@@ -19,8 +19,9 @@
  *   a window every arrival's prefill lengthens: bursts lengthen every hold at once); a wait is exponential with the
  *   larger of M/G/N's mean and hold / N x E[J - N + 1 | J >= N];
  * - TTFT is the quantile of the convolution, on a grid (`queueing.ts`), of slot wait, prefill wait (the exact M/G/1
- *   waiting time of the prompts' prefills, Pollaczek-Khinchine), one decode step in progress and the prompt's own
- *   prefill. One slot is exact: an M/G/1 queue of prefill + decode holds, then the own prefill;
+ *   waiting time of the prompts' prefills, Pollaczek-Khinchine), the rest of a decode step in progress (for the share
+ *   of time the replica decodes) and the prompt's own prefill. One slot is exact: an M/G/1 queue of prefill + decode
+ *   holds, then the own prefill;
  * - TPOT: step x the measured TPOT tail, plus the prefills that land in a request's decode, spread over its tokens,
  *   mixed over output lengths (`tpotQuantileSeconds`). The count is the arrivals during the decode (generalized
  *   Poisson), and no more than the other slots turn over (`queueing.ts`: N - 1 exactly for fixed lengths); their
@@ -40,6 +41,7 @@ import { generalizedPoissonExcess, generalizedPoissonTail, prefillSums, SUMMED_P
 export { generalizedPoissonTail } from './landing';
 import type { PointMasses } from './queueing';
 import { convolve, gridQuantile, mg1Wait, onGrid, plusAtomExponential } from './queueing';
+import type { GridDistribution } from './queueing';
 
 /**
  * The quantile TTFT and TPOT are predicted at, for the 99th-percentile targets. Not the 99th itself: the p99 a
@@ -152,7 +154,10 @@ export function predictReplica(
     // follows the generalized Poisson tail, longer than M/G/N's exponential one near the knee.
     slotWaitMean = Math.max((ca2 + slotScv) / (2 * (N / slotHold - lambda)), (slotHold / N) * generalizedPoissonExcess(theta, eta, N));
   }
-  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean, bursts);
+  // The share of time the replica is in a decode step an arrival must let finish: steps run only while nothing waits
+  // to prefill, and each gives at least one token, so it is at most min(1 - rhoP, lambda x decode tokens x step).
+  const decoding = Math.min(decodeShare, lambda * decodeTokens * timing.stepSeconds);
+  const ttft = ttftQuantileSeconds(timing, terms, lambda, slotWaits, slotWaitMean, bursts, decoding);
   const tpot = tpotQuantileSeconds(timing, targets, terms.prefills, { lambda, rhoP, prefill, prefillP99: timing.prefillSeconds(len.inputP99), occupancy, slotWaits, bursts });
   const e2e = ttft + Math.max(0, len.outputP99 - 1) * tpot;
   return {
@@ -173,8 +178,12 @@ const TTFT_GRID_CELLS = 800;
  * - One slot: the slot is an M/G/1 queue whose holds are prefill + (output - 1) steps (exact waiting-time
  *   distribution, `mg1Wait`), and nothing else prefills, so TTFT = slot wait + own prefill, as the replay runs it.
  * - N slots: the slot wait is Erlang C's probability of waiting with an exponential tail of mean
- *   `(1 + scv) / (2 (N / hold - lambda))`; prefills are an M/G/1 queue (exact) behind at most one decode step in
- *   progress; the three are taken as independent and convolved.
+ *   `(1 + scv) / (2 (N / hold - lambda))`; prefills are an M/G/1 queue (exact) behind the rest of a decode step in
+ *   progress; the three are taken as independent and convolved. A step is in progress at an arrival for the share of
+ *   time the replica decodes (`decoding`), and what is left of it is uniform over the step (Poisson arrivals see time
+ *   averages). Charging every arrival a whole step, as before, put large-TP replicas with few sequences and long
+ *   prompts (a flat TTFT p99, set by the longest prompts' own prefill) a step above the replay's p99, which at a target
+ *   set there cost a quarter of their capacity.
  * The prompt's own prefill is multiplied by the measured TTFT p99/p50 (jitter the replay does not draw). Bursty
  * arrivals (`ca2` above 1) stretch the queue's wait by Kingman's factor (`bursts.ts`).
  */
@@ -185,6 +194,7 @@ function ttftQuantileSeconds(
   slotWaits: number,
   slotWaitMean: number,
   bursts: Burstiness,
+  decoding: number,
 ): number {
   const { own, queue, shift, mean, scv, longestOwn } = terms;
   const ca2 = bursts.ca2;
@@ -205,13 +215,28 @@ function ttftQuantileSeconds(
   }
   const queueWait = withClusteredArrivals(stretched(poissonWait, waitScale(ca2, scv)), queue, lambda, bursts);
   let total = convolve(onGrid(own, delta, cells), queueWait);
-  if (shift > 0) {
-    total = convolve(onGrid({ values: [shift], weights: [1] }, delta, cells), total);
+  if (shift > 0 && decoding > 0) {
+    total = convolve(stepResidual(shift, decoding, delta, cells), total);
   }
   if (slotWaits > 0) {
     total = plusAtomExponential(total, slotWaits, slotWaitMean);
   }
   return gridQuantile(total, predictedQuantile(timing.maxSequences));
+}
+
+/**
+ * The rest of a decode step of `step` seconds an arrival waits for: none with probability `1 - decoding`, else uniform
+ * over the step, each cell's mass at its upper end (on the safe side by at most one cell).
+ */
+function stepResidual(step: number, decoding: number, delta: number, cells: number): GridDistribution {
+  const pmf = new Float64Array(cells);
+  pmf[0] = 1 - decoding;
+  const whole = Math.ceil(step / delta - 1e-9);
+  for (let k = 1; k <= whole && k < cells; k++) {
+    // The share of [0, step] in cell (k - 1, k] x delta.
+    pmf[k] += decoding * (Math.min(step, k * delta) - (k - 1) * delta) / step;
+  }
+  return { delta, pmf };
 }
 
 /** What TTFT adds up that does not depend on the arrival rate: the prompts' prefills, the queue's services. */

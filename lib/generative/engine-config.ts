@@ -102,7 +102,7 @@ export function vllmReplicaConfigs(plan: GenerativePlan, options: VllmEngineOpti
   return plan.generative.replicas.map((replica) => {
     const port = options.portPerReplica ? base + replica.index : base;
     const plugin = vllmEngineOf(plan.instance.family) === 'vllm-neuron-plugin';
-    const levers = plugin ? pluginLevers(plan) : leverArgs(engine);
+    const levers = plugin ? pluginLevers(plan) : nxdiLevers(plan);
     const args = [
       options.model,
       `--served-model-name=${options.servedModelName}`,
@@ -285,9 +285,14 @@ export function powerOfTwoBuckets(from: number, top: number): number[] {
  * @throws InputError when a setting cannot run (DFlash with prefix caching is not a choice here: it turns both off)
  */
 export function pluginArguments(plan: Pick<GenerativePlan, 'generative'>, options: PluginEngineOptions = {}): PluginArguments {
+  const planned = planSpeculation(plan.generative.engine.levers);
+  if (planned && options.speculation) {
+    throw new InputError(`speculation: the plan already speculates with ${planned.method} (${planned.model}, ${planned.numSpeculativeTokens} tokens), `
+      + 'which its capacity counts on; remove the speculation option, or plan with --no-speculative-decoding to choose your own');
+  }
   const engine = pluginEngineKwargs(plan.generative.engine, options);
   const { neuron_config: neuronConfig } = engine.additional_config;
-  const speculation = options.speculation;
+  const speculation = options.speculation ?? planned;
   const args = [
     `--max-num-batched-tokens=${engine.max_num_batched_tokens}`,
     `--block-size=${engine.block_size}`,
@@ -321,14 +326,18 @@ export interface PluginEngineKwargs {
   readonly enable_prefix_caching: boolean;
   readonly async_scheduling: boolean;
   readonly additional_config: { readonly neuron_config: { readonly num_batched_tokens_buckets: number[]; readonly num_seqs_buckets: number[] } };
+  /** The plan's EAGLE3 speculation, so a compile builds the draft's graphs too. @default - none */
+  readonly speculative_config?: { readonly method: string; readonly model: string; readonly num_speculative_tokens: number };
 }
 
-/** The plugin's engine settings of a plan's engine (without speculation, which has its own flag). */
-export function pluginEngineKwargs(engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen'>,
+/** The plugin's engine settings of a plan's engine (speculation: only the plan's own; a caller's has its own flag). */
+export function pluginEngineKwargs(engine: Pick<GenerativePlan['generative']['engine'], 'maxNumSeqs' | 'maxModelLen'> & Pick<EngineSettings, 'levers'>,
   options: PluginEngineOptions = {}): PluginEngineKwargs {
   const { maxNumSeqs, maxModelLen } = engine;
   const dflash = options.speculation?.method === 'dflash';
+  const planned = planSpeculation(engine.levers);
   return {
+    ...(planned ? { speculative_config: { method: planned.method, model: planned.model, num_speculative_tokens: planned.numSpeculativeTokens } } : {}),
     max_num_batched_tokens: maxModelLen,
     block_size: PLUGIN_BLOCK_SIZE,
     // Every sequence the plan admits at its full length, and no more: the rest of HBM stays free for the buckets.
@@ -369,27 +378,51 @@ export function leverArgs(engine: EngineSettings): { readonly replace: Readonly<
 }
 
 /**
- * Whether the family's engine runs a lever set. The vLLM Neuron plugin (Trn2, Trn3) runs prefix caching (on by
- * default) but not NxD Inference's fused speculation with a draft model or its `override_neuron_config` FP8
- * quantization; its own speculation (EAGLE3, DFlash) is the caller's choice through {@link PluginEngineOptions}.
+ * Whether the family's engine runs a lever set. NxD Inference (Inf2, Trn1) runs its fused speculation with a draft
+ * model, FP8 and prefix caching, not EAGLE3 heads. The vLLM Neuron plugin (Trn2, Trn3) runs prefix caching (on by
+ * default) and EAGLE3 (`--speculative-config`), but not NxD Inference's fused speculation or its
+ * `override_neuron_config` FP8 quantization (it serves FP8 only from an FP8 checkpoint).
  */
 export function engineRunsLevers(family: string, levers: EngineSettings['levers']): boolean {
-  if (vllmEngineOf(family) === 'nxd-inference' || levers === undefined) return true;
-  return !levers.speculation && !levers.fp8Weights && !levers.fp8KvCache;
+  if (levers === undefined) return true;
+  const method = levers.speculation ? levers.speculation.draft.method ?? 'fused' : undefined;
+  if (vllmEngineOf(family) === 'nxd-inference') return method === undefined || method === 'fused';
+  return !levers.fp8Weights && !levers.fp8KvCache && (method === undefined || method === 'eagle3');
+}
+
+/** Refuses a plan whose levers its engine does not run: the plan priced them, so dropping one would be silent. */
+function checkLevers(plan: GenerativePlan): void {
+  if (engineRunsLevers(plan.instance.family, plan.generative.engine.levers)) return;
+  const plugin = vllmEngineOf(plan.instance.family) === 'vllm-neuron-plugin';
+  throw new InputError(plugin
+    ? `plan.generative.engine.levers: ${plan.instance.family} runs the vLLM Neuron plugin, which does not run NxD Inference's fused `
+      + `speculation or FP8 quantization (${PLUGIN_DOCS}); plan again (the planner offers only the levers the engine runs), or plan for Inf2 or Trn1`
+    : `plan.generative.engine.levers: ${plan.instance.family} runs vLLM over NxD Inference, which does not run EAGLE3 heads (${NXDI_VLLM_DOCS}); `
+      + 'plan again (the planner offers only the levers the engine runs), or plan for Trn2 or Trn3');
+}
+
+/** An NxD Inference plan's lever arguments, once its engine is known to run them. */
+function nxdiLevers(plan: GenerativePlan): ReturnType<typeof leverArgs> {
+  checkLevers(plan);
+  return leverArgs(plan.generative.engine);
 }
 
 /**
- * A plugin plan's levers: none to add (prefix caching is already on), and a lever the plugin does not run is refused
- * rather than dropped, since the plan priced it.
+ * A plugin plan's levers: none to add here (prefix caching is already on; EAGLE3 is rendered with the plugin's other
+ * settings, `pluginArguments`), and a lever the plugin does not run is refused rather than dropped, since the plan
+ * priced it.
  */
 function pluginLevers(plan: GenerativePlan): { readonly replace: Readonly<Record<string, string[]>>; readonly add: readonly string[] } {
-  const levers = plan.generative.engine.levers;
-  if (!engineRunsLevers(plan.instance.family, levers)) {
-    throw new InputError(`plan.generative.engine.levers: ${plan.instance.family} runs the vLLM Neuron plugin, which does not run `
-      + `NxD Inference's fused speculation or FP8 quantization (${PLUGIN_DOCS}); plan again (the planner offers only the levers `
-      + 'the engine runs), or plan for Inf2 or Trn1');
-  }
+  checkLevers(plan);
   return { replace: {}, add: [] };
+}
+
+/** The plan's EAGLE3 speculation as the plugin takes it, or undefined when it does not speculate. */
+export function planSpeculation(levers: EngineSettings['levers']): PluginSpeculation | undefined {
+  const spec = levers?.speculation;
+  return spec && spec.draft.method === 'eagle3'
+    ? { method: 'eagle3', model: spec.draft.huggingFaceId, numSpeculativeTokens: spec.speculativeTokens }
+    : undefined;
 }
 
 /**

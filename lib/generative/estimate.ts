@@ -3,7 +3,7 @@
  * (`estimated-timing.ts`), and what a plan reports beyond its sizing.
  */
 import type { EngineTiming } from './types';
-import { chooseBuckets, estimatedTiming } from './estimated-timing';
+import { chooseBuckets, estimatedTiming, modelErrorFor } from './estimated-timing';
 import type { Buckets, EstimatedTiming } from './estimated-timing';
 import { deviceMemoryPerCoreGiB, neuronCores } from '../catalog/catalog';
 import type { Hosting, InstanceSpec } from '../catalog/types';
@@ -17,8 +17,8 @@ import { estimatedMissReason } from './latency-miss';
 import { workloadLengths } from './lengths';
 import type { WorkloadLengths } from './lengths';
 import { engineRunsLevers, pluginPrefillBuckets, vllmEngineOf } from './engine-config';
-import { describeLevers, draftWeightsGiB, leverSets, speculativeDecodeScale } from './perf-model';
-import type { GenerativeLeverOptions, LeverSet } from './perf-model';
+import { describeLevers, draftWeightsGiB, leverSets, speculationProblem, speculativeDecodeScale } from './levers';
+import type { GenerativeLeverOptions, LeverSet } from './types';
 import { kvCachePerSequenceGiB, replicaHostMemoryGiB, replicaMemory } from './memory';
 import { CHIP_FIGURES } from './model/physics';
 import type { GenerativeLeverWorth, GenerativeMeasurement, GenerativeMemory, GenerativePlan, GenerativeProfile, GenerativeRejection, GenerativeTargets } from './types';
@@ -32,7 +32,7 @@ export const BUCKET_MEMORY_GIB_PER_RANK = 0.05;
 /*
 
  * The configurations nobody measured, as planning candidates: every tensor-parallel degree the chip supports, every
- * power-of-two number of concurrent sequences that fits, with every combination of levers (`perf-model.ts`), timed by
+ * power-of-two number of concurrent sequences that fits, with every combination of levers (`levers.ts`), timed by
  * the performance model (`estimate.ts`). Measured configurations (the planner's rows) win: a (degree, sequences)
  * measured at the needed length without levers is not estimated.
  */
@@ -69,7 +69,15 @@ export interface EstimateRequest {
   readonly maxModelLength: number;
   readonly levers?: GenerativeLeverOptions;
   /** Prune by cost: the candidate's price, headroom and minimum instances, and the cheapest hourly cost found so far per lever set. */
-  readonly prune?: { readonly usdPerHour: number; readonly headroom: number; readonly minInstances: number; readonly best: Map<string, number> };
+  readonly prune?: { readonly usdPerHour: number; readonly headroom: number; readonly minInstances: number; readonly best: Map<string, CheapestSoFar> };
+}
+
+/** The cheapest hourly cost found so far for a lever set, and its tensor-parallel degree. */
+export interface CheapestSoFar {
+  readonly usd: number;
+  readonly tp: number;
+  /** The share a smaller degree may cost more and still be chosen over it (`degreeMargin`). */
+  readonly margin: number;
 }
 
 /**
@@ -129,7 +137,11 @@ export function estimatedConfigurations(
   // configurations whose bound beats the cheapest plan found so far with the same levers.
   const prune = request.prune;
   const candidates: { tp: number; seqs: number; levers: LeverSet; key: string; timing: EstimatedTiming; bound: number }[] = [];
-  for (const levers of leverSets(profile, request.levers).filter((l) => engineRunsLevers(instance.family, l))) {
+  const speculation = speculationProblem(profile, request.levers ?? {}, instance.family);
+  if (speculation !== undefined) {
+    rejections.push({ configuration: 'speculation (ESTIMATE)', code: 'engine', reason: speculation });
+  }
+  for (const levers of leverSets(profile, request.levers ?? {}, instance.family).filter((l) => engineRunsLevers(instance.family, l))) {
     const key = describeLevers(levers);
     const plain = key === 'none';
     for (const tp of degrees) {
@@ -169,18 +181,44 @@ export function estimatedConfigurations(
     if (prune) {
       const replicas = Math.floor(cores / c.tp);
       const hourly = prune.usdPerHour * Math.max(prune.minInstances, instancesFor(request.targets.requestsPerSecond, prune.headroom, replicas * capacity));
-      prune.best.set(c.key, Math.min(prune.best.get(c.key) ?? Infinity, hourly));
+      const best = prune.best.get(c.key);
+      if (best === undefined || hourly < best.usd || (hourly === best.usd && c.tp < best.tp)) {
+        prune.best.set(c.key, { usd: hourly, tp: c.tp, margin: degreeMargin(profile, instance.family, c.tp) });
+      }
     }
     configs.push({ tp: c.tp, seqs: c.seqs, levers: c.levers, memory: leverMemory(profile, instance, c.tp, c.seqs, request.maxModelLength, c.levers, buckets), timing: c.timing, capacity, buckets });
   }
   return { configs, rejections };
 }
 
+const margins = new WeakMap<GenerativeProfile, Map<string, number>>();
+
 /**
- * Whether a candidate can cost less than the cheapest plan found so far with its levers. Its bound must be lower, and
- * one replica must hold the rate the largest cheaper fleet would need of it: one prediction at that rate instead of
- * the capacity search (a dozen predictions), and the same verdict, since the largest rate that holds the targets is
- * below any rate that misses them.
+ * The share by which a plan of `profile` at degree `tp` on the family's chip, timed by the performance model, must be
+ * cheaper than a smaller degree's to be chosen (`choice.ts`): the model's held-out TPOT error on extrapolations of its
+ * class (`modelErrorFor`, e.g. `same model, same chip, TP beyond measured`), the larger of the class's median error and
+ * the error at the quantile its headroom covers (`bench:llm-model` prints both). 0 where the model has no such class.
+ */
+export function degreeMargin(profile: GenerativeProfile, family: string, tp: number): number {
+  const byKey = margins.get(profile) ?? new Map<string, number>();
+  margins.set(profile, byKey);
+  const key = `${family}|${tp}`;
+  let margin = byKey.get(key);
+  if (margin === undefined) {
+    const chip = CHIP_FIGURES[chipOf(family)];
+    const error = chip === undefined ? undefined : modelErrorFor(profile, chip, tp);
+    margin = error === undefined ? 0 : Math.max(0, error.tpot.median, error.tpot.ratioAtQuantile - 1);
+    byKey.set(key, margin);
+  }
+  return margin;
+}
+
+/**
+ * Whether a candidate can be chosen over the cheapest plan found so far with its levers: cost less, or, at a smaller
+ * tensor-parallel degree, no more than the degree margin above it (`choice.ts` prefers smaller degrees by that much;
+ * one margin, not a chain of them). Its bound must be within that, and one replica must hold the rate the largest
+ * fleet within it would need of it: one prediction at that rate instead of the capacity search (a dozen predictions),
+ * and the same verdict, since the largest rate that holds the targets is below any rate that misses them.
  */
 function mayBeatBest(
   c: { readonly tp: number; readonly key: string; readonly timing: EstimatedTiming; readonly bound: number },
@@ -189,14 +227,16 @@ function mayBeatBest(
   cores: number,
   entry: CapacityKnowledge,
 ): boolean {
-  const best = prune.best.get(c.key) ?? Infinity;
-  if (c.bound >= best) {
-    return false;
-  }
-  if (!Number.isFinite(best)) {
+  const best = prune.best.get(c.key);
+  if (best === undefined) {
     return true;
   }
-  const cheaperInstances = Math.ceil(best / prune.usdPerHour) - 1;
+  const smaller = c.tp < best.tp;
+  const limit = smaller ? best.usd / (1 - Math.min(0.9, best.margin)) : best.usd;
+  if (smaller ? c.bound > limit : c.bound >= limit) {
+    return false;
+  }
+  const cheaperInstances = smaller ? Math.floor(limit / prune.usdPerHour + 1e-9) : Math.ceil(limit / prune.usdPerHour) - 1;
   if (cheaperInstances < Math.max(1, prune.minInstances)) {
     return false;
   }
@@ -213,10 +253,10 @@ function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-const pruning = new WeakMap<object, Map<string, number>>();
+const pruning = new WeakMap<object, Map<string, CheapestSoFar>>();
 
 /** The cheapest hourly cost found so far per lever set, shared by every instance of one planning request. */
-export function pruningBounds(request: object): Map<string, number> {
+export function pruningBounds(request: object): Map<string, CheapestSoFar> {
   let best = pruning.get(request);
   if (!best) {
     best = new Map();

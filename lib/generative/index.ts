@@ -19,8 +19,11 @@ export {
 export { presetSpread, WORKLOAD_PRESET_NAMES, WORKLOAD_PRESETS } from './workloads';
 export type { TraceCount, WorkloadPreset, WorkloadPresetName } from './workloads';
 export type { LengthDistribution, LengthSpread, WorkloadLengths } from './lengths';
-export { acceptedTokensFrom, describeLevers, draftFor, leverSets, SPECULATIVE_TOKENS } from './perf-model';
-export type { DraftModel, GenerativeLeverOptions, LeverSet } from './perf-model';
+export { acceptedTokensFrom, CHAT_ACCEPTED_TOKENS, describeLevers, draftFor, EAGLE3_SPECULATIVE_TOKENS, leverSets, SPECULATIVE_TOKENS } from './levers';
+export { LEVER_MEASUREMENTS, LEVER_NAMES, leverEvidence, unmeasuredLeversOf } from './lever-evidence';
+export { planSensitivity } from './sensitivity';
+export { MEASURED_LENGTH_SNAP, shareLongerThan, snapToMeasuredLength, SNAPPED_LENGTH_FITS } from './length-snap';
+export type { LeverMeasurement } from './lever-evidence';
 export { CHIP_FIGURES } from './perf-model';
 export type { ChipFigures } from './perf-model';
 export { builtInPerformanceModel, chooseBuckets, ESTIMATE_ERROR_QUANTILE, estimatedTiming, modelErrorFor } from './estimate';

@@ -19,18 +19,22 @@ import { coreLayout, deviceCountProblem, supportedGroupSizes } from '../planner/
 import { chipOf, rankPlans, resolveDeploymentOptions } from '../planner/planner';
 import { noPriceReason } from '../planner/no-price';
 import { PLAN_VERSION } from '../planner/types';
-import { engineTiming, predictReplica, replicaCapacityRps } from './continuous-batching';
+import { engineTiming, predictReplica } from './continuous-batching';
 import type { WorkloadLengths } from './lengths';
 import { lognormalProblems, publicTargets, resolveTraffic, shownRequest } from './traffic';
 import type { ResolvedGenerativeRequest } from './traffic';
 import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
-import { evaluateEstimates, goodputOf, leverWorth, pruningBounds } from './estimate';
+import { evaluateEstimates, goodputOf, pruningBounds } from './estimate';
 import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
 import type { EstimatedConfiguration } from './estimate';
-import { describeLevers } from './perf-model';
+import { describeLevers } from './levers';
+import { leverEvidence } from './lever-evidence';
+import { chooseAmongFeasible, splitFeasible } from './choice';
+import { lengthCutWarning, snapToMeasuredLength } from './length-snap';
+import { explain, latencyRejection, memoryReason } from './rejections';
+import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
 import { withGenerativeFallbackPools } from './pools';
 import { e2eTargetProblem, leverProblems } from './request-checks';
-import { measuredMissReason } from './latency-miss';
 import type {
   GenerativeMeasurement, GenerativePlan, GenerativePlanOptions, GenerativePlanReport, GenerativeProfile, GenerativeRejection,
   GenerativeTargets, TokenLength,
@@ -91,7 +95,10 @@ export function planGenerativeReport(
     }
     options.onProgress?.({ done: index + 1, total: catalog.instances.length, instanceType });
   }
-  const ranked = rankPlans(shownRequest(request), feasible, rejected, compareGenerativePlans, () => {
+  // Levers only with evidence: a plan resting on a lever nobody measured on its chip and stack is priced, not planned.
+  const { allowed, unmeasured, rejections } = splitFeasible(feasible, request.options.levers?.unmeasured ?? []);
+  rejected.push(...rejections);
+  const ranked = rankPlans(shownRequest(request), allowed, rejected, compareGenerativePlans, () => {
     const { targets: t, options: o } = request;
     return {
       headline: `No ${o.hosting} deployment of ${profile.id} meets ${t.requestsPerSecond} requests/s of ${t.inputTokens.mean} input and ` +
@@ -100,7 +107,8 @@ export function planGenerativeReport(
       reasons: explain(rejected),
     };
   });
-  return withGenerativeFallbackPools({ ...ranked, leverWorth: leverWorth([ranked.chosen, ...ranked.alternatives]) }, request.options.fallbacks ?? 0);
+  const report = chooseAmongFeasible(profile, ranked, unmeasured, request.options.levers?.unmeasured ?? [], compareGenerativePlans);
+  return withGenerativeFallbackPools(report, request.options.fallbacks ?? 0);
 }
 
 /*
@@ -153,7 +161,10 @@ export function resolveGenerativeRequest(
     lengths: traffic.lengths,
     ...(targets.arrivals !== undefined ? { arrivals: traffic.arrivals } : {}),
   };
-  const maxModelLength = traffic?.maxModelLength ?? 0;
+  // Measured rows used: a row compiled a few per cent shorter than the length the traffic needs plans, when it holds 99 %.
+  const lengthCut = traffic === undefined ? undefined
+    : snapToMeasuredLength(profile.measurements.filter((r) => r.chunkedPrefill !== true), traffic.lengths, traffic.maxModelLength);
+  const maxModelLength = lengthCut?.measuredLength ?? traffic?.maxModelLength ?? 0;
 
   const e2e = lengths === undefined ? undefined : e2eTargetProblem(targets, lengths.output.p99);
   if (e2e !== undefined) {
@@ -172,6 +183,7 @@ export function resolveGenerativeRequest(
     lengths: lengths as WorkloadLengths,
     arrivals: (traffic as NonNullable<typeof traffic>).arrivals,
     maxModelLength,
+    ...(lengthCut !== undefined ? { lengthCut } : {}),
     notes: traffic?.notes ?? [],
     options: {
       ...deployment,
@@ -181,10 +193,14 @@ export function resolveGenerativeRequest(
   };
 }
 
-/** Lowest hourly cost first; then lower predicted TTFT p99, fewer instances, the name, the degree. */
+/**
+ * Lowest hourly cost first; then a plan timed by measured rows before the performance model's estimate (which carries
+ * the model's error), lower predicted TTFT p99, fewer instances, the name, the degree.
+ */
 export function compareGenerativePlans(a: GenerativePlan, b: GenerativePlan): number {
   return (
     a.hourlyCostUsd - b.hourlyCostUsd ||
+    Number(a.generative.estimate !== undefined) - Number(b.generative.estimate !== undefined) ||
     a.generative.predictedTtftP99Ms - b.generative.predictedTtftP99Ms ||
     a.instanceCount - b.instanceCount ||
     a.instance.name.localeCompare(b.instance.name) ||
@@ -339,7 +355,8 @@ function evaluateGroup(
       continue;
     }
     const timing = engineTiming(rows, seqs);
-    const capacity = replicaCapacityRps(timing, request.targets);
+    // Every size of a chip plans from the same rows: the capacity is searched once per rows and targets.
+    const capacity = searchedCapacity(knowledgeOf(profile, ['measured', rows.filter((r) => r.batchSize <= seqs), seqs], request.targets), timing, request.targets);
     if (capacity <= 0) {
       outcome.rejections.push(latencyRejection(config, timing, request.targets));
       continue;
@@ -402,7 +419,10 @@ function sizePlan(
     `device memory reserve is an ESTIMATE (${Math.round((memory.reserve / memory.available) * 100)} % of HBM); weights and KV cache are computed from the model's config`,
     ...(estimate ? [estimateWarning(estimate)] : []),
     ...request.notes,
+    ...(request.lengthCut !== undefined ? [lengthCutWarning(request.lengthCut)] : []),
   ];
+  const levers = estimate && describeLevers(estimate.levers) !== 'none' ? estimate.levers : undefined;
+  const evidence = leverEvidence(levers, instance.family, profile.id);
   const goodput = goodputOf(perInstance * instanceCount, targets);
   return {
     kind: 'generative',
@@ -440,7 +460,11 @@ function sizePlan(
       goodputRps: round(goodput, 4),
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
-      evidence: estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows),
+      evidence: {
+        ...(estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows)),
+        ...(evidence !== undefined ? { levers: evidence } : {}),
+      },
+      ...(request.lengthCut !== undefined ? { lengthCut: request.lengthCut } : {}),
       engine: {
         tensorParallelSize: tp,
         maxNumSeqs: seqs,
@@ -449,7 +473,7 @@ function sizePlan(
         ...(estimate ? {
           contextEncodingBuckets: estimate.buckets.contextEncoding,
           tokenGenerationBuckets: estimate.buckets.tokenGeneration,
-          ...(describeLevers(estimate.levers) !== 'none' ? { levers: estimate.levers } : {}),
+          ...(levers !== undefined ? { levers } : {}),
         } : {}),
       },
       replicas: coreLayout(instance, tp, replicas),
@@ -457,39 +481,4 @@ function sizePlan(
     },
     warnings,
   };
-}
-
-/*
- * Why generative candidates lost, in words: the memory term that did not fit, the target a trickle already misses,
- * and one line per rejection for the error message.
- */
-
-/** Which memory term did not fit and what would. */
-function memoryReason(memory: ReturnType<typeof replicaMemory>, seqs: number, tp: number, length: number): string {
-  const terms = `weights ${memory.weights} + KV cache ${memory.kvCache} + reserve ${memory.reserve} GiB > ${memory.available} GiB of ${tp} cores`;
-  if (memory.weights + memory.reserve >= memory.available) {
-    return `${terms}: the weights alone do not fit ${tp} cores; use a higher tensor-parallel degree (more cores) or a smaller dtype`;
-  }
-  return `${terms} at ${seqs} sequences of ${length} tokens: at most ${memory.maxConcurrencyThatFits} sequences fit; ` +
-    'use fewer sequences, a shorter context, more cores or a smaller dtype' +
-    (memory.kvSharding === 'replicate' ? ` (KV heads are replicated ${memory.kvHeadsPerRank}x per rank at this degree)` : '');
-}
-
-/** Which target a trickle of requests already misses. */
-function latencyRejection(configuration: string, timing: ReturnType<typeof engineTiming>, targets: GenerativeTargets): Omit<GenerativeRejection, 'instanceType'> {
-  return { configuration, ...measuredMissReason(timing, targets) };
-}
-
-/**
- * One line per rejection reason kind, the most telling first: a candidate that misses only the end-to-end target met
- * TTFT and TPOT alone, so it is the nearest to a plan and names what to relax.
- */
-function explain(rejected: readonly GenerativeRejection[]): string[] {
-  const order: GenerativeRejection['code'][] = ['e2e', 'tpot', 'ttft', 'max-instances', 'device-memory', 'host-memory', 'sequence-length', 'tensor-parallel', 'engine', 'no-measurement', 'no-price', 'excluded'];
-  return [...rejected]
-    .sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
-    .filter((r) => r.code !== 'excluded')
-    .map((r) => `${r.instanceType}${r.configuration ? ` ${r.configuration}` : ''}: ${r.reason}`)
-    // Lever sets that lose for the same reason give the same line; once is enough.
-    .filter((line, i, lines) => lines.indexOf(line) === i);
 }

@@ -3,13 +3,15 @@
  * lever options that the candidates would drop without a word. Each problem names the field, the value and the fix;
  * `resolveGenerativeRequest` (planner.ts) adds them to the others.
  */
-import { draftFor, SPECULATIVE_TOKENS } from './perf-model';
+import { hasDraft, SPECULATIVE_TOKENS } from './levers';
+import { LEVER_NAMES } from './lever-evidence';
 import type { GenerativePlanOptions, GenerativeProfile, GenerativeTargets } from './types';
 
 /**
  * The most tokens a speculative step can keep: the draft's proposals, all accepted, plus the token the target adds
- * itself. A figure above it times decoding faster than the engine can run (`--accepted-tokens 100` planned a TPOT
- * of 0 ms).
+ * itself (the fused draft's 7; an EAGLE3 head proposes 3, and a figure above its 4 leaves speculation out on Trn2 and
+ * Trn3, `speculationProblem`). A figure above it times decoding faster than the engine can run
+ * (`--accepted-tokens 100` planned a TPOT of 0 ms).
  */
 export const MAX_ACCEPTED_TOKENS = SPECULATIVE_TOKENS + 1;
 
@@ -36,7 +38,7 @@ export function leverProblems(profile: Pick<GenerativeProfile, 'id' | 'model'>, 
     if (levers.speculativeDecoding === false && what === 'acceptedTokens') {
       return 'speculative decoding is off (speculativeDecoding: false, --no-speculative-decoding); drop one of the two';
     }
-    if (what === 'acceptedTokens' && draftFor(profile) === undefined) {
+    if (what === 'acceptedTokens' && !hasDraft(profile)) {
       return `${profile.id} has no cited draft model, so speculative decoding is never a candidate; leave it out`;
     }
     if (options.estimates === false) {
@@ -48,6 +50,11 @@ export function leverProblems(profile: Pick<GenerativeProfile, 'id' | 'model'>, 
     }
     return undefined;
   };
+  for (const lever of levers.unmeasured ?? []) {
+    if (!LEVER_NAMES.includes(lever)) {
+      problems.push(`levers.unmeasured: '${lever}' is no lever; use ${LEVER_NAMES.join(', ')}`);
+    }
+  }
   for (const [name, value] of [['acceptedTokens', accepted], ['prefixHitRate', levers.prefixHitRate]] as const) {
     const why = value !== undefined ? unused(name) : undefined;
     if (why !== undefined) {

@@ -7,7 +7,7 @@ import { isQuantileTable } from '../traffic/quantiles';
 import { QUANTILE_PROBABILITIES } from '../traffic/types';
 import type { ArrivalProcess } from '../traffic/types';
 import { MAX_LOGNORMAL_P99_OVER_MEAN, workloadLengths } from './lengths';
-import type { GenerativePlanReport, GenerativeTargets, LengthDistribution, TokenLength, WorkloadLengths } from './types';
+import type { GenerativeLengthCut, GenerativePlanReport, GenerativeTargets, LengthDistribution, TokenLength, WorkloadLengths } from './types';
 import { WORKLOAD_PRESET_NAMES, WORKLOAD_PRESETS } from './workloads';
 
 export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
@@ -17,9 +17,11 @@ export type ResolvedGenerativeRequest = GenerativePlanReport['request'] & {
   readonly arrivals: ArrivalProcess;
   /**
    * Prompt plus output tokens the engine must accept (vLLM's `max_model_len`): p99 input + p99 output, or a file's p99
-   * of the two together.
+   * of the two together, or a measured row's sequence length a little below either (`lengthCut`).
    */
   readonly maxModelLength: number;
+  /** Present when the model length was snapped down to a measured row's (`length-snap.ts`). @default - not snapped */
+  readonly lengthCut?: GenerativeLengthCut;
   /** What the plan assumed of the workload and should say: a preset stretched past its trace, a cut context. */
   readonly notes: readonly string[];
 };
@@ -37,8 +39,11 @@ export function publicTargets({ lengths: _lengths, ...rest }: GenerativeTargets)
   return rest;
 }
 
-/** The request as the report shows it: its targets as plans show them; its notes are every plan's warnings already. */
-export function shownRequest({ notes: _notes, ...shown }: ResolvedGenerativeRequest): Omit<ResolvedGenerativeRequest, 'notes'> {
+/**
+ * The request as the report shows it: its targets as plans show them; its notes are every plan's warnings already, and
+ * its length cut every plan's `generative.lengthCut`.
+ */
+export function shownRequest({ notes: _notes, lengthCut: _cut, ...shown }: ResolvedGenerativeRequest): Omit<ResolvedGenerativeRequest, 'notes' | 'lengthCut'> {
   return { ...shown, targets: publicTargets(shown.targets) };
 }
 

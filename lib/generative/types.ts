@@ -9,6 +9,11 @@
 import type { CoreGroupLayout, DeploymentOptions, DeploymentPlan, MixedFleetBase, PoolSummary, ResolvedDeploymentOptions } from '../planner/types';
 import type { ArrivalProcess } from '../traffic/types';
 import type { WorkloadPresetName } from './workloads';
+import type { GenerativeEvidence, GenerativeLengthCut, GenerativeSensitivity } from './evidence-types';
+import type { GenerativeLeverOptions, LeverName, LeverSet, WorkloadLengths } from './request-types';
+
+export type { GenerativeEvidence, GenerativeEvidenceRow, GenerativeHeadroom, GenerativeLengthCut, GenerativeLeverEvidence, GenerativeSensitivity } from './evidence-types';
+export type { DraftModel, GenerativeLeverOptions, LengthDistribution, LengthSpread, LeverName, LeverSet, SpeculationMethod, WorkloadLengths } from './request-types';
 
 /** Decoder-only (Llama, Qwen, Mistral) or encoder-decoder (T5). */
 export type GenerativeArchitecture = 'decoder-only' | 'encoder-decoder';
@@ -263,66 +268,6 @@ export interface GenerativeEstimate {
   readonly anchors: { readonly tpot: number; readonly ttft: number };
 }
 
-/** A published (or the profile's own) row a plan's times rest on, and how far the plan is from it. */
-export interface GenerativeEvidenceRow {
-  /** The row's model (a built-in profile id or a published model key). */
-  readonly model: string;
-  readonly source: string;
-  readonly instanceType: string;
-  /** The serving stack that measured it (`vllm-nxdi`, `vllm-neuron-plugin`, `optimum-neuron`, ...). */
-  readonly stack: string;
-  readonly neuronSdkVersion: string;
-  readonly tensorParallelDegree: number;
-  readonly batchSize: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** What differs and by how much: `same model and chip; TP 8 -> 16; batch 32 -> 16`; `measured` for a measured plan's rows. */
-  readonly distance: string;
-}
-
-/** The headroom a plan's times carry, and the held-out error it comes from. */
-export interface GenerativeHeadroom {
-  /** Factors the decode step and the prefill were raised by (1 for measured times). */
-  readonly tpot: number;
-  readonly ttft: number;
-  /**
-   * The extrapolation class whose held-out error sized them, e.g. `same model, same chip, TP beyond measured` or
-   * `new model, same chip`; `measured` for a measured plan.
-   */
-  readonly class: string;
-  /** Held-out TPOT and TTFT predictions of that class (0 for a measured plan). */
-  readonly heldOutRows: number;
-  /** The share of the class's held-out predictions the factors cover (measured / predicted at this quantile). */
-  readonly quantile: number;
-  /** The plan's own, narrower class when it had too few held-out rows and the broader `class` was used. @default - none */
-  readonly narrowestClass?: string;
-  /** Held-out rows of `narrowestClass`. @default - none */
-  readonly narrowestHeldOutRows?: number;
-}
-
-/** The published measurement behind one lever a plan uses. */
-export interface GenerativeLeverEvidence {
-  /** The row or document that measured the lever. */
-  readonly source: string;
-  /** False when no published row measured it on the plan's chip family and stack. */
-  readonly measured: boolean;
-}
-
-/** What a generative plan's times rest on: measured rows, or the performance model and how far it reached. */
-export interface GenerativeEvidence {
-  /** `measured`: the times are published rows'; `estimated`: the performance model's. */
-  readonly basis: 'measured' | 'estimated';
-  /** The rows the times rest on (a measured plan's own), nearest first. */
-  readonly nearest: readonly GenerativeEvidenceRow[];
-  readonly headroom: GenerativeHeadroom;
-  /**
-   * For each lever of `engine.levers` the plan uses (each truthy key), the measurement behind it.
-   *
-   * @default - absent where the planner does not yet cite lever evidence
-   */
-  readonly levers?: Readonly<Record<string, GenerativeLeverEvidence>>;
-}
-
 /** The generative part of a plan. */
 export interface GenerativePlanDetails {
   readonly architecture: GenerativeArchitecture;
@@ -364,6 +309,22 @@ export interface GenerativePlanDetails {
    * @default - absent in plans made before plans carried evidence
    */
   readonly evidence?: GenerativeEvidence;
+  /**
+   * How far the plan's timings may be off before a target misses: what to watch on the first deploy. Computed for the
+   * chosen plan of a report.
+   *
+   * @default - absent for alternatives and in older plans
+   */
+  readonly sensitivity?: GenerativeSensitivity;
+  /**
+   * Present when `maxModelLength` was snapped down to the sequence length a published row was compiled for, so the
+   * row plans: the longest requests are cut to it.
+   *
+   * @default - not snapped: p99 input + p99 output
+   */
+  readonly lengthCut?: GenerativeLengthCut;
+  /** Why a larger tensor-parallel degree was chosen over a smaller one that also meets the targets. @default - it was not */
+  readonly tensorParallelReason?: string;
   readonly engine: EngineSettings;
   readonly replicas: readonly ReplicaLayout[];
   /** The measured rows the decode and prefill times come from. */
@@ -456,7 +417,9 @@ export interface GenerativeRejection {
     | 'tpot'
     | 'e2e'
     | 'max-instances'
-    | 'excluded';
+    | 'excluded'
+    /** Meets the targets only with a lever no published row measured on its chip family and stack, not asked for. */
+    | 'unmeasured-lever';
   readonly reason: string;
   /** With `device-memory`: the memory breakdown that did not fit. */
   readonly memoryGiB?: GenerativeMemory;
@@ -485,6 +448,20 @@ export interface GenerativePlanReport {
   readonly rejected: readonly GenerativeRejection[];
   /** What each lever of the chosen plan was worth: the cheapest plan without it. */
   readonly leverWorth?: readonly GenerativeLeverWorth[];
+  /**
+   * The cheapest plan of each lever combination that uses a lever no published row measured on its chip family and
+   * serving stack, and was not asked for (`GenerativeLeverOptions.unmeasured`): what it would save if it holds.
+   */
+  readonly unmeasuredLevers?: readonly GenerativeUnmeasuredLevers[];
+}
+
+/** A plan that would need an unmeasured lever, against the chosen plan. */
+export interface GenerativeUnmeasuredLevers {
+  /** The unmeasured levers it uses, as `--unmeasured-levers` names them. */
+  readonly levers: readonly LeverName[];
+  readonly plan: GenerativePlan;
+  /** Share of the chosen plan's cost per 1M output tokens at goodput it would save (negative: it costs more). */
+  readonly saves: number;
 }
 
 /** One lever's worth: the chosen plan against the cheapest plan without that lever. */
@@ -492,97 +469,6 @@ export interface GenerativeLeverWorth {
   readonly lever: 'speculative-decoding' | 'fp8' | 'prefix-caching';
   /** The cheapest plan that does not use the lever (undefined when none is feasible). */
   readonly without?: GenerativePlan;
-}
-
-/** How a length distribution was chosen. */
-export type LengthSpread =
-  /** The user gave the p99. */
-  | 'stated'
-  /** No p99 given: the workload preset's spread (its trace's p99 / mean; chat's is `DEFAULT_LENGTH_SPREAD`). */
-  | 'default'
-  /** Every request at the mean (asked for with `fixed`, or a p99 equal to the mean). */
-  | 'fixed'
-  /** The user's own traffic: a log's or a benchmark export's distribution, as its quantile table. */
-  | 'empirical';
-
-/**
- * A length distribution, in tokens: lognormal, or a file's own (`empirical`, its quantile table). Plain data: it
- * travels in the plan's JSON.
- */
-export interface LengthDistribution {
-  readonly spread: LengthSpread;
-  readonly mean: number;
-  /** 99th percentile, tokens (the mean when fixed). */
-  readonly p99: number;
-  /**
-   * Parameters of the lognormal: ln(length) ~ Normal(mu, sigma). sigma is 0 when fixed. With `quantiles`, the lognormal
-   * of the same mean and p99, for readers that know no table.
-   */
-  readonly mu: number;
-  readonly sigma: number;
-  /** Squared coefficient of variation: exp(sigma^2) - 1 of the lognormal, the file's own when empirical. */
-  readonly scv: number;
-  /** Longest length drawn; longer draws are cut to it (the engine's limit). @default - no cap */
-  readonly max?: number;
-  /**
-   * The distribution's tokens at each probability of `QUANTILE_PROBABILITIES` (60 points from 0 to 1, fine in both
-   * tails), read between points by linear interpolation: what every draw uses when present.
-   *
-   * @default - the lognormal of `mu` and `sigma`
-   */
-  readonly quantiles?: readonly number[];
-  /** Where the spread comes from, in words. */
-  readonly source: string;
-}
-
-/** The input and output length distributions of a workload. */
-export interface WorkloadLengths {
-  readonly input: LengthDistribution;
-  readonly output: LengthDistribution;
-  /**
-   * Correlation of a request's prompt and output length, as the correlation of the normals a Gaussian copula draws
-   * them through (from a file's rank correlation).
-   *
-   * @default 0 - drawn independently
-   */
-  readonly correlation?: number;
-  /**
-   * The p99 of prompt plus output tokens of one request, where the lengths come from a file (their correlation
-   * included): what `max_model_len` covers.
-   *
-   * @default - p99 input + p99 output (at least the p99 of the sum)
-   */
-  readonly totalP99?: number;
-}
-
-/** Which levers the planner may use. Every lever is a candidate unless turned off. */
-export interface GenerativeLeverOptions {
-  /** Consider speculative decoding (a draft model) where the model has a cited draft. @default true */
-  readonly speculativeDecoding?: boolean;
-  /** Tokens kept per verification step with speculation. @default - the model family's published figure */
-  readonly acceptedTokens?: number;
-  /** Consider FP8 weights and an FP8 KV cache. @default true */
-  readonly fp8?: boolean;
-  /** Share of prompt tokens a prefix cache serves, 0 to 1. @default 0 - prefix caching is not a candidate */
-  readonly prefixHitRate?: number;
-}
-
-/** A draft model for speculation. */
-export interface DraftModel {
-  readonly id: string;
-  readonly huggingFaceId: string;
-  readonly parametersBillions: number;
-  /** Tokens kept per verification step by default, and where it comes from. */
-  readonly acceptedTokens: number;
-  readonly source: string;
-}
-
-/** One combination of levers a candidate runs with. */
-export interface LeverSet {
-  readonly speculation?: { readonly draft: DraftModel; readonly speculativeTokens: number; readonly acceptedTokens: number };
-  readonly fp8Weights?: boolean;
-  readonly fp8KvCache?: boolean;
-  readonly prefixHitRate?: number;
 }
 
 /** Timings of one compiled configuration, in seconds. */

@@ -15,7 +15,7 @@ const object = { error: 'expected an object' };
 /** A length target: its mean and, when lengths vary, a p99 (`TokenLength`). */
 const tokenLengthSchema = lazySchema((z) => z.looseObject({ mean: positiveNumber(), p99: positiveNumber().optional() }, object));
 
-/** One lognormal length distribution the plan was made for (`LengthDistribution`). */
+/** One length distribution the plan was made for (`LengthDistribution`): lognormal, or a file's quantile table. */
 const lengthDistributionSchema = lazySchema((z) => z.looseObject({
   spread: oneOf(['stated', 'default', 'fixed', 'empirical']),
   mean: positiveNumber(),
@@ -47,6 +47,9 @@ const draftSchema = lazySchema((z) => z.looseObject({
   parametersBillions: positiveNumber(),
   acceptedTokens: positiveNumber(),
   source: text(),
+  // How the engine runs the draft: the plugin renders only EAGLE3, NxD Inference only its fused draft (engine-config.ts).
+  method: oneOf(['fused', 'eagle3']).optional(),
+  stepCost: positiveNumber().optional(),
 }, object));
 
 /**

@@ -205,9 +205,12 @@ describe('The example app built from the cdk.json context', () => {
       expect(endpoint.instancePools).toHaveLength(1 + EXAMPLE_FALLBACKS);
       const chips = endpoint.instancePools.map((t) => chipOf(t.spec.family));
       expect(new Set(chips).size).toBe(2);
-      // AND the chip the chosen type lacks is compiled in the same deploy, once: a family-mate shares its compile
+      // AND the chip the chosen type lacks is compiled in the same deploy, once; a family-mate shares the chosen compile
+      // unless it plans another one (Llama's inf2.24xlarge pool runs TP 4 beside the chosen inf2.48xlarge's TP 8)
       const other = chips.find((c) => c !== chips[0]);
-      expect(poolJobs.map((job) => job.spec.chip)).toEqual([other]);
+      const jobChips = poolJobs.map((job) => job.spec.chip);
+      expect(jobChips.filter((c) => c === other)).toHaveLength(1);
+      expect(jobChips.length).toBeLessThanOrEqual(EXAMPLE_FALLBACKS);
     }
   });
 

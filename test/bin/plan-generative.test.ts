@@ -32,15 +32,35 @@ describe('plan for a generative model', () => {
     const { code, stdout } = await run(...TRAFFIC);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Plan for llama-3\.1-8b-instruct: 2 requests\/s of 1024 \(p99 3677\) input and 256 \(p99 730\) output tokens/);
-    expect(stdout.replace(/[\s│]+/g, ' ')).toContain('3.59 x, default spread');
+    const flat = stdout.replace(/[\s│]+/g, ' ');
+    expect(flat).toContain('3.59 x, default spread');
+    // THEN the measured rows' 4,096 tokens plan (4,407 at p99 + p99), with the share of requests cut said
+    expect(flat).toMatch(/max_model_len 4096, the length a published row was compiled for, not the 4407 the lengths need at p99: 0\.\d % of requests/);
+    // THEN what to watch on the first deploy is one line, and FP8, measured on no Inf2 or Trn1, is only priced beside
+    expect(flat).toMatch(/watch on first deploy a p99 target misses at 2 requests\/s if decode steps and prefills run \d+ % slower than the plan's timings/);
+    expect(flat).toMatch(/fp8 \(unmeasured\)/);
     // The README's plan states what its times rest on, in one line.
-    expect(stdout.replace(/[\s│]+/g, ' ')).toMatch(/ evidence (ESTIMATE from .* headroom TPOT x[\d.]+, TTFT x[\d.]+: measured \/ predicted at the \d+th percentile of \d+ held-out predictions of "[^"]+"|measured: )/);
+    expect(flat).toMatch(/ evidence (ESTIMATE from .* headroom TPOT x[\d.]+, TTFT x[\d.]+: measured \/ predicted at the \d+th percentile of \d+ held-out predictions of "[^"]+"|measured: )/);
     const json = await run(...TRAFFIC, '--json');
-    const g = JSON.parse(json.stdout).chosen.generative;
+    const report = JSON.parse(json.stdout);
+    const g = report.chosen.generative;
     expect(g.lengths.input).toMatchObject({ mean: 1024, p99: 3677, spread: 'default' });
     expect(g.measurement ?? g.estimate).toBeDefined();
     expect(['measured', 'estimated']).toContain(g.evidence.basis);
     expect(g.evidence.nearest.length).toBeGreaterThan(0);
+    expect(g.engine.levers?.fp8Weights).toBeUndefined();
+    expect(g.lengthCut).toMatchObject({ requestedLength: 4407, measuredLength: 4096 });
+    expect(g.sensitivity.stepSlowdownToMissTarget).toBeGreaterThan(1);
+    expect(report.unmeasuredLevers.map((u: { levers: string[] }) => u.levers.join('+'))).toContain('fp8');
+  });
+
+  test('GIVEN --unmeasured-levers on a single-call model, or a lever it does not know WHEN planned THEN refused, exit 2', async () => {
+    const single = await run('plan', '--model', 'bert-base-uncased', '--throughput', '100', '--p99', '50', '--unmeasured-levers', 'fp8', '--region', 'us-east-1', '--hosting', 'ec2');
+    expect(single.code).toBe(2);
+    expect(single.stderr).toContain('--unmeasured-levers apply to generative models only');
+    const unknown = await run(...TRAFFIC, '--unmeasured-levers', 'fp4');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("expected one of speculation, fp8, prefix-caching, got 'fp4'");
   });
 
   test('GIVEN --json WHEN planned THEN chosen.generative carries the fields scripts read', async () => {

@@ -4,7 +4,7 @@ import { findGenerativeProfile, planGenerativeReport, vllmReplicaConfigs } from 
 import type { GenerativeProfile, GenerativeTargets } from '../../../lib/generative';
 import { bucketFor, builtInPerformanceModel, chooseBuckets, estimatedTiming } from '../../../lib/generative/estimate';
 import { workloadLengths } from '../../../lib/generative/lengths';
-import { acceptedTokensFrom, draftFor, leverSets, SPECULATIVE_TOKENS, speculativeDecodeScale } from '../../../lib/generative/perf-model';
+import { acceptedTokensFrom, draftFor, leverSets, SPECULATIVE_TOKENS, speculativeDecodeScale } from '../../../lib/generative/levers';
 import { CHIP_FIGURES, decodeFeatures, decodeStepSeconds, prefillSeconds } from '../../../lib/generative/perf-model';
 import { jointCoefficientsFor, splitJoint } from '../../../lib/generative/model/fit';
 
@@ -65,8 +65,8 @@ describe('buckets', () => {
 
 describe('levers', () => {
   test('GIVEN the published 70B speed-up WHEN the accepted tokens are back-solved THEN the model reproduces TPOT 5.6 ms from 19.8 ms at batch 1', () => {
-    const draft = draftFor(LLAMA_70B)!;
-    expect(draft.acceptedTokens).toBeCloseTo(acceptedTokensFrom(19.8, 5.6, 1.24 / 70.6), 2);
+    // The fused draft NxD Inference runs (Inf2, Trn1): its published run was on Trn2 with NxD Inference.
+    const draft = draftFor(LLAMA_70B, 'trn1')!;
     const coefficients = recorded('trn2', 'vllm-nxdi');
     const cfg = { model: LLAMA_70B.model, chip: CHIP_FIGURES.trn2, coresPerChip: 4, tensorParallelDegree: 64, batch: 1 };
     const ratioAt = (acceptedTokens: number) => speculativeDecodeScale({ speculation: { draft, speculativeTokens: SPECULATIVE_TOKENS, acceptedTokens } }, LLAMA_70B.model)!(cfg, 11000, coefficients)
@@ -80,11 +80,37 @@ describe('levers', () => {
     expect(ratioAt(draft.acceptedTokens)).toBeGreaterThanOrEqual(ratio);
   });
 
+  test('GIVEN a fused draft WHEN its default acceptance is read THEN it is the published chat-like 3.2, not the 3.97 a batch-1 synthetic run back-solves to', () => {
+    expect(acceptedTokensFrom(19.8, 5.6, 1.24 / 70.6)).toBeCloseTo(3.97, 2);
+    expect(draftFor(LLAMA_70B, 'inf2')).toMatchObject({ method: 'fused', huggingFaceId: 'meta-llama/Llama-3.2-1B-Instruct', acceptedTokens: 3.2 });
+    // Qwen3's own published pair back-solves lower than the chat-like figure: the lower is kept.
+    expect(draftFor(QWEN_32B, 'trn1')!.acceptedTokens).toBeCloseTo(1.22, 2);
+  });
+
+  test('GIVEN Trn2 WHEN a draft is chosen THEN it is the EAGLE3 head the plugin runs, whose published run the cost model reproduces', () => {
+    const draft = draftFor(LLAMA_8B, 'trn2')!;
+    expect(draft).toMatchObject({ method: 'eagle3', huggingFaceId: 'RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3', acceptedTokens: 3.22, stepCost: 0.32 });
+    expect(draftFor(QWEN_32B, 'trn2')).toBeUndefined();
+    // The tutorial's run: TP 8 on trn2.48xlarge, 2 sequences, sonnet 512/128: TPOT 10.52 -> 6.41 ms.
+    const coefficients = recorded('trn2', 'vllm-neuron-plugin');
+    const cfg = { model: LLAMA_8B.model, chip: CHIP_FIGURES.trn2, coresPerChip: 4, tensorParallelDegree: 8, batch: 2 };
+    const scale = speculativeDecodeScale({ speculation: { draft, speculativeTokens: 3, acceptedTokens: 3.22 } }, LLAMA_8B.model)!;
+    const ratio = scale(cfg, 576, coefficients) / decodeStepSeconds(coefficients, cfg, 576);
+    expect(ratio).toBeGreaterThan((6.41 / 10.52) * 0.95);
+    expect(ratio).toBeLessThan((6.41 / 10.52) * 1.1);
+  });
+
   test('GIVEN levers turned off WHEN the sets are listed THEN only the plain set remains; a hit rate adds prefix caching', () => {
-    expect(leverSets(LLAMA_70B, { speculativeDecoding: false, fp8: false })).toEqual([{}]);
-    expect(leverSets(LLAMA_70B)).toHaveLength(4);
-    expect(leverSets(LLAMA_70B, { prefixHitRate: 0.5, speculativeDecoding: false, fp8: false })).toEqual([{ prefixHitRate: 0.5 }]);
-    expect(draftFor({ id: 'google/flan-t5-xl', model: LLAMA_8B.model })).toBeUndefined();
+    expect(leverSets(LLAMA_70B, { speculativeDecoding: false, fp8: false }, 'inf2')).toEqual([{}]);
+    expect(leverSets(LLAMA_70B, {}, 'inf2')).toHaveLength(4);
+    expect(leverSets(LLAMA_70B, { prefixHitRate: 0.5, speculativeDecoding: false, fp8: false }, 'inf2')).toEqual([{ prefixHitRate: 0.5 }]);
+    expect(draftFor({ id: 'google/flan-t5-xl' }, 'inf2')).toBeUndefined();
+  });
+
+  test('GIVEN an accepted length above what a draft proposes WHEN the sets are listed THEN speculation is left out there, and kept where it fits', () => {
+    // EAGLE3 proposes 3 (at most 4 kept); the fused draft 7 (at most 8).
+    expect(leverSets(LLAMA_8B, { acceptedTokens: 5, fp8: false }, 'trn2')).toEqual([{}]);
+    expect(leverSets(LLAMA_8B, { acceptedTokens: 5, fp8: false }, 'inf2')[1].speculation?.acceptedTokens).toBe(5);
   });
 });
 
@@ -92,9 +118,9 @@ describe('estimated plans', () => {
   const longPrompts: GenerativeTargets = { requestsPerSecond: 2, inputTokens: { mean: 8000 }, outputTokens: { mean: 200 }, ttftP99Ms: 4000, tpotP99Ms: 60 };
 
   test('GIVEN 8,000-token prompts WHEN planned on inf2.48xlarge THEN an ESTIMATE plan renders its buckets, counts them in memory and meets the targets', () => {
-    // FP8 stays a candidate: without it no degree prefills the p99 prompt within TTFT (the lever options reach the
-    // estimates since issue 31; before, this test's `fp8: false` was ignored).
-    const report = planGenerativeReport(LLAMA_8B, longPrompts, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], levers: { speculativeDecoding: false } });
+    // FP8, asked for: without it no degree prefills the p99 prompt within TTFT, and no published row measured FP8 on
+    // Inf2, so it is planned only when asked for.
+    const report = planGenerativeReport(LLAMA_8B, longPrompts, { region: 'us-east-1', hosting: 'ec2', instanceTypes: ['inf2.48xlarge'], levers: { speculativeDecoding: false, unmeasured: ['fp8'] } });
     const { chosen } = report;
     const g = chosen.generative;
     expect(g.estimate).toBeDefined();

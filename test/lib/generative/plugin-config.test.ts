@@ -6,6 +6,8 @@ import { vllmReplicaConfigs } from '../../../lib/generative/engine-config';
 import { engineSummary } from '../../../lib/generative/engine-image';
 import { powerOfTwoBuckets, vllmEngineOf } from '../../../lib/generative/engine-config';
 import { coreLayout } from '../../../lib/planner/layout';
+import { draftFor } from '../../../lib/generative/levers';
+import { pluginCompileSpec } from '../../../lib/compile/generative-spec';
 
 const CATALOG = Catalog.builtIn();
 const BASE = (() => {
@@ -71,6 +73,18 @@ describe('the vLLM Neuron plugin settings rendered from a Trn2 plan', () => {
       ...OPTIONS, speculation: { method: 'dflash', model: 'z-lab/dflash-draft', numSpeculativeTokens: 8 },
     })[0].args;
     expect(dflash).toEqual(expect.arrayContaining(['--no-enable-prefix-caching', '--no-async-scheduling']));
+  });
+
+  test('GIVEN a Trn2 plan that speculates with EAGLE3 WHEN rendered THEN serve and compile carry the draft; NxD Inference and a second speculation refuse it', () => {
+    const levers = { speculation: { draft: draftFor(findGenerativeProfile('llama-3.1-8b-instruct')!, 'trn2')!, speculativeTokens: 3, acceptedTokens: 3.22 } };
+    const withLevers = (p: GenerativePlan): GenerativePlan => ({ ...p, generative: { ...p.generative, engine: { ...p.generative.engine, levers } } });
+    const trn2 = withLevers(on('trn2.48xlarge', 4, 8, 4096));
+    const config = '{"method":"eagle3","model":"RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3","num_speculative_tokens":3}';
+    expect(vllmReplicaConfigs(trn2, OPTIONS)[0].args).toContain(`--speculative-config=${config}`);
+    expect(pluginCompileSpec('trn2', trn2.generative.engine)?.engine.speculative_config).toEqual(JSON.parse(config));
+    expect(() => vllmReplicaConfigs(trn2, { ...OPTIONS, speculation: { method: 'dflash', model: 'z-lab/dflash-draft', numSpeculativeTokens: 8 } }))
+      .toThrow(/the plan already speculates with eagle3 .* remove the speculation option, or plan with --no-speculative-decoding/);
+    expect(() => vllmReplicaConfigs(withLevers(on('inf2.48xlarge', 8, 4, 4096)), OPTIONS)).toThrow(/inf2 runs vLLM over NxD Inference, which does not run EAGLE3 heads/);
   });
 
   test('GIVEN plugin-only settings on an Inf2 plan THEN they are refused naming NxD Inference and its documentation', () => {

@@ -35,6 +35,12 @@ describe('Llama 3.3 70B on Trn2 with built-in prices', () => {
     expect(args).toEqual(expect.arrayContaining(['--enable-prefix-caching', '--async-scheduling', `--max-num-seqs=${chosen.generative.maxConcurrentSequences}`]));
     const additional = JSON.parse(args.find((a) => a.startsWith('--additional-config='))!.slice('--additional-config='.length));
     expect(additional.neuron_config.num_seqs_buckets.at(-1)).toBe(chosen.generative.maxConcurrentSequences);
+    // The plugin runs none of NxD Inference's fused speculation or override FP8, and the 70B's EAGLE3 head is
+    // unmeasured: no Trn2 candidate carries them.
+    for (const plan of [chosen, ...report.alternatives].filter((p) => p.instance.family === 'trn2')) {
+      expect(plan.generative.engine.levers?.speculation).toBeUndefined();
+      expect(plan.generative.engine.levers?.fp8Weights).toBeUndefined();
+    }
   });
 
   test('GIVEN any plan on trn2.48xlarge THEN no copy spans 2 chips: TP 8 at LNC=2 is refused, naming the topology rule', () => {
@@ -45,6 +51,12 @@ describe('Llama 3.3 70B on Trn2 with built-in prices', () => {
       expect(plan.generative.engine.levers?.speculation).toBeUndefined();
       expect(plan.generative.engine.levers?.fp8Weights).toBeUndefined();
     }
+    // THEN TP 16, four replicas an instance as the plugin's 70B recipe runs, is a candidate; a larger degree, no larger
+    // than the 70B's rows measured on Trn2 (TP 64), wins by what TP 16 costs more, and the plan says so.
+    expect(report.alternatives.some((p) => p.generative.tensorParallelDegree === 16 && p.generative.replicasPerInstance === 4)).toBe(true);
+    expect(report.chosen.generative.tensorParallelReason).toMatch(/^TP (32|64) rather than a smaller degree: .* 4 x TP 16, .* costs \d+ % more; its times are the performance model's at a degree no larger than the model's rows measured on trn2$/);
+    // THEN the 70B's EAGLE3 head, which no published run measured, is priced beside the plan, not planned.
+    expect(report.unmeasuredLevers?.map((u) => u.levers)).toContainEqual(['speculation']);
     expect(report.rejected).toContainEqual(expect.objectContaining({
       instanceType: 'trn2.48xlarge', configuration: 'tp=8 (ESTIMATE)', code: 'tensor-parallel',
       reason: expect.stringMatching(/span 2 Neuron devices .* 1, 4, 8 or 16 .* use 16 NeuronCores/),

@@ -93,6 +93,37 @@ describe('A plan with fallback pools', () => {
 });
 
 describe('A plan that cannot be read', () => {
+  test('GIVEN a plan with EAGLE3 speculation, its evidence, sensitivity and an empirical length table THEN it reads back; an unknown draft method is named', () => {
+    // GIVEN what the planner writes for a speculative plan on Trn2 planned from a file's lengths
+    const g = GENERATIVE.generative;
+    const table = Array.from({ length: 60 }, (_, i) => 100 + i);
+    const speculative = roundTrip({
+      ...GENERATIVE,
+      generative: {
+        ...g,
+        lengths: {
+          input: { spread: 'empirical', mean: 130, p99: 159, mu: 4.86, sigma: 0.1, scv: 0.01, quantiles: table, source: 'requests.csv' },
+          output: { spread: 'fixed', mean: 256, p99: 256, mu: 5.55, sigma: 0, scv: 0, source: 'fixed' },
+        },
+        engine: { ...g.engine, levers: { speculation: {
+          draft: { id: 'eagle3', huggingFaceId: 'RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3', parametersBillions: 0.95, acceptedTokens: 3.22,
+            source: 'tutorial', method: 'eagle3', stepCost: 0.32 },
+          speculativeTokens: 3, acceptedTokens: 3.22,
+        } } },
+        evidence: { basis: 'measured', nearest: [], headroom: { tpot: 1, ttft: 1, class: 'measured', heldOutRows: 0, quantile: 0 },
+          levers: { speculation: { source: 'EAGLE3 tutorial', measured: true } } },
+        sensitivity: { stepSlowdownToMissTarget: 1.31, acceptedTokensToMissTarget: 2.1 },
+        lengthCut: { requestedLength: 4407, measuredLength: 4096, cutShare: 0.008, source: 'row' },
+      },
+    });
+    // THEN
+    expect(readGenerativePlan(speculative, 'plan')).toBe(speculative);
+    const broken = roundTrip(speculative);
+    (broken.generative.engine.levers!.speculation!.draft as { method: string }).method = 'medusa';
+    expect(inputError(() => readGenerativePlan(broken, 'plan')).problems[0])
+      .toBe("plan.generative.engine.levers.speculation.draft.method: expected one of 'fused', 'eagle3', got \"medusa\"");
+  });
+
   test('GIVEN a newer planVersion THEN it is refused as such, naming both versions and the fix', () => {
     expect(inputError(() => readGenerativePlan({ ...GENERATIVE, planVersion: PLAN_VERSION + 1 }, 'plan')).problems).toEqual([
       `plan.planVersion: ${PLAN_VERSION + 1} is newer than this version of cdk-inferentia reads (${PLAN_VERSION}); upgrade `
