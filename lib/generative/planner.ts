@@ -26,7 +26,7 @@ import type { ResolvedGenerativeRequest } from './traffic';
 import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
 import { evaluateEstimates, goodputOf, pruningBounds } from './estimate';
 import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
-import type { EstimatedConfiguration } from './estimate';
+import type { CheapestSoFar, EstimatedConfiguration } from './estimate';
 import { describeLevers } from './levers';
 import { leverEvidence } from './lever-evidence';
 import { chooseAmongFeasible, splitFeasible } from './choice';
@@ -243,7 +243,7 @@ function evaluateInstance(profile: GenerativeProfile, request: ResolvedGenerativ
   const outcome: Outcome = { plans: [], rejections: [] };
   // Candidates that cannot beat the cheapest plan so far are skipped; with fallback pools every type needs its own
   // cheapest plan (a pool is the best of its type), so the bound is then kept per instance type.
-  const bounds = (request.options.fallbacks ?? 0) > 0 ? new Map<string, number>() : pruningBounds(request);
+  const bounds = (request.options.fallbacks ?? 0) > 0 ? new Map<string, CheapestSoFar>() : pruningBounds(request);
   const prune = { usdPerHour: price.usdPerHour, headroom: request.options.headroom, minInstances: request.options.minInstances, best: bounds };
   const estimated = request.options.estimates !== false && evaluateEstimates(profile, { ...request, ...(request.options.levers ? { levers: request.options.levers } : {}), maxInstances: request.options.maxInstances ?? MAX_PLANNED_INSTANCES, hosting: request.options.hosting, prune }, instance, onChip, outcome,
     (config, replicas) => sizePlan(profile, request, instance, price, [], { ...config, replicas, estimate: config }));
