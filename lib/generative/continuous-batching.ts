@@ -354,6 +354,19 @@ function tpotQuantileSeconds(
   // distribution decides (`prefillSums`); beyond, each is taken at the mean after one p99 prompt (conservative). One
   // prefill time (fixed lengths) gives the exact count either way.
   const sums = prefillSums(timing, lengthKey(inDist), prefills, prefill);
+  // With the sums: P(J >= j) for j = 1..SUMMED_PREFILLS + 1 per gap, read once here (the bisection below asks for the
+  // same values at every x), up to the first below 1e-12, past which the sum adds nothing.
+  const counts = sums === undefined ? [] : gaps.map((_, g) => {
+    const above: number[] = [];
+    for (let j = 1; j <= SUMMED_PREFILLS + 1; j++) {
+      above.push(atLeast(g, j));
+      if (above[j - 1] <= 1e-12) {
+        break;
+      }
+    }
+    return above;
+  });
+  const exceeding = new Float64Array(SUMMED_PREFILLS);
   const tail = (x: number): number => {
     let sum = 0;
     for (let g = 0; g < gaps.length; g++) {
@@ -366,11 +379,11 @@ function tpotQuantileSeconds(
       } else {
         // P(S_J > budget) = sum over j of P(J = j) P(S_j > budget), j up to SUMMED_PREFILLS; the rest by the count.
         p = atLeast(g, Math.max(SUMMED_PREFILLS + 1, k));
-        let above = atLeast(g, 1);
-        for (let j = 1; j <= SUMMED_PREFILLS && above > 1e-12; j++) {
-          const next = atLeast(g, j + 1);
-          p += (above - next) * sums.exceeds(j, budget);
-          above = next;
+        const above = counts[g];
+        const terms = Math.min(SUMMED_PREFILLS, above.length - 1);
+        sums.exceedsEach(budget, terms, exceeding);
+        for (let j = 1; j <= terms; j++) {
+          p += (above[j - 1] - above[j]) * exceeding[j - 1];
         }
       }
       sum += kept[g].weight * p;

@@ -17,6 +17,8 @@ const CELLS_PER_MEAN_PREFILL = 32;
 export interface PrefillSums {
   /** P(S_j > seconds), S_j the sum of j independent prompts' prefill times (rounded up to the grid: on the long side). */
   exceeds(j: number, seconds: number): number;
+  /** `out[j - 1] = exceeds(j, seconds)` for j = 1..`count`: one grid lookup for all j (the TPOT tail's inner loop). */
+  exceedsEach(seconds: number, count: number, out: Float64Array): void;
 }
 
 const prefillSumsMemo = new WeakMap<EngineTiming, Map<string, PrefillSums | undefined>>();
@@ -47,23 +49,34 @@ export function prefillSums(timing: EngineTiming, key: string, prefills: PointMa
       }
       return t;
     };
+    // The sums' tails up to S_j, each convolved from the last as far as asked.
+    const buildTo = (j: number) => {
+      while (tails.length < j) {
+        if (tails.length > 0) {
+          const next = new Float64Array(pmf.length + one.length - 1);
+          for (let a = 0; a < pmf.length; a++) {
+            const pa = pmf[a];
+            if (pa < 1e-16) continue;
+            for (let b = 0; b < one.length; b++) next[a + b] += pa * one[b];
+          }
+          pmf = next;
+        }
+        tails.push(tailOf(pmf));
+      }
+    };
+    const cellOf = (seconds: number) => Math.floor(seconds / delta + 1e-9);
+    const read = (t: Float64Array, c: number) => (c < 0 ? 1 : c < t.length ? t[c] : 0);
     built = {
       exceeds(j, seconds) {
-        while (tails.length < j) {
-          if (tails.length > 0) {
-            const next = new Float64Array(pmf.length + one.length - 1);
-            for (let a = 0; a < pmf.length; a++) {
-              const pa = pmf[a];
-              if (pa < 1e-16) continue;
-              for (let b = 0; b < one.length; b++) next[a + b] += pa * one[b];
-            }
-            pmf = next;
-          }
-          tails.push(tailOf(pmf));
+        buildTo(j);
+        return read(tails[j - 1], cellOf(seconds));
+      },
+      exceedsEach(seconds, count, out) {
+        buildTo(count);
+        const c = cellOf(seconds);
+        for (let j = 1; j <= count; j++) {
+          out[j - 1] = read(tails[j - 1], c);
         }
-        const t = tails[j - 1];
-        const c = Math.floor(seconds / delta + 1e-9);
-        return c < 0 ? 1 : c < t.length ? t[c] : 0;
       },
     };
   }

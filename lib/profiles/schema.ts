@@ -40,7 +40,11 @@ export const measuredInstanceType = () => nonEmptyString().superRefine((name, ct
   }
 });
 
-/** The message of an issue whose text already names the value (`measuredInstanceType`). */
+/**
+ * The message of an issue whose text already names the value (`measuredInstanceType`).
+ *
+ * @internal zod types stay out of the published declarations: they need esModuleInterop to compile
+ */
 export function completeMessage(issue: z.core.$ZodIssue): string | undefined {
   return issue.code === 'custom' && (issue.params as { complete?: boolean } | undefined)?.complete === true ? issue.message : undefined;
 }
