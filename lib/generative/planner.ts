@@ -33,6 +33,7 @@ import { chooseAmongFeasible, splitFeasible } from './choice';
 import { lengthCutWarning, snapToMeasuredLength } from './length-snap';
 import { explain, latencyRejection, memoryReason } from './rejections';
 import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
+import { rememberedReport } from './plan-memo';
 import { withGenerativeFallbackPools } from './pools';
 import { e2eTargetProblem, leverProblems } from './request-checks';
 import type {
@@ -80,6 +81,12 @@ export function planGenerativeReport(
   options: GenerativePlanOptions,
   catalog: Catalog = Catalog.builtIn(),
 ): GenerativePlanReport {
+  // The progress callback is not an input: a remembered report is returned at once.
+  const inputs = { profile, targets, options: { ...options, onProgress: undefined } };
+  return rememberedReport(catalog, inputs, () => reportOf(profile, targets, options, catalog));
+}
+
+function reportOf(profile: GenerativeProfile, targets: GenerativeTargets, options: GenerativePlanOptions, catalog: Catalog): GenerativePlanReport {
   const request = resolveGenerativeRequest(profile, targets, options, catalog);
   const only = request.options.instanceTypes;
   const feasible: GenerativePlan[] = [];
