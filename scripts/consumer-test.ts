@@ -398,12 +398,13 @@ function checkLinkedInstall(dir: string): void {
  * implementations (VPC endpoints, Lambda runtimes, CloudWatch units) load when a construct is built rather than at
  * import, and handler-only code left the constructs' imports; 207 since zod (95 modules) loads when a schema first
  * parses (lib/lazy-schema.ts) rather than with the entry; 210 once the generative model's files split by idea
- * (simulate.ts, engine-timing.ts, capacity-knowledge.ts); 273 with the fitted performance model (lib/generative/model/,
+ * (simulate.ts, engine-timing.ts, capacity-knowledge.ts); 275 with the fitted performance model (lib/generative/model/,
  * 9 modules), the published rows it is fitted to (lib/generative/published/, 13 modules, one per source), traffic
- * (lib/traffic/, 8), lever evidence, choice and sensitivity, and fallback pools: 295 ms median to import on the 2-core
- * CI machine (`npm run bench:import`). No margin: a module added must pay for itself.
+ * (lib/traffic/, 8), lever evidence, choice and sensitivity, fallback pools, the TPOT tail's own module and the plan
+ * memo: about 295 ms median to import on the 2-core CI machine (`npm run bench:import`). No margin: a module added
+ * must pay for itself.
  */
-const ROOT_MODULE_BUDGET = 273;
+const ROOT_MODULE_BUDGET = 275;
 
 function main(): void {
   const started = Date.now();
