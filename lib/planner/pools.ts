@@ -50,8 +50,9 @@ export function poolChip(plan: Pick<DeploymentPlan, 'instance'>): string {
  * cheapest such plan then takes the last place the cheapest-first order gave to a type of the same chip.
  */
 export function pickPoolPlans<P extends DeploymentPlan>(chosen: P, alternatives: readonly P[], count: number): P[] {
-  const seen = new Set([chosen.instanceType]);
-  const bestPerType = alternatives.filter((plan) => !seen.has(plan.instanceType) && (seen.add(plan.instanceType), true));
+  // The alternatives are ranked, so the first plan of each type is its best.
+  const bestPerType = alternatives.filter((plan, i) => plan.instanceType !== chosen.instanceType
+    && alternatives.findIndex((p) => p.instanceType === plan.instanceType) === i);
   const picked = bestPerType.slice(0, count);
   const chip = poolChip(chosen);
   if (count >= 2 && picked.length === count && picked.every((plan) => poolChip(plan) === chip)) {
