@@ -109,7 +109,11 @@ describe('streamCompletion through SageMaker InvokeEndpointWithResponseStream wi
 
       expect(result).toMatchObject({ ok: true, status: 200, outputTokens: 6, text: 'tok1 tok2 tok3 tok4 tok5 tok6', pool: 2 });
       expect(result.ttftMs).toBeGreaterThanOrEqual(PREFILL_MS - 1);
-      expect(result.tpotMs).toBeGreaterThanOrEqual(STEP_MS * 0.75); // see the report: the first PayloadPart sometimes comes late through the SDK
+      // The SDK's event-stream decoder sometimes hands over the first PayloadPart late, which moves time from TPOT to
+      // TTFT (CI once read TPOT 14.2 ms of a 20 ms step). Lateness only adds, so the bound that cannot flake is on the
+      // whole: six tokens cannot finish before one prefill and five steps.
+      expect(result.tpotMs).toBeGreaterThan(0);
+      expect(result.e2eMs).toBeGreaterThanOrEqual(PREFILL_MS + 5 * STEP_MS - 1);
       expect(result.e2eMs).toBeCloseTo(result.ttftMs + 5 * result.tpotMs!, 6);
       expect(proxy.calls).toEqual([{ endpointName: 'llama-prod', inferenceComponent: 'llama-ic-0' }]);
     } finally {
