@@ -13,22 +13,8 @@ import { artifactPrefixOf, sha256Hex } from '../../lib/compile/hash';
 import { CPU_COMPILE_HOST_AMI_PARAMETER, cpuCompileHostTypes } from '../../lib/compile/host';
 import { vllmEngineOf } from '../../lib/generative/engine-config';
 import { MAX_CUSTOM_RESOURCE_COMPILE_MINUTES } from '../../lib/compile/host';
-import {
-  checkGenerativeArtifacts,
-  COMPILED_ARTIFACTS_DIR,
-  GENERATIVE_HOST_AMI_PARAMETER,
-  HF_COMMIT,
-  generativeCompileHash,
-  generativeFactsOfSpec,
-  generativeSpecForPlan,
-  normalizeSdkVersion,
-  STAGED_MODEL_DIR,
-  type GenerativeArtifactFacts,
-  type GenerativeCompileDtype,
-  type GenerativeCompileSpec,
-  type GenerativePlanForArtifact,
-  type GenerativeWeightsIdentity,
-} from '../../lib/compile/generative-spec';
+import { COMPILED_ARTIFACTS_DIR, GENERATIVE_HOST_AMI_PARAMETER, HF_COMMIT, generativeCompileHash, generativeSpecForPlan, STAGED_MODEL_DIR, type GenerativeCompileDtype, type GenerativeCompileSpec, type GenerativePlanForArtifact, type GenerativeWeightsIdentity } from '../../lib/compile/generative-spec';
+import { checkGenerativeArtifacts, generativeFactsOfSpec, normalizeSdkVersion, type GenerativeArtifactFacts } from '../../lib/compile/generative-check';
 import { InputError } from '../../lib/errors';
 import { readGenerativePlanForArtifact } from '../../lib/plan-document/read';
 import type { ModelImage } from '../image/model-image';

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { artifactPrefixOf } from '../../lib/compile/hash';
+import { artifactPrefixOf, canonicalJson } from '../../lib/compile/hash';
 import { MANIFEST_FILE } from '../../lib/compile/manifest';
 import {
   missingWeightsFiles,
@@ -21,6 +21,7 @@ import {
 } from '../../lib/compile/generative-manifest';
 import { renderGenerativeBootScript } from '../../lib/compile/generative-script';
 import type { GenerativeCompileSpec } from '../../lib/compile/generative-spec';
+import { generativeFactsOfSpec } from '../../lib/compile/generative-check';
 import {
   ATTEMPT_TAG,
   CompileJobFailedError,
@@ -108,6 +109,11 @@ export function manifestDisagreements(spec: GenerativeCompileSpec, manifest: Gen
     if (manifest[field] !== spec[field]) {
       out.push(`${field}: manifest ${manifest[field]}, spec ${spec[field]}`);
     }
+  }
+  const compiledWith = canonicalJson(manifest.engine ?? {});
+  const specEngine = canonicalJson(generativeFactsOfSpec(spec).engine ?? {});
+  if (compiledWith !== specEngine) {
+    out.push(`engine: manifest ${compiledWith}, spec ${specEngine}`);
   }
   if (digest !== undefined && manifest.weightsDigest !== undefined && manifest.weightsDigest !== digest) {
     out.push(`weights: the objects under ${spec.weights.source === 's3' ? spec.weights.s3Uri : 'the prefix'} changed since the compile `

@@ -9,12 +9,8 @@
 import { createHash } from 'node:crypto';
 import { InputError } from '../errors';
 import { lazySchema } from '../lazy-schema';
-import {
-  GENERATIVE_CHIPS,
-  HF_COMMIT,
-  type GenerativeArtifactFacts,
-  type GenerativeChip,
-} from './generative-spec';
+import { GENERATIVE_CHIPS, HF_COMMIT, type GenerativeChip } from './generative-spec';
+import { type GenerativeArtifactFacts } from './generative-check';
 
 /** Version of the generative manifest format (serving/compile/compile_generative.py writes it). */
 export const GENERATIVE_MANIFEST_FORMAT_VERSION = 1;
@@ -100,6 +96,8 @@ export const generativeManifestSchema = lazySchema((z) => z.object({
   chip: z.enum(GENERATIVE_CHIPS as [GenerativeChip, ...GenerativeChip[]]),
   logicalNeuronCoreConfig: z.int().positive(),
   dtype: z.string().min(1),
+  // Absent in a manifest of a compile without buckets or levers: the same as {}.
+  engine: z.record(z.string(), z.unknown()).optional(),
   compiledArtifacts: z.string().min(1),
   stagedModel: z.string().nullable(),
   versions: z.object({ vllm: z.string(), vllmNeuron: z.string(), nxdInference: z.string(), neuronxCc: z.string() }),

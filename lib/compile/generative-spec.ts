@@ -12,12 +12,12 @@
  * NxD Inference, "Loading pre-compiled models / Serialization Support",
  * https://awsdocs-neuron.readthedocs-hosted.com/en/latest/libraries/nxd-inference/developer_guides/vllm-user-guide-v1.html):
  * an artifact compiled for other settings is served silently, which is why the hostings check the manifest
- * ({@link checkGenerativeArtifacts}) before they create anything.
+ * (`checkGenerativeArtifacts`, lib/compile/generative-check.ts) before they create anything.
  */
 import { createHash } from 'node:crypto';
 import { InputError } from '../errors';
 import { lazySchema, loadZod } from '../lazy-schema';
-import { pluginEngineKwargs, VLLM_ENV, vllmEngineOf, type VllmReplicaConfig } from '../generative/engine-config';
+import { nxdiEngineKwargs, pluginEngineKwargs, VLLM_ENV, vllmEngineOf, type VllmReplicaConfig } from '../generative/engine-config';
 import type { GenerativePlan } from '../generative/types';
 import { canonicalJson, HASH_LENGTH } from './hash';
 import { specProblems } from './spec';
@@ -91,6 +91,15 @@ export interface GenerativeCompileSpec {
    * @default - an NxD Inference compile on the plan's chip
    */
   readonly plugin?: GenerativePluginCompile;
+  /**
+   * NxD Inference plans with buckets or levers: the vLLM engine keyword arguments they add (`additional_config` with
+   * `override_neuron_config`, `speculative_config`, prefix caching's block layout; `nxdiEngineKwargs`). vLLM loads
+   * whatever is under `NEURON_COMPILED_ARTIFACTS` and ignores differing settings, so an FP8 or speculative plan must
+   * compile with them, and they are part of the content hash.
+   *
+   * @default - none: the engine's own buckets, no levers
+   */
+  readonly engine?: Readonly<Record<string, unknown>>;
 }
 
 /** The spec as written, before defaults: `dtype` defaults to `auto`, `logicalNeuronCoreConfig` to the chip's. */
@@ -153,6 +162,7 @@ export const generativeCompileSpecSchema = lazySchema((z) => z.strictObject({
     cpuCompile: z.boolean(),
     engine: z.record(z.string(), z.unknown()),
   }).optional(),
+  engine: z.record(z.string(), z.unknown()).optional(),
 }));
 
 /**
@@ -173,6 +183,9 @@ export function parseGenerativeCompileSpec(json: unknown, origin: string): Gener
   if (spec.chip !== 'trn2' && lnc !== 1) {
     problems.push(`${origin}: logicalNeuronCoreConfig: ${lnc} on ${spec.chip}: only Trn2 combines physical cores into logical ones; use 1`);
   }
+  if (spec.plugin !== undefined && spec.engine !== undefined) {
+    problems.push(`${origin}: engine: set beside plugin; a vLLM Neuron plugin compile takes its settings in plugin.engine: move them there`);
+  }
   InputError.throwIfAny(problems);
   return {
     kind: 'generative',
@@ -186,6 +199,7 @@ export function parseGenerativeCompileSpec(json: unknown, origin: string): Gener
     logicalNeuronCoreConfig: lnc,
     neuronSdkVersion: spec.neuronSdkVersion,
     ...(spec.plugin !== undefined ? { plugin: spec.plugin } : {}),
+    ...(spec.engine !== undefined && Object.keys(spec.engine).length > 0 ? { engine: spec.engine } : {}),
   };
 }
 
@@ -213,6 +227,7 @@ export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: 
   }
   const engine = plan.generative.engine;
   const plugin = pluginCompileSpec(plan.instance.family, engine);
+  const nxdi = plugin === undefined ? nxdiEngineKwargs(engine) : {};
   return parseGenerativeCompileSpec({
     model: options.model,
     weights: options.weights,
@@ -224,6 +239,7 @@ export function generativeSpecForPlan(plan: GenerativePlanForArtifact, options: 
     logicalNeuronCoreConfig: engine.logicalNeuronCoreConfig,
     neuronSdkVersion: options.neuronSdkVersion,
     ...(plugin !== undefined ? { plugin } : {}),
+    ...(Object.keys(nxdi).length > 0 ? { engine: nxdi } : {}),
   }, origin);
 }
 
@@ -252,107 +268,6 @@ export function generativeCompileHash(spec: GenerativeCompileSpec, program: Uint
     .update(program)
     .digest('hex')
     .slice(0, HASH_LENGTH);
-}
-
-/** What an artifact was compiled for: the facts a plan and an image are checked against. */
-export interface GenerativeArtifactFacts {
-  readonly tensorParallelSize: number;
-  readonly maxNumSeqs: number;
-  readonly maxModelLen: number;
-  readonly neuronSdkVersion: string;
-  readonly chip: GenerativeChip;
-  readonly logicalNeuronCoreConfig: number;
-  /** The dtype asked for (`auto` in a spec), or the one the engine resolved (in a manifest). */
-  readonly dtype: string;
-  readonly weights: GenerativeWeightsIdentity;
-}
-
-/** The facts of a spec, known at synth (the dtype as asked). */
-export function generativeFactsOfSpec(spec: GenerativeCompileSpec): GenerativeArtifactFacts {
-  return {
-    tensorParallelSize: spec.tensorParallelSize,
-    maxNumSeqs: spec.maxNumSeqs,
-    maxModelLen: spec.maxModelLen,
-    neuronSdkVersion: spec.neuronSdkVersion,
-    chip: spec.chip,
-    logicalNeuronCoreConfig: spec.logicalNeuronCoreConfig,
-    dtype: spec.dtype,
-    weights: spec.weights,
-  };
-}
-
-/** `2.29` and `2.29.0` are the same release; anything else differs. */
-export function normalizeSdkVersion(version: string): string {
-  const parts = version.trim().split('.');
-  while (parts.length < 3) {
-    parts.push('0');
-  }
-  return parts.join('.');
-}
-
-/**
- * Every mismatch between an artifact (a compile spec's facts, known at synth, or a manifest read from S3) and the plan
- * plus the serving image's Neuron SDK. vLLM loads whatever it finds under `NEURON_COMPILED_ARTIFACTS` and ignores
- * differing settings, so an artifact compiled for another tensor parallel size, concurrency or length would be
- * served as compiled, not as planned (a TP 8 artifact does not load on a TP 2 group; a 4-sequence artifact under an
- * 8-sequence plan halves its capacity); NEFFs of another Neuron SDK may not load at all.
- *
- * Mismatches between the artifact and the plan
- * and the image, one sentence each naming the field, both values and the fix; empty when the artifact fits.
- *
- * @param plan the generative plan the hosting deploys
- * @param imageSdkVersion Neuron SDK release of the serving image (e.g. `2.29.0`)
- * @param artifact the artifact's facts
- * @param origin what the artifact is (a construct path, an S3 URI), named in each message
- */
-export function checkGenerativeArtifacts(plan: GenerativePlanForArtifact, imageSdkVersion: string,
-  artifact: GenerativeArtifactFacts, origin = 'compiled artifacts'): string[] {
-  const engine = plan.generative.engine;
-  const problems: string[] = [];
-  const recompile = 'recompile for the plan (NeuronGenerativeCompileJob with this plan) or plan for the artifact';
-  if (artifact.tensorParallelSize !== engine.tensorParallelSize) {
-    problems.push(`${origin}: tensorParallelSize=${artifact.tensorParallelSize}, but the plan runs each replica with `
-      + `tensor parallel size ${engine.tensorParallelSize} on ${plan.instanceType}; the compiled graphs are sharded for `
-      + `${artifact.tensorParallelSize} ranks and do not load on ${engine.tensorParallelSize}: ${recompile}`);
-  }
-  if (artifact.maxNumSeqs !== engine.maxNumSeqs) {
-    problems.push(`${origin}: maxNumSeqs=${artifact.maxNumSeqs}, but the plan decodes ${engine.maxNumSeqs} sequences at `
-      + `once; vLLM would serve the compiled batch of ${artifact.maxNumSeqs} (the plan's capacity and TPOT assume `
-      + `${engine.maxNumSeqs}): ${recompile}`);
-  }
-  if (artifact.maxModelLen !== engine.maxModelLen) {
-    problems.push(`${origin}: maxModelLen=${artifact.maxModelLen}, but the plan needs ${engine.maxModelLen} tokens per `
-      + `sequence (prompt plus output); ${artifact.maxModelLen < engine.maxModelLen ? 'longer requests would be refused' : 'the KV cache the plan sized would not hold'}: ${recompile}`);
-  }
-  if (normalizeSdkVersion(artifact.neuronSdkVersion) !== normalizeSdkVersion(imageSdkVersion)) {
-    problems.push(`${origin}: neuronSdkVersion=${artifact.neuronSdkVersion}, but the serving image runs Neuron SDK `
-      + `${imageSdkVersion}; artifacts compiled by one SDK's neuronx-cc and NxD Inference are not promised to load in `
-      + `another: recompile with the serving image (the compile job runs in it), or serve with an image of SDK `
-      + `${artifact.neuronSdkVersion}`);
-  }
-  const planChip = generativeChipOfFamily(plan.instance.family);
-  if (planChip !== artifact.chip) {
-    problems.push(`${origin}: chip=${artifact.chip}, but the plan runs ${plan.instanceType} (${planChip ?? plan.instance.family}); `
-      + `NEFFs compiled for one chip do not run on another: ${recompile}`);
-  }
-  if (artifact.logicalNeuronCoreConfig !== engine.logicalNeuronCoreConfig) {
-    problems.push(`${origin}: logicalNeuronCoreConfig=${artifact.logicalNeuronCoreConfig}, but the plan runs LNC=`
-      + `${engine.logicalNeuronCoreConfig} (NEURON_LOGICAL_NC_CONFIG); the graphs are compiled for the core size: ${recompile}`);
-  }
-  return problems;
-}
-
-/**
- * Mismatches between the dtype an artifact was compiled with and the one the hosting will pass to vLLM (`auto`:
- * none, the checkpoint's). Separate from {@link checkGenerativeArtifacts} because the plan carries no dtype.
- */
-export function checkGenerativeDtype(artifact: Pick<GenerativeArtifactFacts, 'dtype'>, servingDtype: string,
-  origin = 'compiled artifacts'): string[] {
-  if (servingDtype === 'auto' || artifact.dtype === 'auto' || artifact.dtype === servingDtype) {
-    return [];
-  }
-  return [`${origin}: dtype=${artifact.dtype}, but the hosting serves with --dtype ${servingDtype}; recompile with dtype `
-    + `${servingDtype} or serve with ${artifact.dtype}`];
 }
 
 /*

@@ -3,6 +3,7 @@
  */
 import type { z } from 'zod';
 import { Catalog } from '../catalog/catalog';
+import { compiledSettingsDifferences, compiledSettingsOf } from '../compile/generative-check';
 import { isAwsRegion } from '../catalog/regions';
 import type { Hosting } from '../catalog';
 import { InfeasibleError, InputError } from '../errors';
@@ -285,20 +286,9 @@ export function parseEnvironments(json: unknown, options: ParseEnvironmentsOptio
   const generativeEnvs = environments.filter((e) => e.generative !== undefined);
   const compiledFor = generativeEnvs[0]?.generative?.plan;
   for (const env of generativeEnvs.slice(1)) {
-    const engine = env.generative!.plan.generative.engine;
-    const first = compiledFor!.generative.engine;
-    // Everything the compile job compiles for: the layout, the buckets and the levers baked into the graphs.
-    const compiled = (e: typeof engine) => ({
-      tensorParallelSize: e.tensorParallelSize, maxNumSeqs: e.maxNumSeqs, maxModelLen: e.maxModelLen,
-      logicalNeuronCoreConfig: e.logicalNeuronCoreConfig, contextEncodingBuckets: e.contextEncodingBuckets?.join(' '),
-      tokenGenerationBuckets: e.tokenGenerationBuckets?.join(' '), draft: e.levers?.speculation?.draft.huggingFaceId,
-      speculativeTokens: e.levers?.speculation?.speculativeTokens, fp8Weights: e.levers?.fp8Weights === true,
-      fp8KvCache: e.levers?.fp8KvCache === true,
-    });
-    const mine = compiled(engine);
-    const theirs = compiled(first);
-    const differs = (Object.keys(mine) as (keyof typeof mine)[])
-      .filter((k) => mine[k] !== theirs[k]).map((k) => `${k} ${mine[k] ?? 'none'} (${generativeEnvs[0].name}: ${theirs[k] ?? 'none'})`);
+    // Everything the compile job compiles for (lib/compile/generative-check.ts): the layout, the buckets and the levers.
+    const differs = compiledSettingsDifferences(compiledSettingsOf(env.generative!.plan), compiledSettingsOf(compiledFor!))
+      .map((d) => `${d.key} ${d.mine} (${generativeEnvs[0].name}: ${d.theirs})`);
     if (env.generative!.plan.instance.family !== compiledFor!.instance.family) {
       differs.push(`instance family ${env.generative!.plan.instance.family} (${generativeEnvs[0].name}: ${compiledFor!.instance.family})`);
     }

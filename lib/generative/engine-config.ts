@@ -354,27 +354,57 @@ export function pluginEngineKwargs(engine: Pick<GenerativePlan['generative']['en
 }
 
 /**
- * `vllm serve` arguments replacing the defaults `--num-gpu-blocks-override`, `--no-enable-prefix-caching` where a
- * lever changes them, and adding `--additional-config` and `--speculative-config`.
+ * The vLLM engine keyword arguments (what `LLM(...)` takes) that an NxD Inference plan's buckets and levers add to the
+ * defaults (contiguous KV cache, no prefix caching): `additional_config` with the `override_neuron_config` above,
+ * `speculative_config` with the draft, and prefix caching's block KV layout. Empty without buckets or levers. One
+ * source for `vllm serve` ({@link leverArgs}) and the compile (lib/compile/generative-spec.ts), so the graphs compiled
+ * are those served.
  */
-export function leverArgs(engine: EngineSettings): { readonly replace: Readonly<Record<string, string[]>>; readonly add: readonly string[] } {
+export function nxdiEngineKwargs(engine: EngineSettings): Record<string, unknown> {
   const override = overrideNeuronConfig(engine);
   const levers = engine.levers;
+  return {
+    ...(override ? { additional_config: { override_neuron_config: override } } : {}),
+    ...(levers?.speculation ? {
+      speculative_config: {
+        model: levers.speculation.draft.huggingFaceId,
+        num_speculative_tokens: levers.speculation.speculativeTokens,
+        max_model_len: engine.maxModelLen,
+      },
+    } : {}),
+    ...(levers?.prefixHitRate !== undefined ? {
+      enable_prefix_caching: true,
+      block_size: PREFIX_CACHE_BLOCK_SIZE,
+      num_gpu_blocks_override: engine.maxNumSeqs * Math.ceil(engine.maxModelLen / PREFIX_CACHE_BLOCK_SIZE),
+    } : {}),
+  };
+}
+
+/**
+ * `vllm serve` arguments replacing the defaults `--num-gpu-blocks-override`, `--no-enable-prefix-caching` where a
+ * lever changes them, and adding `--additional-config` and `--speculative-config`: {@link nxdiEngineKwargs} as flags.
+ */
+export function leverArgs(engine: EngineSettings): { readonly replace: Readonly<Record<string, string[]>>; readonly add: readonly string[] } {
+  const kwargs = nxdiEngineKwargs(engine);
   const add = [
-    ...(override ? [`--additional-config=${JSON.stringify({ override_neuron_config: override })}`] : []),
-    ...(levers?.speculation ? [`--speculative-config=${JSON.stringify({
-      model: levers.speculation.draft.huggingFaceId,
-      num_speculative_tokens: levers.speculation.speculativeTokens,
-      max_model_len: engine.maxModelLen,
-    })}`] : []),
+    ...(kwargs.additional_config ? [`--additional-config=${JSON.stringify(kwargs.additional_config)}`] : []),
+    ...(kwargs.speculative_config ? [`--speculative-config=${JSON.stringify(kwargs.speculative_config)}`] : []),
   ];
   const replace: Record<string, string[]> = {};
-  if (levers?.prefixHitRate !== undefined) {
-    const blocks = engine.maxNumSeqs * Math.ceil(engine.maxModelLen / PREFIX_CACHE_BLOCK_SIZE);
-    replace['--no-enable-prefix-caching'] = ['--enable-prefix-caching', `--block-size=${PREFIX_CACHE_BLOCK_SIZE}`];
-    replace[`--num-gpu-blocks-override=${engine.maxNumSeqs}`] = [`--num-gpu-blocks-override=${blocks}`];
+  if (kwargs.enable_prefix_caching === true) {
+    replace['--no-enable-prefix-caching'] = ['--enable-prefix-caching', `--block-size=${kwargs.block_size}`];
+    replace[`--num-gpu-blocks-override=${engine.maxNumSeqs}`] = [`--num-gpu-blocks-override=${kwargs.num_gpu_blocks_override}`];
   }
   return { replace, add };
+}
+
+/**
+ * The engine keyword arguments beyond tensor parallelism, sequences, length, LNC and dtype that shape a plan's
+ * compiled graphs on its family: the plugin's settings on Trn2/Trn3 ({@link pluginEngineKwargs}), the buckets and
+ * levers on NxD Inference ({@link nxdiEngineKwargs}). What a compile passes to `LLM(...)` and its manifest records.
+ */
+export function compiledEngineKwargs(family: string, engine: EngineSettings): Record<string, unknown> {
+  return vllmEngineOf(family) === 'vllm-neuron-plugin' ? { ...pluginEngineKwargs(engine) } : nxdiEngineKwargs(engine);
 }
 
 /**

@@ -3,14 +3,15 @@
  * pool carries (its replicas, engine settings and per-copy capacity) and the copies a mixed inference component runs.
  */
 import { canonicalJson } from '../compile/hash';
+import { compiledSettingsOf } from '../compile/generative-check';
 import { instancesFor } from '../planner/candidate';
 import { fewerPoolsWarning, mixedFleetCost, pickPoolPlans, poolSummary, sharedCompiles } from '../planner/pools';
 import type { GenerativeFallbackPool, GenerativePlan } from './types';
 
 /**
  * The chosen generative plan with up to `count` fallback pools and the mixed fleet they imply; the report unchanged
- * when `count` is 0. Two pools share a compiled model when their chip and engine settings (degree, sequences,
- * length, buckets, levers) are the same: vLLM's compiled graphs depend on nothing else of the plan.
+ * when `count` is 0. Two pools share a compiled model when they compile the same settings (`compiledSettingsOf`:
+ * chip, degree, sequences, length, LNC, buckets and levers): vLLM's compiled graphs depend on nothing else of the plan.
  */
 export function withGenerativeFallbackPools<R extends { readonly chosen: GenerativePlan; readonly alternatives: readonly GenerativePlan[] }>(
   report: R,
@@ -22,7 +23,7 @@ export function withGenerativeFallbackPools<R extends { readonly chosen: Generat
   const { chosen } = report;
   const pools = pickPoolPlans(chosen, report.alternatives, count);
   const all = [chosen, ...pools];
-  const shares = sharedCompiles(all, (p) => canonicalJson(p.generative.engine));
+  const shares = sharedCompiles(all, (p) => canonicalJson(compiledSettingsOf(p)));
   const fallbacks: GenerativeFallbackPool[] = pools.map((plan, i) => ({
     ...poolSummary(plan, i + 2, shares[i + 1]),
     layout: {

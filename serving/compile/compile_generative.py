@@ -47,9 +47,9 @@ if weights["source"] == "huggingface":
 if not os.path.exists(ROOT + "/model/config.json"):
     fail("error", "the weights have no config.json: give the uncompressed Hugging Face layout (config.json, *.safetensors, tokenizer files)")
 
-# Trn2/Trn3 plans run the vLLM Neuron plugin (lib/generative/plugin-config.ts): its graphs go to the remote cache
+# Trn2/Trn3 plans run the vLLM Neuron plugin (lib/generative/engine-config.ts): its graphs go to the remote cache
 # the serving copies read (NEURON_LIBTORCH_REMOTE_CACHE), compiled on a CPU host when the spec says so
-# (VLLM_NEURON_CPU_COMPILE with the chip as NEURON_PLATFORM_TARGET_OVERRIDE: lib/compile/plugin-compile.ts).
+# (VLLM_NEURON_CPU_COMPILE with the chip as NEURON_PLATFORM_TARGET_OVERRIDE: lib/compile/generative-spec.ts).
 plugin = spec.get("plugin")
 if plugin:
     os.environ["NEURON_LIBTORCH_REMOTE_CACHE"] = ROOT + "/out/compiled"
@@ -69,10 +69,13 @@ if plugin:
     llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
               max_model_len=spec["maxModelLen"], dtype=spec["dtype"], **plugin["engine"])
 else:
-    # The settings vllm serve gets from the plan (lib/generative/engine-config.ts), contiguous KV cache included.
+    # The settings vllm serve gets from the plan (lib/generative/engine-config.ts): a contiguous KV cache, unless the
+    # plan's levers say otherwise (spec "engine": its buckets and FP8 in override_neuron_config, a speculative draft,
+    # prefix caching's block layout). vLLM loads these artifacts whatever it is asked later, so they must be compiled in.
+    engine = {"num_gpu_blocks_override": spec["maxNumSeqs"], "enable_chunked_prefill": False, "enable_prefix_caching": False}
+    engine.update(spec.get("engine") or {})
     llm = LLM(model=ROOT + "/model", tensor_parallel_size=spec["tensorParallelSize"], max_num_seqs=spec["maxNumSeqs"],
-              max_model_len=spec["maxModelLen"], num_gpu_blocks_override=spec["maxNumSeqs"], enable_chunked_prefill=False,
-              enable_prefix_caching=False, dtype=spec["dtype"])
+              max_model_len=spec["maxModelLen"], dtype=spec["dtype"], **engine)
 seconds = time.time() - started
 if not os.path.isdir(ROOT + "/out/compiled") or not os.listdir(ROOT + "/out/compiled"):
     fail("error", "vLLM loaded the model but wrote nothing to the compiled artifacts' folder; the plugin in this image "
@@ -88,6 +91,7 @@ manifest = {
     "weights": weights, "tensorParallelSize": spec["tensorParallelSize"], "maxNumSeqs": spec["maxNumSeqs"],
     "maxModelLen": spec["maxModelLen"], "neuronSdkVersion": spec["neuronSdkVersion"], "chip": spec["chip"],
     "logicalNeuronCoreConfig": spec["logicalNeuronCoreConfig"], "dtype": dtype,
+    "engine": (plugin or {}).get("engine") or spec.get("engine") or {},
     "compiledArtifacts": "compiled/", "stagedModel": "model/" if weights["source"] == "huggingface" else None,
     "versions": {"vllm": version("vllm"), "vllmNeuron": version("vllm-neuron"),
                  "nxdInference": version("neuronx-distributed-inference"), "neuronxCc": version("neuronx-cc")},

@@ -5,7 +5,7 @@
  */
 import { Duration, Names, Size, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
+import { checkGenerativeArtifacts } from '../../../lib/compile/generative-check';
 import { InputError } from '../../../lib/errors';
 import { vllmReplicaConfigs, VllmReplicaConfig } from '../../../lib/generative/engine-config';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_REQUEST_TIMEOUT_MS, modelServerEnvironment } from '../../../lib/serving/environment';

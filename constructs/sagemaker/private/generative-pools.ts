@@ -10,7 +10,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as sagemaker from 'aws-cdk-lib/aws-sagemaker';
 import type { Construct, IDependable } from 'constructs';
 import type { GenerativePlan } from '../../../lib/generative/types';
-import { checkGenerativeArtifacts } from '../../../lib/compile/generative-spec';
+import { checkGenerativeArtifacts } from '../../../lib/compile/generative-check';
 import type { ICompiledGenerativeArtifacts } from '../../compile/neuron-generative-compile-job';
 import type { ModelImage } from '../../image/model-image';
 import { ModelData, type ModelDataConfig } from '../../model/model-data';

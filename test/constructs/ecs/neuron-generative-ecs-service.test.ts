@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { NeuronGenerativeEcsService, NeuronGenerativeEcsServiceProps } from '../../../constructs/ecs';
 import type { ICompiledGenerativeArtifacts } from '../../../constructs/compile/neuron-generative-compile-job';
 import { ModelImage } from '../../../constructs/image/model-image';
-import type { GenerativeArtifactFacts } from '../../../lib/compile/generative-spec';
+import type { GenerativeArtifactFacts } from '../../../lib/compile/generative-check';
 import type { GenerativePlan, GenerativeTargets } from '../../../lib/generative';
 import { Catalog } from '../../../lib/catalog/catalog';
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';

@@ -147,6 +147,14 @@ describe('isComplete follows the generative compile to a manifest that fits the 
     await expect(isComplete(event('Create', config(), data))).rejects.toThrow(/does not fit its spec: tensorParallelSize: manifest 8, spec 2/);
   });
 
+  test('a manifest compiled with FP8 under a spec without it fails the resource naming both settings', async () => {
+    const data = await started();
+    const engine = { additional_config: { override_neuron_config: { quantized: true } } };
+    objects({ [`${PREFIX}manifest.json`]: manifest({ engine }) });
+    await expect(isComplete(event('Create', config(), data))).rejects.toThrow(
+      /does not fit its spec: engine: manifest \{"additional_config":\{"override_neuron_config":\{"quantized":true\}\}\}, spec \{\}/);
+  });
+
   test('a failure record from the compile reaches the event and the host is terminated', async () => {
     const data = await started();
     const attempt = JSON.parse(data.State).attemptId as string;

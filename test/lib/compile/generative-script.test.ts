@@ -134,7 +134,7 @@ describe('the generative boot script runs the compile in the serving image and u
 });
 
 describe('the compile program calls vLLM with the plan settings and writes a manifest lib reads back', () => {
-  function runProgram(weights: unknown, withConfig = true) {
+  function runProgram(weights: unknown, withConfig = true, extra: Record<string, unknown> = {}) {
     const root = join(dir(), 'root');
     const pkgs = join(dir(), 'pkgs');
     for (const d of ['work', 'out', 'model', 'run/secrets']) mkdirSync(join(root, d), { recursive: true });
@@ -169,7 +169,7 @@ def snapshot_download(**kw):
     ${withConfig ? 'open(os.path.join(kw["local_dir"], "config.json"), "w").write("{}")' : 'pass'}
 `);
     writeFileSync(join(root, 'run/secrets/hf_token'), 'tok\n');
-    writeFileSync(join(root, 'work/spec.json'), JSON.stringify(spec(weights)));
+    writeFileSync(join(root, 'work/spec.json'), JSON.stringify({ ...spec(weights), ...extra }));
     writeFileSync(join(root, 'work/meta.json'), JSON.stringify({ hash: 'abc', instanceType: 'inf2.8xlarge', image: IMAGE, checkPrompt: 'The capital of France is' }));
     writeFileSync(join(root, 'work/compile_generative.py'), GENERATIVE_COMPILE_PROGRAM);
     const result = spawnSync('/usr/bin/python3', [join(root, 'work/compile_generative.py')], {
@@ -190,6 +190,19 @@ def snapshot_download(**kw):
     const manifest = parseGenerativeManifest(JSON.parse(readFileSync(join(root, 'out/manifest.json'), 'utf8')), 'manifest');
     expect(manifest).toMatchObject({ tensorParallelSize: 2, maxNumSeqs: 8, maxModelLen: 1280, dtype: 'bfloat16', stagedModel: 'model/',
       compiledArtifacts: 'compiled/', check: { output: ' Paris.' }, weights: HUB });
+  });
+
+  test('GIVEN a plan with FP8 and prefix caching WHEN compiled THEN LLM(...) gets their settings over the defaults and the manifest records them', () => {
+    const engine = {
+      additional_config: { override_neuron_config: { quantized: true, quantization_dtype: 'f8e4m3', is_prefix_caching: true, is_block_kv_layout: true } },
+      enable_prefix_caching: true, block_size: 32, num_gpu_blocks_override: 320,
+    };
+    const { root, result, record } = runProgram(HUB, true, { engine });
+    expect(result.stderr).toBe('');
+    expect(record().llm).toEqual({ model: `${root}/model`, tensor_parallel_size: 2, max_num_seqs: 8, max_model_len: 1280, dtype: 'auto',
+      enable_chunked_prefill: false, ...engine });
+    const manifest = parseGenerativeManifest(JSON.parse(readFileSync(join(root, 'out/manifest.json'), 'utf8')), 'manifest');
+    expect(manifest.engine).toEqual(engine);
   });
 
   test('weights without config.json fail with a record saying what layout is expected', () => {

@@ -1,16 +1,10 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import {
-  checkGenerativeArtifacts,
-  checkGenerativeDtype,
-  generativeCompileHash,
-  generativeFactsOfSpec,
-  generativeSpecForPlan,
-  parseGenerativeCompileSpec,
-  type GenerativeArtifactFacts,
-  type GenerativePlanForArtifact,
-} from '../../../lib/compile/generative-spec';
+import { generativeCompileHash, generativeSpecForPlan, parseGenerativeCompileSpec, type GenerativePlanForArtifact } from '../../../lib/compile/generative-spec';
+import { checkGenerativeArtifacts, checkGenerativeDtype, generativeFactsOfSpec, type GenerativeArtifactFacts } from '../../../lib/compile/generative-check';
 import { parseGenerativeManifest, weightsDigest } from '../../../lib/compile/generative-manifest';
+import { vllmReplicaConfigs } from '../../../lib/generative/engine-config';
+import type { GenerativePlan } from '../../../lib/generative';
 
 const GENERATIVE_COMPILE_PROGRAM = readFileSync(join(__dirname, '..', '..', '..', 'serving', 'compile', 'compile_generative.py'), 'utf8');
 import { findGenerativeProfile, planGenerative } from '../../../lib/generative';
@@ -131,6 +125,57 @@ describe('checkGenerativeArtifacts refuses an artifact compiled for another plan
       'job: dtype=bfloat16, but the hosting serves with --dtype float16; recompile with dtype float16 or serve with bfloat16',
     ]);
     expect(checkGenerativeDtype({ dtype: 'bfloat16' }, 'auto')).toEqual([]);
+  });
+});
+
+describe('buckets and levers are compiled in, hashed and checked: vLLM serves the artifact as compiled', () => {
+  const DRAFT = { id: 'llama-3.2-1b', huggingFaceId: 'meta-llama/Llama-3.2-1B-Instruct', parametersBillions: 1.2, acceptedTokens: 3, source: 'test' };
+  const withLevers = (levers: NonNullable<GenerativePlan['generative']['engine']['levers']>, buckets = false): GenerativePlanForArtifact => ({
+    ...PLAN,
+    generative: { engine: { ...PLAN.generative.engine, levers,
+      ...(buckets ? { contextEncodingBuckets: [512, 1280], tokenGenerationBuckets: [1024, 1280] } : {}) } },
+  });
+  const FP8 = withLevers({ fp8Weights: true, fp8KvCache: true }, true);
+  const spec = (plan: GenerativePlanForArtifact) => generativeSpecForPlan(plan, { model: 'llama', weights: INPUT.weights as never, neuronSdkVersion: '2.29.0' });
+
+  test('GIVEN an FP8 plan with buckets WHEN its spec is made THEN it carries override_neuron_config and hashes apart from the bf16 spec', () => {
+    const fp8 = spec(FP8);
+    expect(fp8.engine).toEqual({ additional_config: { override_neuron_config: {
+      enable_bucketing: true, context_encoding_buckets: [512, 1280], token_generation_buckets: [1024, 1280],
+      quantized: true, quantization_dtype: 'f8e4m3', quantization_type: 'per_channel_symmetric', kv_cache_quant: true,
+    } } });
+    expect(spec(PLAN).engine).toBeUndefined();
+    expect(generativeCompileHash(fp8, GENERATIVE_COMPILE_PROGRAM)).not.toBe(generativeCompileHash(spec(PLAN), GENERATIVE_COMPILE_PROGRAM));
+    expect(checkGenerativeArtifacts(FP8, '2.29.0', generativeFactsOfSpec(fp8))).toEqual([]);
+  });
+
+  test('GIVEN a bf16 artifact WHEN checked against the FP8 plan, or the FP8 artifact against the bf16 plan THEN each is refused naming the settings', () => {
+    const [fp8UnderBf16] = checkGenerativeArtifacts(PLAN, '2.29.0', generativeFactsOfSpec(spec(FP8)), 'job');
+    expect(fp8UnderBf16).toMatch(/^job: compiled with other engine settings than the plan's buckets and levers \(.*additional_config\.override_neuron_config\.quantized true where the plan has unset.*\); vLLM would serve the graphs as compiled.*recompile for the plan/);
+    const problems = checkGenerativeArtifacts(FP8, '2.29.0', FACTS, 'job');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('additional_config.override_neuron_config.kv_cache_quant unset where the plan has true');
+  });
+
+  test('GIVEN speculation and prefix caching WHEN rendered for vllm serve and for the compile THEN both carry the same settings', () => {
+    const plan = withLevers({ speculation: { draft: DRAFT, speculativeTokens: 4, acceptedTokens: 3 }, prefixHitRate: 0.5 });
+    const kwargs = spec(plan).engine!;
+    const served = vllmReplicaConfigs({ ...(plan as unknown as GenerativePlan), profileId: 'llama', generative: {
+      ...plan.generative, architecture: 'decoder-only', replicas: [{ index: 0, devices: ['/dev/neuron0'], visibleCores: '0-1' }],
+    } } as unknown as GenerativePlan, { model: '/opt/ml/model', servedModelName: 'llama' })[0].args;
+    const flag = (name: string) => served.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
+    expect(JSON.parse(flag('speculative-config')!)).toEqual(kwargs.speculative_config);
+    expect(JSON.parse(flag('additional-config')!)).toEqual(kwargs.additional_config);
+    expect(Number(flag('num-gpu-blocks-override'))).toBe(kwargs.num_gpu_blocks_override);
+    expect(Number(flag('block-size'))).toBe(kwargs.block_size);
+    expect(served).toContain('--enable-prefix-caching');
+    expect(kwargs.enable_prefix_caching).toBe(true);
+  });
+
+  test('GIVEN a spec with both plugin and NxD engine settings WHEN parsed THEN refused with where they go', () => {
+    expect(problemsOf({ ...INPUT, chip: 'trn2', plugin: { target: 'trn2', cpuCompile: true, engine: {} }, engine: { block_size: 32 } })).toEqual([
+      'spec: engine: set beside plugin; a vLLM Neuron plugin compile takes its settings in plugin.engine: move them there',
+    ]);
   });
 });
 

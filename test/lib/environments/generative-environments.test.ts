@@ -87,7 +87,7 @@ describe('a bad generative section is refused naming the environment, the field,
       expect.stringMatching(/environment "staging" generative\.targets: plan a different compile than dev, .*maxModelLen \d+ \(dev: \d+\)/),
     ]));
     // The later environments' 1,024-token prompts plan the measured row at its 4,096 tokens (no buckets of their own).
-    expect(problems.join('\n')).toMatch(/contextEncodingBuckets ([\d ]+|none) \(dev: [\d ]+\)/);
+    expect(problems.join('\n')).toMatch(/override_neuron_config\.context_encoding_buckets (\[[\d,]+\]|unset) \(dev: \[[\d,]+\]\)/);
   });
 
   test('GIVEN a malformed vLLM image digest and an unknown field WHEN parsed THEN each is named with its fix', () => {
