@@ -1,12 +1,14 @@
 /**
- * Which target a replica misses with no load to speak of, for the rejection that says why a configuration lost.
+ * Which target a replica misses with no load to speak of, for the rejection that says why a configuration lost, and
+ * which target binds a plan whose replicas sit idle (below).
  *
  * The capacity search gives up on a configuration when a trickle (`CAPACITY_PRECISION` of its rate bound) already
  * misses a target; the rejection must name that target. Checking TTFT before the end-to-end target without looking
  * blamed every candidate on TTFT ("misses TTFT p99 2000 ms even alone (385.92 ms)") when the end-to-end target was
  * what no candidate met.
  */
-import { CAPACITY_PRECISION, predictReplica, replicaRateBound, type ReplicaPrediction } from './continuous-batching';
+import { instancesFor } from '../planner/candidate';
+import { CAPACITY_PRECISION, predictReplica, replicaCapacityRps, replicaRateBound, type ReplicaPrediction } from './continuous-batching';
 import type { EngineTiming, GenerativeTargets } from './types';
 
 /** The target a trickle misses first (TPOT, then TTFT, then end-to-end), with the trickle's prediction. */
@@ -93,4 +95,80 @@ export function estimatedMissReason(timing: EngineTiming, targets: GenerativeTar
   }
   const prefillMs = timing.prefillSeconds(targets.inputTokens.p99 ?? targets.inputTokens.mean) * 1000;
   return { code: 'ttft', reason: `estimated prefill of the prompts misses TTFT p99 ${targets.ttftP99Ms} ms even alone (${round2(prefillMs)} ms at p99 length)` };
+}
+
+/*
+ * Plans sized by a latency target, not by load: the replicas run almost nothing.
+ *
+ * A target just above what one request takes alone leaves queueing no room, so each replica may take only a trickle
+ * and the fleet grows with the rate divided by that trickle. The plan holds its targets, and no one would run it:
+ * Llama 3.1 8B at 2 requests/s with an end-to-end p99 of 6,000 ms plans 156 ml.inf2.48xlarge, each replica 1 % busy,
+ * where 8,000 ms plans 6. Such a plan says so: which target binds, how close it is to the alone figure, and what a
+ * looser value buys on the same layout (the planner may find a cheaper one still).
+ */
+/** Below this share of its sequences busy at the target rate, a replica is idle. */
+export const IDLE_SHARE = 0.05;
+
+/** Looser values tried for the binding target, as multiples of its alone figure. */
+const LOOSER = [1.25, 1.5, 2, 3];
+
+/** What the warning reads of a sized plan. */
+export interface IdleReplicasInput {
+  readonly timing: EngineTiming;
+  readonly targets: GenerativeTargets;
+  /** Compiled sequences per replica. */
+  readonly sequences: number;
+  /** Mean sequences running per replica at the target rate. */
+  readonly meanRunning: number;
+  readonly replicasPerInstance: number;
+  readonly instanceCount: number;
+  /** The least instances the plan may run (`minInstances`): a floor, not a sign of idle capacity. */
+  readonly minInstances: number;
+  readonly headroom: number;
+}
+
+const TARGETS = [
+  { key: 'ttftP99Ms', alone: 'ttftP99Ms', label: 'TTFT p99', flag: '--ttft-p99' },
+  { key: 'tpotP99Ms', alone: 'tpotP99Ms', label: 'TPOT p99', flag: '--tpot-p99' },
+  { key: 'e2eP99Ms', alone: 'e2eP99Ms', label: 'end-to-end p99', flag: '--e2e-p99' },
+] as const;
+
+/**
+ * The warning of a plan whose replicas run under {@link IDLE_SHARE} of their sequences while it buys more instances
+ * than its floor; undefined otherwise.
+ */
+export function idleReplicasWarning(input: IdleReplicasInput): string | undefined {
+  const { timing, targets, sequences, meanRunning, replicasPerInstance, instanceCount, minInstances, headroom } = input;
+  const busy = meanRunning / sequences;
+  if (!(busy < IDLE_SHARE) || instanceCount <= Math.max(1, minInstances)) {
+    return undefined;
+  }
+  const alone = predictAlone(timing, targets);
+  const binding = TARGETS
+    .filter((t) => targets[t.key] !== undefined && alone[t.alone] > 0)
+    .map((t) => ({ ...t, target: targets[t.key]!, alone: alone[t.alone], slack: targets[t.key]! / alone[t.alone] }))
+    .sort((a, b) => a.slack - b.slack)[0];
+  if (binding === undefined) {
+    return undefined;
+  }
+  const fleet = (value: number) => {
+    const capacity = replicaCapacityRps(timing, { ...targets, [binding.key]: value });
+    return capacity > 0 ? instancesFor(targets.requestsPerSecond, headroom, replicasPerInstance * capacity) : Infinity;
+  };
+  const looser = LOOSER.map((f) => roundUp(binding.alone * f)).filter((v) => v > binding.target)
+    .map((value) => ({ value, instances: fleet(value) })).find((c) => c.instances <= instanceCount / 2);
+  const unit = binding.key === 'tpotP99Ms' ? 1 : 0;
+  return `replicas run on average ${meanRunning.toFixed(3)} of ${sequences} sequences (${(busy * 100).toFixed(1)} % busy) at `
+    + `${targets.requestsPerSecond} requests/s: the ${binding.label} target (${binding.target} ms) is ${binding.slack.toFixed(2)} x what a `
+    + `request takes alone (${binding.alone.toFixed(unit)} ms), so queueing has almost no room and the fleet is sized by latency, not load `
+    + `(${instanceCount} instances); `
+    + (looser !== undefined
+      ? `at ${looser.value} ms (${binding.flag} ${looser.value}) this layout needs ${looser.instances}: raise the target if the use allows, or keep it and pay for the idle capacity`
+      : 'raise the target if the use allows, or keep it and pay for the idle capacity');
+}
+
+/** Up to two significant figures, so a proposed target reads like one a user would set (4,491 -> 4,500). */
+function roundUp(ms: number): number {
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(ms)) - 1);
+  return Math.ceil(ms / step) * step;
 }

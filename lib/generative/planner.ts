@@ -33,6 +33,7 @@ import { chooseAmongFeasible, splitFeasible } from './choice';
 import { lengthCutWarning, snapToMeasuredLength } from './length-snap';
 import { explain, latencyRejection, memoryReason } from './rejections';
 import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
+import { idleReplicasWarning } from './latency-miss';
 import { rememberedReport } from './plan-memo';
 import { withGenerativeFallbackPools } from './pools';
 import { e2eTargetProblem, leverProblems } from './request-checks';
@@ -427,6 +428,8 @@ function sizePlan(
     ...(estimate ? [estimateWarning(estimate)] : []),
     ...request.notes,
     ...(request.lengthCut !== undefined ? [lengthCutWarning(request.lengthCut)] : []),
+    ...[idleReplicasWarning({ timing, targets, sequences: seqs, meanRunning: atTarget.meanRunning, replicasPerInstance: replicas,
+      instanceCount, minInstances: options.minInstances, headroom: options.headroom })].filter((w) => w !== undefined),
   ];
   const levers = estimate && describeLevers(estimate.levers) !== 'none' ? estimate.levers : undefined;
   const evidence = leverEvidence(levers, instance.family, profile.id);
