@@ -18,6 +18,7 @@ import { chipOf } from '../planner/planner';
 import { vllmEngineOf } from './engine-config';
 import { degreeMargin, leverWorth, planTiming } from './estimate';
 import { stackName, unmeasuredLeversOf } from './lever-evidence';
+import { idleReplicasWarning } from './latency-miss';
 import { describeLevers } from './levers';
 import { planSensitivity } from './sensitivity';
 import type { GenerativePlan, GenerativePlanReport, GenerativeProfile, GenerativeRejection, GenerativeUnmeasuredLevers, LeverName } from './types';
@@ -73,14 +74,23 @@ export function chooseAmongFeasible<R extends Pick<GenerativePlanReport, 'chosen
   unmeasured: readonly GenerativePlan[],
   asked: readonly LeverName[],
   compare: (a: GenerativePlan, b: GenerativePlan) => number,
+  minInstances = 1,
 ): R & Pick<GenerativePlanReport, 'leverWorth' | 'unmeasuredLevers'> {
   const sorted = [ranked.chosen, ...ranked.alternatives];
   const { chosen: preferred, reason } = preferSmallerDegree(sorted, (p) => largerDegreeMargin(p, profile));
-  const sensitivity = planSensitivity(preferred, planTiming(profile, preferred), preferred.generative.engine.levers?.speculation
+  const timing = planTiming(profile, preferred);
+  const sensitivity = planSensitivity(preferred, timing, preferred.generative.engine.levers?.speculation
     ? (acceptedTokens) => planTiming(profile, withAcceptedTokens(preferred, acceptedTokens)) : undefined);
+  // Only the chosen plan is judged for idle replicas: what a looser target would need costs capacity searches.
+  const idle = idleReplicasWarning({
+    timing, targets: preferred.targets, sequences: preferred.generative.maxConcurrentSequences,
+    meanRunning: preferred.generative.meanRunningSequences, replicasPerInstance: preferred.generative.replicasPerInstance,
+    instanceCount: preferred.instanceCount, minInstances, headroom: preferred.headroom,
+  });
   const chosen: GenerativePlan = {
     ...preferred,
     generative: { ...preferred.generative, sensitivity, ...(reason !== undefined ? { tensorParallelReason: reason } : {}) },
+    ...(idle !== undefined ? { warnings: [...preferred.warnings, idle] } : {}),
   };
   const alternatives = sorted.filter((p) => p !== preferred);
   const others = unmeasuredAlternatives(unmeasured, chosen, asked, compare);

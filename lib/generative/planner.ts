@@ -33,7 +33,6 @@ import { chooseAmongFeasible, splitFeasible } from './choice';
 import { lengthCutWarning, snapToMeasuredLength } from './length-snap';
 import { explain, latencyRejection, memoryReason } from './rejections';
 import { knowledgeOf, searchedCapacity } from './capacity-knowledge';
-import { idleReplicasWarning } from './latency-miss';
 import { rememberedReport } from './plan-memo';
 import { withGenerativeFallbackPools } from './pools';
 import { e2eTargetProblem, leverProblems } from './request-checks';
@@ -115,7 +114,8 @@ function reportOf(profile: GenerativeProfile, targets: GenerativeTargets, option
       reasons: explain(rejected),
     };
   });
-  const report = chooseAmongFeasible(profile, ranked, unmeasured, request.options.levers?.unmeasured ?? [], compareGenerativePlans);
+  const report = chooseAmongFeasible(profile, ranked, unmeasured, request.options.levers?.unmeasured ?? [], compareGenerativePlans,
+    request.options.minInstances);
   return withGenerativeFallbackPools(report, request.options.fallbacks ?? 0);
 }
 
@@ -428,8 +428,6 @@ function sizePlan(
     ...(estimate ? [estimateWarning(estimate)] : []),
     ...request.notes,
     ...(request.lengthCut !== undefined ? [lengthCutWarning(request.lengthCut)] : []),
-    ...[idleReplicasWarning({ timing, targets, sequences: seqs, meanRunning: atTarget.meanRunning, replicasPerInstance: replicas,
-      instanceCount, minInstances: options.minInstances, headroom: options.headroom })].filter((w) => w !== undefined),
   ];
   const levers = estimate && describeLevers(estimate.levers) !== 'none' ? estimate.levers : undefined;
   const evidence = leverEvidence(levers, instance.family, profile.id);
