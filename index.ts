@@ -27,3 +27,28 @@ export type {
   TokenThresholds,
   Percentiles,
 } from './lib/bench/token-proof';
+// Types the public API's signatures name (a construct's property, a function's parameter), so each has its page in
+// the API reference; type-only, so the root loads no module for them.
+export type { GenerativeArtifactFacts, CompiledSettings, SettingDifference } from './lib/compile/generative-check';
+export type {
+  GenerativeChip,
+  GenerativeCompileDtype,
+  GenerativeCompileSpec,
+  GenerativePlanForArtifact,
+  GenerativePluginCompile,
+  GenerativeWeightsIdentity,
+} from './lib/compile/generative-spec';
+export type { ColdStartEstimate, ComponentSizing } from './constructs/sagemaker/private/generative-sizing';
+export type { CapacityConfig, CapacityThresholds, PlanBasis } from './lib/smoke/capacity';
+export type { ChipTopology, Features, ModelConfiguration, PerformanceCoefficients } from './lib/generative/model/physics';
+export type { ErrorSummary } from './lib/generative/model/holdout';
+export type { CoefficientLevel, FittedCoefficients } from './lib/generative/model/fit';
+export type { ClassError, ErrorReport, KindErrors } from './lib/generative/model/report';
+export type { HeldOutError } from './lib/generative/model/evidence';
+export type { ServingStack } from './lib/generative/published/types';
+export type { TokenPercentiles, TokenPoolLimits, TokenPoolMeasurement } from './lib/bench/token-pools';
+export type { GenerativePlanBasis } from './lib/bench/token-calibration';
+export type { PoolLimits } from './lib/bench/pools';
+export type { EstimateInput } from './lib/generative/estimated-timing';
+export type { ModelledWorkload } from './lib/generative/tpot-tail';
+export { ACTIVATION_MIB_PER_SAMPLE } from './lib/profiles/memory';

@@ -50,7 +50,7 @@ export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
 
   /**
    * The vLLM on Neuron serving image, pinned by digest. Its entrypoint runs `vllm serve` with the arguments in
-   * `VLLM_SERVE_ARGS` (see {@link VLLM_SERVE_ARGS_ENV}).
+   * `CDK_INFERENTIA_VLLM_ARGS` (a JSON array; {@link VLLM_IMAGE_ENV}).
    */
   readonly image: ModelImage;
 
@@ -114,8 +114,8 @@ export interface NeuronGenerativeEndpointProps extends EndpointHostingOptions {
   readonly deployment?: GenerativeDeploymentOptions;
 
   /**
-   * Extra container environment, merged over the engine's (`VLLM_SERVE_ARGS`, `VLLM_NEURON_FRAMEWORK`,
-   * `NEURON_COMPILED_ARTIFACTS`, `NEURON_LOGICAL_NC_CONFIG` on Trn2).
+   * Extra container environment, merged over the engine's (`CDK_INFERENTIA_VLLM_ARGS`, the metrics variables of
+   * {@link VLLM_IMAGE_ENV}, `NEURON_COMPILED_ARTIFACTS`, `NEURON_LOGICAL_NC_CONFIG` on Trn2).
    *
    * @default - the engine's variables only
    */

@@ -43,4 +43,5 @@ export {
   type TokenRequest,
   type TokenStreamResult,
 } from './token-stream';
-export { poissonArrivals, TokenLoadRecorder, type TokenLoadReport, type TokenPercentiles } from './token-load';
+export { poissonArrivals, TokenLoadRecorder, type TokenLoadReport } from './token-load';
+export type { TokenPercentiles } from './token-pools';

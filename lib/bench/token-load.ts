@@ -9,7 +9,7 @@ import { LatencyRecorder } from './latency';
 import { random } from '../planner/simulate';
 import { shareGaps, type ArrivalShare } from '../traffic/arrivals';
 import type { TokenStreamResult } from './token-stream';
-import { TokenPoolRecorder, type EncodedTokenPool, type TokenPoolMeasurement } from './token-pools';
+import { TokenPoolRecorder, type EncodedTokenPool, type TokenPercentiles, type TokenPoolMeasurement } from './token-pools';
 
 /**
  * Arrival times of a Poisson process at `ratePerSecond` over `durationMs`, in ms from the start: exponential gaps
@@ -43,14 +43,6 @@ export function shareArrivals(share: ArrivalShare, ratePerSecond: number, durati
     arrivals.push(t);
   }
   return arrivals;
-}
-
-/** p50, p90, p99 and max, ms. */
-export interface TokenPercentiles {
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly max: number;
 }
 
 /**

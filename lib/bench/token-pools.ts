@@ -8,7 +8,12 @@
 import { LatencyRecorder } from './latency';
 
 /** p50, p90, p99 and max, ms. */
-type Percentiles = { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+export interface TokenPercentiles {
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+}
 
 /** The limits one pool's streamed answers are held to, from the pool's own plan. */
 export interface TokenPoolLimits {
@@ -23,8 +28,8 @@ export interface TokenPoolMeasurement {
   readonly pool: number;
   /** Requests that streamed to the end from the pool's copies. */
   readonly completed: number;
-  readonly ttftMs: Percentiles;
-  readonly tpotMs: Percentiles;
+  readonly ttftMs: TokenPercentiles;
+  readonly tpotMs: TokenPercentiles;
 }
 
 /** One pool's histograms (HdrHistogram compressed base64, µs), to merge a worker's into the gate's. */

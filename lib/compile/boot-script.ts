@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from './hash';
 import { renderCompileHostScript, shellQuote, type CompileHostConfig } from './host';
-import type { CompileSpec, NeuronChip } from './spec';
+import type { CompileSpec, CompileChip } from './spec';
 
 export { shellQuote };
 
@@ -23,7 +23,7 @@ export interface BootScriptConfig extends CompileHostConfig {
  * UNVERIFIED: the names follow the Neuron DLAMI guide's `aws_neuronx_venv_pytorch_<version>` (Inf2/Trn1) and
  * `aws_neuron_venv_pytorch` (Inf1) pattern; the script fails with a record naming the pattern if none matches.
  */
-export const VENV_GLOBS: Readonly<Record<NeuronChip, string>> = {
+export const VENV_GLOBS: Readonly<Record<CompileChip, string>> = {
   inf1: '/opt/aws_neuron_venv_pytorch*',
   inf2: '/opt/aws_neuronx_venv_pytorch_[0-9]*',
   trn1: '/opt/aws_neuronx_venv_pytorch_[0-9]*',

@@ -6,11 +6,11 @@
 import type { CoreVersion } from '../catalog/types';
 import type { Plan } from '../planner/types';
 import type { CompileManifest } from './manifest';
-import { CHIP_CORE_VERSION, chipOfFamily, type CompileSpec, type NeuronChip } from './spec';
+import { CHIP_CORE_VERSION, chipOfFamily, type CompileSpec, type CompileChip } from './spec';
 
 /** The facts of an artifact a plan is checked against; a spec and a manifest both carry them. */
 export interface CompiledArtifactFacts {
-  readonly chip: NeuronChip;
+  readonly chip: CompileChip;
   /** Taken from the chip when absent (a spec). */
   readonly coreVersion?: CoreVersion;
   readonly coresPerProcess: number;

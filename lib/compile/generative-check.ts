@@ -139,7 +139,7 @@ export interface CompiledSettings {
   readonly maxNumSeqs: number;
   readonly maxModelLen: number;
   readonly logicalNeuronCoreConfig: number;
-  /** {@link compiledEngineKwargs}: buckets and levers (NxD Inference), or the plugin's settings. */
+  /** `compiledEngineKwargs` (lib/generative/engine-config.ts): buckets and levers (NxD Inference), or the plugin's settings. */
   readonly engine: Readonly<Record<string, unknown>>;
 }
 

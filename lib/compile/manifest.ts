@@ -8,7 +8,7 @@
 import { lazySchema } from '../lazy-schema';
 import type { CoreVersion } from '../catalog/types';
 import { InputError } from '../errors';
-import { NEURON_CHIPS, type NeuronChip } from './spec';
+import { COMPILE_CHIPS, type CompileChip } from './spec';
 
 /** Version of the manifest format; the compile script writes it, readers refuse others. */
 export const MANIFEST_FORMAT_VERSION = 1;
@@ -34,7 +34,7 @@ export interface CompileManifest {
   readonly model: string;
   /** Content hash of spec and script (the artifact key). */
   readonly hash: string;
-  readonly chip: NeuronChip;
+  readonly chip: CompileChip;
   readonly coreVersion: CoreVersion;
   readonly coresPerProcess: number;
   readonly batchSizes: readonly number[];
@@ -73,7 +73,7 @@ export const manifestSchema = lazySchema((z) => z.object({
   formatVersion: z.literal(MANIFEST_FORMAT_VERSION, { error: `expected format version ${MANIFEST_FORMAT_VERSION}` }),
   model: z.string().min(1),
   hash: z.string().regex(/^[0-9a-f]+$/),
-  chip: z.enum(NEURON_CHIPS as [NeuronChip, ...NeuronChip[]]),
+  chip: z.enum(COMPILE_CHIPS as [CompileChip, ...CompileChip[]]),
   coreVersion: z.enum(['v1', 'v2', 'v3']),
   coresPerProcess: positiveInt(),
   batchSizes: z.array(positiveInt()).min(1),

@@ -12,19 +12,19 @@ import { InputError } from '../errors';
 import { lazySchema, loadZod } from '../lazy-schema';
 
 /** Chips a compile targets: Inferentia (Inf1), Inferentia2 (Inf2), Trainium (Trn1, Trn1n). */
-export type NeuronChip = 'inf1' | 'inf2' | 'trn1';
+export type CompileChip = 'inf1' | 'inf2' | 'trn1';
 
 /** Every chip a compile can target. */
-export const NEURON_CHIPS: readonly NeuronChip[] = ['inf1', 'inf2', 'trn1'];
+export const COMPILE_CHIPS: readonly CompileChip[] = ['inf1', 'inf2', 'trn1'];
 
 /** NeuronCore generation of each chip (Neuron architecture guide: Inf1 NeuronCore-v1; Inf2 and Trn1 NeuronCore-v2). */
-export const CHIP_CORE_VERSION: Readonly<Record<NeuronChip, CoreVersion>> = { inf1: 'v1', inf2: 'v2', trn1: 'v2' };
+export const CHIP_CORE_VERSION: Readonly<Record<CompileChip, CoreVersion>> = { inf1: 'v1', inf2: 'v2', trn1: 'v2' };
 
 /**
  * The chip of an instance family: `inf2` -> `inf2`, `trn1n` -> `trn1` (same Trainium chip), `trn2` -> undefined
  * (no compile target yet).
  */
-export function chipOfFamily(family: string): NeuronChip | undefined {
+export function chipOfFamily(family: string): CompileChip | undefined {
   const base = family.replace(/^ml\./, '');
   if (base === 'inf1' || base === 'inf2') {
     return base;
@@ -33,7 +33,7 @@ export function chipOfFamily(family: string): NeuronChip | undefined {
 }
 
 /** The tracing API that compiles for a chip: torch-neuron (neuron-cc) on Inf1, torch-neuronx (neuronx-cc) elsewhere. */
-export function traceApiOf(chip: NeuronChip): 'torch_neuron' | 'torch_neuronx' {
+export function traceApiOf(chip: CompileChip): 'torch_neuron' | 'torch_neuronx' {
   return chip === 'inf1' ? 'torch_neuron' : 'torch_neuronx';
 }
 
@@ -87,7 +87,7 @@ export interface CompileSpec {
   readonly autoCast: AutoCast;
   /** Extra compiler arguments, passed as given. */
   readonly compilerArgs: readonly string[];
-  readonly chip: NeuronChip;
+  readonly chip: CompileChip;
   /** NeuronCores one model process uses (the plan's `coresPerProcess`). */
   readonly coresPerProcess: number;
   /** Neuron SDK release the compile host must run, e.g. `2.26.1`. */
@@ -144,7 +144,7 @@ export const compileSpecSchema = lazySchema((z) => z.strictObject({
     })
     .default({ scope: 'matmult', type: 'bf16' }),
   compilerArgs: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).default([]),
-  chip: z.enum(NEURON_CHIPS as [NeuronChip, ...NeuronChip[]], { error: "expected 'inf1', 'inf2' or 'trn1'" }),
+  chip: z.enum(COMPILE_CHIPS as [CompileChip, ...CompileChip[]], { error: "expected 'inf1', 'inf2' or 'trn1'" }),
   coresPerProcess: positiveInteger(),
   neuronSdkVersion: z.string({ error: 'expected a Neuron SDK version such as "2.26.1"' })
     .regex(/^\d+\.\d+(\.\d+)?$/, { error: 'expected a Neuron SDK version such as "2.26.1"' }),

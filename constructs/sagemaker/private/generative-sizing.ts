@@ -86,7 +86,7 @@ export interface ComponentSizing {
   readonly maxInstances: number;
   /** Requests per second one copy receives at the planned rate. */
   readonly requestsPerSecondPerCopy: number;
-  /** Target of `ConcurrentRequestsPerCopy`: Little's law at the planned rate, see {@link concurrencyTarget}. */
+  /** Target of `ConcurrentRequestsPerCopy`: Little's law at the planned rate, see `concurrencyTarget` (constructs/sagemaker/private/generative-sizing.ts). */
   readonly targetConcurrentRequestsPerCopy: number;
   readonly downloadTimeoutSeconds: number;
   readonly startupTimeoutSeconds: number;
