@@ -6,12 +6,14 @@
 import { ec2Name } from '../catalog/catalog';
 import type { InstanceSpec } from '../catalog/types';
 import { RECORDED_ERROR_REPORT } from './model/error-report';
-import { nearestRows } from './model/evidence';
+import { heldOutErrorOf, nearestRows } from './model/evidence';
 import { knownRows } from './model/dataset';
 import type { FitRow } from './model/rows';
 import { architectureKey, chipOfInstance, deployedStack } from './model/rows';
 import type { EstimatedConfiguration } from './estimate';
 import { describeLevers } from './perf-model';
+import { vllmEngineOf } from './engine-config';
+import { stackName } from './lever-evidence';
 import type { GenerativeEstimate, GenerativeEvidence, GenerativeEvidenceRow, GenerativeMeasurement, GenerativeProfile, GenerativeTargets } from './types';
 
 /** Rows an estimated plan lists as nearest. */
@@ -63,6 +65,31 @@ export function measuredEvidence(profile: GenerativeProfile, rows: readonly Gene
     nearest: rows.map((m) => evidenceRow(asFit(m), 'measured')),
     headroom: { tpot: 1, ttft: 1, class: 'measured', heldOutRows: 0, quantile: 0 },
   };
+}
+
+/**
+ * The warning of a plan timed by rows another serving stack measured: Inf2 and Trn1 deploy vLLM over NxD Inference
+ * (`vllm-nxdi`), Trn2 and Trn3 the vLLM Neuron plugin, and a row of optimum-neuron's vLLM integration timed another
+ * engine. The rows stay the plan's times (nothing measured is nearer), and the warning states how far the performance
+ * model has been off between stacks on the chip, so the first token proof is read with that in mind. A profile's own
+ * rows (calibrated from a proof of the deployed engine) count as the deployed stack's.
+ */
+export function otherStackWarning(evidence: GenerativeEvidence, instance: InstanceSpec): string | undefined {
+  const deployed = deployedStack(instance.family);
+  const others = evidence.basis === 'measured' ? evidence.nearest.filter((r) => r.stack !== deployed) : [];
+  if (others.length === 0) {
+    return undefined;
+  }
+  const chip = chipOfInstance(instance.name);
+  const error = heldOutErrorOf({ chipFamily: chip, model: 'same', chip: 'same', stack: 'other', tpBeyond: false, tpBelow: false }, RECORDED_ERROR_REPORT);
+  const rows = others.map((r) => `${r.instanceType} TP ${r.tensorParallelDegree} batch ${r.batchSize} (${r.stack})`);
+  return `measured with another serving stack than this plan deploys (${stackName(vllmEngineOf(instance.family))}, ${deployed}): `
+    + `${[...new Set(rows)].join('; ')}; its times are used as measured, without headroom`
+    + (error !== undefined
+      ? `, while the performance model's held-out error across stacks on ${chip} is median ${pct(error.tpot.median)} for TPOT and `
+        + `${pct(error.ttft.median)} for TTFT ("${error.class}", ${error.tpot.count + error.ttft.count} predictions)`
+      : '')
+    + ': read the first token proof against the plan\'s sensitivity, and calibrate the profile from its report (cdk-inferentia calibrate)';
 }
 
 /** The evidence in one line, for the plan's table. */

@@ -25,7 +25,7 @@ import { lognormalProblems, publicTargets, resolveTraffic, shownRequest } from '
 import type { ResolvedGenerativeRequest } from './traffic';
 import { replicaHostMemoryGiB, replicaMemory, weightsGiB } from './memory';
 import { evaluateEstimates, goodputOf, pruningBounds } from './estimate';
-import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence } from './plan-evidence';
+import { estimateDetails, estimatedEvidence, estimateWarning, measuredEvidence, otherStackWarning } from './plan-evidence';
 import type { CheapestSoFar, EstimatedConfiguration } from './estimate';
 import { describeLevers } from './levers';
 import { leverEvidence } from './lever-evidence';
@@ -410,6 +410,8 @@ function sizePlan(
   const atTarget = predictReplica(timing, targets, targets.requestsPerSecond / (instanceCount * replicas));
   const hourly = price.usdPerHour * instanceCount;
   const outputTokensPerSecond = targets.requestsPerSecond * targets.outputTokens.mean;
+  const planEvidence = estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows);
+  const otherStack = otherStackWarning(planEvidence, instance);
   const warnings = [
     ...(price.estimate !== undefined ? [priceEstimateWarning(price)] : []),
     ...(price.kind === 'capacity-block'
@@ -428,6 +430,7 @@ function sizePlan(
     ...(estimate ? [estimateWarning(estimate)] : []),
     ...request.notes,
     ...(request.lengthCut !== undefined ? [lengthCutWarning(request.lengthCut)] : []),
+    ...(otherStack !== undefined ? [otherStack] : []),
   ];
   const levers = estimate && describeLevers(estimate.levers) !== 'none' ? estimate.levers : undefined;
   const evidence = leverEvidence(levers, instance.family, profile.id);
@@ -469,7 +472,7 @@ function sizePlan(
       costPer1MOutputTokensAtGoodputUsd: round((hourly / (goodput * targets.outputTokens.mean * 3600)) * 1e6, 4),
       ...(estimate ? { estimate: estimateDetails(estimate) } : {}),
       evidence: {
-        ...(estimate ? estimatedEvidence(profile, instance, estimate, targets) : measuredEvidence(profile, rows)),
+        ...planEvidence,
         ...(evidence !== undefined ? { levers: evidence } : {}),
       },
       ...(request.lengthCut !== undefined ? { lengthCut: request.lengthCut } : {}),
