@@ -84,7 +84,7 @@ export function chooseAmongFeasible<R extends Pick<GenerativePlanReport, 'chosen
   // Only the chosen plan is judged for idle replicas: what a looser target would need costs capacity searches.
   const idle = idleReplicasWarning({
     timing, targets: preferred.targets, sequences: preferred.generative.maxConcurrentSequences,
-    meanRunning: preferred.generative.meanRunningSequences, replicasPerInstance: preferred.generative.replicasPerInstance,
+    replicasPerInstance: preferred.generative.replicasPerInstance,
     instanceCount: preferred.instanceCount, minInstances, headroom: preferred.headroom,
   });
   const chosen: GenerativePlan = {

@@ -118,8 +118,6 @@ export interface IdleReplicasInput {
   readonly targets: GenerativeTargets;
   /** Compiled sequences per replica. */
   readonly sequences: number;
-  /** Mean sequences running per replica at the target rate. */
-  readonly meanRunning: number;
   readonly replicasPerInstance: number;
   readonly instanceCount: number;
   /** The least instances the plan may run (`minInstances`): a floor, not a sign of idle capacity. */
@@ -127,10 +125,11 @@ export interface IdleReplicasInput {
   readonly headroom: number;
 }
 
+/** Each target: the plan's field (and the prediction's), its name, and the CLI flag that sets it. */
 const TARGETS = [
-  { key: 'ttftP99Ms', alone: 'ttftP99Ms', label: 'TTFT p99', flag: '--ttft-p99' },
-  { key: 'tpotP99Ms', alone: 'tpotP99Ms', label: 'TPOT p99', flag: '--tpot-p99' },
-  { key: 'e2eP99Ms', alone: 'e2eP99Ms', label: 'end-to-end p99', flag: '--e2e-p99' },
+  { key: 'ttftP99Ms', label: 'TTFT p99', flag: '--ttft-p99' },
+  { key: 'tpotP99Ms', label: 'TPOT p99', flag: '--tpot-p99' },
+  { key: 'e2eP99Ms', label: 'end-to-end p99', flag: '--e2e-p99' },
 ] as const;
 
 /**
@@ -138,15 +137,17 @@ const TARGETS = [
  * than its floor; undefined otherwise.
  */
 export function idleReplicasWarning(input: IdleReplicasInput): string | undefined {
-  const { timing, targets, sequences, meanRunning, replicasPerInstance, instanceCount, minInstances, headroom } = input;
+  const { timing, targets, sequences, replicasPerInstance, instanceCount, minInstances, headroom } = input;
+  // From the timing, not the plan's meanRunningSequences (rounded to 0.01, too coarse for a replica 1 % busy).
+  const meanRunning = predictReplica(timing, targets, targets.requestsPerSecond / (instanceCount * replicasPerInstance)).meanRunning;
   const busy = meanRunning / sequences;
   if (!(busy < IDLE_SHARE) || instanceCount <= Math.max(1, minInstances)) {
     return undefined;
   }
   const alone = predictAlone(timing, targets);
   const binding = TARGETS
-    .filter((t) => targets[t.key] !== undefined && alone[t.alone] > 0)
-    .map((t) => ({ ...t, target: targets[t.key]!, alone: alone[t.alone], slack: targets[t.key]! / alone[t.alone] }))
+    .filter((t) => targets[t.key] !== undefined && alone[t.key] > 0)
+    .map((t) => ({ ...t, target: targets[t.key]!, alone: alone[t.key], slack: targets[t.key]! / alone[t.key] }))
     .sort((a, b) => a.slack - b.slack)[0];
   if (binding === undefined) {
     return undefined;
