@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs two commands at once, for `npm test` on CI's 2 cores: each of the checks it pairs (type check and lint; the
-# latency-judging jest suites beside the model server's Python tests, which mostly wait on real servers and leave the
-# other core free; the consumer test beside the docs checks) keeps at most about one core busy, and one after the
-# other they took 5 of CI's 10 minutes. The second command's output is held back and
+# consumer test beside the model server's Python tests and the docs checks) keeps about one core busy or waits on
+# real servers, and one after the other they took 5 of CI's 10 minutes. The second command's output is held back and
 # printed after the first's, so each reads whole; the exit status is 0 only when both pass.
 #
 # Usage: bash scripts/lanes.sh 'first command' 'second command'
